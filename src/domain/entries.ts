@@ -1,0 +1,128 @@
+import { Option, Schema } from "effect"
+import { CustomType } from "./protocol.ts"
+
+/**
+ * The loose shape of any Pi session entry, as it arrives from the session.
+ * Everything beyond these four fields is decoded on demand, never trusted.
+ */
+export interface RawEntry {
+  readonly type: string
+  readonly id: string
+  readonly parentId: string | null
+  readonly timestamp: string
+  readonly [field: string]: unknown
+}
+
+export const WindowId = Schema.String.check(Schema.isMinLength(1))
+
+export const ResetMarkerData = Schema.Struct({ windowId: WindowId })
+export type ResetMarkerData = typeof ResetMarkerData.Type
+
+export const BootDetails = Schema.Struct({ windowId: WindowId })
+export type BootDetails = typeof BootDetails.Type
+
+/** Details of guidance/warning reminders: the window they were committed in. */
+export const ReminderDetails = Schema.Struct({ windowId: WindowId })
+
+export const StateData = Schema.Struct({ enabled: Schema.Boolean })
+export type StateData = typeof StateData.Type
+
+const decodeMarker = Schema.decodeUnknownOption(ResetMarkerData)
+const decodeBoot = Schema.decodeUnknownOption(BootDetails)
+const decodeReminder = Schema.decodeUnknownOption(ReminderDetails)
+const decodeState = Schema.decodeUnknownOption(StateData)
+
+/** One branch entry, classified into what pi-context cares about. */
+export type BranchEntry =
+  | { readonly _tag: "Marker"; readonly id: string; readonly timestamp: string; readonly windowId: string }
+  | { readonly _tag: "Boot"; readonly id: string; readonly timestamp: string; readonly windowId: string }
+  | { readonly _tag: "Continuation"; readonly id: string; readonly timestamp: string }
+  | {
+    readonly _tag: "Reminder"
+    readonly id: string
+    readonly timestamp: string
+    readonly kind: "guidance" | "warning"
+    readonly windowId: string
+  }
+  | { readonly _tag: "State"; readonly id: string; readonly timestamp: string; readonly enabled: boolean }
+  /** A conversation message: user, assistant, tool result, bash run, or another extension's visible message. */
+  | { readonly _tag: "Message"; readonly id: string; readonly timestamp: string; readonly role: string }
+  /** Entries that never reach the model: model/thinking changes, labels, session info, other extensions' state. */
+  | { readonly _tag: "Metadata"; readonly id: string; readonly timestamp: string; readonly type: string }
+  | { readonly _tag: "Compaction"; readonly id: string; readonly timestamp: string; readonly summary: string }
+  | { readonly _tag: "BranchSummary"; readonly id: string; readonly timestamp: string }
+  /** Anything claiming to be ours that does not decode, or an entry of an unknown shape. */
+  | { readonly _tag: "Foreign"; readonly id: string; readonly timestamp: string; readonly reason: string }
+
+const metadataTypes = new Set(["model_change", "thinking_level_change", "label", "session_info", "usage", "context_edit"])
+
+const foreign = (raw: RawEntry, reason: string): BranchEntry => ({
+  _tag: "Foreign",
+  id: raw.id,
+  timestamp: raw.timestamp,
+  reason
+})
+
+const messageRole = (message: unknown): string | undefined =>
+  typeof message === "object" && message !== null && typeof (message as { role?: unknown }).role === "string"
+    ? (message as { role: string }).role
+    : undefined
+
+/** Classify one raw entry. Never throws: anything unexpected becomes `Foreign`. */
+export const classifyEntry = (raw: RawEntry): BranchEntry => {
+  const { id, timestamp } = raw
+  switch (raw.type) {
+    case "custom": {
+      switch (raw.customType) {
+        case CustomType.resetMarker:
+          return Option.match(decodeMarker(raw.data), {
+            onNone: () => foreign(raw, "reset marker without a valid windowId"),
+            onSome: ({ windowId }) => ({ _tag: "Marker", id, timestamp, windowId })
+          })
+        case CustomType.state:
+          return Option.match(decodeState(raw.data), {
+            onNone: () => foreign(raw, "state entry without a boolean `enabled`"),
+            onSome: ({ enabled }) => ({ _tag: "State", id, timestamp, enabled })
+          })
+        default:
+          return { _tag: "Metadata", id, timestamp, type: `custom:${String(raw.customType)}` }
+      }
+    }
+    case "custom_message": {
+      switch (raw.customType) {
+        case CustomType.boot:
+          return Option.match(decodeBoot(raw.details), {
+            onNone: () => foreign(raw, "boot without a valid details.windowId"),
+            onSome: ({ windowId }) => ({ _tag: "Boot", id, timestamp, windowId })
+          })
+        case CustomType.continuation:
+          return { _tag: "Continuation", id, timestamp }
+        case CustomType.guidance:
+        case CustomType.warning: {
+          const kind = raw.customType === CustomType.guidance ? "guidance" : "warning"
+          return Option.match(decodeReminder(raw.details), {
+            onNone: () => foreign(raw, `${kind} without a valid details.windowId`),
+            onSome: ({ windowId }) => ({ _tag: "Reminder", id, timestamp, kind, windowId })
+          })
+        }
+        default:
+          return { _tag: "Message", id, timestamp, role: "custom" }
+      }
+    }
+    case "message": {
+      const role = messageRole(raw.message)
+      return role === undefined ? foreign(raw, "message entry without a role") : { _tag: "Message", id, timestamp, role }
+    }
+    case "compaction":
+      return {
+        _tag: "Compaction",
+        id,
+        timestamp,
+        summary: typeof raw.summary === "string" ? raw.summary : ""
+      }
+    case "branch_summary":
+      return { _tag: "BranchSummary", id, timestamp }
+    default:
+      return metadataTypes.has(raw.type) ? { _tag: "Metadata", id, timestamp, type: raw.type } : foreign(raw, `unknown entry type ${raw.type}`)
+  }
+}

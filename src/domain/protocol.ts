@@ -1,0 +1,34 @@
+/** Fixed protocol names: other code and users depend on them (see DESIGN.md). */
+export const CustomType = {
+  resetMarker: "pi-context/reset-marker",
+  boot: "pi-context/boot",
+  continuation: "pi-context/continuation",
+  guidance: "pi-context/guidance",
+  warning: "pi-context/warning",
+  state: "pi-context/state"
+} as const
+
+export const ToolName = {
+  wipeMemory: "wipe_memory",
+  notesList: "notes_list",
+  notesRead: "notes_read",
+  notesWrite: "notes_write",
+  notesUpdate: "notes_update",
+  notesSearch: "notes_search",
+  historyWindows: "history_windows",
+  historyList: "history_list",
+  historySearch: "history_search",
+  historyRead: "history_read",
+  contextRemaining: "context_remaining"
+} as const
+
+export const CommandName = {
+  wipeMemory: "wipe-memory",
+  piContext: "pi-context"
+} as const
+
+/** The key under which pi-context reads its settings in Pi's settings files. */
+export const SettingsKey = "pi-context"
+
+/** Every tool result is bounded to this many UTF-8 bytes of text. */
+export const ToolResultByteLimit = 32 * 1024

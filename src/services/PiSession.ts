@@ -1,0 +1,65 @@
+import { Context, type Effect, type Option } from "effect"
+import type { BranchEntry, RawEntry } from "../domain/entries.ts"
+
+export type NoticeLevel = "info" | "warning" | "error"
+
+export interface ContextUsage {
+  /** Tokens Pi estimates for the next request, or null when it cannot estimate yet. */
+  readonly tokens: number | null
+  readonly contextWindow: number
+  readonly percent: number | null
+}
+
+export interface ModelInfo {
+  readonly provider: string
+  readonly id: string
+  readonly contextWindow: number
+}
+
+/** A hidden or visible message appended to the session as a `custom_message` entry. */
+export interface CustomMessageDraft {
+  readonly customType: string
+  readonly content: string
+  readonly display: boolean
+  readonly details?: unknown
+}
+
+/**
+ * The only port to Pi. One value per Pi event: it wraps that event's `ctx`,
+ * so services never hold a Pi context beyond the call that received it.
+ */
+export class PiSession extends Context.Service<PiSession, {
+  readonly sessionId: string
+  /** The parent session file named by this session's header (a fork or clone), if any. */
+  readonly parentSession: string | undefined
+  readonly cwd: string
+  /** Pi's agent directory (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
+  readonly agentDir: string
+  /** Every entry of the session in append order, across all branches. */
+  readonly entries: Effect.Effect<ReadonlyArray<RawEntry>>
+  /** The active branch, root to leaf, as raw entries. */
+  readonly rawBranch: Effect.Effect<ReadonlyArray<RawEntry>>
+  /** The active branch, root to leaf, classified. Foreign entries are values, never a throw. */
+  readonly branch: Effect.Effect<ReadonlyArray<BranchEntry>>
+  readonly leafId: Effect.Effect<string | null>
+  readonly contextUsage: Effect.Effect<Option.Option<ContextUsage>>
+  readonly model: Effect.Effect<Option.Option<ModelInfo>>
+  /** Pi's effective merged settings (global + trusted project). */
+  readonly settings: Effect.Effect<Readonly<Record<string, unknown>>>
+  readonly isIdle: Effect.Effect<boolean>
+  /** Waits until the agent stops streaming. Only safe from a command. */
+  readonly waitForIdle: Effect.Effect<void>
+  readonly hasPendingMessages: Effect.Effect<boolean>
+  readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
+  /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
+  readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
+  readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>
+  readonly setStatus: (text: string | undefined) => Effect.Effect<void>
+  /** Aborts the current agent operation. */
+  readonly abort: Effect.Effect<void>
+  /**
+   * Runs `effect` so that an abort of the current turn interrupts it. Outside a
+   * turn (no abort signal) the effect runs as is.
+   */
+  readonly interruptOnAbort: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}>()("pi-context/PiSession") {}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    // Two cores here: SDK and e2e suites spawn Pi, so keep parallelism modest.
+    maxWorkers: 2
+  }
+})
