@@ -1,0 +1,13 @@
+/**
+ * Window ids are opaque strings. The root id is derived from the session id,
+ * so a fork (a new session id) starts under a fresh root identity, while the
+ * same session always names its root the same way.
+ */
+const sessionPart = (sessionId: string): string => sessionId.slice(0, 8)
+
+/** The id of the window that runs from the start of a session to its first reset marker. */
+export const rootWindowId = (sessionId: string): string => `pcx:${sessionPart(sessionId)}:root`
+
+/** The id of a window opened by a reset; `random8hex` comes from the caller's `Random`. */
+export const newWindowId = (sessionId: string, random8hex: string): string =>
+  `pcx:${sessionPart(sessionId)}:${random8hex}`
