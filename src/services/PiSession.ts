@@ -41,11 +41,19 @@ export class PiSession extends Context.Service<PiSession, {
   readonly rawBranch: Effect.Effect<ReadonlyArray<RawEntry>>
   /** The active branch, root to leaf, classified. Foreign entries are values, never a throw. */
   readonly branch: Effect.Effect<ReadonlyArray<BranchEntry>>
+  /**
+   * The tail of the active branch, root to leaf, starting at the last entry
+   * that satisfies `isStart` (inclusive), or the whole branch if none does.
+   * Walks back from the leaf, so it costs the tail's length, not the session's.
+   */
+  readonly branchTail: (isStart: (entry: RawEntry) => boolean) => Effect.Effect<ReadonlyArray<RawEntry>>
   readonly leafId: Effect.Effect<string | null>
   readonly contextUsage: Effect.Effect<Option.Option<ContextUsage>>
   readonly model: Effect.Effect<Option.Option<ModelInfo>>
   /** Pi's effective merged settings (global + trusted project). */
   readonly settings: Effect.Effect<Readonly<Record<string, unknown>>>
+  /** Whether Pi trusts this project, so its `.pi/settings.json` applies. */
+  readonly isProjectTrusted: Effect.Effect<boolean>
   readonly isIdle: Effect.Effect<boolean>
   /** Waits until the agent stops streaming. Only safe from a command. */
   readonly waitForIdle: Effect.Effect<void>

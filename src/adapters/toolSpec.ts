@@ -1,0 +1,16 @@
+import type { TSchema } from "typebox"
+
+/**
+ * The Pi-facing half of a tool: its name, words and typebox parameters.
+ * Its behaviour lives in `src/tools/*` as an Effect handler of the same name,
+ * so registering a tool costs nothing until the model first calls it.
+ */
+export interface ToolSpec {
+  readonly name: string
+  readonly label: string
+  readonly description: string
+  /** One line for the system prompt's tool list. */
+  readonly promptSnippet?: string
+  readonly promptGuidelines?: ReadonlyArray<string>
+  readonly parameters: TSchema
+}

@@ -1,0 +1,102 @@
+import type { BranchEntry } from "./entries.ts"
+import { CustomType } from "./protocol.ts"
+
+/** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
+export type BoundaryDraft =
+  | { readonly type: "custom"; readonly customType: string; readonly data?: unknown }
+  | {
+    readonly type: "custom_message"
+    readonly customType: string
+    readonly content: string
+    readonly display: boolean
+    readonly details?: unknown
+  }
+  | { readonly type: "compaction"; readonly summary: string; readonly firstKeptEntryId: string | null; readonly details?: unknown }
+
+export const continuationText =
+  "Your context window was just reset. The message above is your boot: it lists your notes. " +
+  "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
+  "Use the history tools if you need something said before the reset."
+
+export const bootMessage = (windowId: string, bootText: string): BoundaryDraft => ({
+  type: "custom_message",
+  customType: CustomType.boot,
+  content: bootText,
+  display: false,
+  details: { windowId }
+})
+
+export const continuationMessage: BoundaryDraft = {
+  type: "custom_message",
+  customType: CustomType.continuation,
+  content: continuationText,
+  display: false
+}
+
+/**
+ * One reset boundary, in order: a retain-none compaction (Pi's own context
+ * build and usage estimate then start at the boundary), the marker, the
+ * hidden boot, the continuation.
+ */
+export const resetDrafts = (windowId: string, bootText: string): ReadonlyArray<BoundaryDraft> => [
+  { type: "compaction", summary: "", firstKeptEntryId: null, details: { source: "pi-context", windowId } },
+  { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
+  bootMessage(windowId, bootText),
+  continuationMessage
+]
+
+/** What start-up or tree repair finds after the last marker. */
+export type TailInspection =
+  | { readonly _tag: "NoMarker" }
+  | { readonly _tag: "Complete" }
+  | { readonly _tag: "Repair"; readonly windowId: string; readonly missing: ReadonlyArray<"boot" | "continuation"> }
+  | { readonly _tag: "Refuse"; readonly windowId: string; readonly reason: string }
+
+/**
+ * Inspects the branch tail that starts at the last marker. Repair is narrow:
+ * only a marker followed by metadata (and possibly its boot) may be completed.
+ * Anything else after an incomplete boundary is refused, so a repair can never
+ * reorder or duplicate what later work already built on.
+ */
+export const inspectTail = (tail: ReadonlyArray<BranchEntry>): TailInspection => {
+  const marker = tail[0]
+  if (marker === undefined || marker._tag !== "Marker") return { _tag: "NoMarker" }
+  const windowId = marker.windowId
+  let bootSeen = false
+  for (let i = 1; i < tail.length; i++) {
+    const entry = tail[i]!
+    switch (entry._tag) {
+      case "Metadata":
+      case "State":
+        continue
+      case "Boot":
+        if (bootSeen) return { _tag: "Refuse", windowId, reason: "a second boot follows the marker" }
+        if (entry.windowId !== windowId) return { _tag: "Refuse", windowId, reason: "the boot after the marker belongs to another window" }
+        bootSeen = true
+        continue
+      case "Continuation":
+        if (!bootSeen) return { _tag: "Refuse", windowId, reason: "a continuation precedes the boot" }
+        return { _tag: "Complete" }
+      default:
+        return {
+          _tag: "Refuse",
+          windowId,
+          reason: bootSeen
+            ? `the boundary has no continuation and later work follows it (${describe(entry)})`
+            : `the marker has no boot and later work follows it (${describe(entry)})`
+        }
+    }
+  }
+  return { _tag: "Repair", windowId, missing: bootSeen ? ["continuation"] : ["boot", "continuation"] }
+}
+
+const describe = (entry: BranchEntry): string => {
+  switch (entry._tag) {
+    case "Message":
+      return `a ${entry.role} message`
+    case "Foreign":
+      return `a foreign entry: ${entry.reason}`
+    default:
+      return `a ${entry._tag.toLowerCase()} entry`
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The reset-control reducer: one state value with two axes, one named effect
+ * per transition. Pure; the Lifecycle layer performs the writes.
+ */
+
+/** Who asked for the reset. The hard line and overflow are automatic. */
+export type ResetSource = "tool" | "hard-line" | "overflow"
+
+export type RequestAxis =
+  | { readonly _tag: "NoRequest" }
+  | { readonly _tag: "Requested"; readonly windowId: string }
+
+/**
+ * The overflow failure chain. `pending`: an overflow awaits its one recovery.
+ * `spent`: the recovery was used. `pending-spent`: another overflow after the
+ * recovery; it gets none. A completed turn or settlement ends the chain.
+ */
+export type OverflowAxis = "idle" | "pending" | "pending-spent" | "spent"
+
+export interface ResetControl {
+  readonly request: RequestAxis
+  readonly overflow: OverflowAxis
+}
+
+export type TurnOutcome = "completed" | "aborted" | "error"
+
+export type ResetEvent =
+  /** The model called `wipe_memory` in this window. */
+  | { readonly _tag: "WipeRequested"; readonly windowId: string }
+  | {
+    readonly _tag: "TurnEnded"
+    readonly windowId: string
+    readonly outcome: TurnOutcome
+    /** The turn's failure was a context overflow (pi-ai's overflow/length detection). */
+    readonly overflow: boolean
+    /** The active window is at or past the budget's hard line after this turn. */
+    readonly hardLineDue: boolean
+    /** pi-context is on and automatic resets are allowed. */
+    readonly automatic: boolean
+  }
+  | { readonly _tag: "BeforeSettle"; readonly outcome: TurnOutcome; readonly automatic: boolean }
+  | { readonly _tag: "Settled" }
+  /** Session start, tree navigation, `/pi-context off`: transient state is dropped. */
+  | { readonly _tag: "Cleared" }
+
+export type ResetEffect =
+  | { readonly _tag: "none" }
+  | { readonly _tag: "requested" }
+  | { readonly _tag: "already-requested" }
+  | { readonly _tag: "commit-boundary"; readonly source: ResetSource }
+  | { readonly _tag: "recover-overflow" }
+
+export interface Transition {
+  readonly state: ResetControl
+  readonly effect: ResetEffect
+}
+
+export const initialResetControl: ResetControl = { request: { _tag: "NoRequest" }, overflow: "idle" }
+
+const none: ResetEffect = { _tag: "none" }
+const noRequest: RequestAxis = { _tag: "NoRequest" }
+
+/** An overflow arrives: the first in a chain may be recovered, later ones may not. */
+const overflowArrives = (overflow: OverflowAxis): OverflowAxis =>
+  overflow === "idle" ? "pending" : overflow === "pending" ? "pending" : "pending-spent"
+
+export const reduceResetControl = (state: ResetControl, event: ResetEvent): Transition => {
+  switch (event._tag) {
+    case "WipeRequested": {
+      if (state.request._tag === "Requested" && state.request.windowId === event.windowId) {
+        return { state, effect: { _tag: "already-requested" } }
+      }
+      return { state: { ...state, request: { _tag: "Requested", windowId: event.windowId } }, effect: { _tag: "requested" } }
+    }
+    case "TurnEnded": {
+      if (event.outcome === "aborted") return { state: initialResetControl, effect: none }
+      if (event.outcome === "error") {
+        // An ordinary provider error stays Pi's to retry; only an overflow joins the chain.
+        const overflow = event.overflow && event.automatic ? overflowArrives(state.overflow) : state.overflow
+        return { state: { request: noRequest, overflow }, effect: none }
+      }
+      const explicit = state.request._tag === "Requested" && state.request.windowId === event.windowId
+      // Every completed turn consumes the request; a request from an older window is stale.
+      const next: ResetControl = { request: noRequest, overflow: "idle" }
+      if (explicit) return { state: next, effect: { _tag: "commit-boundary", source: "tool" } }
+      if (event.hardLineDue && event.automatic) return { state: next, effect: { _tag: "commit-boundary", source: "hard-line" } }
+      return { state: next, effect: none }
+    }
+    case "BeforeSettle": {
+      if (event.outcome === "aborted") return { state: initialResetControl, effect: none }
+      if (state.overflow === "pending" && event.automatic) {
+        return { state: { request: noRequest, overflow: "spent" }, effect: { _tag: "recover-overflow" } }
+      }
+      if (state.overflow === "pending" || state.overflow === "pending-spent") {
+        return { state: { request: noRequest, overflow: "spent" }, effect: none }
+      }
+      return { state: { ...state, request: noRequest }, effect: none }
+    }
+    case "Settled":
+    case "Cleared":
+      return { state: initialResetControl, effect: none }
+  }
+}

@@ -1,0 +1,77 @@
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { getAgentDir } from "@earendil-works/pi-coding-agent"
+import { Effect, Layer, Option } from "effect"
+import { classifyEntry, type RawEntry } from "../domain/entries.ts"
+import { PiSession } from "../services/PiSession.ts"
+
+const isCommandContext = (ctx: ExtensionContext): ctx is ExtensionCommandContext =>
+  typeof (ctx as Partial<ExtensionCommandContext>).waitForIdle === "function"
+
+const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
+
+/** Interrupts the running effect when `signal` aborts. */
+const interruptWhenAborted = (signal: AbortSignal) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    signal.aborted
+      ? Effect.interrupt
+      : Effect.raceFirst(
+        effect,
+        Effect.callback<never>((resume) => {
+          const onAbort = () => resume(Effect.interrupt)
+          signal.addEventListener("abort", onAbort, { once: true })
+          return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+        })
+      )
+
+/** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
+export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Service"] => {
+  const sessionManager = ctx.sessionManager
+  const rawBranch = Effect.sync(() => asRaw(sessionManager.getBranch()))
+  return PiSession.of({
+    sessionId: sessionManager.getSessionId(),
+    parentSession: sessionManager.getHeader()?.parentSession,
+    cwd: ctx.cwd,
+    agentDir: getAgentDir(),
+    entries: Effect.sync(() => asRaw(sessionManager.getEntries())),
+    rawBranch,
+    branch: Effect.map(rawBranch, (entries) => entries.map(classifyEntry)),
+    branchTail: (isStart) =>
+      Effect.sync(() => {
+        const tail: Array<RawEntry> = []
+        let entry = sessionManager.getLeafEntry() as RawEntry | undefined
+        while (entry !== undefined) {
+          tail.push(entry)
+          if (isStart(entry) || entry.parentId === null) break
+          entry = sessionManager.getEntry(entry.parentId) as RawEntry | undefined
+        }
+        return tail.reverse()
+      }),
+    leafId: Effect.sync(() => sessionManager.getLeafId()),
+    contextUsage: Effect.sync(() => Option.fromNullishOr(ctx.getContextUsage())),
+    model: Effect.sync(() =>
+      Option.fromNullishOr(ctx.model).pipe(
+        Option.map((model) => ({ provider: model.provider, id: model.id, contextWindow: model.contextWindow }))
+      )
+    ),
+    settings: Effect.sync(() => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
+    isProjectTrusted: Effect.sync(() => ctx.isProjectTrusted()),
+    isIdle: Effect.sync(() => ctx.isIdle()),
+    waitForIdle: isCommandContext(ctx) ? Effect.promise(() => ctx.waitForIdle()) : Effect.void,
+    hasPendingMessages: Effect.sync(() => ctx.hasPendingMessages()),
+    appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
+    sendMessage: (message, options) =>
+      Effect.sync(() =>
+        pi.sendMessage(
+          { customType: message.customType, content: message.content, display: message.display, details: message.details },
+          options?.triggerTurn ? { triggerTurn: true } : undefined
+        )
+      ),
+    notify: (message, level = "info") => Effect.sync(() => ctx.ui.notify(message, level)),
+    setStatus: (text) => Effect.sync(() => ctx.ui.setStatus("pi-context", text)),
+    abort: Effect.sync(() => ctx.abort()),
+    interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
+  })
+}
+
+export const layer = (pi: ExtensionAPI, ctx: ExtensionContext): Layer.Layer<PiSession> =>
+  Layer.succeed(PiSession, make(pi, ctx))

@@ -1,0 +1,201 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import type { Context as ProviderContext } from "@earendil-works/pi-ai"
+import {
+  type FauxProviderRegistration,
+  type FauxResponseStep,
+  registerFauxProvider
+} from "@earendil-works/pi-ai/compat"
+import {
+  type AgentSession,
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionFactory,
+  ModelRuntime,
+  SessionManager,
+  type SessionEntry,
+  SettingsManager
+} from "@earendil-works/pi-coding-agent"
+import { captureUi, type Notice } from "./uiCapture.ts"
+
+export const repoRoot = resolve(import.meta.dirname, "..", "..")
+
+export interface HarnessOptions {
+  /** Pi settings (in memory). Compaction is off unless a test turns it on. */
+  readonly settings?: Record<string, unknown>
+  /** Model context window in tokens. */
+  readonly contextWindow?: number
+  /** Extra tools to activate besides pi-context's. */
+  readonly tools?: ReadonlyArray<string>
+  /** A session to resume (file-backed or in memory). Defaults to a new in-memory session. */
+  readonly sessionManager?: (cwd: string) => SessionManager
+  /** Share directories with an earlier harness (reopening a session). */
+  readonly dirs?: HarnessDirs
+  /** Load pi-context (default true); false measures Pi alone. */
+  readonly loadPackage?: boolean
+  readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
+}
+
+export interface HarnessDirs {
+  readonly root: string
+  readonly agentDir: string
+  readonly notesRoot: string
+  readonly cwd: string
+}
+
+export interface Harness {
+  readonly session: AgentSession
+  readonly faux: FauxProviderRegistration
+  readonly dirs: HarnessDirs
+  /** The provider context of every model call, in order. */
+  readonly requests: Array<ProviderContext>
+  readonly notices: Array<Notice>
+  readonly statuses: Array<{ readonly key: string; readonly text: string | undefined }>
+  readonly errors: Array<string>
+  /** Queues scripted model responses; each call consumes one. */
+  readonly script: (steps: ReadonlyArray<FauxResponseStep>) => void
+  readonly prompt: (text: string) => Promise<void>
+  /** Resolves after Pi settles, continuation runs included. */
+  readonly waitForIdle: () => Promise<void>
+  readonly entries: () => ReadonlyArray<SessionEntry>
+  readonly branch: () => ReadonlyArray<SessionEntry>
+  readonly dispose: () => Promise<void>
+}
+
+export const piContextTools = [
+  "wipe_memory",
+  "notes_list",
+  "notes_read",
+  "notes_write",
+  "notes_update",
+  "notes_search",
+  "history_windows",
+  "history_list",
+  "history_search",
+  "history_read",
+  "context_remaining"
+]
+
+export const makeDirs = (): HarnessDirs => {
+  const root = mkdtempSync(join(tmpdir(), "pi-context-sdk-"))
+  return { root, agentDir: join(root, "agent"), notesRoot: join(root, "notes"), cwd: join(root, "project") }
+}
+
+/**
+ * Pi's real agent loop in-process, with the faux provider as the model and
+ * this package loaded from the repo root exactly as an installed package is.
+ */
+export const createHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
+  const dirs = options.dirs ?? makeDirs()
+  const { mkdirSync } = await import("node:fs")
+  for (const dir of [dirs.agentDir, dirs.notesRoot, dirs.cwd]) mkdirSync(dir, { recursive: true })
+  // Pi and pi-context read these; the real ~/.pi is never touched.
+  process.env.PI_CODING_AGENT_DIR = dirs.agentDir
+  process.env.PI_CONTEXT_NOTES_ROOT = dirs.notesRoot
+
+  const contextWindow = options.contextWindow ?? 200_000
+  const faux = registerFauxProvider({
+    provider: "faux",
+    models: [{ id: "faux-1", contextWindow, maxTokens: 4_000 }]
+  })
+  const registerFaux: ExtensionFactory = (pi) => {
+    pi.registerProvider("faux", {
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "faux-key",
+      api: faux.api,
+      models: [{
+        id: "faux-1",
+        name: "Faux 1",
+        reasoning: false,
+        input: ["text"],
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        contextWindow,
+        maxTokens: 4_000
+      }]
+    })
+  }
+  const credentials = new InMemoryCredentialStore()
+  await credentials.modify("faux", async () => ({ type: "api_key", key: "faux-key" }))
+  const modelRuntime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
+  const settingsManager = SettingsManager.inMemory({
+    compaction: { enabled: false },
+    retry: { enabled: false },
+    ...options.settings
+  })
+  const resourceLoader = new DefaultResourceLoader({
+    cwd: dirs.cwd,
+    agentDir: dirs.agentDir,
+    settingsManager,
+    noExtensions: true,
+    additionalExtensionPaths: options.loadPackage === false ? [] : [repoRoot],
+    extensionFactories: [registerFaux, ...(options.extraExtensions ?? [])],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+    systemPrompt: "You are a scripted test model."
+  })
+  await resourceLoader.reload()
+  const loadErrors = resourceLoader.getExtensions().errors
+  if (loadErrors.length > 0) throw new Error(`extension load failed: ${JSON.stringify(loadErrors)}`)
+
+  const sessionManager = options.sessionManager?.(dirs.cwd) ?? SessionManager.inMemory(dirs.cwd)
+  const { session } = await createAgentSession({
+    cwd: dirs.cwd,
+    agentDir: dirs.agentDir,
+    modelRuntime,
+    model: faux.getModel(),
+    thinkingLevel: "off",
+    resourceLoader,
+    sessionManager,
+    settingsManager,
+    tools: [...piContextTools, ...(options.tools ?? [])]
+  })
+  const capture = captureUi()
+  const errors: Array<string> = []
+  await session.bindExtensions({
+    uiContext: capture.ui,
+    onError: (error) => void errors.push(`${error.event}: ${error.error}`),
+    commandContextActions: {
+      waitForIdle: () => session.waitForIdle(),
+      navigateTree: async (targetId, navigateOptions) => ({
+        cancelled: (await session.navigateTree(targetId, navigateOptions)).cancelled
+      }),
+      newSession: async () => ({ cancelled: true }),
+      fork: async () => ({ cancelled: true }),
+      switchSession: async () => ({ cancelled: true }),
+      reload: () => session.reload()
+    }
+  })
+
+  const requests: Array<ProviderContext> = []
+  const record = (step: FauxResponseStep): FauxResponseStep => (context, streamOptions, state, model) => {
+    requests.push(structuredClone(context) as ProviderContext)
+    return typeof step === "function" ? step(context, streamOptions, state, model) : step
+  }
+
+  return {
+    session,
+    faux,
+    dirs,
+    requests,
+    notices: capture.notices,
+    statuses: capture.statuses,
+    errors,
+    script: (steps) => faux.appendResponses(steps.map(record)),
+    prompt: async (text) => {
+      await session.prompt(text)
+      await session.waitForIdle()
+    },
+    waitForIdle: () => session.waitForIdle(),
+    entries: () => session.sessionManager.getEntries(),
+    branch: () => session.sessionManager.getBranch(),
+    dispose: async () => {
+      session.dispose()
+      faux.unregister()
+      if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true })
+    }
+  }
+}

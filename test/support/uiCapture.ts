@@ -1,0 +1,33 @@
+import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent"
+
+export interface Notice {
+  readonly message: string
+  readonly level: "info" | "warning" | "error"
+}
+
+export interface UiCapture {
+  readonly notices: Array<Notice>
+  /** Every status text set under each key, in order (undefined = cleared). */
+  readonly statuses: Array<{ readonly key: string; readonly text: string | undefined }>
+  readonly ui: ExtensionUIContext
+}
+
+/** A UI context that records notices and status lines; every dialog answers "no". */
+export const captureUi = (): UiCapture => {
+  const notices: Array<Notice> = []
+  const statuses: Array<{ key: string; text: string | undefined }> = []
+  const known: Partial<ExtensionUIContext> = {
+    notify: (message, level) => void notices.push({ message, level: level ?? "info" }),
+    setStatus: (key, text) => void statuses.push({ key, text }),
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    editor: async () => undefined,
+    getEditorText: () => "",
+    onTerminalInput: () => () => {}
+  }
+  const ui = new Proxy(known, {
+    get: (target, key) => (key in target ? target[key as keyof ExtensionUIContext] : () => undefined)
+  }) as ExtensionUIContext
+  return { notices, statuses, ui }
+}
