@@ -1,0 +1,90 @@
+import { createHash } from "node:crypto"
+import type { Home } from "./address.ts"
+
+/**
+ * Who is asking, resolved per call: the model (and so the `@model` home) can
+ * change between two calls of the same session.
+ */
+export interface NotesIdentity {
+  /** Absolute notes root. */
+  readonly root: string
+  readonly sessionId: string
+  readonly projectKey: string
+  readonly agentName: string
+  readonly modelSlug: string
+}
+
+export const NotesRootEnv = "PI_CONTEXT_NOTES_ROOT"
+export const defaultAgentName = "pi"
+
+/** Lowercase `[a-z0-9]+(-[a-z0-9]+)*`; `fallback` when nothing is left. */
+export const slugify = (text: string, fallback: string): string => {
+  const slug = text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
+  return slug === "" ? fallback : slug.slice(0, 80).replace(/-+$/, "")
+}
+
+/** The `@model` home's name: the slug of the model id (the provider is not part of it). */
+export const modelSlug = (modelId: string | undefined): string => slugify(modelId ?? "", "unknown-model")
+
+export const agentSlug = (name: unknown): string => slugify(typeof name === "string" ? name : "", defaultAgentName)
+
+/** Session ids become directory names; anything that could walk the tree is replaced. */
+export const sessionSegment = (sessionId: string): string => {
+  const safe = sessionId.replace(/[^A-Za-z0-9._-]/g, "_")
+  return safe === "" || /^\.+$/.test(safe) ? `session-${safe.length}` : safe
+}
+
+const shortHash = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 8)
+
+/** `<name>-<hash>` of the project root, so two checkouts named alike stay apart. */
+export const projectKeyOf = (projectRoot: string): string => {
+  const trimmed = projectRoot.replace(/[/\\]+$/, "")
+  const base = trimmed.split(/[/\\]/).pop() ?? ""
+  return `${slugify(base, "project")}-${shortHash(trimmed === "" ? "/" : trimmed)}`
+}
+
+/** Path segments of a home's directory, relative to the notes root. */
+export const homeSegments = (identity: NotesIdentity, home: Home): ReadonlyArray<string> => {
+  switch (home) {
+    case "session":
+      return ["sessions", sessionSegment(identity.sessionId)]
+    case "project":
+      return ["projects", identity.projectKey]
+    case "user":
+      return ["user"]
+    case "agent":
+      return ["agents", identity.agentName]
+    case "model":
+      return ["models", identity.modelSlug]
+  }
+}
+
+/** Reads `pi-context.<key>` from Pi's merged settings without trusting its shape. */
+export const piContextSetting = (settings: Readonly<Record<string, unknown>>, key: string): unknown => {
+  const section = settings["pi-context"]
+  return typeof section === "object" && section !== null ? (section as Record<string, unknown>)[key] : undefined
+}
+
+/**
+ * Where the notes live: the env variable, else the setting, else under Pi's
+ * agent dir. A relative value is taken relative to `cwd`; `~/` to `home`.
+ */
+export const resolveNotesRoot = (input: {
+  readonly env: string | undefined
+  readonly setting: unknown
+  readonly agentDir: string
+  readonly cwd: string
+  readonly home: string | undefined
+  readonly resolve: (...segments: ReadonlyArray<string>) => string
+}): string => {
+  const chosen = nonEmpty(input.env) ?? nonEmpty(input.setting)
+  if (chosen === undefined) return input.resolve(input.agentDir, "pi-context", "notes")
+  if ((chosen === "~" || chosen.startsWith("~/")) && input.home !== undefined) return input.resolve(input.home, chosen.slice(2))
+  return input.resolve(input.cwd, chosen)
+}
+
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : undefined
+
+/** What a `.git` file (a linked worktree or submodule) points at. */
+export const gitdirOf = (dotGitFile: string): string | undefined => /^gitdir:\s*(.+?)\s*$/m.exec(dotGitFile)?.[1]

@@ -1,0 +1,70 @@
+import { Option, Schema } from "effect"
+import type { NoteRow } from "./snapshot.ts"
+
+/**
+ * Keyset pagination: a cursor names the last item of the previous page, so a
+ * page never repeats or skips a note that was already there, whatever was
+ * written in between.
+ */
+export const ListCursor = Schema.Struct({ u: Schema.Number, a: Schema.String })
+export type ListCursor = typeof ListCursor.Type
+
+/** Search hits are ordered by note (home order, then path) and line. */
+export const SearchCursor = Schema.Struct({ h: Schema.Number, p: Schema.String, l: Schema.Number })
+export type SearchCursor = typeof SearchCursor.Type
+
+const encodeJson = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url")
+
+const decodeWith = <A>(schema: Schema.Decoder<A>) => {
+  const decode = Schema.decodeUnknownOption(Schema.fromJsonString(schema as Schema.Codec<A, unknown>))
+  return (cursor: string): Option.Option<A> => decode(Buffer.from(cursor, "base64url").toString("utf8"))
+}
+
+export const encodeListCursor = (cursor: ListCursor): string => encodeJson(cursor)
+export const decodeListCursor = decodeWith(ListCursor)
+export const encodeSearchCursor = (cursor: SearchCursor): string => encodeJson(cursor)
+export const decodeSearchCursor = decodeWith(SearchCursor)
+
+/** Most recent first; the address breaks ties so the order is total. */
+export const compareRecentFirst = (a: Pick<NoteRow, "updatedMs" | "address">, b: Pick<NoteRow, "updatedMs" | "address">): number =>
+  b.updatedMs - a.updatedMs || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)
+
+export const isAfterListCursor = (row: Pick<NoteRow, "updatedMs" | "address">, cursor: ListCursor): boolean =>
+  compareRecentFirst({ updatedMs: cursor.u, address: cursor.a }, row) < 0
+
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly nextCursor: string | undefined
+}
+
+/** One page of `rows` (any order) after `cursor`, most recent first. */
+export const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor | undefined, limit: number): Page<NoteRow> => {
+  const remaining = (cursor === undefined ? [...rows] : rows.filter((row) => isAfterListCursor(row, cursor))).sort(compareRecentFirst)
+  const items = remaining.slice(0, limit)
+  const last = items[items.length - 1]
+  return {
+    items,
+    nextCursor: remaining.length > limit && last !== undefined ? encodeListCursor({ u: last.updatedMs, a: last.address }) : undefined
+  }
+}
+
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * A listing filter over addresses: with `*` (within a folder), `**` (across
+ * folders) or `?`, a glob over the whole address; otherwise a substring.
+ * Both ignore case.
+ */
+export const addressMatcher = (pattern: string | undefined): (address: string) => boolean => {
+  if (pattern === undefined || pattern === "") return () => true
+  if (!/[*?]/.test(pattern)) {
+    const needle = pattern.toLowerCase()
+    return (address) => address.toLowerCase().includes(needle)
+  }
+  const source = pattern
+    .split(/(\*\*|\*|\?)/)
+    .map((part) => (part === "**" ? ".*" : part === "*" ? "[^/]*" : part === "?" ? "[^/]" : escapeRegex(part)))
+    .join("")
+  const glob = new RegExp(`^${source}(\\.md)?$`, "i")
+  return (address) => glob.test(address)
+}

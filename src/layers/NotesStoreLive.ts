@@ -1,0 +1,266 @@
+import { Clock, Effect, FileSystem, Layer, Option, Path, PlatformError, Result } from "effect"
+import { formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
+import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
+import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
+import { homeSegments, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
+import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
+import {
+  AmbiguousEdit,
+  InvalidAddress,
+  InvalidNoteRequest,
+  NoMatch,
+  NoteByteLimit,
+  NoteNotFound,
+  NotesIoError,
+  NotesStore,
+  NoteTooLarge
+} from "../services/NotesStore.ts"
+import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notesDisk.ts"
+import { findProjectRoot } from "./notesProject.ts"
+import { scanHomeRows, searchNotes, snapshotHome, withTitles } from "./notesScan.ts"
+
+const encoder = new TextEncoder()
+
+interface Located {
+  readonly address: NoteAddress
+  readonly shown: string
+  readonly homeDir: string
+  readonly file: string
+}
+
+export const layer = Layer.effect(
+  NotesStore,
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const ops: DiskOps = { fs, path }
+
+    const homeDir = (identity: NotesIdentity, home: Home): string => path.join(identity.root, ...homeSegments(identity, home))
+
+    const locate = (identity: NotesIdentity, raw: string): Effect.Effect<Located, InvalidAddress> =>
+      Result.match(parseAddress(raw), {
+        onFailure: (reason) => Effect.fail(new InvalidAddress({ address: raw, reason })),
+        onSuccess: (address) => {
+          const dir = homeDir(identity, address.home)
+          return Effect.succeed({ address, shown: formatAddress(address), homeDir: dir, file: path.join(dir, ...address.path.split("/")) })
+        }
+      })
+
+    const ioError = (at: string) => (error: PlatformError.PlatformError) => new NotesIoError({ path: at, reason: describePlatformError(error) })
+
+    const isInside = (dir: string, candidate: string): boolean => candidate === dir || candidate.startsWith(dir + path.sep)
+
+    /** The deepest existing ancestor of `target` (inclusive), resolved through symlinks. */
+    const realExistingAncestor = (target: string): Effect.Effect<string, PlatformError.PlatformError> =>
+      fs.realPath(target).pipe(
+        Effect.catchIf(isNotFound, () => {
+          const parent = path.dirname(target)
+          return parent === target ? Effect.succeed(target) : realExistingAncestor(parent)
+        })
+      )
+
+    /** Refuses a note whose real location is outside its home's real location (a symlink out). */
+    const ensureContained = Effect.fnUntraced(function*(located: Located) {
+      const realHome = yield* realExistingAncestor(located.homeDir).pipe(Effect.mapError(ioError(located.homeDir)))
+      const realTarget = yield* realExistingAncestor(located.file).pipe(Effect.mapError(ioError(located.file)))
+      // Before the home exists its deepest ancestor is outside it; the target then resolves to the same place.
+      if (!isInside(realHome, realTarget) && realTarget !== realHome) {
+        return yield* new InvalidAddress({
+          address: located.shown,
+          reason: "the note resolves outside its home (a symbolic link leads out); notes must stay inside their home"
+        })
+      }
+    })
+
+    const readExisting = Effect.fnUntraced(function*(located: Located) {
+      yield* ensureContained(located)
+      const info = yield* fs.stat(located.file).pipe(
+        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioError(located.file)(error))
+      )
+      if (info.type !== "File") return yield* new NoteNotFound({ address: located.shown })
+      const size = Number(info.size)
+      if (size > NoteByteLimit) return yield* new NoteTooLarge({ address: located.shown, bytes: size, limit: NoteByteLimit })
+      const text = yield* fs.readFileString(located.file).pipe(
+        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioError(located.file)(error))
+      )
+      return { text, bytes: size }
+    })
+
+    const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+    const encodeNote = (located: Located, text: string): Effect.Effect<Uint8Array, NoteTooLarge> => {
+      const data = encoder.encode(text)
+      return data.length > NoteByteLimit
+        ? Effect.fail(new NoteTooLarge({ address: located.shown, bytes: data.length, limit: NoteByteLimit }))
+        : Effect.succeed(data)
+    }
+
+    const prepareDirectory = Effect.fnUntraced(function*(located: Located) {
+      yield* ensureContained(located)
+      const dir = path.dirname(located.file)
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioError(dir)))
+      // Re-check: a directory created through a symlinked parent would show up now.
+      yield* ensureContained(located)
+    })
+
+    const read = Effect.fn("NotesStore.read")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw)
+      const { text, bytes } = yield* readExisting(located)
+      const note = parseNote(text)
+      return { address: located.shown, body: note.body, bytes, created: note.frontmatter.created, updated: note.frontmatter.updated }
+    })
+
+    const write = Effect.fn("NotesStore.write")(function*(identity: NotesIdentity, raw: string, body: string) {
+      const located = yield* locate(identity, raw)
+      yield* encodeNote(located, body)
+      yield* prepareDirectory(located)
+      return yield* withNoteLocks(
+        ops,
+        [located.file],
+        located.shown,
+        Effect.gen(function*() {
+          const previous = yield* readExisting(located).pipe(
+            Effect.map(Option.some),
+            Effect.catchTag("NoteNotFound", () => Effect.succeedNone)
+          )
+          const frontmatter = stampFrontmatter(
+            Option.getOrUndefined(Option.map(previous, ({ text }) => parseNote(text).frontmatter)),
+            yield* nowIso,
+            `session:${identity.sessionId}`
+          )
+          const data = yield* encodeNote(located, serializeNote({ frontmatter, body }))
+          yield* writeAtomically(ops, located.file, data)
+          return { address: located.shown, created: Option.isNone(previous), bytes: data.length }
+        })
+      ).pipe(Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error))
+    })
+
+    const update = Effect.fn("NotesStore.update")(function*(
+      identity: NotesIdentity,
+      raw: string,
+      edits: ReadonlyArray<TextEdit>,
+      renameTo?: string
+    ) {
+      const source = yield* locate(identity, raw)
+      const target = renameTo === undefined ? undefined : yield* locate(identity, renameTo)
+      const renaming = target !== undefined && target.file !== source.file
+      if (edits.length === 0 && !renaming) {
+        return yield* new InvalidNoteRequest({ address: source.shown, message: "give at least one edit or a rename_to different from the address" })
+      }
+      yield* ensureContained(source)
+      if (renaming) yield* prepareDirectory(target)
+      return yield* withNoteLocks(
+        ops,
+        renaming ? [source.file, target.file] : [source.file],
+        source.shown,
+        Effect.gen(function*() {
+          const current = yield* readExisting(source)
+          const note = parseNote(current.text)
+          const edited = applyEdits(note.body, edits)
+          if (Result.isFailure(edited)) {
+            const refusal = edited.failure
+            const message = describeEditRefusal(refusal, edits.length)
+            switch (refusal._tag) {
+              case "NoMatch":
+                return yield* new NoMatch({ address: source.shown, editIndex: refusal.editIndex, message })
+              case "Ambiguous":
+                return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: refusal.lines, message })
+              case "Overlap":
+                return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: [refusal.line], message })
+              case "EmptyOldText":
+                return yield* new InvalidNoteRequest({ address: source.shown, message })
+            }
+          }
+          const destination = renaming ? target : source
+          if (renaming) {
+            const occupied = yield* fs.exists(target.file).pipe(Effect.mapError(ioError(target.file)))
+            if (occupied) {
+              return yield* new InvalidNoteRequest({
+                address: target.shown,
+                message: `cannot rename to ${target.shown}: a note already exists there; pick another name or update that note`
+              })
+            }
+          }
+          const frontmatter = stampFrontmatter(note.frontmatter, yield* nowIso, `session:${identity.sessionId}`)
+          const data = yield* encodeNote(destination, serializeNote({ frontmatter, body: edited.success }))
+          yield* writeAtomically(ops, destination.file, data)
+          if (renaming) yield* fs.remove(source.file)
+          return {
+            address: destination.shown,
+            renamedFrom: renaming ? source.shown : undefined,
+            editsApplied: edits.length,
+            bytes: data.length
+          }
+        })
+      ).pipe(Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(source.file)(error) : error))
+    })
+
+    const homesOf = (home: Home | undefined): ReadonlyArray<Home> => (home === undefined ? Homes : [home])
+
+    const scanHomes = (identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
+      Effect.forEach(homes, (home) => Effect.result(scanHomeRows(ops, home, homeDir(identity, home))), { concurrency: "unbounded" })
+
+    const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: {
+      readonly home?: Home | undefined
+      readonly pattern?: string | undefined
+      readonly cursor?: string | undefined
+      readonly limit: number
+    }) {
+      const cursor = request.cursor === undefined ? Option.none() : decodeListCursor(request.cursor)
+      if (request.cursor !== undefined && Option.isNone(cursor)) {
+        return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_list returned; start again without a cursor" })
+      }
+      const scanned = yield* scanHomes(identity, homesOf(request.home))
+      const matches = addressMatcher(request.pattern)
+      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : [])).filter((row) => matches(row.address))
+      const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
+      const page = pageRecentFirst(rows, Option.getOrUndefined(cursor), request.limit)
+      const titled = yield* withTitles(ops, (home) => homeDir(identity, home), page.items)
+      return { rows: titled, nextCursor: page.nextCursor, unavailable }
+    })
+
+    const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: {
+      readonly query: string
+      readonly regex?: boolean | undefined
+      readonly home?: Home | undefined
+      readonly cursor?: string | undefined
+      readonly limit: number
+    }) {
+      return yield* searchNotes(ops, homesOf(request.home).map((home) => ({ home, dir: homeDir(identity, home) })), request)
+    })
+
+    const snapshot = Effect.fn("NotesStore.snapshot")(function*(identity: NotesIdentity) {
+      const takenAt = yield* Clock.currentTimeMillis
+      const homes = yield* Effect.forEach(
+        Homes,
+        (home) => snapshotHome(ops, home, homeDir(identity, home), homeSegments(identity, home).join("/")),
+        { concurrency: "unbounded" }
+      )
+      return { takenAt, homes }
+    })
+
+    const copySessionHome = Effect.fn("NotesStore.copySessionHome")(function*(root: string, fromSessionId: string, toSessionId: string) {
+      const from = path.join(root, "sessions", sessionSegment(fromSessionId))
+      const to = path.join(root, "sessions", sessionSegment(toSessionId))
+      if (from === to) return { copied: 0 }
+      const existing = yield* walkNotes(ops, to).pipe(Effect.mapError(ioError(to)))
+      if (existing.length > 0) return { copied: 0 }
+      const parentNotes = yield* walkNotes(ops, from).pipe(Effect.mapError(ioError(from)))
+      yield* Effect.forEach(parentNotes, (note) => {
+        const destination = path.join(to, ...note.relative.split("/"))
+        return fs.makeDirectory(path.dirname(destination), { recursive: true }).pipe(
+          Effect.andThen(fs.readFile(note.absolute)),
+          Effect.flatMap((data) => writeAtomically(ops, destination, data)),
+          Effect.mapError(ioError(destination))
+        )
+      }, { concurrency: 8, discard: true })
+      return { copied: parentNotes.length }
+    })
+
+    const projectKey = Effect.fn("NotesStore.projectKey")(function*(cwd: string) {
+      return projectKeyOf(yield* findProjectRoot(ops, cwd))
+    })
+
+    return NotesStore.of({ read, write, update, list, search, snapshot, copySessionHome, projectKey })
+  })
+)

@@ -1,0 +1,196 @@
+import { Effect, Option, PlatformError } from "effect"
+import { formatAddress, type Home, homeOrder } from "../domain/notes/address.ts"
+import { noteTitle, parseNote } from "../domain/notes/frontmatter.ts"
+import { compareRecentFirst, decodeSearchCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { HomeSnapshot, NoteRow } from "../domain/notes/snapshot.ts"
+import { codePointLength } from "../domain/textWindow.ts"
+import {
+  InvalidNoteRequest,
+  InvalidSearchPattern,
+  NoteByteLimit,
+  NotesHomeUnavailable,
+  type SearchHit,
+  type SearchResult
+} from "../services/NotesStore.ts"
+import { type DiskOps, describePlatformError, isNotFound, type NoteFile, walkNotes } from "./notesDisk.ts"
+
+/** How many recent notes per home a snapshot carries; the boot shows fewer. */
+export const PocketDepth = 12
+const TitleHeadBytes = 4096
+const HitTextLimit = 200
+
+const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
+  new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
+
+const rowOf = (home: Home, file: NoteFile, bytes: number, updatedMs: number): NoteRow => ({
+  home,
+  address: formatAddress({ home, path: file.relative }),
+  bytes,
+  updatedMs,
+  title: ""
+})
+
+/** Every note of one home with its size and mtime; a file removed meanwhile is skipped. */
+export const scanHomeRows = (ops: DiskOps, home: Home, dir: string): Effect.Effect<ReadonlyArray<NoteRow>, NotesHomeUnavailable> =>
+  walkNotes(ops, dir).pipe(
+    Effect.flatMap((files) =>
+      Effect.forEach(files, (file) =>
+        ops.fs.stat(file.absolute).pipe(
+          Effect.map((info) =>
+            Option.some(rowOf(home, file, Number(info.size), Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0)))
+          ),
+          Effect.catchIf(isNotFound, () => Effect.succeedNone)
+        ), { concurrency: 64 })
+    ),
+    Effect.map((rows) => rows.flatMap((row) => (Option.isSome(row) ? [row.value] : []))),
+    Effect.mapError(homeUnavailable(home))
+  )
+
+const decoder = new TextDecoder()
+
+/** The note's title from its first bytes; the whole file only when its frontmatter is longer than that. */
+const readTitle = (ops: DiskOps, file: string): Effect.Effect<string> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const handle = yield* ops.fs.open(file)
+      const head = Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array())
+      const text = decoder.decode(head)
+      const note = parseNote(text)
+      if (head.length < TitleHeadBytes || note.body !== text || !text.startsWith("---")) return noteTitle(note.body)
+      return noteTitle(parseNote(yield* ops.fs.readFileString(file)).body)
+    })
+  ).pipe(Effect.orElseSucceed(() => ""))
+
+export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
+  Effect.forEach(rows, (row) => {
+    const relative = row.home === "session" ? row.address : row.address.slice(row.address.indexOf("/") + 1)
+    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/"))), (title) => ({ ...row, title }))
+  }, { concurrency: 16 })
+
+const isMap = (row: NoteRow): boolean => row.address === formatAddress({ home: row.home, path: "MAP.md" })
+
+/** One home for the boot: its MAP body and its most recent notes, or why it could not be read. */
+export const snapshotHome = (ops: DiskOps, home: Home, dir: string, location: string): Effect.Effect<HomeSnapshot> =>
+  Effect.gen(function*() {
+    const rows = yield* scanHomeRows(ops, home, dir)
+    const mapRow = rows.find(isMap)
+    const mapFile = ops.path.join(dir, "MAP.md")
+    const mapText = mapRow === undefined || mapRow.bytes > NoteByteLimit
+      ? undefined
+      : yield* ops.fs.readFileString(mapFile).pipe(Effect.mapError(homeUnavailable(home)))
+    const others = rows.filter((row) => !isMap(row)).sort(compareRecentFirst)
+    const recent = yield* withTitles(ops, () => dir, others.slice(0, PocketDepth))
+    const snapshot: HomeSnapshot = {
+      _tag: "Available",
+      home,
+      location,
+      map: mapRow === undefined || mapText === undefined ? undefined : { address: mapRow.address, body: parseNote(mapText).body, bytes: mapRow.bytes },
+      recent,
+      noteCount: others.length
+    }
+    return snapshot
+  }).pipe(
+    Effect.catch((error): Effect.Effect<HomeSnapshot> => Effect.succeed({ _tag: "Unavailable", home, location, reason: error.reason }))
+  )
+
+type LineMatcher = (line: string) => boolean
+
+const lineMatcher = (query: string, regex: boolean): Effect.Effect<{ readonly line: LineMatcher; readonly body: LineMatcher }, InvalidSearchPattern> => {
+  if (!regex) {
+    const needle = query.toLowerCase()
+    const has = (text: string) => text.toLowerCase().includes(needle)
+    return Effect.succeed({ line: has, body: has })
+  }
+  return Effect.try({
+    try: () => new RegExp(query, "i"),
+    catch: (error) => new InvalidSearchPattern({ pattern: query, reason: error instanceof Error ? error.message : String(error) })
+  }).pipe(Effect.map((pattern) => ({ line: (text: string) => pattern.test(text), body: () => true })))
+}
+
+const clipLine = (line: string): string => {
+  if (line.length <= HitTextLimit) return line
+  const points = Array.from(line)
+  return points.length <= HitTextLimit ? line : `${points.slice(0, HitTextLimit).join("")}…`
+}
+
+/** Matching lines of one body, after line `afterLine`. */
+const hitsIn = (address: string, body: string, matcher: LineMatcher, afterLine: number, max: number): ReadonlyArray<SearchHit> => {
+  const hits: Array<SearchHit> = []
+  let offset = 0
+  let line = 0
+  let start = 0
+  while (start <= body.length && hits.length < max) {
+    const end = body.indexOf("\n", start)
+    const stop = end === -1 ? body.length : end
+    const text = body.slice(start, stop).replace(/\r$/, "")
+    line++
+    if (line > afterLine && matcher(text)) hits.push({ address, line, offset, text: clipLine(text) })
+    if (end === -1) break
+    offset += codePointLength(body.slice(start, stop)) + 1
+    start = end + 1
+  }
+  return hits
+}
+
+interface SearchFile extends NoteFile {
+  readonly home: Home
+  readonly order: number
+}
+
+const compareFiles = (a: { readonly order: number; readonly relative: string }, b: { readonly order: number; readonly relative: string }) =>
+  a.order - b.order || (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0)
+
+const ReadBatch = 64
+
+/** Matching lines in note order (home order, path), then line; stops reading once the page is full. */
+export const searchNotes = (
+  ops: DiskOps,
+  homes: ReadonlyArray<{ readonly home: Home; readonly dir: string }>,
+  request: { readonly query: string; readonly regex?: boolean | undefined; readonly cursor?: string | undefined; readonly limit: number }
+): Effect.Effect<SearchResult, InvalidSearchPattern | InvalidNoteRequest> =>
+  Effect.gen(function*() {
+    const matcher = yield* lineMatcher(request.query, request.regex === true)
+    const cursor = request.cursor === undefined ? undefined : Option.getOrUndefined(decodeSearchCursor(request.cursor))
+    if (request.cursor !== undefined && cursor === undefined) {
+      return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_search returned; start again without a cursor" })
+    }
+    const walked = yield* Effect.forEach(homes, ({ home, dir }) =>
+      Effect.result(walkNotes(ops, dir).pipe(
+        Effect.map((files) => files.map((file): SearchFile => ({ ...file, home, order: homeOrder(home) }))),
+        Effect.mapError(homeUnavailable(home))
+      )), { concurrency: "unbounded" })
+    const unavailable = walked.flatMap((result) => (result._tag === "Failure" ? [result.failure] : []))
+    const files = walked
+      .flatMap((result) => (result._tag === "Success" ? result.success : []))
+      .filter((file) => cursor === undefined || compareFiles(file, { order: cursor.h, relative: cursor.p }) >= 0)
+      .sort(compareFiles)
+    const hits: Array<SearchHit & { readonly file: SearchFile }> = []
+    const unreadable: Array<string> = []
+    for (let batch = 0; batch < files.length && hits.length <= request.limit; batch += ReadBatch) {
+      const chunk = files.slice(batch, batch + ReadBatch)
+      const texts = yield* Effect.forEach(chunk, (file) => Effect.result(ops.fs.readFileString(file.absolute)), { concurrency: 16 })
+      for (let i = 0; i < chunk.length && hits.length <= request.limit; i++) {
+        const file = chunk[i]!
+        const text = texts[i]!
+        const address = formatAddress({ home: file.home, path: file.relative })
+        if (text._tag === "Failure") {
+          if (!isNotFound(text.failure)) unreadable.push(address)
+          continue
+        }
+        const body = parseNote(text.success).body
+        if (!matcher.body(body)) continue
+        const afterLine = cursor !== undefined && compareFiles(file, { order: cursor.h, relative: cursor.p }) === 0 ? cursor.l : 0
+        for (const hit of hitsIn(address, body, matcher.line, afterLine, request.limit + 1 - hits.length)) hits.push({ ...hit, file })
+      }
+    }
+    const page = hits.slice(0, request.limit)
+    const last = page[page.length - 1]
+    return {
+      hits: page.map(({ file: _file, ...hit }) => hit),
+      unreadable,
+      unavailable,
+      nextCursor: hits.length > request.limit && last !== undefined
+        ? encodeSearchCursor({ h: last.file.order, p: last.file.relative, l: last.line })
+        : undefined
+    }
+  })

@@ -1,0 +1,157 @@
+import { Context, type Effect, Schema } from "effect"
+import { type Home, Homes } from "../domain/notes/address.ts"
+import type { TextEdit } from "../domain/notes/edits.ts"
+import type { NotesIdentity } from "../domain/notes/identity.ts"
+import type { NoteRow, NotesSnapshot } from "../domain/notes/snapshot.ts"
+
+/** A serialized note (frontmatter and body) may not exceed this many UTF-8 bytes. */
+export const NoteByteLimit = 1_000_000
+
+const HomeSchema = Schema.Literals(Homes)
+
+/** A real read failure of one home (not an absent directory, which is an empty home). */
+export class NotesHomeUnavailable extends Schema.TaggedError<NotesHomeUnavailable>()("NotesHomeUnavailable", {
+  home: HomeSchema,
+  reason: Schema.String
+}) {}
+
+export class NoteNotFound extends Schema.TaggedError<NoteNotFound>()("NoteNotFound", {
+  address: Schema.String
+}) {}
+
+export class InvalidAddress extends Schema.TaggedError<InvalidAddress>()("InvalidAddress", {
+  address: Schema.String,
+  reason: Schema.String
+}) {}
+
+export class NoteTooLarge extends Schema.TaggedError<NoteTooLarge>()("NoteTooLarge", {
+  address: Schema.String,
+  bytes: Schema.Number,
+  limit: Schema.Number
+}) {}
+
+/** Another writer held the note's lock for longer than the store waits. */
+export class NoteLocked extends Schema.TaggedError<NoteLocked>()("NoteLocked", {
+  address: Schema.String,
+  waitedMs: Schema.Number
+}) {}
+
+export class AmbiguousEdit extends Schema.TaggedError<AmbiguousEdit>()("AmbiguousEdit", {
+  address: Schema.String,
+  editIndex: Schema.Number,
+  lines: Schema.Array(Schema.Number),
+  message: Schema.String
+}) {}
+
+export class NoMatch extends Schema.TaggedError<NoMatch>()("NoMatch", {
+  address: Schema.String,
+  editIndex: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** A request the store cannot carry out as asked (an empty edit, a rename onto an existing note). */
+export class InvalidNoteRequest extends Schema.TaggedError<InvalidNoteRequest>()("InvalidNoteRequest", {
+  address: Schema.String,
+  message: Schema.String
+}) {}
+
+export class InvalidSearchPattern extends Schema.TaggedError<InvalidSearchPattern>()("InvalidSearchPattern", {
+  pattern: Schema.String,
+  reason: Schema.String
+}) {}
+
+export class NotesIoError extends Schema.TaggedError<NotesIoError>()("NotesIoError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {}
+
+export interface NoteContent {
+  readonly address: string
+  readonly body: string
+  /** Size of the whole file in UTF-8 bytes. */
+  readonly bytes: number
+  readonly created: string | undefined
+  readonly updated: string | undefined
+}
+
+export interface WriteResult {
+  readonly address: string
+  readonly created: boolean
+  readonly bytes: number
+}
+
+export interface UpdateResult {
+  readonly address: string
+  readonly renamedFrom: string | undefined
+  readonly editsApplied: number
+  readonly bytes: number
+}
+
+export interface ListRequest {
+  readonly home?: Home | undefined
+  readonly pattern?: string | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+export interface ListResult {
+  readonly rows: ReadonlyArray<NoteRow>
+  readonly nextCursor: string | undefined
+  readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+}
+
+export interface SearchRequest {
+  readonly query: string
+  readonly regex?: boolean | undefined
+  readonly home?: Home | undefined
+  readonly cursor?: string | undefined
+  readonly limit: number
+}
+
+export interface SearchHit {
+  readonly address: string
+  /** 1-based line number in the body. */
+  readonly line: number
+  /** Code-point offset of the line's start in the body, for `notes_read`. */
+  readonly offset: number
+  readonly text: string
+}
+
+export interface SearchResult {
+  readonly hits: ReadonlyArray<SearchHit>
+  /** Notes that could not be read and so were not searched. */
+  readonly unreadable: ReadonlyArray<string>
+  readonly nextCursor: string | undefined
+  readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+}
+
+export type ReadError = InvalidAddress | NoteNotFound | NoteTooLarge | NotesIoError
+export type WriteError = InvalidAddress | NoteTooLarge | NoteLocked | NotesIoError
+export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | InvalidNoteRequest
+
+/** Five note homes on disk. The identity comes with each call, since the model can change. */
+export class NotesStore extends Context.Service<NotesStore, {
+  readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>
+  /** Creates or replaces the note's body; `created` says which. */
+  readonly write: (identity: NotesIdentity, address: string, body: string) => Effect.Effect<WriteResult, WriteError>
+  /** Exact-text edits and/or a rename, all or nothing, under the note's lock. */
+  readonly update: (
+    identity: NotesIdentity,
+    address: string,
+    edits: ReadonlyArray<TextEdit>,
+    renameTo?: string
+  ) => Effect.Effect<UpdateResult, UpdateError>
+  /** Most recent first; a failing home is reported, never fatal. */
+  readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
+  readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidSearchPattern>
+  /** All five homes read once into a closed value; per-home failures are values. */
+  readonly snapshot: (identity: NotesIdentity) => Effect.Effect<NotesSnapshot>
+  /** Copies a parent session's notes into a fork's session home when that home is still empty. */
+  readonly copySessionHome: (
+    root: string,
+    fromSessionId: string,
+    toSessionId: string
+  ) => Effect.Effect<{ readonly copied: number }, NotesIoError>
+  /** `<name>-<hash>` of the git root containing `cwd` (the main checkout for a linked worktree), else of `cwd`. */
+  readonly projectKey: (cwd: string) => Effect.Effect<string>
+}>()("pi-context/NotesStore") {}
