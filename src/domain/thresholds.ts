@@ -1,0 +1,386 @@
+import { SettingsKey } from "./protocol.ts"
+
+/**
+ * Threshold arithmetic: merges the `pi-context` key of every settings source,
+ * validates and clamps each value, and derives the budget lines for one model.
+ * Pure and total: a bad value becomes a notice and a safe value, never a throw.
+ */
+
+export type ValueSource = "default" | "global" | "project" | "model" | "injected"
+export type TraceLevel = "off" | "info" | "debug"
+
+export interface Sourced<A> {
+  readonly value: A
+  readonly source: ValueSource
+  /** The settings key the value was read from, absent for a default. */
+  readonly key?: string
+}
+
+/** One distinct settings problem: which key, the value found, the value used instead. */
+export interface ThresholdNotice {
+  readonly key: string
+  readonly value: unknown
+  readonly used: unknown
+  readonly reason: string
+  /** The settings layer that held the bad value, when there is one. */
+  readonly source?: ValueSource
+}
+
+/** Lines in tokens remaining in the active window: guidance > warning > hard >= 0. */
+export interface Lines {
+  readonly guidance: Sourced<number>
+  readonly warning: Sourced<number>
+  readonly hard: Sourced<number>
+}
+
+export interface ResolvedPolicy {
+  readonly enabled: Sourced<boolean>
+  readonly automaticReset: Sourced<boolean>
+  readonly traceLevel: Sourced<TraceLevel>
+  readonly bootBudgetTokens: Sourced<number>
+  /** Pi's `compaction.reserveTokens` for this model, validated. */
+  readonly reserve: Sourced<number>
+  readonly lines: Lines
+  /** The model the lines were derived for, if Pi has one. */
+  readonly model: ModelRef | undefined
+  /** The `pi-context.models` patterns that matched, least specific first. */
+  readonly modelPatterns: ReadonlyArray<string>
+  readonly notices: ReadonlyArray<ThresholdNotice>
+}
+
+export interface ModelRef {
+  readonly provider: string
+  readonly id: string
+  readonly contextWindow: number
+}
+
+/** One whole settings object (as in a settings.json) and where it came from. Later sources win per key. */
+export interface SettingsSource {
+  readonly source: "global" | "project" | "injected"
+  readonly settings: unknown
+}
+
+/** The shape a programmatic (SDK) user may inject: the same keys as the `pi-context` settings key. */
+export interface PolicySettings {
+  readonly enabled?: boolean
+  readonly automaticReset?: boolean
+  readonly traceLevel?: TraceLevel
+  readonly bootBudgetTokens?: number
+  readonly guidanceLine?: number
+  readonly warningLine?: number
+  readonly hardLine?: number
+  readonly models?: Readonly<Record<string, ModelPolicySettings>>
+}
+
+export type ModelPolicySettings = Pick<
+  PolicySettings,
+  "automaticReset" | "bootBudgetTokens" | "guidanceLine" | "warningLine" | "hardLine"
+>
+
+export const Defaults = {
+  reserveTokens: 16384,
+  guidanceRunway: 24576,
+  warningRunway: 12288,
+  bootBudgetTokens: 6000,
+  traceLevel: "info" as TraceLevel
+} as const
+
+const modelKeys = new Set(["automaticReset", "bootBudgetTokens", "guidanceLine", "warningLine", "hardLine"])
+
+type Obj = Readonly<Record<string, unknown>>
+
+const isObject = (value: unknown): value is Obj =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A short rendering of a settings value for a notice (settings are JSON, injected ones may not be). */
+export const showValue = (value: unknown): string => {
+  if (value === undefined) return "undefined"
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null) {
+    return JSON.stringify(value) ?? String(value)
+  }
+  if (Array.isArray(value)) return "an array"
+  return typeof value === "object" ? "an object" : String(value)
+}
+
+/** Identity of a notice, so each distinct problem is reported once. */
+export const noticeKey = (notice: ThresholdNotice): string =>
+  `${notice.source ?? ""}|${notice.key}|${showValue(notice.value)}|${showValue(notice.used)}`
+
+const sourceLabel: Partial<Record<ValueSource, string>> = {
+  global: "global settings: ",
+  project: "project settings: ",
+  injected: "injected policy: "
+}
+
+export const renderNotice = (notice: ThresholdNotice): string =>
+  `pi-context: ${notice.source === undefined ? "" : sourceLabel[notice.source] ?? ""}${notice.key} = ${
+    showValue(notice.value)
+  } ${notice.reason}; using ${showValue(notice.used)}.`
+
+interface Candidate {
+  readonly key: string
+  readonly value: unknown
+  readonly source: ValueSource
+}
+
+type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
+
+const checkBoolean: Check<boolean> = (value) =>
+  typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
+
+const checkTrace: Check<TraceLevel> = (value) =>
+  value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }
+
+/** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
+const checkTokens = (positive: boolean): Check<number> => (value) => {
+  if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
+  if (value < 0) return { reason: "is negative" }
+  if (!Number.isFinite(value) || value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
+  if (positive && value < 1) return { reason: "must be at least 1" }
+  if (!Number.isInteger(value)) return { fix: Math.floor(value), reason: "is not a whole number of tokens" }
+  return { ok: value }
+}
+
+/**
+ * Picks the winning candidate (the last one, i.e. the most specific source)
+ * that passes `check`. Every rejected candidate above the winner yields a notice
+ * naming the value used instead.
+ */
+const pick = <A>(
+  candidates: ReadonlyArray<Candidate>,
+  check: Check<A>,
+  fallback: Sourced<A>,
+  notices: Array<ThresholdNotice>
+): Sourced<A> => {
+  const rejected: Array<{ readonly candidate: Candidate; readonly reason: string }> = []
+  let chosen: Sourced<A> = fallback
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const candidate = candidates[i]!
+    const result = check(candidate.value)
+    if ("ok" in result) {
+      chosen = { value: result.ok, source: candidate.source, key: candidate.key }
+      break
+    }
+    if ("fix" in result) {
+      chosen = { value: result.fix, source: candidate.source, key: candidate.key }
+      rejected.push({ candidate, reason: result.reason })
+      break
+    }
+    rejected.push({ candidate, reason: result.reason })
+  }
+  for (const { candidate, reason } of rejected) {
+    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.source })
+  }
+  return chosen
+}
+
+const globToRegExp = (pattern: string): RegExp =>
+  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)
+
+/**
+ * How specific a `models` pattern is for this model, or undefined when it does not match.
+ * Exact ids beat globs; among globs, more literal characters win.
+ */
+const specificity = (pattern: string, model: ModelRef): number | undefined => {
+  const full = `${model.provider}/${model.id}`
+  if (pattern === full) return Number.MAX_SAFE_INTEGER
+  if (pattern === model.id) return Number.MAX_SAFE_INTEGER - 1
+  if (!/[*?]/.test(pattern)) return undefined
+  const regex = globToRegExp(pattern)
+  return regex.test(full) || regex.test(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
+}
+
+interface Gathered {
+  readonly top: ReadonlyMap<string, Array<Candidate>>
+  readonly models: ReadonlyMap<string, Array<Candidate>>
+  readonly patterns: ReadonlyArray<string>
+}
+
+/** Collects candidates per key, lowest precedence first, from every source's `pi-context` key. */
+const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefined, notices: Array<ThresholdNotice>): Gathered => {
+  const top = new Map<string, Array<Candidate>>()
+  const byPattern = new Map<string, { readonly rank: number; readonly entries: Array<{ readonly entry: Obj; readonly source: ValueSource }> }>()
+  const push = (map: Map<string, Array<Candidate>>, name: string, candidate: Candidate) => {
+    const list = map.get(name)
+    if (list === undefined) map.set(name, [candidate])
+    else list.push(candidate)
+  }
+  for (const { source, settings } of sources) {
+    const section = isObject(settings) ? settings[SettingsKey] : undefined
+    if (section === undefined) continue
+    if (!isObject(section)) {
+      notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", source })
+      continue
+    }
+    for (const [name, value] of Object.entries(section)) {
+      if (name === "models" || value === undefined) continue
+      push(top, name, { key: `${SettingsKey}.${name}`, value, source })
+    }
+    const models = section.models
+    if (models === undefined) continue
+    if (!isObject(models)) {
+      notices.push({ key: `${SettingsKey}.models`, value: models, used: "no model overrides", reason: "is not an object", source })
+      continue
+    }
+    for (const [pattern, entry] of Object.entries(models)) {
+      if (!isObject(entry)) {
+        notices.push({ key: `${SettingsKey}.models["${pattern}"]`, value: entry, used: "ignored", reason: "is not an object", source })
+        continue
+      }
+      const rank = model === undefined ? undefined : specificity(pattern, model)
+      if (rank === undefined) continue
+      const slot = byPattern.get(pattern)
+      if (slot === undefined) byPattern.set(pattern, { rank, entries: [{ entry, source }] })
+      else slot.entries.push({ entry, source })
+    }
+  }
+  // Model overrides beat every top-level key; among them the most specific pattern wins per key.
+  const ordered = [...byPattern.entries()].sort((a, b) => a[1].rank - b[1].rank)
+  const models = new Map<string, Array<Candidate>>()
+  for (const [pattern, { entries }] of ordered) {
+    for (const { entry, source } of entries) {
+      for (const [name, value] of Object.entries(entry)) {
+        if (value === undefined) continue
+        const key = `${SettingsKey}.models["${pattern}"].${name}`
+        if (!modelKeys.has(name)) {
+          notices.push({ key, value, used: "ignored", reason: "cannot be set per model", source })
+          continue
+        }
+        push(models, name, { key, value, source: source === "injected" ? "injected" : "model" })
+      }
+    }
+  }
+  return { top, models, patterns: ordered.map(([pattern]) => pattern) }
+}
+
+/** Pi's `compaction.reserveTokens` for the model: model override, then the ordinary setting, then Pi's default. */
+const resolveReserve = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefined, notices: Array<ThresholdNotice>): Sourced<number> => {
+  const ordinary: Array<Candidate> = []
+  const overrides: Array<Candidate> = []
+  const modelKey = model === undefined ? undefined : `${model.provider}/${model.id}`
+  for (const { source, settings } of sources) {
+    const compaction = isObject(settings) ? settings.compaction : undefined
+    if (!isObject(compaction)) continue
+    if (compaction.reserveTokens !== undefined) {
+      ordinary.push({ key: "compaction.reserveTokens", value: compaction.reserveTokens, source })
+    }
+    const entry = modelKey !== undefined && isObject(compaction.modelOverrides) ? compaction.modelOverrides[modelKey] : undefined
+    if (isObject(entry) && entry.reserveTokens !== undefined) {
+      overrides.push({ key: `compaction.modelOverrides["${modelKey}"].reserveTokens`, value: entry.reserveTokens, source: "model" })
+    }
+  }
+  return pick([...ordinary, ...overrides], checkTokens(false), { value: Defaults.reserveTokens, source: "default" }, notices)
+}
+
+const candidatesFor = (gathered: Gathered, name: string): ReadonlyArray<Candidate> => [
+  ...(gathered.top.get(name) ?? []),
+  ...(gathered.models.get(name) ?? [])
+]
+
+/**
+ * Puts the lines in order inside the window: hard < warning < guidance < window.
+ * Lower lines are the anchors (hard is the safety line), so a line that breaks
+ * the order moves, first to its default distance above the hard line, and if
+ * that does not fit either, to a point between the line below and the window.
+ */
+const orderLines = (raw: Lines, window: number | undefined, notices: Array<ThresholdNotice>): Lines => {
+  const fits = (value: number, below: number) => value > below && (window === undefined || value < window)
+  const keyOf = (line: Sourced<number>, name: string) => line.key ?? `${SettingsKey}.${name}`
+  let hard = raw.hard
+  // Two tokens of room above the hard line keep the warning and guidance lines distinct.
+  if (window !== undefined && hard.value > window - 3) {
+    const used = Math.floor(window / 4)
+    notices.push({
+      key: hard.key ?? "compaction.reserveTokens",
+      value: hard.value,
+      used,
+      reason: `is at or beyond this model's ${window}-token window`,
+      source: hard.source
+    })
+    hard = { ...hard, value: used }
+  }
+  const place = (line: Sourced<number>, name: string, below: number, runway: number, share: number): Sourced<number> => {
+    const preferred = hard.value + runway
+    // A default follows the final hard line; moving it is a consequence, not a settings problem.
+    if (line.source === "default") line = { ...line, value: preferred }
+    if (fits(line.value, below)) return line
+    const used = fits(preferred, below) ? preferred : below + Math.max(1, Math.floor(((window ?? below + 2) - below) * share))
+    if (line.source === "default") return { ...line, value: used }
+    notices.push({
+      key: keyOf(line, name),
+      value: line.value,
+      used,
+      reason: line.value <= below
+        ? `must be above the next lower line (${below})`
+        : `is at or beyond this model's ${window}-token window`,
+      source: line.source
+    })
+    return { ...line, value: used }
+  }
+  const warning = place(raw.warning, "warningLine", hard.value, Defaults.warningRunway, 1 / 3)
+  const guidance = place(raw.guidance, "guidanceLine", warning.value, Defaults.guidanceRunway, 1 / 2)
+  return { guidance, warning, hard }
+}
+
+/**
+ * Resolves the policy for `model` from `sources` (lowest precedence first:
+ * global, then project, then injected), merged per key.
+ */
+export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefined): ResolvedPolicy => {
+  const notices: Array<ThresholdNotice> = []
+  const gathered = gather(sources, model, notices)
+  const window = model !== undefined && Number.isSafeInteger(model.contextWindow) && model.contextWindow >= 4
+    ? model.contextWindow
+    : undefined
+  const dflt = <A>(value: A): Sourced<A> => ({ value, source: "default" })
+
+  const enabled = pick(candidatesFor(gathered, "enabled"), checkBoolean, dflt(true), notices)
+  const automaticReset = pick(candidatesFor(gathered, "automaticReset"), checkBoolean, dflt(true), notices)
+  const traceLevel = pick(candidatesFor(gathered, "traceLevel"), checkTrace, dflt(Defaults.traceLevel), notices)
+  let bootBudgetTokens = pick(candidatesFor(gathered, "bootBudgetTokens"), checkTokens(true), dflt(Defaults.bootBudgetTokens), notices)
+  if (window !== undefined && bootBudgetTokens.value >= window / 2) {
+    const used = Math.floor(window / 8)
+    if (bootBudgetTokens.source !== "default") notices.push({
+      key: `${SettingsKey}.bootBudgetTokens`,
+      value: bootBudgetTokens.value,
+      used,
+      reason: `leaves too little of this model's ${window}-token window`,
+      source: bootBudgetTokens.source
+    })
+    bootBudgetTokens = { ...bootBudgetTokens, value: used }
+  }
+
+  const reserve = resolveReserve(sources, model, notices)
+  const hard = pick(candidatesFor(gathered, "hardLine"), checkTokens(false), reserve, notices)
+  const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Defaults.warningRunway), notices)
+  const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Defaults.guidanceRunway), notices)
+  const lines = orderLines({ guidance, warning, hard }, window, notices)
+
+  return {
+    enabled,
+    automaticReset,
+    traceLevel,
+    bootBudgetTokens,
+    reserve,
+    lines,
+    model,
+    modelPatterns: gathered.patterns,
+    notices: dedupe(notices)
+  }
+}
+
+const dedupe = (notices: ReadonlyArray<ThresholdNotice>): ReadonlyArray<ThresholdNotice> => {
+  const seen = new Set<string>()
+  return notices.filter((notice) => {
+    const key = noticeKey(notice)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+/** Wraps an injected policy as the top settings source. */
+export const injectedSource = (policy: PolicySettings): SettingsSource => ({
+  source: "injected",
+  settings: { [SettingsKey]: policy }
+})
