@@ -1,0 +1,135 @@
+import { assert, describe, it } from "@effect/vitest"
+import {
+  committedReminders,
+  decide,
+  noReminders,
+  remainingBefore,
+  reminderDraft,
+  reminderText,
+  statusReport,
+  statusText
+} from "../../src/domain/budget.ts"
+import type { BranchEntry } from "../../src/domain/entries.ts"
+import { resolvePolicy } from "../../src/domain/thresholds.ts"
+
+const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
+const policy = resolvePolicy([], model) // lines: guidance 40960, warning 28672, hard 16384
+const lines = policy.lines
+const usageLeft = (left: number) => ({ tokens: 200_000 - left, contextWindow: 200_000 })
+
+let seq = 0
+const msg = (): BranchEntry => ({ _tag: "Message", id: `m${++seq}`, timestamp: "t", role: "user" })
+const marker = (windowId: string): BranchEntry => ({ _tag: "Marker", id: `k${++seq}`, timestamp: "t", windowId })
+const reminder = (kind: "guidance" | "warning", windowId: string): BranchEntry => ({
+  _tag: "Reminder",
+  id: `r${++seq}`,
+  timestamp: "t",
+  kind,
+  windowId
+})
+
+const decideAt = (left: number, committed = noReminders, staged = noReminders, automaticReset = true) =>
+  decide({ usage: usageLeft(left), lines, automaticReset, committed, staged })
+
+describe("committedReminders", () => {
+  it("finds reminders of the window after its marker", () => {
+    const branch = [msg(), marker("w2"), msg(), reminder("guidance", "w2"), msg()]
+    assert.deepStrictEqual(committedReminders(branch, "w2"), { guidance: true, warning: false })
+  })
+
+  it("does not look past the window's marker, so an earlier window's reminders do not count", () => {
+    const branch = [reminder("guidance", "root"), reminder("warning", "root"), marker("w2"), msg()]
+    assert.deepStrictEqual(committedReminders(branch, "w2"), noReminders)
+    assert.deepStrictEqual(committedReminders(branch.slice(0, 2), "root"), { guidance: true, warning: true })
+  })
+
+  it("ignores a reminder recorded for another window", () => {
+    assert.deepStrictEqual(committedReminders([marker("w2"), reminder("warning", "w1")], "w2"), noReminders)
+  })
+})
+
+describe("decide", () => {
+  it("stages nothing above the guidance line", () => {
+    assert.deepStrictEqual(decideAt(41_000).stage, [])
+  })
+
+  it("stages guidance at the guidance line, once", () => {
+    assert.deepStrictEqual(decideAt(40_960).stage, ["guidance"])
+    assert.deepStrictEqual(decideAt(35_000, { guidance: true, warning: false }).stage, [])
+    assert.deepStrictEqual(decideAt(35_000, noReminders, { guidance: true, warning: false }).stage, [])
+  })
+
+  it("stages the warning at the warning line, once, after a committed guidance", () => {
+    assert.deepStrictEqual(decideAt(28_672, { guidance: true, warning: false }).stage, ["warning"])
+    assert.deepStrictEqual(decideAt(20_000, { guidance: true, warning: true }).stage, [])
+  })
+
+  it("stages only the warning when one step jumps past both lines", () => {
+    assert.deepStrictEqual(decideAt(20_000).stage, ["warning"])
+  })
+
+  it("keeps a staged guidance and adds the warning behind it", () => {
+    assert.deepStrictEqual(decideAt(20_000, noReminders, { guidance: true, warning: false }).stage, ["warning"])
+  })
+
+  it("calls the hard line only when automatic reset is on", () => {
+    assert.isTrue(decideAt(16_384, { guidance: true, warning: true }).hardLineDue)
+    assert.isFalse(decideAt(16_385, { guidance: true, warning: true }).hardLineDue)
+    assert.isFalse(decideAt(1_000, { guidance: true, warning: true }, noReminders, false).hardLineDue)
+  })
+
+  it("does nothing when Pi cannot estimate usage", () => {
+    const decision = decide({ usage: { tokens: null, contextWindow: 200_000 }, lines, automaticReset: true, committed: noReminders, staged: noReminders })
+    assert.deepStrictEqual(decision, { left: null, stage: [], hardLineDue: false })
+  })
+})
+
+describe("remainingBefore", () => {
+  it("counts down to each line and stops at zero", () => {
+    assert.deepStrictEqual(remainingBefore(usageLeft(50_000), lines), { beforeWarning: 50_000 - 28_672, beforeHard: 50_000 - 16_384 })
+    assert.deepStrictEqual(remainingBefore(usageLeft(20_000), lines), { beforeWarning: 0, beforeHard: 20_000 - 16_384 })
+    assert.deepStrictEqual(remainingBefore(undefined, lines), { beforeWarning: null, beforeHard: null })
+  })
+})
+
+describe("reminder text", () => {
+  it("is neutral and actionable: tokens left, notes tools, wipe_memory", () => {
+    const guidance = reminderText("guidance", 40_000, lines, true)
+    assert.include(guidance, "11,328 tokens remain in this window before the final warning")
+    assert.include(guidance, "23,616 before pi-context resets this window automatically")
+    for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(guidance, word)
+    const warning = reminderText("warning", 28_000, lines, false)
+    assert.include(warning, "11,616 tokens remain before this window is full")
+    for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(warning, word)
+  })
+
+  it("drafts a hidden custom message recording its window", () => {
+    assert.deepStrictEqual(reminderDraft("warning", "w3", "x"), {
+      customType: "pi-context/warning",
+      content: "x",
+      display: false,
+      details: { windowId: "w3" }
+    })
+  })
+})
+
+describe("status", () => {
+  it("shows usage and window at a glance", () => {
+    assert.strictEqual(statusText({ usage: { tokens: 124_000, contextWindow: 200_000 }, windowOrdinal: 3 }), "pi-context · 62% · w3")
+    assert.strictEqual(statusText({ usage: undefined, windowOrdinal: 1 }), "pi-context · ?% · w1")
+    assert.strictEqual(statusText({ usage: undefined, windowOrdinal: 1, enabled: false }), "pi-context off")
+  })
+
+  it("prints each line with its value and source", () => {
+    const custom = resolvePolicy([
+      { source: "global", settings: { compaction: { reserveTokens: 20000 } } },
+      { source: "project", settings: { "pi-context": { models: { "claude-*": { warningLine: 40000 } } } } }
+    ], model)
+    const report = statusReport(custom, { tokens: 124_000, contextWindow: 200_000 })
+    assert.include(report, "guidance line: 44,576 tokens left (default)")
+    assert.include(report, "warning line: 40,000 tokens left (model: pi-context.models[\"claude-*\"].warningLine)")
+    assert.include(report, "hard line: 20,000 tokens left (global: compaction.reserveTokens)")
+    assert.include(report, "usage: 124,000 of 200,000 tokens (62%), 76,000 left")
+    assert.include(report, "before warning: 36,000, before hard line: 56,000")
+  })
+})
