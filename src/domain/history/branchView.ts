@@ -1,0 +1,113 @@
+import type { RawEntry } from "../entries.ts"
+import { rootWindowId } from "../windowId.ts"
+import type { SessionIndex } from "./sessionIndex.ts"
+
+/** A window of the active branch: from a reset marker (or the session start) to the next one. */
+export interface WindowView {
+  readonly id: string
+  /** The marker's time; for the root window, the first entry's time (none on an empty session). */
+  createdAt: string | undefined
+  /** Seqs of the window's events, ascending (branch order is append order). */
+  readonly seqs: Array<number>
+}
+
+/**
+ * Which events the active branch holds, and in which window. Extended in
+ * place while the leaf only moves forward over appended entries; rebuilt from
+ * the branch (never from the entries' texts) when the leaf jumps elsewhere.
+ */
+export interface BranchView {
+  /** The leaf this view describes; `undefined` forces a rebuild on the next call. */
+  leafId: string | null | undefined
+  /** Branch entries folded in so far. */
+  length: number
+  readonly windows: Array<WindowView>
+  /** `windowOfSeq[seq]`: the window index of an event on the branch; `undefined` when off the branch. */
+  readonly windowOfSeq: Array<number | undefined>
+  /** Every seq on the branch, ascending. */
+  readonly seqs: Array<number>
+}
+
+export const emptyBranchView = (sessionId: string): BranchView => ({
+  leafId: null,
+  length: 0,
+  windows: [{ id: rootWindowId(sessionId), createdAt: undefined, seqs: [] }],
+  windowOfSeq: [],
+  seqs: []
+})
+
+const foldBranchEntry = (view: BranchView, index: SessionIndex, entry: { readonly id: string; readonly timestamp: string }): void => {
+  if (view.length === 0) view.windows[0]!.createdAt = entry.timestamp
+  view.length++
+  const marker = index.markers.get(entry.id)
+  if (marker !== undefined) {
+    view.windows.push({ id: marker.windowId, createdAt: marker.timestamp, seqs: [] })
+    return
+  }
+  const seqs = index.seqsByEntry.get(entry.id)
+  if (seqs === undefined) return
+  const windowIndex = view.windows.length - 1
+  const window = view.windows[windowIndex]!
+  for (const seq of seqs) {
+    window.seqs.push(seq)
+    view.seqs.push(seq)
+    view.windowOfSeq[seq] = windowIndex
+  }
+}
+
+/**
+ * Rebuilds the view from the branch, root to leaf. Costs one map lookup per
+ * branch entry: the events' documents are already in the index. The caller
+ * indexed every entry of `branch` first.
+ */
+export const rebuildBranchView = (index: SessionIndex, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
+  const view = emptyBranchView(index.sessionId)
+  for (const entry of branch) foldBranchEntry(view, index, entry)
+  // A branch that does not end at the leaf we were told of was read mid-change: use it, but rebuild next time.
+  view.leafId = (branch.length === 0 ? null : branch[branch.length - 1]!.id) === leafId ? leafId : undefined
+  index.branchRebuilds++
+  return view
+}
+
+/**
+ * The path from the view's leaf to `leafId` through `appended` entries, oldest
+ * first, when the new leaf descends from the old one through them (the common
+ * case: the conversation just went on). `undefined` when the leaf moved
+ * elsewhere, which needs the branch itself.
+ */
+export const pathThroughAppended = (
+  view: BranchView,
+  leafId: string | null,
+  appended: ReadonlyArray<RawEntry>
+): ReadonlyArray<RawEntry> | undefined => {
+  if (view.leafId === undefined) return undefined
+  if (leafId === view.leafId) return []
+  if (leafId === null || appended.length === 0) return undefined
+  const byId = new Map<string, RawEntry>()
+  for (const entry of appended) byId.set(entry.id, entry)
+  const path: Array<RawEntry> = []
+  let cursor: string | null = leafId
+  while (cursor !== null && cursor !== view.leafId) {
+    const entry = byId.get(cursor)
+    if (entry === undefined) return undefined
+    path.push(entry)
+    cursor = entry.parentId
+  }
+  if (cursor !== view.leafId) return undefined
+  return path.reverse()
+}
+
+export const extendBranchView = (view: BranchView, index: SessionIndex, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
+  for (const entry of path) foldBranchEntry(view, index, entry)
+  view.leafId = leafId
+}
+
+export const isOnBranch = (view: BranchView, seq: number): boolean => view.windowOfSeq[seq] !== undefined
+
+export const findWindow = (view: BranchView, windowId: string): WindowView | undefined =>
+  view.windows.find((window) => window.id === windowId)
+
+export const windowOf = (view: BranchView, seq: number): WindowView | undefined => {
+  const windowIndex = view.windowOfSeq[seq]
+  return windowIndex === undefined ? undefined : view.windows[windowIndex]
+}

@@ -1,0 +1,139 @@
+import { ToolResultByteLimit } from "../protocol.ts"
+import { utf8Length } from "../toolOutcome.ts"
+import type { HistoryRole } from "./events.ts"
+import type { ListPage, ListQuery } from "./listing.ts"
+import type { ReadPage } from "./read.ts"
+import { shortTime } from "./rows.ts"
+import type { HistoryIssue } from "./scope.ts"
+import type { SearchPage, SearchQuery } from "./search.ts"
+import type { SessionIndex } from "./sessionIndex.ts"
+
+/** What `history_windows` reports for one window of the active branch. */
+export interface WindowSummary {
+  readonly id: string
+  readonly createdAt: string | undefined
+  readonly firstSeq: number | undefined
+  readonly lastSeq: number | undefined
+  readonly count: number
+  readonly current: boolean
+}
+
+export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummary> => {
+  const windows = index.branch.windows
+  return windows.map((window, position) => ({
+    id: window.id,
+    createdAt: window.createdAt,
+    firstSeq: window.seqs[0],
+    lastSeq: window.seqs[window.seqs.length - 1],
+    count: window.seqs.length,
+    current: position === windows.length - 1
+  }))
+}
+
+const windowLine = (window: WindowSummary): string => {
+  const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
+  const created = window.createdAt === undefined ? "" : ` created ${shortTime(window.createdAt)}`
+  return `${window.id}${created} ${span}${window.current ? " [current]" : ""}`
+}
+
+/** Newest windows first to fit, then shown oldest first; what did not fit is named, never dropped silently. */
+export const renderWindows = (windows: ReadonlyArray<WindowSummary>): string => {
+  const budget = ToolResultByteLimit - 1024
+  const lines: Array<string> = []
+  let bytes = 0
+  for (let position = windows.length - 1; position >= 0; position--) {
+    const line = windowLine(windows[position]!)
+    if (bytes + utf8Length(line) + 1 > budget) break
+    lines.push(line)
+    bytes += utf8Length(line) + 1
+  }
+  lines.reverse()
+  const hidden = windows.length - lines.length
+  const header = `${windows.length} window(s) on the active branch, oldest first:`
+  const footer = hidden === 0
+    ? "List a window with history_list {\"window_id\": ...}; search all of them with history_search."
+    : `${hidden} older window(s) not shown; reach their events with history_list {"before": ${windows[hidden]?.firstSeq ?? 1}}.`
+  return [header, ...lines, footer].join("\n")
+}
+
+const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> => {
+  const params: Record<string, unknown> = {}
+  if ("query" in query) {
+    params.query = query.query
+    if (query.regex) params.regex = true
+  }
+  if (query.windowId !== undefined) params.window_id = query.windowId
+  if (query.roles !== undefined && query.roles.length > 0) params.roles = query.roles as ReadonlyArray<HistoryRole>
+  return params
+}
+
+const call = (tool: string, params: Record<string, unknown>): string => `${tool} ${JSON.stringify(params)}`
+
+export const renderList = (page: ListPage, query: ListQuery): string => {
+  const scope = query.windowId === undefined ? "the active branch" : `window ${query.windowId}`
+  const header = page.rows.length === 0
+    ? `No events in ${scope} for this page.`
+    : `Events of ${scope}, oldest first${page.folded ? " (runs of tool events folded)" : ""}:`
+  const params = queryParams(query)
+  const older = page.older === undefined
+    ? "older: none"
+    : `older: ${call("history_list", { ...params, before: page.older })}`
+  const newer = page.newer === undefined
+    ? "newer: none"
+    : `newer: ${call("history_list", { ...params, after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
+  return [header, ...page.lines, older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n")
+}
+
+export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
+  const order = query.after === undefined ? "newest first" : "oldest first"
+  const header = page.hits.length === 0
+    ? `No match for ${JSON.stringify(query.query)} in ${page.scanned} event(s) searched.`
+    : `${page.hits.length} event(s) matching ${JSON.stringify(query.query)}, ${order}; each preview starts at the match:`
+  const params = queryParams(query)
+  const more = page.more === undefined
+    ? "more: none (search finished)"
+    : `more: ${call("history_search", { ...params, ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan bound; continue to search further)" : ""}`
+  return [header, ...page.hits.map((hit) => hit.line), more].join("\n")
+}
+
+export const renderRead = (read: ReadPage): string => {
+  const { event, page } = read
+  const end = page.offset + [...page.text].length
+  const header = `#${event.seq} ${event.role} ${event.kind}${event.status === undefined ? "" : ` ${event.status}`} ${shortTime(event.timestamp)} window ${read.windowId}`
+  const span = `code points ${page.offset}–${end} of ${page.total}`
+  const next = page.nextOffset === undefined
+    ? "end of event"
+    : `continue: ${call("history_read", { seq: event.seq, offset: page.nextOffset })}`
+  return `${header}\n${span}\n---\n${page.text}\n---\n${next}`
+}
+
+/** A sentence a model can act on, under the stable code it can branch on. */
+export const describeIssue = (issue: HistoryIssue): {
+  readonly code: "unknown_window" | "not_found" | "not_on_branch" | "bad_regex"
+  readonly message: string
+} => {
+  switch (issue._tag) {
+    case "UnknownWindow":
+      return {
+        code: "unknown_window",
+        message: `no window ${JSON.stringify(issue.windowId)} on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
+      }
+    case "EventNotFound":
+      return {
+        code: "not_found",
+        message: issue.lastSeq === 0
+          ? `no event #${issue.seq}: the session has no events yet.`
+          : `no event #${issue.seq}: seqs run from 1 to ${issue.lastSeq}. Use history_list or history_search to find one.`
+      }
+    case "NotOnBranch":
+      return {
+        code: "not_on_branch",
+        message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
+      }
+    case "BadRegex":
+      return {
+        code: "bad_regex",
+        message: `the pattern ${JSON.stringify(issue.pattern)} is not a valid JavaScript regular expression (${issue.reason}). Fix it, or search literally without "regex": true.`
+      }
+  }
+}

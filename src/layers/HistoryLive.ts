@@ -1,0 +1,81 @@
+import { Effect, Layer, Ref, Result, Semaphore } from "effect"
+import { extendBranchView, pathThroughAppended, rebuildBranchView } from "../domain/history/branchView.ts"
+import { type ListQuery, listPage } from "../domain/history/listing.ts"
+import { type ReadQuery, readPage } from "../domain/history/read.ts"
+import { windowSummaries } from "../domain/history/render.ts"
+import type { HistoryIssue } from "../domain/history/scope.ts"
+import { type SearchQuery, searchPage } from "../domain/history/search.ts"
+import { emptyIndex, extendIndex, indexMatches, type SessionIndex } from "../domain/history/sessionIndex.ts"
+import { History, historyError } from "../services/History.ts"
+import { PiSession } from "../services/PiSession.ts"
+
+/** Indexes kept per extension instance: the current session and a few it switched away from. */
+const sessionsKept = 4
+
+const remember = (index: SessionIndex) => (indexes: ReadonlyMap<string, SessionIndex>): ReadonlyMap<string, SessionIndex> => {
+  const next = new Map(indexes)
+  next.delete(index.sessionId)
+  next.set(index.sessionId, index)
+  while (next.size > sessionsKept) next.delete(next.keys().next().value!)
+  return next
+}
+
+const fromResult = <A, E extends HistoryIssue>(result: Result.Result<A, E>) =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(historyError(result.failure))
+
+export const layer = Layer.effect(
+  History,
+  Effect.gen(function*() {
+    const indexes = yield* Ref.make<ReadonlyMap<string, SessionIndex>>(new Map())
+    // The index is mutated in place; one call at a time brings it up to date and reads it.
+    const lock = yield* Semaphore.make(1)
+
+    /**
+     * The index of the session behind the current PiSession, up to date: the
+     * entries appended since the last call are folded in, and the branch view
+     * follows the leaf (extended along appended entries, rebuilt only when
+     * the leaf moved elsewhere). PiSession reads Pi's in-memory session
+     * synchronously, so the leaf, entries and branch read here agree.
+     */
+    const syncedIndex = Effect.gen(function*() {
+      const session = yield* PiSession
+      const known = (yield* Ref.get(indexes)).get(session.sessionId)
+      const leafId = yield* session.leafId
+      const entries = yield* session.entries
+      const index = known !== undefined && indexMatches(known, entries) ? known : emptyIndex(session.sessionId)
+      const from = index.entryCount
+      extendIndex(index, entries)
+      const path = pathThroughAppended(index.branch, leafId, entries.slice(from))
+      if (path !== undefined) extendBranchView(index.branch, index, path, leafId)
+      else index.branch = rebuildBranchView(index, yield* session.rawBranch, leafId)
+      if (index !== known) yield* Ref.update(indexes, remember(index))
+      return index
+    })
+
+    const withIndex = <A>(answer: (index: SessionIndex) => A) => lock.withPermits(1)(Effect.map(syncedIndex, answer))
+
+    const windows = withIndex(windowSummaries).pipe(Effect.withSpan("History.windows"))
+
+    const list = Effect.fn("History.list")(function*(query: ListQuery) {
+      return yield* fromResult(yield* withIndex((index) => listPage(index, query)))
+    })
+
+    const search = Effect.fn("History.search")(function*(query: SearchQuery) {
+      return yield* fromResult(yield* withIndex((index) => searchPage(index, query)))
+    })
+
+    const read = Effect.fn("History.read")(function*(query: ReadQuery) {
+      return yield* fromResult(yield* withIndex((index) => readPage(index, query)))
+    })
+
+    const stats = withIndex((index) => ({
+      sessionId: index.sessionId,
+      entries: index.entryCount,
+      events: index.events.length,
+      documentBuilds: index.documentBuilds,
+      branchRebuilds: index.branchRebuilds
+    }))
+
+    return History.of({ windows, list, search, read, stats })
+  })
+)

@@ -1,0 +1,117 @@
+import { Effect, Result, Schema } from "effect"
+import { historyRoles } from "../domain/history/events.ts"
+import type { ListQuery } from "../domain/history/listing.ts"
+import { listLimit, searchLimit } from "../domain/history/limits.ts"
+import { describeIssue, renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
+import type { SearchQuery } from "../domain/history/search.ts"
+import { ToolName } from "../domain/protocol.ts"
+import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
+import { History, type HistoryError } from "../services/History.ts"
+import type { PiSession } from "../services/PiSession.ts"
+
+const Role = Schema.Literals(historyRoles)
+const Cursor = Schema.optional(Schema.Int)
+const Limit = Schema.optional(Schema.Int)
+const WindowFilter = Schema.optional(Schema.String)
+const Roles = Schema.optional(Schema.Array(Role))
+
+const WindowsParams = Schema.Struct({})
+const ListParams = Schema.Struct({ window_id: WindowFilter, roles: Roles, before: Cursor, after: Cursor, limit: Limit })
+const SearchParams = Schema.Struct({
+  query: Schema.NonEmptyString,
+  regex: Schema.optional(Schema.Boolean),
+  roles: Roles,
+  window_id: WindowFilter,
+  before: Cursor,
+  after: Cursor,
+  limit: Limit
+})
+const ReadParams = Schema.Struct({ seq: Schema.Int, offset: Schema.optional(Schema.Int), limit: Limit })
+
+const decodeWindows = Schema.decodeUnknownResult(WindowsParams)
+const decodeList = Schema.decodeUnknownResult(ListParams)
+const decodeSearch = Schema.decodeUnknownResult(SearchParams)
+const decodeRead = Schema.decodeUnknownResult(ReadParams)
+
+const clamp = (value: number | undefined, limits: { readonly default: number; readonly max: number }): number =>
+  Math.max(1, Math.min(limits.max, value ?? limits.default))
+
+const invalid = (tool: string, error: Schema.SchemaError): ToolOutcome =>
+  failed("invalid_argument", `${tool} got parameters it cannot use: ${error.message}`)
+
+const fromError = (error: HistoryError): ToolOutcome => {
+  const { code, message } = describeIssue(error)
+  return failed(code, message)
+}
+
+/** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
+const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
+
+const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+  const decoded = decodeWindows(params ?? {})
+  if (Result.isFailure(decoded)) return invalid(ToolName.historyWindows, decoded.failure)
+  const windows = yield* (yield* History).windows
+  return bounded(renderWindows(windows), { windows: windows.slice(-100) })
+})
+
+const historyList = Effect.fn("tools.history_list")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+  const decoded = decodeList(params ?? {})
+  if (Result.isFailure(decoded)) return invalid(ToolName.historyList, decoded.failure)
+  const { window_id, roles, before, after, limit } = decoded.success
+  const query: ListQuery = { windowId: window_id, roles, before, after, limit: clamp(limit, listLimit) }
+  return yield* (yield* History).list(query).pipe(
+    Effect.map((page) =>
+      bounded(renderList(page, query), {
+        rows: page.rows.map((row) =>
+          row._tag === "Event"
+            ? { seq: row.event.seq, role: row.event.role }
+            : { first: row.seqs[0], last: row.seqs[row.seqs.length - 1], folded: row.seqs.length }
+        ),
+        older: page.older,
+        newer: page.newer
+      })
+    ),
+    Effect.catch((error) => Effect.succeed(fromError(error)))
+  )
+})
+
+const historySearch = Effect.fn("tools.history_search")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+  const decoded = decodeSearch(params)
+  if (Result.isFailure(decoded)) return invalid(ToolName.historySearch, decoded.failure)
+  const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
+  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit) }
+  return yield* (yield* History).search(query).pipe(
+    Effect.map((page) =>
+      bounded(renderSearch(page, query), {
+        hits: page.hits.map((hit) => ({ seq: hit.event.seq, offset: hit.offset, windowId: hit.windowId })),
+        more: page.more
+      })
+    ),
+    Effect.catch((error) => Effect.succeed(fromError(error)))
+  )
+})
+
+const historyRead = Effect.fn("tools.history_read")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+  const decoded = decodeRead(params)
+  if (Result.isFailure(decoded)) return invalid(ToolName.historyRead, decoded.failure)
+  const { seq, offset, limit } = decoded.success
+  return yield* (yield* History).read({ seq, offset, limit }).pipe(
+    Effect.map((read) =>
+      bounded(renderRead(read), {
+        seq: read.event.seq,
+        windowId: read.windowId,
+        offset: read.page.offset,
+        nextOffset: read.page.nextOffset,
+        total: read.page.total
+      })
+    ),
+    Effect.catch((error) => Effect.succeed(fromError(error)))
+  )
+})
+
+export const historyToolHandlers = {
+  [ToolName.historyWindows]: historyWindows,
+  [ToolName.historyList]: historyList,
+  [ToolName.historySearch]: historySearch,
+  [ToolName.historyRead]: historyRead
+} as const
