@@ -1,0 +1,155 @@
+import { Effect, FileSystem, Layer, Option, Path, Ref, Schema } from "effect"
+import {
+  injectedSource,
+  type ModelRef,
+  noticeKey,
+  type PolicySettings,
+  renderNotice,
+  resolvePolicy,
+  type ResolvedPolicy,
+  type SettingsSource,
+  type ThresholdNotice
+} from "../domain/thresholds.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+
+interface Loaded {
+  readonly sources: ReadonlyArray<SettingsSource>
+  /** Problems with the files themselves (unreadable, malformed). */
+  readonly notices: ReadonlyArray<ThresholdNotice>
+}
+
+type FileRead =
+  | { readonly _tag: "Text"; readonly text: string }
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Unreadable"; readonly message: string }
+
+interface SourceRead {
+  readonly source?: SettingsSource
+  readonly notices: ReadonlyArray<ThresholdNotice>
+}
+
+const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Unknown))
+
+const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
+
+/** Shows each distinct notice once per extension instance, and returns those shown now. */
+const makeReporter = Effect.gen(function*() {
+  const reported = yield* Ref.make<ReadonlySet<string>>(new Set())
+  return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>) {
+    const fresh = yield* Ref.modify(reported, (seen): [ReadonlyArray<ThresholdNotice>, ReadonlySet<string>] => {
+      const novel = notices.filter((notice) => !seen.has(noticeKey(notice)))
+      return novel.length === 0 ? [novel, seen] : [novel, new Set([...seen, ...novel.map(noticeKey)])]
+    })
+    const session = yield* PiSession
+    yield* Effect.forEach(fresh, (notice) => session.notify(renderNotice(notice), "warning"), { discard: true })
+    return fresh
+  })
+})
+
+const withNotices = (policy: ResolvedPolicy, extra: ReadonlyArray<ThresholdNotice>): ResolvedPolicy =>
+  extra.length === 0 ? policy : { ...policy, notices: [...extra, ...policy.notices] }
+
+/**
+ * The file-backed policy: `<agentDir>/settings.json`, then
+ * `<cwd>/.pi/settings.json` when Pi trusts the project — the same two files
+ * Pi itself merges, so Pi's `compaction.reserveTokens` is read from them too.
+ */
+export const layer = Layer.effect(
+  Thresholds,
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const cache = yield* Ref.make(Option.none<Loaded>())
+    const report = yield* makeReporter
+
+    const readSource = Effect.fnUntraced(function*(file: string, source: "global" | "project"): Effect.fn.Return<SourceRead> {
+      const read = yield* fs.readFileString(file).pipe(
+        Effect.map((text): FileRead => ({ _tag: "Text", text })),
+        // A missing file is the ordinary case (no settings), not a problem.
+        Effect.catch((error) =>
+          Effect.succeed<FileRead>(
+            error.reason._tag === "NotFound" ? { _tag: "Missing" } : { _tag: "Unreadable", message: error.reason.message }
+          )
+        )
+      )
+      switch (read._tag) {
+        case "Missing":
+          return { notices: [] }
+        case "Unreadable":
+          return { notices: [{ key: file, value: "unreadable", used: "defaults", reason: `(${read.message})`, source }] }
+        case "Text":
+          if (read.text.trim() === "") return { notices: [] }
+          return Option.match(decodeJson(read.text), {
+            onNone: (): SourceRead => ({
+              notices: [{ key: file, value: "malformed JSON", used: "defaults", reason: "cannot be parsed", source }]
+            }),
+            onSome: (settings): SourceRead =>
+              typeof settings === "object" && settings !== null && !Array.isArray(settings)
+                ? { source: { source, settings }, notices: [] }
+                : { notices: [{ key: file, value: settings, used: "defaults", reason: "is not a JSON object", source }] }
+          })
+      }
+    })
+
+    const load = Effect.fn("Thresholds.load")(function*() {
+      const session = yield* PiSession
+      const global = yield* readSource(path.join(session.agentDir, "settings.json"), "global")
+      // An untrusted project's settings are never read, exactly as Pi ignores them.
+      const project = (yield* session.isProjectTrusted)
+        ? yield* readSource(path.join(session.cwd, ".pi", "settings.json"), "project")
+        : { notices: [] } satisfies SourceRead
+      const loaded: Loaded = {
+        sources: [global.source, project.source].filter((source) => source !== undefined),
+        notices: [...global.notices, ...project.notices]
+      }
+      yield* Ref.set(cache, Option.some(loaded))
+      return loaded
+    })
+
+    const resolve = Effect.fnUntraced(function*(loaded: Loaded) {
+      const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel), loaded.notices)
+      const fresh = yield* report(policy.notices)
+      return { policy, fresh }
+    })
+
+    const policy = Effect.gen(function*() {
+      const loaded = yield* Option.match(yield* Ref.get(cache), { onNone: load, onSome: Effect.succeed })
+      return (yield* resolve(loaded)).policy
+    }).pipe(Effect.withSpan("Thresholds.policy"))
+
+    const refresh = Effect.gen(function*() {
+      return (yield* resolve(yield* load())).fresh
+    }).pipe(Effect.withSpan("Thresholds.refresh"))
+
+    return Thresholds.of({ policy, refresh })
+  })
+)
+
+/**
+ * An injected policy for SDK users and tests. It replaces the `pi-context`
+ * settings and is resolved live on each decision (pass a function to change
+ * it between calls). The reserve still follows Pi's effective
+ * `compaction` settings (reported as `global`) unless the policy sets `hardLine`.
+ */
+export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): Layer.Layer<Thresholds> =>
+  Layer.effect(
+    Thresholds,
+    Effect.gen(function*() {
+      const report = yield* makeReporter
+      const resolveNow = Effect.gen(function*() {
+        const session = yield* PiSession
+        const settings = yield* session.settings
+        const sources: ReadonlyArray<SettingsSource> = [
+          { source: "global", settings: { compaction: settings.compaction } },
+          injectedSource(typeof policy === "function" ? policy() : policy)
+        ]
+        const resolved = resolvePolicy(sources, yield* currentModel)
+        return { policy: resolved, fresh: yield* report(resolved.notices) }
+      })
+      return Thresholds.of({
+        policy: Effect.map(resolveNow, ({ policy }) => policy).pipe(Effect.withSpan("Thresholds.policy")),
+        refresh: Effect.map(resolveNow, ({ fresh }) => fresh).pipe(Effect.withSpan("Thresholds.refresh"))
+      })
+    })
+  )

@@ -1,0 +1,22 @@
+import { Context, type Effect } from "effect"
+import type { ResolvedPolicy, ThresholdNotice } from "../domain/thresholds.ts"
+import type { PiSession } from "./PiSession.ts"
+
+/**
+ * The budget policy: pi-context settings (global + trusted project, merged per
+ * key) or an injected policy, validated and resolved into lines for Pi's
+ * current model. Never fails: every settings problem is a notice, shown to
+ * the user once per distinct problem, and a safe value.
+ */
+export class Thresholds extends Context.Service<Thresholds, {
+  /**
+   * The policy for Pi's current model. File-backed: from the settings read at
+   * the last `refresh` (read on first use). Injected: resolved now, on every call.
+   */
+  readonly policy: Effect.Effect<ResolvedPolicy, never, PiSession>
+  /**
+   * Re-reads the settings files (call on session start, tree navigation and
+   * model change) and returns the notices not reported before.
+   */
+  readonly refresh: Effect.Effect<ReadonlyArray<ThresholdNotice>, never, PiSession>
+}>()("pi-context/Thresholds") {}

@@ -1,0 +1,177 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, FileSystem, Layer, Path, Ref } from "effect"
+import type { PolicySettings } from "../../src/domain/thresholds.ts"
+import { layer as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
+import type { PiSession } from "../../src/services/PiSession.ts"
+import { Thresholds } from "../../src/services/Thresholds.ts"
+import { defaultModel, makeSession, type SessionKnobs } from "./budgetSession.ts"
+
+/** Real temp settings files laid out as Pi has them: `<agentDir>/settings.json`, `<cwd>/.pi/settings.json`. */
+const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: Partial<SessionKnobs> = {}) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const root = yield* fs.makeTempDirectoryScoped({ prefix: "pi-context-thresholds-" })
+    const agentDir = path.join(root, "agent")
+    const cwd = path.join(root, "project")
+    yield* fs.makeDirectory(agentDir, { recursive: true })
+    yield* fs.makeDirectory(path.join(cwd, ".pi"), { recursive: true })
+    const write = (file: string, content: unknown) =>
+      fs.writeFileString(file, typeof content === "string" ? content : JSON.stringify(content, null, 2))
+    const globalFile = path.join(agentDir, "settings.json")
+    const projectFile = path.join(cwd, ".pi", "settings.json")
+    if (files.global !== undefined) yield* write(globalFile, files.global)
+    if (files.project !== undefined) yield* write(projectFile, files.project)
+    const session = yield* makeSession({ agentDir, cwd, ...knobs })
+    const thresholds = yield* serviceOf(thresholdsFromFiles)
+    const run = <A>(effect: Effect.Effect<A, never, PiSession>) =>
+      Effect.provide(effect, session.layer)
+    return { thresholds, run, session, write, globalFile, projectFile }
+  })
+
+const lineTriple = (policy: Thresholds["Service"]["policy"] extends Effect.Effect<infer P, any, any> ? P : never) =>
+  [policy.lines.guidance.value, policy.lines.warning.value, policy.lines.hard.value]
+
+const TestLayer = NodeServices.layer
+
+const serviceOf = <E, R>(layer: Layer.Layer<Thresholds, E, R>) =>
+  Effect.gen(function*() {
+    return yield* Thresholds
+  }).pipe(Effect.provide(layer))
+
+describe("Thresholds over real settings files", () => {
+  it.effect("global only: pi-context lines and Pi's reserve from the agent directory", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: { compaction: { reserveTokens: 20000 }, "pi-context": { guidanceLine: 50000 } }
+      })
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [50000, 20000 + 12288, 20000])
+      assert.deepStrictEqual([policy.lines.guidance.source, policy.lines.warning.source, policy.lines.hard.source], ["global", "default", "global"])
+      assert.deepStrictEqual(policy.notices, [])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("a trusted project overrides per key and keeps the rest of global", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: { compaction: { reserveTokens: 20000 }, "pi-context": { guidanceLine: 60000, warningLine: 30000, automaticReset: false } },
+        project: { compaction: { reserveTokens: 18000 }, "pi-context": { warningLine: 35000 } }
+      })
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [60000, 35000, 18000])
+      assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source, policy.automaticReset.source], ["project", "project", "global"])
+      assert.strictEqual(policy.automaticReset.value, false)
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("an untrusted project's settings are ignored", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: { "pi-context": { warningLine: 30000 } },
+        project: { compaction: { reserveTokens: 1000 }, "pi-context": { warningLine: 35000, guidanceLine: 90000 } }
+      }, { trusted: false })
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [16384 + 24576, 30000, 16384])
+      assert.deepStrictEqual(policy.notices, [])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("malformed JSON gives one notice, once, and safe defaults", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session, globalFile } = yield* withSettings({
+        global: "{ \"pi-context\": { \"warningLine\": 30000, ",
+        project: { "pi-context": { guidanceLine: 45000 } }
+      })
+      const first = yield* run(thresholds.refresh)
+      assert.deepStrictEqual(first.map((n) => [n.key, n.value, n.used, n.source]), [[globalFile, "malformed JSON", "defaults", "global"]])
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
+      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
+      const shown = yield* Ref.get(session.notices)
+      assert.strictEqual(shown.length, 1)
+      assert.include(shown[0]!, "malformed JSON")
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("wrong types: each key gets one notice and its default", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: { "pi-context": { guidanceLine: "big", automaticReset: "no", traceLevel: 3, models: [] } }
+      })
+      const notices = yield* run(thresholds.refresh)
+      assert.deepStrictEqual(notices.map((n) => [n.key, n.used]), [
+        ["pi-context.models", "no model overrides"],
+        ["pi-context.automaticReset", true],
+        ["pi-context.traceLevel", "info"],
+        ["pi-context.guidanceLine", 40960]
+      ])
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
+      assert.strictEqual(policy.automaticReset.value, true)
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("negative and huge values are replaced and clamped into the model's window", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: { compaction: { reserveTokens: -5 }, "pi-context": { warningLine: -1, guidanceLine: 10_000_000 } }
+      })
+      const notices = yield* run(thresholds.refresh)
+      assert.deepStrictEqual(notices.map((n) => [n.key, n.value, n.used]), [
+        ["compaction.reserveTokens", -5, 16384],
+        ["pi-context.warningLine", -1, 28672],
+        ["pi-context.guidanceLine", 10_000_000, 40960]
+      ])
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("a model override by glob, and Pi's per-model reserve", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session } = yield* withSettings({
+        global: {
+          compaction: { modelOverrides: { "anthropic/claude-sonnet-4": { reserveTokens: 30000 } } },
+          "pi-context": { models: { "claude-*": { warningLine: 50000, guidanceLine: 70000 }, "gpt-*": { warningLine: 20000 } } }
+        }
+      })
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(policy), [70000, 50000, 30000])
+      assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source], ["model", "model"])
+      assert.deepStrictEqual(policy.modelPatterns, ["claude-*"])
+      yield* Ref.update(session.knobs, (k) => ({ ...k, model: { provider: "openai", id: "gpt-5", contextWindow: 400_000 } }))
+      const other = yield* run(thresholds.policy)
+      assert.deepStrictEqual(lineTriple(other), [40960, 20000, 16384])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("file-backed policy is cached until refresh", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, write, globalFile } = yield* withSettings({ global: { "pi-context": { warningLine: 30000 } } })
+      assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
+      yield* write(globalFile, { "pi-context": { warningLine: 31000 } })
+      assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
+      yield* run(thresholds.refresh)
+      assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 31000)
+    }).pipe(Effect.provide(TestLayer)))
+})
+
+describe("Thresholds with an injected policy", () => {
+  it.effect("is resolved live on each decision and follows Pi's effective reserve", () =>
+    Effect.gen(function*() {
+      let policy: PolicySettings = { warningLine: 40000 }
+      const session = yield* makeSession({ model: defaultModel, settings: { compaction: { reserveTokens: 20000 } } })
+      const thresholds = yield* serviceOf(layerInjected(() => policy))
+      const first = yield* Effect.provide(thresholds.policy, session.layer)
+      assert.deepStrictEqual([first.lines.warning.value, first.lines.warning.source, first.lines.hard.value], [40000, "injected", 20000])
+      policy = { warningLine: 45000, hardLine: 25000 }
+      const second = yield* Effect.provide(thresholds.policy, session.layer)
+      assert.deepStrictEqual([second.lines.warning.value, second.lines.hard.value, second.lines.hard.source], [45000, 25000, "injected"])
+    }))
+
+  it.effect("reports an invalid injected value once", () =>
+    Effect.gen(function*() {
+      const session = yield* makeSession({})
+      const thresholds = yield* serviceOf(layerInjected({ guidanceLine: -3 }))
+      yield* Effect.provide(thresholds.policy, session.layer)
+      yield* Effect.provide(thresholds.policy, session.layer)
+      const shown = yield* Ref.get(session.notices)
+      assert.deepStrictEqual(shown, ["pi-context: injected policy: pi-context.guidanceLine = -3 is negative; using 40960."])
+    }))
+})
+
