@@ -1,0 +1,213 @@
+import { type Home, Homes, homeOrder } from "./notes/address.ts"
+import type { HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
+import { textWindow } from "./textWindow.ts"
+
+/** Who wakes up in this window. */
+export interface BootIdentity {
+  readonly agentName: string
+  /** The model as shown to it, e.g. `anthropic/claude-sonnet-4-5`. */
+  readonly model: string
+  readonly modelSlug: string
+  readonly sessionId: string
+  readonly rootWindowId: string
+  readonly currentWindowId: string
+  readonly previousWindowId: string | undefined
+}
+
+export interface BootInput {
+  readonly identity: BootIdentity
+  readonly snapshot: NotesSnapshot
+  readonly budgetTokens: number
+  /** Epoch ms the relative ages are measured from; pass the snapshot's `takenAt` for a stable boot. */
+  readonly now: number
+}
+
+export interface Boot {
+  readonly text: string
+  readonly unavailableHomes: ReadonlyArray<Home>
+  /** Note rows the budget left out (the boot says so and how to list them). */
+  readonly omittedRows: number
+}
+
+export const DefaultBootBudgetTokens = 6000
+
+/** Rows shown per home before any budget cut. */
+export const PocketQuota: Readonly<Record<Home, number>> = { session: 5, project: 3, user: 2, agent: 2, model: 2 }
+
+/** A MAP longer than this (code points) is cut, with the offset to read on from. */
+export const MapExcerptLimit = 1500
+
+/** The estimate the budget is measured in: four characters per token. */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
+
+const homeTitle: Readonly<Record<Home, string>> = {
+  session: "This session",
+  project: "This project",
+  user: "The user",
+  agent: "This agent",
+  model: "This model"
+}
+
+const addressForm: Readonly<Record<Home, string>> = {
+  session: "plan, a/b (no prefix)",
+  project: "@project/...",
+  user: "@user/...",
+  agent: "@agent/...",
+  model: "@model/..."
+}
+
+const homeArgument = (home: Home): string => (home === "session" ? "session" : `@${home}`)
+
+const homePurpose = (home: Home, identity: BootIdentity): string => {
+  switch (home) {
+    case "session":
+      return "this session's working notes: the checkpoint you resume from (goal, decisions, open questions, next step)."
+    case "project":
+      return "durable facts and decisions about this project, shared by every session working in it. Record decisions, not a diary."
+    case "user":
+      return "standing preferences and rules of the person you work with. Record only what they stated; ask when unsure."
+    case "agent":
+      return `your own methods and lessons as the agent "${identity.agentName}", across projects.`
+    case "model":
+      return `notes that apply to the model ${identity.modelSlug} only, such as its known pitfalls.`
+  }
+}
+
+export const formatBytes = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`)
+
+/** A relative age measured from `now`, never from the wall clock. */
+export const formatAge = (updatedMs: number, now: number): string => {
+  const seconds = Math.floor((now - updatedMs) / 1000)
+  if (seconds < 60) return "just now"
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes} min ago`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 48) return `${hours} h ago`
+  const days = Math.floor(hours / 24)
+  if (days < 60) return `${days} d ago`
+  return `on ${new Date(updatedMs).toISOString().slice(0, 10)}`
+}
+
+const identityBlock = (identity: BootIdentity): ReadonlyArray<string> => [
+  "## Context window",
+  `Agent: ${identity.agentName}`,
+  `Model: ${identity.model}`,
+  `Session: ${identity.sessionId}`,
+  `Root window: ${identity.rootWindowId}`,
+  `Current window: ${identity.currentWindowId}`,
+  ...(identity.previousWindowId === undefined ? [] : [`Previous window: ${identity.previousWindowId}`])
+]
+
+const resetLine = (identity: BootIdentity): string =>
+  identity.previousWindowId === undefined
+    ? "This is the first context window of this session. Notes kept by earlier sessions are indexed below."
+    : "Your working memory was reset at the start of this window: the conversation of earlier windows is not in your context. Nothing was deleted; the session history keeps it, and your notes hold what you chose to keep."
+
+const homesBlock = (identity: BootIdentity): ReadonlyArray<string> => [
+  "## Note homes",
+  ...Homes.map((home) => `- ${addressForm[home]}: ${homePurpose(home, identity)}`),
+  "Addresses are not file paths: .md is implied and a note cannot leave its home. Each home may keep a MAP.md that indexes its durable notes; keep it current."
+]
+
+const protocolBlock: ReadonlyArray<string> = [
+  "## How to continue",
+  "1. Read this session's MAP first: notes_read { \"address\": \"MAP\" }, then the notes it points to.",
+  "2. Find notes with notes_list (most recent first, by home or pattern) and notes_search (text or regex); read them with notes_read.",
+  "3. Find earlier conversation with history_windows (the windows of this session), history_list and history_search; read an entry in full with history_read.",
+  "4. Keep notes current as you work: notes_write creates or replaces a note, notes_update applies exact edits or renames one.",
+  "5. context_remaining tells how much of this window is left. Before it runs out, write your checkpoint into this session's notes and its MAP, then call wipe_memory to continue in a fresh window from these notes."
+]
+
+interface Selection {
+  readonly rows: ReadonlySet<NoteRow>
+  /** Homes whose MAP is shown only as a pointer. */
+  readonly mapPointers: ReadonlySet<Home>
+}
+
+const rowLine = (row: NoteRow, now: number): string => {
+  const title = row.title === "" ? "" : ` · "${row.title}"`
+  return `- ${row.address}${title} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
+}
+
+const mapLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOnly: boolean): ReadonlyArray<string> => {
+  if (home.map === undefined) return []
+  const { address, body, bytes } = home.map
+  if (pointerOnly) return [`MAP: ${address} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": "${address}" }.`]
+  const excerpt = textWindow(body.trimEnd(), 0, MapExcerptLimit)
+  const quoted = excerpt.text.split("\n").map((line) => (line === "" ? ">" : `> ${line.replace(/\r$/, "")}`))
+  const cut = excerpt.nextOffset === undefined
+    ? []
+    : [`(MAP cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": "${address}", "offset": ${excerpt.nextOffset} })`]
+  return [`MAP: ${address}`, ...quoted, ...cut]
+}
+
+const homeSection = (home: HomeSnapshot, selection: Selection, now: number): ReadonlyArray<string> => {
+  const heading = `### ${homeTitle[home.home]} (${addressForm[home.home]})`
+  const retry = `notes_list { "home": "${homeArgument(home.home)}" }`
+  if (home._tag === "Unavailable") {
+    return [heading, `Unavailable: the home could not be read (${home.reason}). Its notes are not shown; retry with ${retry}.`]
+  }
+  const rows = home.recent.filter((row) => selection.rows.has(row))
+  if (home.map === undefined && home.noteCount === 0) return [heading, "No notes yet."]
+  const count = rows.length < home.noteCount ? ` (${rows.length} of ${home.noteCount}; ${retry} lists all)` : ""
+  return [
+    heading,
+    ...mapLines(home, selection.mapPointers.has(home.home)),
+    ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => rowLine(row, now))])
+  ]
+}
+
+const render = (input: BootInput, selection: Selection, omittedRows: number): string => {
+  const { identity, snapshot, now, budgetTokens } = input
+  const omissions = omittedRows > 0 || selection.mapPointers.size > 0
+    ? [
+      `${omittedRows} ${omittedRows === 1 ? "row" : "rows"} left out and ${selection.mapPointers.size} MAP ${selection.mapPointers.size === 1 ? "excerpt" : "excerpts"} shortened to fit the boot budget of ${budgetTokens} tokens (rule: the oldest rows go first, then MAP excerpts from @model back to the session). List them with notes_list.`
+    ]
+    : []
+  const sections = [
+    identityBlock(identity).join("\n"),
+    resetLine(identity),
+    homesBlock(identity).join("\n"),
+    protocolBlock.join("\n"),
+    ["## Notes index", ...omissions].join("\n"),
+    ...snapshot.homes.map((home) => homeSection(home, selection, now).join("\n"))
+  ]
+  return `${sections.join("\n\n")}\n`
+}
+
+/** Which row the budget gives up first: the oldest, then the later home, then the later address. */
+const dropOrder = (a: NoteRow, b: NoteRow): number =>
+  a.updatedMs - b.updatedMs || homeOrder(b.home) - homeOrder(a.home) || (a.address < b.address ? 1 : a.address > b.address ? -1 : 0)
+
+/** Homes whose MAP excerpt is shortened first when rows alone do not fit. */
+const mapDropOrder: ReadonlyArray<Home> = [...Homes].reverse()
+
+/**
+ * The hidden boot of a window. Pure: the same input renders the same text,
+ * byte for byte. The identity, reset line, homes and protocol are always
+ * kept; only index rows and MAP excerpts yield to the budget, visibly.
+ */
+export const renderBoot = (input: BootInput): Boot => {
+  const available = input.snapshot.homes.flatMap((home) => (home._tag === "Available" ? [home] : []))
+  const candidates = available.flatMap((home) => home.recent.slice(0, PocketQuota[home.home]))
+  const dropQueue = [...candidates].sort(dropOrder)
+  const rows = new Set(candidates)
+  const mapPointers = new Set<Home>()
+  const mapQueue = mapDropOrder.filter((home) => available.some((h) => h.home === home && h.map !== undefined))
+  let text = render(input, { rows, mapPointers }, 0)
+  while (estimateTokens(text) > input.budgetTokens) {
+    const row = dropQueue.shift()
+    if (row !== undefined) rows.delete(row)
+    else {
+      const home = mapQueue.shift()
+      if (home === undefined) break
+      mapPointers.add(home)
+    }
+    text = render(input, { rows, mapPointers }, candidates.length - rows.size)
+  }
+  return {
+    text,
+    unavailableHomes: input.snapshot.homes.flatMap((home) => (home._tag === "Unavailable" ? [home.home] : [])),
+    omittedRows: candidates.length - rows.size
+  }
+}

@@ -1,0 +1,260 @@
+import { resolve } from "node:path"
+import { Clock, Config, Effect, Option, Result, Schema } from "effect"
+import { formatAge, formatBytes } from "../domain/boot.ts"
+import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
+import {
+  agentSlug,
+  modelSlug,
+  NotesRootEnv,
+  type NotesIdentity,
+  piContextSetting,
+  resolveNotesRoot
+} from "../domain/notes/identity.ts"
+import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { NoteRow } from "../domain/notes/snapshot.ts"
+import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
+import { textWindow } from "../domain/textWindow.ts"
+import { failed, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
+import {
+  type AmbiguousEdit,
+  type InvalidAddress,
+  type InvalidNoteRequest,
+  type InvalidSearchPattern,
+  type NoMatch,
+  type NoteLocked,
+  type NoteNotFound,
+  NotesStore,
+  type NotesHomeUnavailable,
+  type NotesIoError,
+  type NoteTooLarge,
+  type SearchHit
+} from "../services/NotesStore.ts"
+import { PiSession } from "../services/PiSession.ts"
+
+/** Code points per `notes_read` page: at most 4 bytes each, so a page stays under the tool bound. */
+export const ReadLimitMax = 7_500
+const ListLimit = { default: 50, max: 200 }
+const SearchLimit = { default: 20, max: 100 }
+
+const optionalEnv = (name: string) =>
+  Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/** The identity of this call: the model, settings and cwd are read now, since any of them can change. */
+export const notesIdentity = Effect.fn("tools.notesIdentity")(function*() {
+  const session = yield* PiSession
+  const store = yield* NotesStore
+  const settings = yield* session.settings
+  const model = yield* session.model
+  const root = resolveNotesRoot({
+    env: Option.getOrUndefined(yield* optionalEnv(NotesRootEnv)),
+    setting: piContextSetting(settings, "notesRoot"),
+    agentDir: session.agentDir,
+    cwd: session.cwd,
+    home: Option.getOrUndefined(yield* optionalEnv("HOME")),
+    resolve: (...segments) => resolve(...segments)
+  })
+  const identity: NotesIdentity = {
+    root,
+    sessionId: session.sessionId,
+    projectKey: yield* store.projectKey(session.cwd),
+    agentName: agentSlug(piContextSetting(settings, "agentName")),
+    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id)))
+  }
+  return identity
+})
+
+const Int = Schema.Int
+const OptionalLimit = Schema.optionalKey(Int.check(Schema.isGreaterThanOrEqualTo(1)))
+
+const WriteParams = Schema.Struct({ address: Schema.String, content: Schema.String })
+const UpdateParams = Schema.Struct({
+  address: Schema.String,
+  edits: Schema.optionalKey(Schema.Array(Schema.Struct({ oldText: Schema.String, newText: Schema.String }))),
+  rename_to: Schema.optionalKey(Schema.String)
+})
+const ReadParams = Schema.Struct({ address: Schema.String, offset: Schema.optionalKey(Int), limit: OptionalLimit })
+const ListParams = Schema.Struct({
+  home: Schema.optionalKey(Schema.String),
+  pattern: Schema.optionalKey(Schema.String),
+  cursor: Schema.optionalKey(Schema.String),
+  limit: OptionalLimit
+})
+const SearchParams = Schema.Struct({
+  query: Schema.String.check(Schema.isMinLength(1)),
+  regex: Schema.optionalKey(Schema.Boolean),
+  home: Schema.optionalKey(Schema.String),
+  cursor: Schema.optionalKey(Schema.String),
+  limit: OptionalLimit
+})
+
+class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", { message: Schema.String }) {}
+
+const decodeParams = <S extends Schema.Decoder<unknown>>(schema: S, tool: string) => {
+  const decode = Schema.decodeUnknownEffect(schema as unknown as Schema.Codec<S["Type"], unknown>)
+  return (params: unknown) =>
+    decode(params).pipe(Effect.mapError((error) => new InvalidParams({ message: `${tool}: ${error.message}` })))
+}
+
+const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, InvalidParams> => {
+  if (raw === undefined) return Effect.succeed(undefined)
+  const home = parseHome(raw)
+  return home === undefined
+    ? Effect.fail(new InvalidParams({ message: `unknown home "${raw}"; use session, @project, @user, @agent or @model` }))
+    : Effect.succeed(home)
+}
+
+type NotesToolError =
+  | InvalidParams
+  | InvalidAddress
+  | NoteNotFound
+  | NoteTooLarge
+  | NoteLocked
+  | AmbiguousEdit
+  | NoMatch
+  | InvalidNoteRequest
+  | InvalidSearchPattern
+  | NotesIoError
+
+/** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
+export const describeFailure = (error: NotesToolError): ToolOutcome => {
+  switch (error._tag) {
+    case "InvalidParams":
+      return failed("invalid_argument", error.message)
+    case "InvalidAddress":
+      return failed("invalid_address", `"${error.address}": ${error.reason}.`)
+    case "NoteNotFound":
+      return failed("not_found", `there is no note at ${error.address}; notes_list shows the existing notes.`)
+    case "NoteTooLarge":
+      return failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
+    case "NoteLocked":
+      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again.`)
+    case "AmbiguousEdit":
+      return failed("ambiguous_edit", `${error.address}: ${error.message}`)
+    case "NoMatch":
+      return failed("no_match", `${error.address}: ${error.message}`)
+    case "InvalidNoteRequest":
+      return failed("invalid_argument", error.message)
+    case "InvalidSearchPattern":
+      return failed("bad_regex", `the regex "${error.pattern}" is invalid (${error.reason}); fix it or search with regex: false.`)
+    case "NotesIoError":
+      return failed("io_error", `could not access ${error.path}: ${error.reason}. Try again; if it persists, tell the user.`)
+  }
+}
+
+const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcome, E, R>): Effect.Effect<ToolOutcome, never, R> =>
+  Effect.catch(effect, (error) => Effect.succeed(describeFailure(error)))
+
+const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool: string): ReadonlyArray<string> =>
+  unavailable.length === 0 ? [] : [
+    `Unavailable homes (not included): ${unavailable.map((u) => `${u.home === "session" ? "session" : `@${u.home}`} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
+  ]
+
+/** Joins `header`, as many `lines` as fit the tool bound, and the footer for the count that fit. */
+const fitLines = (header: ReadonlyArray<string>, lines: ReadonlyArray<string>, footer: (shown: number) => ReadonlyArray<string>): { readonly text: string; readonly shown: number } => {
+  const reserve = 1024
+  let bytes = utf8Length(header.join("\n")) + reserve
+  let shown = 0
+  while (shown < lines.length && bytes + utf8Length(lines[shown]!) + 1 <= ToolResultByteLimit) {
+    bytes += utf8Length(lines[shown]!) + 1
+    shown++
+  }
+  const text = [...header, ...lines.slice(0, shown), ...footer(shown)].join("\n")
+  return { text: truncateUtf8(text).text, shown }
+}
+
+const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
+  const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
+  const identity = yield* notesIdentity()
+  const result = yield* (yield* NotesStore).write(identity, address, content)
+  return ok(`${result.created ? "Created" : "Replaced"} ${result.address} (${formatBytes(result.bytes)}).`, result)
+}, asOutcome)
+
+const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
+  const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
+  const identity = yield* notesIdentity()
+  const edits = decoded.edits ?? []
+  const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
+  const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
+  const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
+  return ok(`Updated ${result.address}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
+}, asOutcome)
+
+const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
+  const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
+  const identity = yield* notesIdentity()
+  const note = yield* (yield* NotesStore).read(identity, decoded.address)
+  const window = textWindow(note.body, decoded.offset ?? 0, Math.min(decoded.limit ?? ReadLimitMax, ReadLimitMax))
+  const end = window.offset + [...window.text].length
+  const range = window.total === 0 ? "empty note" : `characters ${window.offset}-${end} of ${window.total}`
+  const next = window.nextOffset === undefined
+    ? "End of note."
+    : `More follows: notes_read { "address": "${note.address}", "offset": ${window.nextOffset} }.`
+  const updated = note.updated === undefined ? "" : `, updated ${note.updated}`
+  const text = `${note.address} (${range}${updated}). ${next}\n\n${window.text}`
+  return ok(truncateUtf8(text).text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
+}, asOutcome)
+
+const rowLine = (row: NoteRow, now: number): string =>
+  `- ${row.address}${row.title === "" ? "" : ` · "${row.title}"`} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
+
+const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
+  const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
+  const home = yield* decodeHome(decoded.home)
+  const identity = yield* notesIdentity()
+  const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
+  const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
+  const now = yield* Clock.currentTimeMillis
+  const continueWith = (cursor: string) =>
+    `More notes: notes_list ${JSON.stringify({ ...decoded, cursor })}.`
+  const fitted = fitLines(
+    [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
+    result.rows.map((row) => rowLine(row, now)),
+    (shown) => {
+      const last = result.rows[shown - 1]
+      const cursor = shown < result.rows.length && last !== undefined
+        ? encodeListCursor({ u: last.updatedMs, a: last.address })
+        : result.nextCursor
+      return [...unavailableLine(result.unavailable, ToolName.notesList), cursor === undefined ? "End of list." : continueWith(cursor)]
+    }
+  )
+  return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
+}, asOutcome)
+
+const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
+
+const searchCursorAfter = (hit: SearchHit): string => {
+  const parsed = Result.getOrThrow(parseAddress(hit.address))
+  return encodeSearchCursor({ h: homeOrder(parsed.home), p: parsed.path, l: hit.line })
+}
+
+const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
+  const decoded = yield* decodeParams(SearchParams, ToolName.notesSearch)(params)
+  const home = yield* decodeHome(decoded.home)
+  const identity = yield* notesIdentity()
+  const limit = Math.min(decoded.limit ?? SearchLimit.default, SearchLimit.max)
+  const result = yield* (yield* NotesStore).search(identity, { query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
+  const fitted = fitLines(
+    [result.hits.length === 0 ? "No matching lines." : "Matching lines (address:line, offset for notes_read):"],
+    result.hits.map(hitLine),
+    (shown) => {
+      const last = result.hits[shown - 1]
+      const cursor = shown < result.hits.length && last !== undefined ? searchCursorAfter(last) : result.nextCursor
+      return [
+        ...unavailableLine(result.unavailable, ToolName.notesSearch),
+        ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).join(", ")}.`]),
+        cursor === undefined ? "End of results." : `More results: notes_search ${JSON.stringify({ ...decoded, cursor })}.`
+      ]
+    }
+  )
+  return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
+}, asOutcome)
+
+/** One Effect handler per notes tool, keyed by the tool's protocol name. */
+export const notesToolHandlers = {
+  [ToolName.notesWrite]: notesWrite,
+  [ToolName.notesUpdate]: notesUpdate,
+  [ToolName.notesRead]: notesRead,
+  [ToolName.notesList]: notesList,
+  [ToolName.notesSearch]: notesSearch
+} as const satisfies Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>>
+
