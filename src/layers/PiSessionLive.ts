@@ -1,4 +1,5 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Layer, Option } from "effect"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
@@ -8,6 +9,23 @@ const isCommandContext = (ctx: ExtensionContext): ctx is ExtensionCommandContext
   typeof (ctx as Partial<ExtensionCommandContext>).waitForIdle === "function"
 
 const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
+
+/** The id in a session file's header line; undefined when the file is missing or foreign. */
+const readSessionId = (path: string | undefined): string | undefined => {
+  if (path === undefined) return undefined
+  try {
+    // The header is the first line; read a bounded prefix, not the whole session.
+    const fd = openSync(path, "r")
+    const buffer = Buffer.alloc(64 * 1024)
+    const length = readSync(fd, buffer, 0, buffer.length, 0)
+    closeSync(fd)
+    const firstLine = buffer.subarray(0, length).toString("utf8").split("\n", 1)[0] ?? ""
+    const header = JSON.parse(firstLine) as { type?: unknown; id?: unknown }
+    return header.type === "session" && typeof header.id === "string" ? header.id : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** Interrupts the running effect when `signal` aborts. */
 const interruptWhenAborted = (signal: AbortSignal) =>
@@ -30,6 +48,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
   return PiSession.of({
     sessionId: sessionManager.getSessionId(),
     parentSession: sessionManager.getHeader()?.parentSession,
+    parentSessionId: Effect.sync(() => readSessionId(sessionManager.getHeader()?.parentSession)),
     cwd: ctx.cwd,
     agentDir: getAgentDir(),
     entries: Effect.sync(() => asRaw(sessionManager.getEntries())),
@@ -46,6 +65,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
         }
         return tail.reverse()
       }),
+    rawBranchAt: (id) => Effect.sync(() => asRaw(sessionManager.getBranch(id))),
     leafId: Effect.sync(() => sessionManager.getLeafId()),
     contextUsage: Effect.sync(() => Option.fromNullishOr(ctx.getContextUsage())),
     model: Effect.sync(() =>

@@ -32,6 +32,8 @@ export class PiSession extends Context.Service<PiSession, {
   readonly sessionId: string
   /** The parent session file named by this session's header (a fork or clone), if any. */
   readonly parentSession: string | undefined
+  /** The parent session's id, read from the parent file's header, when this session is a fork. */
+  readonly parentSessionId: Effect.Effect<string | undefined>
   readonly cwd: string
   /** Pi's agent directory (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
   readonly agentDir: string
@@ -47,6 +49,8 @@ export class PiSession extends Context.Service<PiSession, {
    * Walks back from the leaf, so it costs the tail's length, not the session's.
    */
   readonly branchTail: (isStart: (entry: RawEntry) => boolean) => Effect.Effect<ReadonlyArray<RawEntry>>
+  /** The branch from the root to entry `id` (inclusive), for tree navigation targets. */
+  readonly rawBranchAt: (id: string) => Effect.Effect<ReadonlyArray<RawEntry>>
   readonly leafId: Effect.Effect<string | null>
   readonly contextUsage: Effect.Effect<Option.Option<ContextUsage>>
   readonly model: Effect.Effect<Option.Option<ModelInfo>>

@@ -1,0 +1,30 @@
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
+import { truncateUtf8 } from "../domain/toolOutcome.ts"
+import type { Host } from "../runtime.ts"
+import { budgetToolSpecs } from "./budgetTools.ts"
+import { historyToolSpecs } from "./historyTools.ts"
+import { lifecycleToolSpecs } from "./lifecycleTools.ts"
+import { notesToolSpecs } from "./notesTools.ts"
+
+export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...historyToolSpecs, ...budgetToolSpecs]
+
+/** Registers every pi-context tool; each call runs its Effect handler in the host runtime. */
+export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>): void => {
+  for (const spec of allToolSpecs) {
+    pi.registerTool({
+      name: spec.name,
+      label: spec.label,
+      description: spec.description,
+      ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
+      ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
+      parameters: spec.parameters,
+      async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+        const outcome = await (await load()).tool(spec.name, params, ctx)
+        const { text } = truncateUtf8(outcome.text)
+        return outcome._tag === "Ok"
+          ? { content: [{ type: "text", text }], details: outcome.details ?? {}, ...(outcome.terminate ? { terminate: true } : {}) }
+          : { content: [{ type: "text", text }], details: { code: outcome.code }, isError: true }
+      }
+    })
+  }
+}

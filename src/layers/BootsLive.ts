@@ -1,0 +1,73 @@
+import { Effect, Layer, Option } from "effect"
+import { renderBoot } from "../domain/boot.ts"
+import { rootWindowId } from "../domain/windowId.ts"
+import { Boots } from "../services/Boots.ts"
+import { BootBuildFailed } from "../services/Lifecycle.ts"
+import { NotesStore } from "../services/NotesStore.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+import { Trace } from "../services/Trace.ts"
+import { notesIdentity } from "../tools/notes.ts"
+
+export const layer = Layer.effect(
+  Boots,
+  Effect.gen(function*() {
+    const notes = yield* NotesStore
+    const thresholds = yield* Thresholds
+    const trace = yield* Trace
+
+    const render = Effect.fn("Boots.render")(function*(window: { readonly windowId: string; readonly previousWindowId: string | undefined }) {
+      const session = yield* PiSession
+      const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
+      const model = yield* session.model
+      const policy = yield* thresholds.policy
+      // One closed snapshot per boundary: every home is read once, before rendering.
+      const snapshot = yield* notes.snapshot(identity)
+      const boot = renderBoot({
+        identity: {
+          agentName: identity.agentName,
+          model: Option.match(model, { onNone: () => "unknown model", onSome: (m) => `${m.provider}/${m.id}` }),
+          modelSlug: identity.modelSlug,
+          sessionId: session.sessionId,
+          rootWindowId: rootWindowId(session.sessionId),
+          currentWindowId: window.windowId,
+          previousWindowId: window.previousWindowId
+        },
+        snapshot,
+        budgetTokens: policy.bootBudgetTokens.value,
+        now: snapshot.takenAt
+      })
+      yield* trace.info("boot.rendered", {
+        windowId: window.windowId,
+        chars: boot.text.length,
+        omittedRows: boot.omittedRows,
+        unavailableHomes: boot.unavailableHomes.join(",")
+      })
+      if (boot.unavailableHomes.length > 0) {
+        yield* session.notify(
+          `pi-context: notes index incomplete for ${boot.unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
+          "warning"
+        )
+      }
+      return boot.text
+    }, (effect, window) =>
+      Effect.catchCause(effect, (cause) =>
+        Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: String(cause).split("\n")[0] ?? "unknown" }))))
+
+    const inheritForkNotes = Effect.gen(function*() {
+      const session = yield* PiSession
+      const parentId = yield* session.parentSessionId
+      if (parentId === undefined || parentId === session.sessionId) return
+      const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
+      const result = yield* Effect.result(notes.copySessionHome(identity.root, parentId, session.sessionId))
+      if (result._tag === "Failure") {
+        yield* trace.info("fork.notes-failed", { parentId, reason: result.failure.reason })
+        yield* session.notify(`pi-context: could not copy the parent session's notes (${result.failure.reason}).`, "warning")
+        return
+      }
+      yield* trace.info("fork.notes-copied", { parentId, copied: result.success.copied })
+    })
+
+    return Boots.of({ render, inheritForkNotes })
+  })
+)

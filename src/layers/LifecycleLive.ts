@@ -1,0 +1,419 @@
+import { Cause, Effect, Layer, Option, Random, Ref } from "effect"
+import { type BoundaryDraft, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
+import { type BranchEntry, classifyEntry, type RawEntry } from "../domain/entries.ts"
+import { projectRequest } from "../domain/projection.ts"
+import { CommandName, CustomType } from "../domain/protocol.ts"
+import { renderNotice } from "../domain/thresholds.ts"
+import { initialResetControl, reduceResetControl, type ResetEvent, type Transition } from "../domain/resetControl.ts"
+import { newWindowId } from "../domain/windowId.ts"
+import { activeWindow, hasMarker, isEnabled } from "../domain/windows.ts"
+import { packageVersion } from "../version.ts"
+import { Boots } from "../services/Boots.ts"
+import { Budget } from "../services/Budget.ts"
+import { type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Lifecycle.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+import { Trace } from "../services/Trace.ts"
+
+const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
+
+/** The window the next request belongs to, found by walking back to the last marker. */
+interface CurrentWindow {
+  readonly id: string
+  readonly isRoot: boolean
+  /** The branch from the window's marker (or the root) to the leaf, classified. */
+  readonly tail: ReadonlyArray<BranchEntry>
+}
+
+const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+
+const compactionNotice =
+  `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
+  `Run /${CommandName.wipeMemory} to start a fresh window from your notes, or /${CommandName.piContext} off on a branch without resets.`
+
+const treeNotice =
+  "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
+  "a summary would carry erased history across it. Use the history tools to look back instead."
+
+export const layer = Layer.effect(
+  Lifecycle,
+  Effect.gen(function*() {
+    const trace = yield* Trace
+    const thresholds = yield* Thresholds
+    const budget = yield* Budget
+    const boots = yield* Boots
+    const control = yield* Ref.make(initialResetControl)
+    /** Whether new resets may start; the last `pi-context/state` entry, cached per branch. */
+    const enabledCache = yield* Ref.make<Option.Option<boolean>>(Option.none())
+    /** Windows whose missing boot was already reported, so a notice is shown once. */
+    const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
+    /** A committed boundary whose notice waits until it is durable on the branch. */
+    const pendingResetNotice = yield* Ref.make<Option.Option<string>>(Option.none())
+
+    const currentWindow = Effect.gen(function*() {
+      const session = yield* PiSession
+      const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
+      const first = tail[0]
+      return first?._tag === "Marker"
+        ? { id: first.windowId, isRoot: false, tail }
+        : { id: activeWindow([], session.sessionId).rootId, isRoot: true, tail }
+    })
+
+    const enabled = Effect.gen(function*() {
+      const cached = yield* Ref.get(enabledCache)
+      if (Option.isSome(cached)) return cached.value
+      const session = yield* PiSession
+      const policy = yield* thresholds.policy
+      const value = isEnabled(yield* session.branch, policy.enabled.value)
+      yield* Ref.set(enabledCache, Option.some(value))
+      return value
+    })
+
+    const step = (event: ResetEvent) =>
+      Effect.gen(function*() {
+        const transition: Transition = yield* Ref.modify(control, (state) => {
+          const next = reduceResetControl(state, event)
+          return [next, next.state]
+        })
+        if (transition.effect._tag !== "none") {
+          yield* trace.info("reset.transition", {
+            event: event._tag,
+            effect: transition.effect._tag,
+            overflow: transition.state.overflow
+          })
+        }
+        return transition
+      })
+
+    /**
+     * Pi's usage, unless the window has no reply yet: then Pi's figure still
+     * counts the previous window (after `/wipe-memory`, which cannot compact),
+     * so the usage is unknown until the first reply in the new window.
+     */
+    const windowUsage = (window: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const usage = Option.getOrUndefined(yield* session.contextUsage)
+        if (usage === undefined || window.isRoot) return usage
+        const answered = window.tail.some((entry) => entry._tag === "Message" && entry.role === "assistant")
+        return answered ? usage : { ...usage, tokens: null, percent: null }
+      })
+
+    const updateStatus = Effect.gen(function*() {
+      const session = yield* PiSession
+      const on = yield* enabled
+      const ordinal = activeWindow(yield* session.branch, session.sessionId).ordinal
+      const usage = yield* windowUsage(yield* currentWindow)
+      yield* session.setStatus(yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on }))
+    })
+
+    /** Reset drafts for a boundary leaving `from`. Interrupted if the turn is aborted meanwhile. */
+    const buildReset = (from: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const windowId = newWindowId(session.sessionId, yield* randomHex8)
+        const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id }))
+        return { windowId, drafts: resetDrafts(windowId, boot) }
+      })
+
+    const emitNotices = Effect.gen(function*() {
+      const session = yield* PiSession
+      const window = yield* currentWindow
+      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
+      const pending = yield* Ref.get(pendingResetNotice)
+      if (Option.isSome(pending) && pending.value === window.id && window.tail.some((e) => e._tag === "Continuation")) {
+        yield* Ref.set(pendingResetNotice, Option.none())
+        yield* session.notify(`pi-context: memory reset · new context window ${window.id}`, "info")
+      }
+    })
+
+    /** Appends what a marker tail is missing, or refuses with one notice. */
+    const repairTail = Effect.gen(function*() {
+      const session = yield* PiSession
+      const window = yield* currentWindow
+      const inspection = inspectTail(window.tail)
+      switch (inspection._tag) {
+        case "NoMarker":
+        case "Complete":
+          return
+        case "Refuse": {
+          yield* trace.info("repair.refused", { windowId: inspection.windowId, reason: inspection.reason })
+          yield* session.notify(
+            `pi-context: the reset boundary of window ${inspection.windowId} is incomplete and cannot be repaired safely: ` +
+              `${inspection.reason}. Run /${CommandName.wipeMemory} to start a fresh window.`,
+            "warning"
+          )
+          return
+        }
+        case "Repair": {
+          const rendered = inspection.missing.includes("boot")
+            ? yield* boots.render({ windowId: inspection.windowId, previousWindowId: undefined })
+            : undefined
+          if (rendered !== undefined) {
+            yield* session.sendMessage({
+              customType: CustomType.boot,
+              content: rendered,
+              display: false,
+              details: { windowId: inspection.windowId }
+            })
+          }
+          yield* session.sendMessage(continuationMessage as Extract<BoundaryDraft, { type: "custom_message" }>)
+          yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
+        }
+      }
+    })
+
+    /** A root window gets this session's boot, so a fork never keeps its parent's identity. */
+    const ensureRootBoot = Effect.gen(function*() {
+      const session = yield* PiSession
+      const window = yield* currentWindow
+      if (!window.isRoot || !(yield* enabled)) return
+      if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
+      const boot = yield* boots.render({ windowId: window.id, previousWindowId: undefined })
+      yield* session.sendMessage({ customType: CustomType.boot, content: boot, display: false, details: { windowId: window.id } })
+      yield* trace.info("boot.root", { windowId: window.id })
+    })
+
+    const resetTransient = Effect.gen(function*() {
+      yield* step({ _tag: "Cleared" })
+      yield* budget.discard
+      yield* Ref.set(enabledCache, Option.none())
+    })
+
+    const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* trace.info("boundary.failed", { windowId, cause: Cause.pretty(cause).slice(0, 500) })
+        yield* session.notify(
+          `pi-context: could not build the boot for a new window, so no reset was written (${Cause.pretty(cause).split("\n")[0]}). ` +
+            `Your notes are untouched; try /${CommandName.wipeMemory}.`,
+          "error"
+        )
+      })
+
+    const refreshPolicy = Effect.gen(function*() {
+      const session = yield* PiSession
+      for (const notice of yield* thresholds.refresh) yield* session.notify(`pi-context: ${renderNotice(notice)}`, "warning")
+    })
+
+    const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
+      const session = yield* PiSession
+      yield* refreshPolicy
+      const policy = yield* thresholds.policy
+      yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
+      yield* resetTransient
+      const window = yield* currentWindow
+      yield* trace.setWindow(window.id)
+      yield* trace.info("session.start", { reason, enabled: yield* enabled })
+      yield* boots.inheritForkNotes
+      yield* Effect.catchTag(repairTail, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+      yield* Effect.catchTag(ensureRootBoot, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+      yield* updateStatus
+    })
+
+    const treeChanged = Effect.gen(function*() {
+      yield* refreshPolicy
+      yield* resetTransient
+      const window = yield* currentWindow
+      yield* trace.setWindow(window.id)
+      yield* trace.info("tree.changed", {})
+      yield* Effect.catchTag(repairTail, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+      yield* updateStatus
+    })
+
+    const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(
+      messages: ReadonlyArray<M>,
+      warning: (text: string, windowId: string) => M
+    ) {
+      const session = yield* PiSession
+      const window = yield* currentWindow
+      const projection = projectRequest(messages, window)
+      if (projection._tag === "MissingBoot") {
+        const reported = yield* Ref.get(missingBootReported)
+        if (!reported.has(window.id)) {
+          yield* Ref.set(missingBootReported, new Set([...reported, window.id]))
+          yield* trace.info("projection.missing-boot", { windowId: window.id })
+          yield* session.notify(
+            `pi-context: window ${window.id} has no boot, so the request was stopped instead of sending erased history. ` +
+              `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`,
+            "error"
+          )
+        }
+        yield* session.abort
+        return projection.safeHead
+      }
+      const projected = projection._tag === "Projected" ? projection.messages : messages
+      if (!(yield* enabled)) return projection._tag === "Projected" ? projected : undefined
+      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windowUsage(window), branch: window.tail })
+      if (Option.isSome(observed.warning)) return [...projected, warning(observed.warning.value, window.id)]
+      return projection._tag === "Projected" ? projected : undefined
+    })
+
+    const requestWipe = Effect.gen(function*() {
+      if (!(yield* enabled)) {
+        return {
+          scheduled: false,
+          text: `pi-context is off, so no reset was scheduled. The user can turn it on with /${CommandName.piContext} on.`
+        }
+      }
+      const window = yield* currentWindow
+      const { effect } = yield* step({ _tag: "WipeRequested", windowId: window.id })
+      return {
+        scheduled: true,
+        text: effect._tag === "already-requested"
+          ? "A memory wipe is already scheduled for the end of this turn. Nothing more to do."
+          : "Memory wipe scheduled: when this turn's tools finish, this context window ends and a fresh one starts from your notes. " +
+            "Anything not in your notes will only be reachable through the history tools."
+      }
+    })
+
+    const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
+      const window = yield* currentWindow
+      const on = yield* enabled
+      const policy = yield* thresholds.policy
+      const automatic = on && policy.automaticReset.value
+      const usage = yield* windowUsage(window)
+      const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
+      const transition = yield* step({
+        _tag: "TurnEnded",
+        windowId: window.id,
+        outcome: input.outcome,
+        overflow: input.overflow,
+        hardLineDue,
+        automatic
+      })
+      if (input.outcome === "aborted") {
+        yield* budget.discard
+        return undefined
+      }
+      const budgetDrafts = yield* budget.takeDrafts(window.id)
+      const keep: BoundaryReply | undefined = budgetDrafts.length > 0
+        ? { entries: [...input.incoming, ...budgetDrafts] }
+        : undefined
+      if (transition.effect._tag !== "commit-boundary") return keep
+      const built = yield* Effect.exit(buildReset(window))
+      if (built._tag === "Failure") {
+        if (Cause.hasInterrupts(built.cause)) {
+          yield* trace.info("boundary.interrupted", { windowId: window.id })
+          return undefined
+        }
+        yield* reportBootFailure(window.id, built.cause)
+        return keep
+      }
+      yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
+      yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: transition.effect.source })
+      return { entries: [...input.incoming, ...budgetDrafts, ...built.value.drafts], continue: true }
+    })
+
+    const beforeSettle = Effect.fn("Lifecycle.beforeSettle")(function*(input: Parameters<Lifecycle["Service"]["beforeSettle"]>[0]) {
+      const on = yield* enabled
+      const policy = yield* thresholds.policy
+      const transition = yield* step({ _tag: "BeforeSettle", outcome: input.outcome, automatic: on && policy.automaticReset.value })
+      yield* budget.discard
+      if (transition.effect._tag !== "recover-overflow") return undefined
+      const window = yield* currentWindow
+      const built = yield* Effect.exit(buildReset(window))
+      if (built._tag === "Failure") {
+        if (!Cause.hasInterrupts(built.cause)) yield* reportBootFailure(window.id, built.cause)
+        return undefined
+      }
+      yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
+      yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: "overflow" })
+      return { entries: [...input.incoming, ...built.value.drafts], continue: true }
+    })
+
+    const settled = (aborted: boolean) =>
+      Effect.gen(function*() {
+        yield* step({ _tag: "Settled" })
+        yield* budget.discard
+        yield* trace.debug("agent.settled", { aborted })
+        yield* emitNotices
+        yield* updateStatus
+      })
+
+    const wipeNow = Effect.gen(function*() {
+      const session = yield* PiSession
+      yield* session.waitForIdle
+      if (!(yield* enabled)) {
+        yield* session.notify(`pi-context is off. Run /${CommandName.piContext} on first, then /${CommandName.wipeMemory}.`, "warning")
+        return
+      }
+      const window = yield* currentWindow
+      const built = yield* Effect.exit(buildReset(window))
+      if (built._tag === "Failure") return yield* reportBootFailure(window.id, built.cause)
+      // Public session APIs only: marker, then hidden boot and continuation; no model call.
+      for (const draft of built.value.drafts) {
+        if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
+        if (draft.type === "custom_message") yield* session.sendMessage(draft)
+      }
+      yield* resetTransient
+      yield* trace.setWindow(built.value.windowId)
+      yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: "command" })
+      yield* session.notify(`pi-context: memory reset · new context window ${built.value.windowId}`, "info")
+      yield* updateStatus
+    })
+
+    const setEnabled = (on: boolean) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* session.appendCustomEntry(CustomType.state, { enabled: on })
+        yield* resetTransient
+        yield* Ref.set(enabledCache, Option.some(on))
+        yield* trace.info("enabled.set", { enabled: on })
+        yield* session.notify(
+          on
+            ? "pi-context is on: context windows reset from your notes instead of compacting."
+            : "pi-context is off: no new resets. Existing reset boundaries still hold on this branch.",
+          "info"
+        )
+        yield* updateStatus
+      })
+
+    const compactionGuard = Effect.gen(function*() {
+      const session = yield* PiSession
+      const verdict: GuardVerdict = (yield* enabled) || hasMarker(yield* session.branch)
+        ? { _tag: "Block", notice: compactionNotice }
+        : { _tag: "Allow" }
+      yield* trace.info("compaction.guard", { verdict: verdict._tag })
+      return verdict
+    })
+
+    const treeSummaryGuard = (targetId: string, userWantsSummary: boolean) =>
+      Effect.gen(function*() {
+        if (!userWantsSummary) return { _tag: "Allow" } as GuardVerdict
+        const session = yield* PiSession
+        const marked = hasMarker(yield* session.branch) || hasMarker((yield* session.rawBranchAt(targetId)).map(classifyEntry))
+        yield* trace.info("tree.guard", { marked })
+        return marked ? { _tag: "Block", notice: treeNotice } as GuardVerdict : { _tag: "Allow" } as GuardVerdict
+      })
+
+    const statusReport = Effect.gen(function*() {
+      const session = yield* PiSession
+      const window = activeWindow(yield* session.branch, session.sessionId)
+      const traceFile = yield* trace.filePath
+      return [
+        `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
+        `window: ${window.id} (w${window.ordinal})`,
+        `trace: ${Option.getOrElse(traceFile, () => "off")}`,
+        ...(yield* budget.statusReport({ usage: yield* windowUsage(yield* currentWindow) }))
+      ].join("\n")
+    })
+
+    return Lifecycle.of({
+      sessionStarted,
+      treeChanged,
+      modelChanged: Effect.andThen(refreshPolicy, updateStatus),
+      turnStarted: Effect.andThen(emitNotices, updateStatus),
+      project,
+      requestWipe,
+      turnEnded,
+      beforeSettle,
+      settled,
+      wipeNow,
+      setEnabled,
+      compactionGuard,
+      treeSummaryGuard,
+      statusReport
+    })
+  })
+)

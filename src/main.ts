@@ -1,0 +1,22 @@
+import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-agent"
+import { registerCommands } from "./adapters/commands.ts"
+import { registerHooks } from "./adapters/hooks.ts"
+import { registerTools } from "./adapters/tools.ts"
+import type { Host, HostOptions } from "./runtime.ts"
+
+/**
+ * An extension factory with options, for SDK hosts (e.g. an injected budget
+ * policy). Effect is imported on first use, not at load, so Pi's start-up pays
+ * only for this file and the tool schemas. One runtime per extension instance,
+ * disposed on `session_shutdown`.
+ */
+export const createPiContext = (options: HostOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
+  let host: Promise<Host> | undefined
+  const load = (): Promise<Host> => (host ??= import("./runtime.ts").then(({ makeHost }) => makeHost(pi, options)))
+  registerTools(pi, load)
+  registerCommands(pi, load)
+  registerHooks(pi, load)
+}
+
+/** The Pi entry, as listed in package.json's `pi.extensions`. */
+export default createPiContext()

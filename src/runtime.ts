@@ -1,0 +1,145 @@
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import type { AgentMessage } from "@earendil-works/pi-agent-core"
+import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { Cause, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { CustomType } from "./domain/protocol.ts"
+import type { PolicySettings } from "./domain/thresholds.ts"
+import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
+import type { TurnOutcome } from "./domain/resetControl.ts"
+import * as BootsLive from "./layers/BootsLive.ts"
+import * as BudgetLive from "./layers/BudgetLive.ts"
+import * as HistoryLive from "./layers/HistoryLive.ts"
+import * as LifecycleLive from "./layers/LifecycleLive.ts"
+import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
+import * as PiSessionLive from "./layers/PiSessionLive.ts"
+import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
+import * as TraceLive from "./layers/TraceLive.ts"
+import { Lifecycle } from "./services/Lifecycle.ts"
+import { PiSession } from "./services/PiSession.ts"
+import { Trace } from "./services/Trace.ts"
+import { budgetToolHandlers } from "./tools/budget.ts"
+import { historyToolHandlers } from "./tools/history.ts"
+import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
+import { notesToolHandlers } from "./tools/notes.ts"
+
+export interface HostOptions {
+  /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
+  readonly policy?: PolicySettings | (() => PolicySettings)
+}
+
+/** Every service the hooks and tools need, except the per-event PiSession. */
+export const appLayer = (options: HostOptions = {}) => {
+  const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
+  const base = Layer.mergeAll(
+    NotesStoreLive.layer,
+    options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
+    TraceLive.layer
+  ).pipe(Layer.provideMerge(platform))
+  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer).pipe(Layer.provideMerge(base))
+  return LifecycleLive.layer.pipe(Layer.provideMerge(middle))
+}
+
+type AppServices = Layer.Success<ReturnType<typeof appLayer>>
+
+const toolHandlers: Readonly<Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, AppServices | PiSession>>> = {
+  ...lifecycleToolHandlers,
+  ...notesToolHandlers,
+  ...historyToolHandlers,
+  ...budgetToolHandlers
+}
+
+/** Pi's turn facts, reduced to what the lifecycle decides on. */
+const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
+  const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
+  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
+    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
+      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
+  const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
+  return { outcome: aborted ? "aborted" as const : outcome, overflow }
+}
+
+const hiddenWarning = (text: string, windowId: string): AgentMessage => ({
+  role: "custom",
+  customType: CustomType.warning,
+  content: text,
+  display: false,
+  details: { windowId },
+  timestamp: Date.now()
+}) as AgentMessage
+
+/**
+ * One Effect runtime per extension instance. Every Pi hook runs an Effect
+ * with that event's PiSession; a hook never throws: a failure is traced,
+ * reported once, and answered with the hook's neutral result.
+ */
+export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
+  const runtime = ManagedRuntime.make(appLayer(options))
+
+  const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
+    runtime.runPromise(
+      effect.pipe(
+        Effect.catchCause((cause) =>
+          Effect.gen(function*() {
+            if (!Cause.hasInterruptsOnly(cause)) {
+              yield* (yield* Trace).info("hook.failed", { hook: label, cause: Cause.pretty(cause).slice(0, 2000) })
+              yield* (yield* PiSession).notify(`pi-context: ${label} failed; Pi continues without it. See the trace log.`, "error")
+            }
+            return fallback
+          })
+        ),
+        Effect.tap(() =>
+          Effect.gen(function*() {
+            const failure = yield* (yield* Trace).takeFailure
+            if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
+          })
+        ),
+        Effect.provide(PiSessionLive.layer(pi, ctx))
+      )
+    ).catch(() => fallback)
+
+  const lifecycle = <A>(ctx: ExtensionContext, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
+    run(ctx, label, Lifecycle.use(f), fallback)
+
+  return {
+    sessionStart: (reason: string, ctx: ExtensionContext) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), undefined),
+    sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
+    modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
+    turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
+    project: (messages: ReadonlyArray<AgentMessage>, ctx: ExtensionContext) =>
+      lifecycle(ctx, "context_with_system", (l) => l.project(messages, hiddenWarning), undefined),
+    turnEnd: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage }, ctx: ExtensionContext) =>
+      lifecycle(ctx, "turn_end", (l) => l.turnEnded({ incoming: event.entries, ...turnFacts(event.outcome, event.message, ctx) }), undefined),
+    beforeSettle: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome }, ctx: ExtensionContext) =>
+      lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }), undefined),
+    settled: (aborted: boolean, ctx: ExtensionContext) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), undefined),
+    compactionGuard: (ctx: ExtensionContext) =>
+      lifecycle(ctx, "session_before_compact", (l) =>
+        Effect.gen(function*() {
+          const verdict = yield* l.compactionGuard
+          if (verdict._tag === "Allow") return undefined
+          yield* (yield* PiSession).notify(verdict.notice, "warning")
+          return { cancel: true } as const
+        }), undefined),
+    treeGuard: (targetId: string, userWantsSummary: boolean, ctx: ExtensionContext) =>
+      lifecycle(ctx, "session_before_tree", (l) =>
+        Effect.gen(function*() {
+          const verdict = yield* l.treeSummaryGuard(targetId, userWantsSummary)
+          if (verdict._tag === "Allow") return undefined
+          yield* (yield* PiSession).notify(verdict.notice, "info")
+          return { summary: { summary: "", details: { source: "pi-context", reason: "reset boundary" } } }
+        }), undefined),
+    tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {
+      const handler = toolHandlers[name]
+      if (handler === undefined) return Promise.resolve(failed("invalid_argument", `pi-context has no tool named ${name}.`))
+      return run(ctx, name, handler(params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+    },
+    wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
+    setEnabled: (enabled: boolean, ctx: ExtensionContext) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
+    status: (ctx: ExtensionContext) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
+    dispose: () => runtime.dispose()
+  }
+}
+
+export type Host = ReturnType<typeof makeHost>

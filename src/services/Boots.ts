@@ -1,0 +1,14 @@
+import { Context, type Effect } from "effect"
+import type { BootBuildFailed } from "./Lifecycle.ts"
+import type { PiSession } from "./PiSession.ts"
+
+/** Builds hidden boots from one closed notes snapshot, and seeds a fork's session notes. */
+export class Boots extends Context.Service<Boots, {
+  /** The boot text for `windowId`; reports an incomplete notes index once per boot. */
+  readonly render: (window: {
+    readonly windowId: string
+    readonly previousWindowId: string | undefined
+  }) => Effect.Effect<string, BootBuildFailed, PiSession>
+  /** A fork starts with a copy of its parent's session notes (when its own home is empty). */
+  readonly inheritForkNotes: Effect.Effect<void, never, PiSession>
+}>()("pi-context/Boots") {}

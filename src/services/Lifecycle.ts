@@ -1,0 +1,59 @@
+import { Context, type Effect, Schema } from "effect"
+import type { BoundaryDraft } from "../domain/boundary.ts"
+import type { ProjectableMessage } from "../domain/projection.ts"
+import type { TurnOutcome } from "../domain/resetControl.ts"
+import type { PiSession } from "./PiSession.ts"
+
+/** Building a boundary's boot failed; the boundary is not written. */
+export class BootBuildFailed extends Schema.TaggedError<BootBuildFailed>()("BootBuildFailed", {
+  windowId: Schema.String,
+  reason: Schema.String
+}) {}
+
+/** What the `turn_end` / `agent_before_settle` hook hands back to Pi. */
+export interface BoundaryReply {
+  /** Pi's incoming drafts first, then budget drafts, then reset drafts. */
+  readonly entries: ReadonlyArray<unknown>
+  readonly continue?: boolean
+}
+
+export interface BoundaryInput {
+  /** The drafts Pi (and earlier extensions) already put on the boundary. */
+  readonly incoming: ReadonlyArray<unknown>
+  readonly outcome: TurnOutcome
+  /** The turn's assistant message failed with a context overflow. */
+  readonly overflow: boolean
+}
+
+export interface WipeReply {
+  readonly text: string
+  readonly scheduled: boolean
+}
+
+/** Whether to let Pi's native compaction or tree summary run. */
+export type GuardVerdict = { readonly _tag: "Allow" } | { readonly _tag: "Block"; readonly notice: string }
+
+/** Owns resets: requests, the sole `turn_end` composer, the projection, repair and commands. */
+export class Lifecycle extends Context.Service<Lifecycle, {
+  readonly sessionStarted: (reason: string) => Effect.Effect<void, never, PiSession>
+  readonly treeChanged: Effect.Effect<void, never, PiSession>
+  readonly modelChanged: Effect.Effect<void, never, PiSession>
+  readonly turnStarted: Effect.Effect<void, never, PiSession>
+  /** The provider request for the active window, or undefined to send Pi's own. */
+  readonly project: <M extends ProjectableMessage>(
+    messages: ReadonlyArray<M>,
+    warning: (text: string, windowId: string) => M
+  ) => Effect.Effect<ReadonlyArray<M> | undefined, never, PiSession>
+  readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>
+  readonly turnEnded: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
+  readonly beforeSettle: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
+  readonly settled: (aborted: boolean) => Effect.Effect<void, never, PiSession>
+  /** `/wipe-memory`: waits for idle and appends a boundary without calling a model. */
+  readonly wipeNow: Effect.Effect<void, never, PiSession>
+  readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>
+  readonly compactionGuard: Effect.Effect<GuardVerdict, never, PiSession>
+  readonly treeSummaryGuard: (targetId: string, userWantsSummary: boolean) => Effect.Effect<GuardVerdict, never, PiSession>
+  readonly statusReport: Effect.Effect<string, never, PiSession>
+}>()("pi-context/Lifecycle") {}
+
+export type { BoundaryDraft }

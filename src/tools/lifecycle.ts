@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import { ToolName } from "../domain/protocol.ts"
+import { failed, type ToolOutcome } from "../domain/toolOutcome.ts"
+import { Lifecycle } from "../services/Lifecycle.ts"
+import type { PiSession } from "../services/PiSession.ts"
+
+const wipeMemory = Effect.fn("tools.wipe_memory")(function*(_params: unknown): Effect.fn.Return<
+  ToolOutcome,
+  never,
+  Lifecycle | PiSession
+> {
+  const reply = yield* (yield* Lifecycle).requestWipe
+  // Terminal: nothing else in this window needs the model once the wipe is scheduled.
+  return reply.scheduled ? { _tag: "Ok", text: reply.text, terminate: true } : failed("disabled", reply.text)
+})
+
+export const lifecycleToolHandlers = {
+  [ToolName.wipeMemory]: wipeMemory
+} as const
