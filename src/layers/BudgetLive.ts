@@ -1,0 +1,158 @@
+import { Effect, Layer, Option, Ref } from "effect"
+import {
+  committedReminders,
+  decide,
+  type ReminderDraft,
+  reminderDraft,
+  type ReminderKind,
+  reminderNotice,
+  reminderText,
+  remainingBefore,
+  statusReport,
+  statusText,
+  type WindowUsage
+} from "../domain/budget.ts"
+import type { BranchEntry } from "../domain/entries.ts"
+import { Budget, type BudgetNotice, type UsageInput } from "../services/Budget.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+
+interface Pending {
+  readonly kind: ReminderKind
+  readonly draft: ReminderDraft
+  /** The user notice, frozen with the reminder's numbers. */
+  readonly notice: string
+}
+
+interface State {
+  /** Drafts waiting for `turn_end`, all of one window. */
+  readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
+  /** Reminders handed to `turn_end`, waiting to be seen committed before their notice. */
+  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind; readonly notice: string }>
+}
+
+const toUsage = (usage: UsageInput): WindowUsage | undefined =>
+  usage === undefined ? undefined : Option.isOption(usage) ? Option.getOrUndefined(usage) : usage
+
+export const layer = Layer.effect(
+  Budget,
+  Effect.gen(function*() {
+    const thresholds = yield* Thresholds
+    const state = yield* Ref.make<State>({ staged: undefined, handedOver: [] })
+
+    const observeRequest = Effect.fn("Budget.observeRequest")(function*(input: {
+      readonly windowId: string
+      readonly usage: UsageInput
+      readonly branch: ReadonlyArray<BranchEntry>
+    }) {
+      const policy = yield* thresholds.policy
+      const usage = toUsage(input.usage)
+      const committed = committedReminders(input.branch, input.windowId)
+      return yield* Ref.modify(state, (current) => {
+        // Drafts of another window are stale; a committed reminder outranks a pending copy.
+        const kept = current.staged?.windowId === input.windowId
+          ? current.staged.drafts.filter((pending) => !committed[pending.kind])
+          : []
+        // Reminders handed to `turn_end` are not counted: Pi appends them before the next request, and a
+        // sibling branch reached by /tree (same window id, no reminder) must get its own.
+        const isPending = (kind: ReminderKind) => kept.some((p) => p.kind === kind)
+        const decision = decide({
+          usage,
+          lines: policy.lines,
+          automaticReset: policy.automaticReset.value,
+          committed,
+          staged: { guidance: isPending("guidance"), warning: isPending("warning") }
+        })
+        const fresh = decision.left === null ? [] : decision.stage.map((kind): Pending => ({
+          kind,
+          draft: reminderDraft(
+            kind,
+            input.windowId,
+            reminderText(kind, decision.left!, policy.lines, policy.automaticReset.value)
+          ),
+          notice: reminderNotice(kind, decision.left!, policy.lines)
+        }))
+        const drafts = [...kept, ...fresh]
+        const warning = drafts.find((pending) => pending.kind === "warning")
+        return [
+          {
+            staged: decision.stage,
+            warning: warning === undefined ? Option.none<string>() : Option.some(warning.draft.content),
+            left: decision.left,
+            hardLineDue: decision.hardLineDue,
+            remaining: remainingBefore(usage, policy.lines)
+          },
+          { ...current, staged: drafts.length === 0 ? undefined : { windowId: input.windowId, drafts } }
+        ] as const
+      })
+    })
+
+    const takeDrafts = Effect.fn("Budget.takeDrafts")(function*(windowId: string) {
+      return yield* Ref.modify(state, (current): readonly [ReadonlyArray<ReminderDraft>, State] => {
+        if (current.staged === undefined) return [[], current]
+        if (current.staged.windowId !== windowId) return [[], { ...current, staged: undefined }]
+        const drafts = current.staged.drafts
+        return [drafts.map((pending) => pending.draft), {
+          staged: undefined,
+          handedOver: [
+            ...current.handedOver.filter((h) => !drafts.some((d) => d.kind === h.kind && h.windowId === windowId)),
+            ...drafts.map(({ kind, notice }) => ({ windowId, kind, notice }))
+          ]
+        }]
+      })
+    })
+
+    const discard = Ref.update(state, (current) => ({ ...current, staged: undefined })).pipe(
+      Effect.withSpan("Budget.discard")
+    )
+
+    const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
+      readonly windowId: string
+      readonly branch: ReadonlyArray<BranchEntry>
+    }) {
+      const committed = committedReminders(input.branch, input.windowId)
+      const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<BudgetNotice>, State] => {
+        const due: Array<BudgetNotice> = []
+        const waiting: Array<State["handedOver"][number]> = []
+        for (const handed of current.handedOver) {
+          // A reminder of a window that is no longer active is never announced.
+          if (handed.windowId !== input.windowId) continue
+          if (committed[handed.kind]) due.push({ kind: handed.kind, message: handed.notice })
+          else waiting.push(handed)
+        }
+        return [due, { ...current, handedOver: waiting }]
+      })
+      const session = yield* PiSession
+      yield* Effect.forEach(due, (notice) => session.notify(notice.message, notice.kind === "warning" ? "warning" : "info"), {
+        discard: true
+      })
+      return due
+    })
+
+    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: UsageInput }) {
+      const policy = yield* thresholds.policy
+      return decide({
+        usage: toUsage(input.usage),
+        lines: policy.lines,
+        automaticReset: policy.automaticReset.value,
+        committed: { guidance: true, warning: true },
+        staged: { guidance: true, warning: true }
+      }).hardLineDue
+    })
+
+    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: UsageInput }) {
+      const policy = yield* thresholds.policy
+      return remainingBefore(toUsage(input.usage), policy.lines)
+    })
+
+    const statusLine = (input: { readonly usage: UsageInput; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
+      Effect.succeed(statusText({ ...input, usage: toUsage(input.usage) }))
+
+    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: UsageInput }) {
+      const policy = yield* thresholds.policy
+      return statusReport(policy, toUsage(input.usage))
+    })
+
+    return Budget.of({ observeRequest, takeDrafts, discard, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
+  })
+)
