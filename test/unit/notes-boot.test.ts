@@ -1,0 +1,141 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type BootIdentity, DefaultBootBudgetTokens, estimateTokens, MapExcerptLimit, renderBoot } from "../../src/domain/boot.ts"
+import { type Home, Homes } from "../../src/domain/notes/address.ts"
+import type { HomeSnapshot, NoteRow, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
+import { ToolName } from "../../src/domain/protocol.ts"
+
+const now = Date.UTC(2025, 4, 1, 12, 0, 0)
+const hour = 3_600_000
+
+const identity: BootIdentity = {
+  agentName: "pi",
+  model: "anthropic/claude-sonnet-4-5",
+  modelSlug: "claude-sonnet-4-5",
+  sessionId: "sess-1",
+  rootWindowId: "root-1",
+  currentWindowId: "w-3",
+  previousWindowId: "w-2"
+}
+
+const prefix = (home: Home) => (home === "session" ? "" : `@${home}/`)
+
+const rowsFor = (home: Home, count: number, homeIndex: number): ReadonlyArray<NoteRow> =>
+  Array.from({ length: count }, (_, i) => ({
+    home,
+    address: `${prefix(home)}note-${i}.md`,
+    bytes: 100 + i,
+    // Distinct times across homes: home h, note i is (h * 100 + i) hours old.
+    updatedMs: now - (homeIndex * 100 + i) * hour,
+    title: `Title ${home} ${i}`
+  }))
+
+const available = (home: Home, count: number, mapBody?: string): HomeSnapshot => ({
+  _tag: "Available",
+  home,
+  location: home,
+  map: mapBody === undefined ? undefined : { address: `${prefix(home)}MAP.md`, body: mapBody, bytes: mapBody.length },
+  recent: rowsFor(home, Math.min(count, 12), Homes.indexOf(home)),
+  noteCount: count
+})
+
+const snapshotOf = (homes: ReadonlyArray<HomeSnapshot>): NotesSnapshot => ({ takenAt: now, homes })
+
+const fullSnapshot = snapshotOf(Homes.map((home) => available(home, 20, `- ${prefix(home)}note-0: the first note\n- keep this current`)))
+
+describe("boot renderer", () => {
+  it("renders the same snapshot to the same bytes", () => {
+    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const copy = JSON.parse(JSON.stringify(fullSnapshot)) as NotesSnapshot
+    const b = renderBoot({ identity: { ...identity }, snapshot: copy, budgetTokens: DefaultBootBudgetTokens, now })
+    assert.strictEqual(a.text, b.text)
+    assert.strictEqual(Buffer.compare(Buffer.from(a.text), Buffer.from(b.text)), 0)
+  })
+
+  it("carries identity, reset line, homes and the recovery protocol", () => {
+    const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    for (const line of ["Agent: pi", "Model: anthropic/claude-sonnet-4-5", "Session: sess-1", "Root window: root-1", "Current window: w-3", "Previous window: w-2"]) {
+      assert.include(text, line)
+    }
+    assert.include(text, "Your working memory was reset")
+    for (const form of ["@project/...", "@user/...", "@agent/...", "@model/...", "no prefix"]) assert.include(text, form)
+    assert.include(text, "Read this session's MAP first")
+    for (const tool of Object.values(ToolName)) assert.include(text, tool)
+    assert.isTrue(text.indexOf("Read this session's MAP first") < text.indexOf("## Notes index"))
+  })
+
+  it("says a first window is the first, without a previous id", () => {
+    const { text } = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    assert.notInclude(text, "Previous window")
+    assert.include(text, "first context window of this session")
+  })
+
+  it("shows each home's MAP and its most recent rows under the per-home quota", () => {
+    const { text, omittedRows } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    assert.strictEqual(omittedRows, 0)
+    assert.include(text, "MAP: @project/MAP.md\n> - @project/note-0: the first note")
+    assert.include(text, "Recent notes (5 of 20; notes_list { \"home\": \"session\" } lists all):")
+    assert.include(text, "- note-4.md · \"Title session 4\" · 104 B · updated 4 h ago")
+    assert.notInclude(text, "- note-5.md")
+    assert.include(text, "Recent notes (3 of 20; notes_list { \"home\": \"@project\" } lists all):")
+    assert.notInclude(text, "@project/note-3.md")
+    assert.include(text, "@model/note-1.md")
+    assert.notInclude(text, "@model/note-2.md")
+    assert.notInclude(text, "left out")
+  })
+
+  it("removes only an unavailable home's rows and tells how to retry", () => {
+    const homes = fullSnapshot.homes.map((home): HomeSnapshot =>
+      home.home === "project" ? { _tag: "Unavailable", home: "project", location: "projects/x", reason: "EACCES (PermissionDenied) in readDirectoryEntries" } : home
+    )
+    const boot = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: DefaultBootBudgetTokens, now })
+    assert.deepStrictEqual(boot.unavailableHomes, ["project"])
+    assert.notInclude(boot.text, "@project/note-0.md")
+    assert.notInclude(boot.text, "@project/MAP.md")
+    assert.include(boot.text, "Unavailable: the home could not be read (EACCES (PermissionDenied) in readDirectoryEntries). Its notes are not shown; retry with notes_list { \"home\": \"@project\" }.")
+    for (const address of ["note-0.md", "@user/note-0.md", "@agent/note-0.md", "@model/note-0.md"]) assert.include(boot.text, `- ${address}`)
+    assert.include(boot.text, "Read this session's MAP first")
+  })
+
+  it("drops the oldest rows first to fit the budget and says how many", () => {
+    const full = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: 100_000, now })
+    const budget = estimateTokens(full.text) - 60
+    const cut = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: budget, now })
+    assert.isAtMost(estimateTokens(cut.text), budget)
+    assert.isAbove(cut.omittedRows, 0)
+    assert.include(cut.text, `${cut.omittedRows} ${cut.omittedRows === 1 ? "row" : "rows"} left out`)
+    assert.include(cut.text, "the oldest rows go first")
+    assert.include(cut.text, "List them with notes_list.")
+    // The oldest candidates are the model's (home index 4), then the agent's.
+    assert.notInclude(cut.text, "@model/note-1.md")
+    assert.include(cut.text, "- note-0.md")
+    assert.include(cut.text, "@project/note-0.md")
+  })
+
+  it("keeps the fixed parts and replaces MAP excerpts by pointers, @model first, when rows are not enough", () => {
+    const bigMap = "x".repeat(1400)
+    const snapshot = snapshotOf(Homes.map((home) => available(home, 3, bigMap)))
+    const none = renderBoot({ identity, snapshot, budgetTokens: 100_000, now })
+    const budget = estimateTokens(none.text) - 500
+    const boot = renderBoot({ identity, snapshot, budgetTokens: budget, now })
+    assert.isAtMost(estimateTokens(boot.text), budget)
+    assert.strictEqual(boot.omittedRows, 12)
+    assert.include(boot.text, "MAP: @model/MAP.md (1.4 KB), left out for the budget; read it with notes_read { \"address\": \"@model/MAP.md\" }.")
+    assert.include(boot.text, "MAP: MAP.md\n> xxxx")
+    assert.include(boot.text, "12 rows left out and")
+  })
+
+  it("cuts a long MAP with the offset to read on from", () => {
+    const body = "y".repeat(MapExcerptLimit + 10)
+    const snapshot = snapshotOf(Homes.map((home) => available(home, 0, home === "user" ? body : undefined)))
+    const { text } = renderBoot({ identity, snapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    assert.include(text, `(MAP cut at ${MapExcerptLimit} of ${MapExcerptLimit + 10} characters; read on with notes_read { "address": "@user/MAP.md", "offset": ${MapExcerptLimit} })`)
+    assert.include(text, "### This session (plan, a/b (no prefix))\nNo notes yet.")
+  })
+
+  it("takes relative ages from the given now", () => {
+    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const b = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now: now + 24 * hour })
+    assert.include(a.text, "- note-0.md · \"Title session 0\" · 100 B · updated just now")
+    assert.include(b.text, "- note-0.md · \"Title session 0\" · 100 B · updated 24 h ago")
+  })
+})

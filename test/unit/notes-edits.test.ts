@@ -1,0 +1,59 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import { applyEdits, describeEditRefusal } from "../../src/domain/notes/edits.ts"
+
+const note = "# Plan\n- step one\n- step two\n- step one\nend\n"
+
+describe("exact-text edits", () => {
+  it("replaces text that occurs exactly once", () => {
+    const result = applyEdits(note, [{ oldText: "step two", newText: "step 2" }])
+    assert.deepStrictEqual(result, Result.succeed("# Plan\n- step one\n- step 2\n- step one\nend\n"))
+  })
+
+  it("matches every edit against the original text, not the text after earlier edits", () => {
+    const result = applyEdits("a b c", [{ oldText: "a", newText: "c" }, { oldText: "c", newText: "a" }])
+    assert.deepStrictEqual(result, Result.succeed("c b a"))
+  })
+
+  it("applies edits given out of order", () => {
+    const result = applyEdits("one two three", [{ oldText: "three", newText: "3" }, { oldText: "one", newText: "1" }])
+    assert.deepStrictEqual(result, Result.succeed("1 two 3"))
+  })
+
+  it("refuses an ambiguous edit with its index and the lines of every match", () => {
+    const result = applyEdits(note, [{ oldText: "end", newText: "fin" }, { oldText: "step one", newText: "x" }])
+    assert.deepStrictEqual(result, Result.fail({ _tag: "Ambiguous", editIndex: 2, lines: [2, 4] } as const))
+    if (Result.isFailure(result)) {
+      assert.strictEqual(
+        describeEditRefusal(result.failure, 2),
+        "edit 2 of 2: oldText occurs 2 times (lines 2, 4); include more surrounding text so it occurs exactly once. Nothing was changed."
+      )
+    }
+  })
+
+  it("counts overlapping occurrences as ambiguous", () => {
+    assert.deepStrictEqual(applyEdits("aaa", [{ oldText: "aa", newText: "b" }]), Result.fail({ _tag: "Ambiguous", editIndex: 1, lines: [1, 1] } as const))
+  })
+
+  it("refuses a missing oldText and changes nothing", () => {
+    const result = applyEdits(note, [{ oldText: "step two", newText: "ok" }, { oldText: "absent", newText: "x" }])
+    assert.deepStrictEqual(result, Result.fail({ _tag: "NoMatch", editIndex: 2 } as const))
+  })
+
+  it("does not match LF text against CRLF text", () => {
+    assert.isTrue(Result.isFailure(applyEdits("a\r\nb", [{ oldText: "a\nb", newText: "x" }])))
+  })
+
+  it("refuses an empty oldText", () => {
+    assert.deepStrictEqual(applyEdits(note, [{ oldText: "", newText: "x" }]), Result.fail({ _tag: "EmptyOldText", editIndex: 1 } as const))
+  })
+
+  it("refuses overlapping edits, naming both", () => {
+    const result = applyEdits("hello world", [{ oldText: "hello wo", newText: "x" }, { oldText: "world", newText: "y" }])
+    assert.deepStrictEqual(result, Result.fail({ _tag: "Overlap", editIndex: 2, otherIndex: 1, line: 1 } as const))
+  })
+
+  it("accepts no edits as the identity", () => {
+    assert.deepStrictEqual(applyEdits(note, []), Result.succeed(note))
+  })
+})
