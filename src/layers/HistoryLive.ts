@@ -1,11 +1,11 @@
 import { Effect, Layer, Ref, Result, Semaphore } from "effect"
-import { extendBranchView, pathThroughAppended, rebuildBranchView } from "../domain/history/branchView.ts"
 import { type ListQuery, listPage } from "../domain/history/listing.ts"
 import { type ReadQuery, readPage } from "../domain/history/read.ts"
 import { windowSummaries } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/scope.ts"
 import { type SearchQuery, searchPage } from "../domain/history/search.ts"
-import { emptyIndex, extendIndex, indexMatches, type SessionIndex } from "../domain/history/sessionIndex.ts"
+import type { SessionIndex } from "../domain/history/sessionIndex.ts"
+import { adoptBranch, catchUp } from "../domain/history/sync.ts"
 import { History, historyError } from "../services/History.ts"
 import { PiSession } from "../services/PiSession.ts"
 
@@ -42,12 +42,8 @@ export const layer = Layer.effect(
       const known = (yield* Ref.get(indexes)).get(session.sessionId)
       const leafId = yield* session.leafId
       const entries = yield* session.entries
-      const index = known !== undefined && indexMatches(known, entries) ? known : emptyIndex(session.sessionId)
-      const from = index.entryCount
-      extendIndex(index, entries)
-      const path = pathThroughAppended(index.branch, leafId, entries.slice(from))
-      if (path !== undefined) extendBranchView(index.branch, index, path, leafId)
-      else index.branch = rebuildBranchView(index, yield* session.rawBranch, leafId)
+      const { index, needsBranch } = catchUp(known, session.sessionId, entries, leafId)
+      if (needsBranch) adoptBranch(index, yield* session.rawBranch, leafId)
       if (index !== known) yield* Ref.update(indexes, remember(index))
       return index
     })

@@ -1,0 +1,123 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import { readPage } from "../../src/domain/history/read.ts"
+import { describeIssue, renderRead, renderSearch } from "../../src/domain/history/render.ts"
+import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
+import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
+import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
+import { utf8Length } from "../../src/domain/toolOutcome.ts"
+import { makeSession, syncIndex } from "./history-session.ts"
+
+const search = (index: SessionIndex, query: Partial<SearchQuery> & { readonly query: string }, scanBound?: number): SearchPage => {
+  const result = searchPage(index, { regex: false, limit: 10, ...query }, scanBound)
+  if (Result.isFailure(result)) throw new Error(`unexpected ${result.failure._tag}`)
+  return result.success
+}
+
+const read = (index: SessionIndex, seq: number, offset?: number, limit?: number) => {
+  const result = readPage(index, { seq, offset, limit })
+  if (Result.isFailure(result)) throw new Error(`unexpected ${result.failure._tag}`)
+  return result.success
+}
+
+describe("history_search", () => {
+  const session = makeSession()
+  session.user("Remember the Zanzibar protocol for later")
+  session.assistant("", [{ id: "c1", name: "bash", args: { command: "grep -r zanzibar src" } }])
+  session.toolResult("c1", "bash", "src/auth.ts:12: // ZANZIBAR check")
+  session.marker("pcx:01234567:00000002")
+  session.user("new window 🙂🙂 then zanzibar again")
+  session.assistant("noted")
+  const index = syncIndex(session)
+
+  it("matches literally and case-insensitively, newest first, with the offset to read from", () => {
+    const page = search(index, { query: "zanzibar" })
+    assert.deepStrictEqual(page.hits.map((hit) => hit.event.seq), [3, 2, 1])
+    assert.isUndefined(page.more)
+    const [newest] = page.hits
+    // Two emoji before the match: the offset counts code points, not UTF-16 units.
+    assert.strictEqual(newest!.offset, "new window 🙂🙂 then ".length - 2)
+    assert.isTrue(read(index, 3, newest!.offset).page.text.startsWith("zanzibar again"))
+    assert.include(newest!.line, "| zanzibar again | history_read {\"seq\":3,\"offset\":")
+  })
+
+  it("searches tool events by name, arguments, status and output", () => {
+    assert.deepStrictEqual(search(index, { query: "status: ok" }).hits.map((hit) => hit.event.seq), [2])
+    assert.deepStrictEqual(search(index, { query: "grep -r" }).hits.map((hit) => hit.event.seq), [2])
+    const page = search(index, { query: "auth.ts:12" })
+    assert.strictEqual(page.hits[0]!.line.split("| ")[1]!.slice(0, 10), "auth.ts:12")
+  })
+
+  it("filters by role, window and cursors, and continues where a full page stopped", () => {
+    assert.deepStrictEqual(search(index, { query: "zanzibar", roles: ["user"] }).hits.map((hit) => hit.event.seq), [3, 1])
+    assert.deepStrictEqual(search(index, { query: "zanzibar", windowId: "pcx:01234567:00000002" }).hits.map((hit) => hit.event.seq), [3])
+    assert.deepStrictEqual(search(index, { query: "zanzibar", after: 1 }).hits.map((hit) => hit.event.seq), [2, 3])
+    const first = search(index, { query: "zanzibar", limit: 1 })
+    assert.deepStrictEqual(first.more, { before: 3 })
+    const second = search(index, { query: "zanzibar", limit: 1, before: 3 })
+    assert.deepStrictEqual(second.hits.map((hit) => hit.event.seq), [2])
+    assert.include(renderSearch(first, { query: "zanzibar", regex: false, limit: 1 }), "more: history_search {\"query\":\"zanzibar\",\"before\":3}")
+  })
+
+  it("takes regular expressions, and names a bad one with bad_regex", () => {
+    assert.deepStrictEqual(search(index, { query: "zan.ibar (protocol|check)", regex: true }).hits.map((hit) => hit.event.seq), [2, 1])
+    const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 })
+    assert.isTrue(Result.isFailure(bad))
+    if (Result.isFailure(bad)) {
+      assert.strictEqual(describeIssue(bad.failure).code, "bad_regex")
+      assert.include(describeIssue(bad.failure).message, "(unclosed")
+    }
+    // Literal search treats regex syntax as text.
+    assert.deepStrictEqual(search(index, { query: "(unclosed" }).hits, [])
+  })
+
+  it("stops on the scan bound with a cursor that resumes the search", () => {
+    // A bound of one unit lets each call scan a single event: the newest (#4) does not match.
+    const page = search(index, { query: "zanzibar" }, 1)
+    assert.deepStrictEqual(page.hits, [])
+    assert.isTrue(page.scanBoundReached)
+    assert.deepStrictEqual(page.more, { before: 4 })
+    const resumed = search(index, { query: "zanzibar", before: 4 }, 1)
+    assert.deepStrictEqual(resumed.hits.map((hit) => hit.event.seq), [3])
+    assert.deepStrictEqual(resumed.more, { before: 3 })
+  })
+
+  it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {
+    const big = makeSession()
+    for (let n = 0; n < 60; n++) big.user(`needle ${"語".repeat(3000)}`)
+    const page = search(syncIndex(big), { query: "needle", limit: 50 })
+    assert.isAtMost(utf8Length(renderSearch(page, { query: "needle", regex: false, limit: 50 })), ToolResultByteLimit)
+  })
+})
+
+describe("history_read", () => {
+  const text = "α🙂".repeat(10_000)
+  const session = makeSession()
+  session.user(text)
+  session.assistant("short")
+  const index = syncIndex(session)
+
+  it("pages through one event in code points until the end, each page within 32 KiB", () => {
+    const pages: Array<string> = []
+    let offset: number | undefined = 0
+    while (offset !== undefined) {
+      const page = read(index, 1, offset, 8000)
+      assert.isAtMost(utf8Length(renderRead(page)), ToolResultByteLimit)
+      pages.push(page.page.text)
+      offset = page.page.nextOffset
+    }
+    assert.strictEqual(pages.length, 3)
+    assert.strictEqual(pages.join(""), text)
+    assert.include(renderRead(read(index, 1, 0, 100)), "continue: history_read {\"seq\":1,\"offset\":100}")
+    assert.include(renderRead(read(index, 2)), "end of event")
+  })
+
+  it("answers not_found for a seq the session never had", () => {
+    const result = readPage(index, { seq: 3 })
+    assert.isTrue(Result.isFailure(result))
+    if (Result.isFailure(result)) {
+      assert.strictEqual(describeIssue(result.failure).code, "not_found")
+      assert.include(describeIssue(result.failure).message, "seqs run from 1 to 2")
+    }
+  })
+})

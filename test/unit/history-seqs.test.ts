@@ -1,0 +1,181 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import { buildIndex } from "../../src/domain/history/sessionIndex.ts"
+import { readPage } from "../../src/domain/history/read.ts"
+import { windowSummaries } from "../../src/domain/history/render.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
+import { makeSession, syncIndex } from "./history-session.ts"
+
+const seqsByEntry = (index: ReturnType<typeof syncIndex>) =>
+  Object.fromEntries([...index.seqsByEntry].map(([id, seqs]) => [id, [...seqs]]))
+
+const snapshot = (index: ReturnType<typeof syncIndex>) =>
+  index.events.map(({ seq, role, kind, entryId, status, text }) => ({ seq, role, kind, entryId, status, text }))
+
+describe("history seqs", () => {
+  it("gives each event one seq in append order and none to plain custom or state entries", () => {
+    const session = makeSession()
+    const user = session.user("hello")
+    session.modelChange()
+    const assistant = session.assistant("let me look", [{ id: "c1", name: "read", args: { path: "a.ts" } }, {
+      id: "c2",
+      name: "bash",
+      args: { command: "ls" }
+    }])
+    session.toolResult("c1", "read", "file a")
+    session.toolResult("c2", "bash", "a.ts b.ts")
+    session.marker("pcx:01234567:aaaaaaaa")
+    const boot = session.boot("pcx:01234567:aaaaaaaa", "boot text")
+    const compaction = session.compaction("what happened")
+    const index = syncIndex(session)
+
+    assert.deepStrictEqual(seqsByEntry(index), { [user]: [1], [assistant]: [2, 3, 4], [boot]: [5], [compaction]: [6] })
+    assert.deepStrictEqual(index.events.map((event) => `${event.seq}:${event.role}:${event.kind}`), [
+      "1:user:user",
+      "2:assistant:assistant",
+      "3:tool:read",
+      "4:tool:bash",
+      "5:context:pi-context/boot",
+      "6:context:compaction"
+    ])
+  })
+
+  it("pairs a call with its result into one event at the call's seq", () => {
+    const session = makeSession()
+    session.assistant("", [{ id: "c1", name: "grep", args: { pattern: "needle" } }])
+    session.toolResult("c1", "grep", "src/x.ts:3: needle", true)
+    const index = syncIndex(session)
+
+    assert.strictEqual(index.events.length, 1)
+    const event = index.events[0]!
+    assert.strictEqual(event.status, "error")
+    assert.strictEqual(event.text, "grep {\"pattern\":\"needle\"}\nstatus: error\n--- output ---\nsrc/x.ts:3: needle")
+  })
+
+  it("keeps a call without a result as an unfinished event, completed in place when the result arrives", () => {
+    const session = makeSession()
+    session.assistant("running", [{ id: "c1", name: "bash", args: { command: "sleep 1" } }])
+    const index = syncIndex(session)
+    assert.strictEqual(index.events[1]!.status, "unfinished")
+    assert.strictEqual(index.events[1]!.text, "bash {\"command\":\"sleep 1\"}\nstatus: unfinished")
+
+    session.toolResult("c1", "bash", "done")
+    syncIndex(session, index)
+    assert.strictEqual(index.events.length, 2)
+    assert.strictEqual(index.events[1]!.status, "ok")
+    assert.include(index.events[1]!.text, "--- output ---\ndone")
+  })
+
+  it("makes a result without a matching call, and a !bash run, standalone tool events", () => {
+    const session = makeSession()
+    session.toolResult("ghost", "read", "orphan output")
+    session.bash("npm test", "1 failing", 1)
+    session.bash("sleep 100", "", undefined)
+    const index = syncIndex(session)
+
+    assert.deepStrictEqual(index.events.map((event) => [event.role, event.kind, event.status]), [
+      ["tool", "read", "ok"],
+      ["tool", "bash", "error"],
+      ["tool", "bash", "unfinished"]
+    ])
+    assert.include(index.events[1]!.text, "1 failing\n[exit 1]")
+  })
+
+  it("never renumbers on appends: an extended index equals one built from scratch", () => {
+    const session = makeSession()
+    session.user("one")
+    session.assistant("calling", [{ id: "c1", name: "read" }])
+    const index = syncIndex(session)
+    const before = snapshot(index).slice(0, 1)
+
+    session.toolResult("c1", "read", "content")
+    session.user("two")
+    session.assistant("", [{ id: "c2", name: "edit" }, { id: "c3", name: "edit" }])
+    session.toolResult("c3", "edit", "ok 3")
+    syncIndex(session, index)
+
+    assert.deepStrictEqual(snapshot(index).slice(0, 1), before)
+    assert.deepStrictEqual(snapshot(index), snapshot(buildIndex(session.sessionId, session.entries)))
+    assert.deepStrictEqual(index.events.map((event) => event.status), [undefined, undefined, "ok", undefined, "unfinished", "ok"])
+  })
+
+  it("never renumbers on branching, and answers not_on_branch for the abandoned branch", () => {
+    const session = makeSession()
+    const first = session.user("first question")
+    session.assistant("first answer")
+    session.user("abandoned question")
+    const abandoned = session.assistant("abandoned answer")
+    const index = syncIndex(session)
+    const seqsBefore = seqsByEntry(index)
+
+    session.moveTo(first)
+    const retried = session.assistant("second answer")
+    syncIndex(session, index)
+
+    assert.deepStrictEqual(Object.fromEntries(Object.entries(seqsByEntry(index)).filter(([id]) => id in seqsBefore)), seqsBefore)
+    assert.deepStrictEqual(index.seqsByEntry.get(retried), [5])
+    assert.deepStrictEqual(index.branch.seqs, [1, 5])
+    const read = readPage(index, { seq: index.seqsByEntry.get(abandoned)![0]! })
+    assert.isTrue(Result.isFailure(read) && read.failure._tag === "NotOnBranch")
+    const missing = readPage(index, { seq: 99 })
+    assert.isTrue(Result.isFailure(missing) && missing.failure._tag === "EventNotFound")
+  })
+
+  it("extends the branch view along appended entries and rebuilds it only when the leaf jumps", () => {
+    const session = makeSession()
+    const first = session.user("a")
+    const index = syncIndex(session)
+    for (let round = 0; round < 5; round++) {
+      session.assistant(`answer ${round}`)
+      syncIndex(session, index)
+    }
+    assert.strictEqual(index.branchRebuilds, 0)
+    session.moveTo(first)
+    syncIndex(session, index)
+    assert.strictEqual(index.branchRebuilds, 1)
+    assert.deepStrictEqual(index.branch.seqs, [1])
+  })
+
+  it("opens a window at each reset marker on the branch, the root id derived from the session id", () => {
+    const session = makeSession("feedface-0000-4000")
+    session.user("in root")
+    session.marker("pcx:feedface:11111111")
+    session.boot("pcx:feedface:11111111", "boot 1")
+    session.user("in second")
+    session.marker("pcx:feedface:22222222")
+    const index = syncIndex(session)
+
+    assert.deepStrictEqual(windowSummaries(index).map(({ id, firstSeq, lastSeq, count, current }) => ({ id, firstSeq, lastSeq, count, current })), [
+      { id: rootWindowId(session.sessionId), firstSeq: 1, lastSeq: 1, count: 1, current: false },
+      { id: "pcx:feedface:11111111", firstSeq: 2, lastSeq: 3, count: 2, current: false },
+      { id: "pcx:feedface:22222222", firstSeq: undefined, lastSeq: undefined, count: 0, current: true }
+    ])
+    assert.strictEqual(rootWindowId(session.sessionId), "pcx:feedface:root")
+    assert.strictEqual(windowSummaries(index)[1]!.createdAt, session.entries[1]!.timestamp)
+  })
+
+  it("builds each document once: an extension touches only appended entries", () => {
+    const session = makeSession()
+    for (let i = 0; i < 50; i++) session.user(`message ${i}`)
+    const index = syncIndex(session)
+    assert.strictEqual(index.documentBuilds, 50)
+    session.assistant("", [{ id: "x", name: "read" }])
+    session.toolResult("x", "read", "out")
+    session.user("last")
+    syncIndex(session, index)
+    // One call, its result completing it, one user message.
+    assert.strictEqual(index.documentBuilds, 53)
+  })
+
+  it("indexes afresh when the session no longer starts with what was indexed", () => {
+    const session = makeSession()
+    session.user("a")
+    const index = syncIndex(session)
+    const other = makeSession(session.sessionId, "f")
+    other.user("different")
+    other.user("entries")
+    const fresh = syncIndex(other, index)
+    assert.notStrictEqual(fresh, index)
+    assert.deepStrictEqual(fresh.events.map((event) => event.text), ["different", "entries"])
+  })
+})
