@@ -1,0 +1,144 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { CustomType } from "../../src/domain/protocol.ts"
+import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
+import type { ToolOutcome } from "../../src/domain/toolOutcome.ts"
+import { utf8Length } from "../../src/domain/toolOutcome.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
+import * as HistoryLive from "../../src/layers/HistoryLive.ts"
+import { History } from "../../src/services/History.ts"
+import { PiSession } from "../../src/services/PiSession.ts"
+import { historyToolHandlers } from "../../src/tools/history.ts"
+import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+
+const sessionId = "5e55a0b1-0000-7000-8000-000000000000"
+
+const marker = (windowId: string) => ({ type: "custom", customType: CustomType.resetMarker, data: { windowId } })
+const boot = (windowId: string) => ({
+  type: "custom_message",
+  customType: CustomType.boot,
+  content: "boot",
+  display: false,
+  details: { windowId }
+})
+
+/** Each tool call gets its own PiSession value, as each Pi tool call does. */
+const call = (fake: FakeSession, tool: keyof typeof historyToolHandlers, params: unknown) =>
+  historyToolHandlers[tool](params).pipe(Effect.provide(fake.layer))
+
+const text = (outcome: ToolOutcome): string => {
+  assert.strictEqual(outcome._tag, "Ok", outcome.text)
+  return outcome.text
+}
+
+const appendUsers = (fake: FakeSession, count: number, word: string) => {
+  for (let n = 0; n < count; n++) {
+    const fields = messageEntry("user", `${word} ${n}`)
+    fake.entries.push({ ...fields, id: `${word}-${n}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(n * 1000).toISOString() })
+  }
+}
+
+describe("History", () => {
+  it.effect("extends its index with only the entries appended since the last call", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId })
+      appendUsers(fake, 500, "early")
+      const history = yield* History
+      const stats = history.stats.pipe(Effect.provide(fake.layer))
+
+      yield* call(fake, "history_list", {})
+      assert.deepInclude(yield* stats, { entries: 500, events: 500, documentBuilds: 500, branchRebuilds: 0 })
+
+      for (let round = 1; round <= 3; round++) {
+        appendUsers(fake, 10, `round${round}`)
+        yield* call(fake, "history_search", { query: `round${round} 9` })
+        assert.deepInclude(yield* stats, { entries: 500 + 10 * round, documentBuilds: 500 + 10 * round, branchRebuilds: 0 })
+      }
+      // A call with nothing appended does no document work at all.
+      yield* call(fake, "history_read", { seq: 1 })
+      assert.strictEqual((yield* stats).documentBuilds, 530)
+    }).pipe(Effect.provide(HistoryLive.layer)))
+
+  it.effect("finds a word from the first window after two resets and reads that event in two pages", () =>
+    Effect.gen(function*() {
+      const secret = `The deploy key lives in vault path kv/ops/heliotrope. ${"Padding sentence. ".repeat(20)}`
+      const fake = makeFakeSession({
+        sessionId,
+        entries: [
+          messageEntry("user", secret),
+          messageEntry("assistant", "Noted."),
+          marker("pcx:5e55a0b1:aaaaaaaa"),
+          boot("pcx:5e55a0b1:aaaaaaaa"),
+          messageEntry("user", "second window"),
+          marker("pcx:5e55a0b1:bbbbbbbb"),
+          boot("pcx:5e55a0b1:bbbbbbbb"),
+          messageEntry("user", "where was the key?")
+        ]
+      })
+
+      const windows = text(yield* call(fake, "history_windows", {}))
+      assert.include(windows, "3 window(s) on the active branch")
+      assert.include(windows, `${rootWindowId(sessionId)} created`)
+      assert.include(windows, "#1–#2 (2 events)")
+      assert.include(windows, "pcx:5e55a0b1:bbbbbbbb")
+      assert.include(windows, "[current]")
+
+      const found = yield* call(fake, "history_search", { query: "HELIOTROPE" })
+      assert.include(text(found), "| heliotrope. Padding")
+      const { seq, offset } = (found as { details: { hits: Array<{ seq: number; offset: number }> } }).details.hits[0]!
+      assert.strictEqual(seq, 1)
+
+      const first = yield* call(fake, "history_read", { seq, limit: 100 })
+      assert.include(text(first), "The deploy key lives in vault path kv/ops/heliotrope.")
+      assert.include(text(first), "continue: history_read {\"seq\":1,\"offset\":100}")
+      const second = yield* call(fake, "history_read", { seq, offset: 100 })
+      assert.include(text(second), "end of event")
+      assert.strictEqual(offset, secret.indexOf("heliotrope"))
+    }).pipe(Effect.provide(HistoryLive.layer)))
+
+  it.effect("answers every failure as a tool error with a stable code", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, entries: [messageEntry("user", "hello")] })
+      const codes = {
+        window: yield* call(fake, "history_list", { window_id: "pcx:nope:root" }),
+        regex: yield* call(fake, "history_search", { query: "[", regex: true }),
+        seq: yield* call(fake, "history_read", { seq: 42 }),
+        params: yield* call(fake, "history_read", { seq: "one" })
+      }
+      assert.deepStrictEqual(
+        Object.fromEntries(Object.entries(codes).map(([name, outcome]) => [name, outcome._tag === "Failed" ? outcome.code : "ok"])),
+        { window: "unknown_window", regex: "bad_regex", seq: "not_found", params: "invalid_argument" }
+      )
+      assert.include(codes.window.text, "Call history_windows")
+    }).pipe(Effect.provide(HistoryLive.layer)))
+
+  it.effect("answers not_on_branch for an event the leaf moved away from, rebuilding only the branch view", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, entries: [messageEntry("user", "kept"), messageEntry("user", "left behind")] })
+      yield* call(fake, "history_list", {})
+      const session = yield* Effect.provide(PiSession.useSync((service) => service), fake.layer)
+      const firstOnly = PiSession.of({
+        ...session,
+        leafId: Effect.succeed(fake.entries[0]!.id),
+        rawBranch: Effect.succeed(fake.entries.slice(0, 1))
+      })
+      const outcome = yield* historyToolHandlers.history_read({ seq: 2 }).pipe(Effect.provideService(PiSession, firstOnly))
+      assert.strictEqual(outcome._tag === "Failed" ? outcome.code : "ok", "not_on_branch")
+      const stats = yield* (yield* History).stats.pipe(Effect.provideService(PiSession, firstOnly))
+      assert.deepInclude(stats, { documentBuilds: 2, branchRebuilds: 1 })
+    }).pipe(Effect.provide(HistoryLive.layer)))
+
+  it.effect("keeps every result within 32 KiB and serves concurrent calls from one consistent index", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId })
+      for (let n = 0; n < 200; n++) fake.entries.push({ ...messageEntry("user", `ключ ${n} ${"данные ".repeat(2000)}`), id: `u${n}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(0).toISOString() })
+      const outcomes = yield* Effect.all([
+        call(fake, "history_list", { limit: 100 }),
+        call(fake, "history_search", { query: "ключ", limit: 50 }),
+        call(fake, "history_read", { seq: 7, limit: 8000 }),
+        call(fake, "history_windows", {})
+      ], { concurrency: "unbounded" })
+      for (const outcome of outcomes) assert.isAtMost(utf8Length(text(outcome)), ToolResultByteLimit)
+      assert.strictEqual((yield* (yield* History).stats.pipe(Effect.provide(fake.layer))).documentBuilds, 200)
+    }).pipe(Effect.provide(HistoryLive.layer)))
+})
