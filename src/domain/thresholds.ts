@@ -112,8 +112,9 @@ const sourceLabel: Partial<Record<ValueSource, string>> = {
   injected: "injected policy: "
 }
 
+/** One line for the user, without a `pi-context:` prefix (the caller adds its own). */
 export const renderNotice = (notice: ThresholdNotice): string =>
-  `pi-context: ${notice.source === undefined ? "" : sourceLabel[notice.source] ?? ""}${notice.key} = ${
+  `${notice.source === undefined ? "" : sourceLabel[notice.source] ?? ""}${notice.key} = ${
     showValue(notice.value)
   } ${notice.reason}; using ${showValue(notice.used)}.`
 

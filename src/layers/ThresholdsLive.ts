@@ -33,16 +33,21 @@ const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Unkno
 
 const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
 
-/** Shows each distinct notice once per extension instance, and returns those shown now. */
+/**
+ * Reports each distinct notice once per extension instance and returns those
+ * new now. `show` notifies the user here; `refresh` hands them to its caller instead.
+ */
 const makeReporter = Effect.gen(function*() {
   const reported = yield* Ref.make<ReadonlySet<string>>(new Set())
-  return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>) {
+  return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>, show: boolean) {
     const fresh = yield* Ref.modify(reported, (seen): [ReadonlyArray<ThresholdNotice>, ReadonlySet<string>] => {
       const novel = notices.filter((notice) => !seen.has(noticeKey(notice)))
       return novel.length === 0 ? [novel, seen] : [novel, new Set([...seen, ...novel.map(noticeKey)])]
     })
-    const session = yield* PiSession
-    yield* Effect.forEach(fresh, (notice) => session.notify(renderNotice(notice), "warning"), { discard: true })
+    if (show) {
+      const session = yield* PiSession
+      yield* Effect.forEach(fresh, (notice) => session.notify(`pi-context: ${renderNotice(notice)}`, "warning"), { discard: true })
+    }
     return fresh
   })
 })
@@ -107,19 +112,19 @@ export const layer = Layer.effect(
       return loaded
     })
 
-    const resolve = Effect.fnUntraced(function*(loaded: Loaded) {
+    const resolve = Effect.fnUntraced(function*(loaded: Loaded, show: boolean) {
       const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel), loaded.notices)
-      const fresh = yield* report(policy.notices)
+      const fresh = yield* report(policy.notices, show)
       return { policy, fresh }
     })
 
     const policy = Effect.gen(function*() {
       const loaded = yield* Option.match(yield* Ref.get(cache), { onNone: load, onSome: Effect.succeed })
-      return (yield* resolve(loaded)).policy
+      return (yield* resolve(loaded, true)).policy
     }).pipe(Effect.withSpan("Thresholds.policy"))
 
     const refresh = Effect.gen(function*() {
-      return (yield* resolve(yield* load())).fresh
+      return (yield* resolve(yield* load(), false)).fresh
     }).pipe(Effect.withSpan("Thresholds.refresh"))
 
     return Thresholds.of({ policy, refresh })
@@ -137,7 +142,7 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
     Thresholds,
     Effect.gen(function*() {
       const report = yield* makeReporter
-      const resolveNow = Effect.gen(function*() {
+      const resolveNow = Effect.fnUntraced(function*(show: boolean) {
         const session = yield* PiSession
         const settings = yield* session.settings
         const sources: ReadonlyArray<SettingsSource> = [
@@ -145,11 +150,11 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
           injectedSource(typeof policy === "function" ? policy() : policy)
         ]
         const resolved = resolvePolicy(sources, yield* currentModel)
-        return { policy: resolved, fresh: yield* report(resolved.notices) }
+        return { policy: resolved, fresh: yield* report(resolved.notices, show) }
       })
       return Thresholds.of({
-        policy: Effect.map(resolveNow, ({ policy }) => policy).pipe(Effect.withSpan("Thresholds.policy")),
-        refresh: Effect.map(resolveNow, ({ fresh }) => fresh).pipe(Effect.withSpan("Thresholds.refresh"))
+        policy: Effect.map(resolveNow(true), ({ policy }) => policy).pipe(Effect.withSpan("Thresholds.policy")),
+        refresh: Effect.map(resolveNow(false), ({ fresh }) => fresh).pipe(Effect.withSpan("Thresholds.refresh"))
       })
     })
   )

@@ -5,18 +5,21 @@ import type { PiSession } from "./PiSession.ts"
 /**
  * The budget policy: pi-context settings (global + trusted project, merged per
  * key) or an injected policy, validated and resolved into lines for Pi's
- * current model. Never fails: every settings problem is a notice, shown to
- * the user once per distinct problem, and a safe value.
+ * current model. Never fails: every settings problem is a notice, reported
+ * once per distinct problem per extension instance, and a safe value.
  */
 export class Thresholds extends Context.Service<Thresholds, {
   /**
    * The policy for Pi's current model. File-backed: from the settings read at
-   * the last `refresh` (read on first use). Injected: resolved now, on every call.
+   * the last `refresh` (read on first use). Injected: resolved now, on every
+   * call. Notices not reported before are shown here (`PiSession.notify`).
    */
   readonly policy: Effect.Effect<ResolvedPolicy, never, PiSession>
   /**
    * Re-reads the settings files (call on session start, tree navigation and
-   * model change) and returns the notices not reported before.
+   * model change) and returns the notices not reported before. It does not
+   * show them: the caller does (`pi-context: ${renderNotice(notice)}`), and
+   * `policy` will not show them again.
    */
   readonly refresh: Effect.Effect<ReadonlyArray<ThresholdNotice>, never, PiSession>
 }>()("pi-context/Thresholds") {}

@@ -86,9 +86,18 @@ describe("Thresholds over real settings files", () => {
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
       assert.deepStrictEqual(yield* run(thresholds.refresh), [])
+      // refresh hands its notices to the caller; policy does not show them a second time.
+      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("without a refresh, policy shows a file problem itself, once", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session } = yield* withSettings({ global: "not json" })
+      yield* run(thresholds.policy)
+      yield* run(thresholds.policy)
       const shown = yield* Ref.get(session.notices)
       assert.strictEqual(shown.length, 1)
-      assert.include(shown[0]!, "malformed JSON")
+      assert.match(shown[0]!, /^pi-context: global settings: .*settings\.json = "malformed JSON" cannot be parsed; using "defaults"\.$/)
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("wrong types: each key gets one notice and its default", () =>

@@ -51,7 +51,7 @@ describe("resolvePolicy", () => {
     ], model)
     assert.strictEqual(policy.lines.warning.value, 40000)
     assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used, n.source]), [["pi-context.warningLine", "lots", 40000, "project"]])
-    assert.strictEqual(renderNotice(policy.notices[0]!), "pi-context: project settings: pi-context.warningLine = \"lots\" is not a number; using 40000.")
+    assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is not a number; using 40000.")
   })
 
   it("rejects negatives and rounds fractions down, one notice each", () => {
