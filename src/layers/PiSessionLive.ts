@@ -3,7 +3,7 @@ import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Layer, Option } from "effect"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
-import { PiSession } from "../services/PiSession.ts"
+import { interruptWhenAborted, PiSession } from "../services/PiSession.ts"
 
 const isCommandContext = (ctx: ExtensionContext): ctx is ExtensionCommandContext =>
   typeof (ctx as Partial<ExtensionCommandContext>).waitForIdle === "function"
@@ -26,20 +26,6 @@ const readSessionId = (path: string | undefined): string | undefined => {
     return undefined
   }
 }
-
-/** Interrupts the running effect when `signal` aborts. */
-const interruptWhenAborted = (signal: AbortSignal) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    signal.aborted
-      ? Effect.interrupt
-      : Effect.raceFirst(
-        effect,
-        Effect.callback<never>((resume) => {
-          const onAbort = () => resume(Effect.interrupt)
-          signal.addEventListener("abort", onAbort, { once: true })
-          return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-        })
-      )
 
 /** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
 export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Service"] => {

@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, Effect, type Option } from "effect"
 import type { BranchEntry, RawEntry } from "../domain/entries.ts"
 
 export type NoticeLevel = "info" | "warning" | "error"
@@ -75,3 +75,17 @@ export class PiSession extends Context.Service<PiSession, {
    */
   readonly interruptOnAbort: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("pi-context/PiSession") {}
+
+/** Interrupts the running effect when `signal` aborts (a turn's Escape). */
+export const interruptWhenAborted = (signal: AbortSignal) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    signal.aborted
+      ? Effect.interrupt
+      : Effect.raceFirst(
+        effect,
+        Effect.callback<never>((resume) => {
+          const onAbort = () => resume(Effect.interrupt)
+          signal.addEventListener("abort", onAbort, { once: true })
+          return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+        })
+      )

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync } from "node:fs"
+import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
+import { afterEach, describe, expect, it } from "vitest"
+import { createHarness, type Harness } from "../support/sdkHarness.ts"
+
+const packageVersion = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string
+
+describe("pi-context loads as an installed package", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("runs on the Node the npm scripts provide", () => {
+    expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(24)
+  })
+
+  it("registers its tools and commands, and /pi-context status names the version, window, usage and trace file", async () => {
+    h = await createHarness()
+    const tools = h.session.getAllTools().map((tool) => tool.name)
+    for (const name of ["wipe_memory", "notes_write", "history_read", "context_remaining"]) expect(tools).toContain(name)
+    h.script([fauxAssistantMessage("hello")])
+    await h.prompt("hi")
+    await h.prompt("/pi-context status")
+    const status = h.notices.at(-1)!.message
+    expect(status).toContain(`pi-context ${packageVersion}: on`)
+    expect(status).toMatch(/window: pcx:\w{8}:root \(w1\)/)
+    expect(status).toMatch(/usage: [\d,]+ of 200,000 tokens/)
+    const traceFile = /trace: (\S+\.jsonl)/.exec(status)![1]!
+    expect(traceFile.startsWith(h.dirs.agentDir)).toBe(true)
+    expect(existsSync(traceFile)).toBe(true)
+    const events = readFileSync(traceFile, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line).event)
+    expect(events).toContain("session.start")
+    expect(h.statuses.at(-1)).toEqual({ key: "pi-context", text: expect.stringMatching(/^pi-context · \d+% · w1$/) })
+    expect(h.errors).toEqual([])
+  })
+})

@@ -1,0 +1,77 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { layer as traceLayer, layerWith, tracePath } from "../../src/layers/TraceLive.ts"
+import { Trace } from "../../src/services/Trace.ts"
+
+const agentDir = () => mkdtempSync(join(tmpdir(), "pi-context-trace-"))
+
+describe("Trace", () => {
+  it.effect("writes one JSON object per traced event, with session, window, event and fields", () =>
+    Effect.gen(function*() {
+      const dir = agentDir()
+      const trace = yield* Trace
+      yield* trace.open({ sessionId: "s-1", agentDir: dir, level: "info" })
+      yield* trace.setWindow("pcx:s-1:root")
+      yield* trace.info("boundary.commit", { from: "a", to: "b" })
+      yield* trace.debug("agent.settled", { aborted: false })
+      yield* trace.info("compaction.guard", { verdict: "Block" })
+      yield* Effect.logInfo("an unrelated log line never reaches the trace")
+      const lines = readFileSync(tracePath(dir, "s-1"), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
+      assert.strictEqual(lines.length, 2)
+      assert.deepStrictEqual(
+        lines.map((line) => [line.event, line.sessionId, line.windowId, line.level]),
+        [["boundary.commit", "s-1", "pcx:s-1:root", "info"], ["compaction.guard", "s-1", "pcx:s-1:root", "info"]]
+      )
+      assert.strictEqual(lines[0].from, "a")
+      assert.isString(lines[0].ts)
+      assert.deepStrictEqual(yield* trace.filePath, Option.some(tracePath(dir, "s-1")))
+    }).pipe(Effect.provide(traceLayer)))
+
+  it.effect("records debug lines only at traceLevel debug, and nothing at off", () =>
+    Effect.gen(function*() {
+      const dir = agentDir()
+      const trace = yield* Trace
+      yield* trace.open({ sessionId: "s-debug", agentDir: dir, level: "debug" })
+      yield* trace.debug("agent.settled", { aborted: true })
+      yield* trace.open({ sessionId: "s-off", agentDir: dir, level: "off" })
+      yield* trace.info("boundary.commit", {})
+      const debugLines = readFileSync(tracePath(dir, "s-debug"), "utf8").trimEnd().split("\n")
+      assert.strictEqual(debugLines.length, 1)
+      assert.strictEqual(JSON.parse(debugLines[0]!).event, "agent.settled")
+      assert.isTrue(Option.isNone(yield* trace.filePath))
+    }).pipe(Effect.provide(traceLayer)))
+
+  it.effect("a write failure never fails the caller: the trace turns off and reports once", () =>
+    Effect.gen(function*() {
+      const dir = agentDir()
+      // A file where the traces directory should be makes every append fail (ENOTDIR).
+      writeFileSync(join(dir, "pi-context"), "not a directory")
+      const trace = yield* Trace
+      yield* trace.open({ sessionId: "s-2", agentDir: dir, level: "info" })
+      yield* trace.info("first", {})
+      yield* trace.info("second", {})
+      const failure = yield* trace.takeFailure
+      assert.isTrue(Option.isSome(failure))
+      assert.include(Option.getOrThrow(failure), "trace disabled")
+      assert.isTrue(Option.isNone(yield* trace.takeFailure))
+    }).pipe(Effect.provide(traceLayer)))
+
+  it.effect("stops calling a failing sink after the first failure", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const failing = layerWith(() => {
+        calls++
+        throw new Error("EIO")
+      })
+      yield* Effect.gen(function*() {
+        const trace = yield* Trace
+        yield* trace.open({ sessionId: "s-3", agentDir: "/nowhere", level: "info" })
+        yield* trace.info("one", {})
+        yield* trace.info("two", {})
+      }).pipe(Effect.provide(failing))
+      assert.strictEqual(calls, 1)
+    }))
+})
