@@ -295,7 +295,9 @@ const orderLines = (raw: Lines, window: number | undefined, notices: Array<Thres
       key: hard.key ?? "compaction.reserveTokens",
       value: hard.value,
       used,
-      reason: `is at or beyond this model's ${window}-token window`,
+      reason: hard.value >= window
+        ? `is at or beyond this model's ${window}-token window`
+        : `leaves no room for the other lines in this model's ${window}-token window`,
       source: hard.source
     })
     hard = { ...hard, value: used }

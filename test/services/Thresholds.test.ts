@@ -1,7 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Path, Ref } from "effect"
-import type { PolicySettings } from "../../src/domain/thresholds.ts"
+import type { PolicySettings, ResolvedPolicy } from "../../src/domain/thresholds.ts"
 import { layer as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
@@ -30,7 +30,7 @@ const withSettings = (files: { readonly global?: unknown; readonly project?: unk
     return { thresholds, run, session, write, globalFile, projectFile }
   })
 
-const lineTriple = (policy: Thresholds["Service"]["policy"] extends Effect.Effect<infer P, any, any> ? P : never) =>
+const lineTriple = (policy: ResolvedPolicy) =>
   [policy.lines.guidance.value, policy.lines.warning.value, policy.lines.hard.value]
 
 const TestLayer = NodeServices.layer
