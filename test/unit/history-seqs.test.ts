@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
+import { documentText } from "../../src/domain/history/events.ts"
 import { buildIndex } from "../../src/domain/history/sessionIndex.ts"
 import { readPage } from "../../src/domain/history/read.ts"
 import { windowSummaries } from "../../src/domain/history/render.ts"
@@ -10,7 +11,7 @@ const seqsByEntry = (index: ReturnType<typeof syncIndex>) =>
   Object.fromEntries([...index.seqsByEntry].map(([id, seqs]) => [id, [...seqs]]))
 
 const snapshot = (index: ReturnType<typeof syncIndex>) =>
-  index.events.map(({ seq, role, kind, entryId, status, text }) => ({ seq, role, kind, entryId, status, text }))
+  index.events.map((event) => ({ ...event, text: documentText(event) }))
 
 describe("history seqs", () => {
   it("gives each event one seq in append order and none to plain custom or state entries", () => {
@@ -49,7 +50,7 @@ describe("history seqs", () => {
     assert.strictEqual(index.events.length, 1)
     const event = index.events[0]!
     assert.strictEqual(event.status, "error")
-    assert.strictEqual(event.text, "grep {\"pattern\":\"needle\"}\nstatus: error\n--- output ---\nsrc/x.ts:3: needle")
+    assert.strictEqual(documentText(event), "grep {\"pattern\":\"needle\"}\nstatus: error\n--- output ---\nsrc/x.ts:3: needle")
   })
 
   it("keeps a call without a result as an unfinished event, completed in place when the result arrives", () => {
@@ -57,13 +58,13 @@ describe("history seqs", () => {
     session.assistant("running", [{ id: "c1", name: "bash", args: { command: "sleep 1" } }])
     const index = syncIndex(session)
     assert.strictEqual(index.events[1]!.status, "unfinished")
-    assert.strictEqual(index.events[1]!.text, "bash {\"command\":\"sleep 1\"}\nstatus: unfinished")
+    assert.strictEqual(documentText(index.events[1]!), "bash {\"command\":\"sleep 1\"}\nstatus: unfinished")
 
     session.toolResult("c1", "bash", "done")
     syncIndex(session, index)
     assert.strictEqual(index.events.length, 2)
     assert.strictEqual(index.events[1]!.status, "ok")
-    assert.include(index.events[1]!.text, "--- output ---\ndone")
+    assert.include(documentText(index.events[1]!), "--- output ---\ndone")
   })
 
   it("makes a result without a matching call, and a !bash run, standalone tool events", () => {
@@ -78,7 +79,7 @@ describe("history seqs", () => {
       ["tool", "bash", "error"],
       ["tool", "bash", "unfinished"]
     ])
-    assert.include(index.events[1]!.text, "1 failing\n[exit 1]")
+    assert.strictEqual(documentText(index.events[1]!), "bash {\"command\":\"npm test\"}\nstatus: error (exit 1)\n--- output ---\n1 failing")
   })
 
   it("never renumbers on appends: an extended index equals one built from scratch", () => {
@@ -150,7 +151,8 @@ describe("history seqs", () => {
       { id: "pcx:feedface:11111111", firstSeq: 2, lastSeq: 3, count: 2, current: false },
       { id: "pcx:feedface:22222222", firstSeq: undefined, lastSeq: undefined, count: 0, current: true }
     ])
-    assert.strictEqual(rootWindowId(session.sessionId), "pcx:feedface:root")
+    assert.strictEqual(rootWindowId(session.sessionId), rootWindowId("feedface-0000-4000"))
+    assert.notStrictEqual(rootWindowId(session.sessionId), rootWindowId("feedface-0000-4001"))
     assert.strictEqual(windowSummaries(index)[1]!.createdAt, session.entries[1]!.timestamp)
   })
 
@@ -176,6 +178,6 @@ describe("history seqs", () => {
     other.user("entries")
     const fresh = syncIndex(other, index)
     assert.notStrictEqual(fresh, index)
-    assert.deepStrictEqual(fresh.events.map((event) => event.text), ["different", "entries"])
+    assert.deepStrictEqual(fresh.events.map((event) => documentText(event)), ["different", "entries"])
   })
 })

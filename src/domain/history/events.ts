@@ -8,9 +8,11 @@ export type HistoryRole = typeof historyRoles[number]
 export type ToolStatus = "ok" | "error" | "unfinished"
 
 /**
- * One readable event of the session. `text` is its document: what search
- * matches and what `history_read` pages through. It is built once, when the
- * event is indexed; a tool call's text is built again once, when its result
+ * One readable event of the session. Its document (what search matches and
+ * `history_read` pages through) is `head + body`: a short head we compose
+ * (tool name, arguments, status; a context label) and the body, which is the
+ * very string Pi holds (message text, tool output), never a copy. It is built
+ * once, when the event is indexed; a tool call's once more, when its result
  * pairs with it.
  */
 export interface HistoryEvent {
@@ -22,8 +24,20 @@ export interface HistoryEvent {
   /** A short name: the tool name, the custom type, or the role. */
   readonly kind: string
   status: ToolStatus | undefined
-  text: string
+  head: string
+  body: string
 }
+
+/** The two halves of a document; see `HistoryEvent`. */
+export interface Document {
+  readonly head: string
+  readonly body: string
+}
+
+export const documentLength = (event: Document): number => event.head.length + event.body.length
+
+/** The whole document as one string: for reading a page, never for scanning. */
+export const documentText = (event: Document): string => event.head.length === 0 ? event.body : event.head + event.body
 
 /**
  * What one raw entry contributes, before seqs are assigned. Seq rules (stable
@@ -44,7 +58,7 @@ export type EventDraft =
     readonly _tag: "Plain"
     readonly role: HistoryRole
     readonly kind: string
-    readonly text: string
+    readonly document: Document
     readonly status?: ToolStatus
   }
   | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: string }
@@ -61,10 +75,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const stringField = (value: Record<string, unknown>, key: string): string | undefined =>
   typeof value[key] === "string" ? value[key] : undefined
 
-/** Text of a message body: a string, or text parts (images named, never inlined). */
+/** Text of a message body: a string, or text parts (images named, never inlined). A lone text part is returned as is. */
 export const contentText = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
+  if (content.length === 1 && isRecord(content[0]) && content[0].type === "text" && typeof content[0].text === "string") return content[0].text
   const parts: Array<string> = []
   for (const part of content) {
     if (!isRecord(part)) continue
@@ -84,8 +99,14 @@ const argumentsJson = (args: unknown): string => {
   }
 }
 
-export const toolDocument = (name: string, head: string, status: ToolStatus, output: string | undefined): string =>
-  output === undefined ? `${head}\nstatus: ${status}` : `${head}\nstatus: ${status}\n--- output ---\n${output}`
+/** `name {args}`, the status line, then the output (absent while a call waits for its result). */
+export const toolDocument = (callHead: string, status: string, output: string | undefined): Document =>
+  output === undefined
+    ? { head: `${callHead}\nstatus: ${status}`, body: "" }
+    : { head: `${callHead}\nstatus: ${status}\n--- output ---\n`, body: output }
+
+const plainText = (text: string): Document => ({ head: "", body: text })
+const labelled = (label: string, text: string): Document => ({ head: `[${label}] `, body: text })
 
 const callHead = (name: string, args: unknown): string => `${name} ${argumentsJson(args)}`
 
@@ -104,7 +125,7 @@ const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> =>
   if (error !== undefined) texts.push(`[error: ${error}]`)
   const drafts: Array<EventDraft> = []
   if (texts.length > 0 || calls.length === 0) {
-    drafts.push({ _tag: "Plain", role: "assistant", kind: "assistant", text: texts.join("\n") })
+    drafts.push({ _tag: "Plain", role: "assistant", kind: "assistant", document: plainText(texts.length === 1 ? texts[0]! : texts.join("\n")) })
   }
   return drafts.concat(calls)
 }
@@ -123,20 +144,20 @@ const bashDraft = (message: Record<string, unknown>): EventDraft => {
     role: "tool",
     kind: "bash",
     status,
-    text: toolDocument("bash", callHead("bash", { command }), status, `${stringField(message, "output") ?? ""}\n[${exit}]`)
+    document: toolDocument(callHead("bash", { command }), `${status} (${exit})`, stringField(message, "output") ?? "")
   }
 }
 
 const customDraft = (customType: unknown, content: unknown): EventDraft => {
   const kind = typeof customType === "string" && customType.length > 0 ? customType : "custom"
-  return { _tag: "Plain", role: "context", kind, text: `[${kind}] ${contentText(content)}` }
+  return { _tag: "Plain", role: "context", kind, document: labelled(kind, contentText(content)) }
 }
 
 const messageDrafts = (message: unknown): Array<EventDraft> => {
   if (!isRecord(message)) return []
   switch (message.role) {
     case "user":
-      return [{ _tag: "Plain", role: "user", kind: "user", text: contentText(message.content) }]
+      return [{ _tag: "Plain", role: "user", kind: "user", document: plainText(contentText(message.content)) }]
     case "assistant":
       return assistantDrafts(message)
     case "toolResult": {
@@ -145,7 +166,7 @@ const messageDrafts = (message: unknown): Array<EventDraft> => {
       const output = contentText(message.content)
       const status: ToolStatus = message.isError === true ? "error" : "ok"
       return callId === undefined
-        ? [{ _tag: "Plain", role: "tool", kind: name, status, text: toolDocument(name, name, status, output) }]
+        ? [{ _tag: "Plain", role: "tool", kind: name, status, document: toolDocument(name, status, output) }]
         : [{ _tag: "Result", callId, name, isError: message.isError === true, output }]
     }
     case "bashExecution":
@@ -153,9 +174,9 @@ const messageDrafts = (message: unknown): Array<EventDraft> => {
     case "custom":
       return [customDraft(message.customType, message.content)]
     case "compactionSummary":
-      return [{ _tag: "Plain", role: "context", kind: "compaction", text: `[compaction summary] ${stringField(message, "summary") ?? ""}` }]
+      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", stringField(message, "summary") ?? "") }]
     case "branchSummary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", text: `[branch summary] ${stringField(message, "summary") ?? ""}` }]
+      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", stringField(message, "summary") ?? "") }]
     default:
       return []
   }
@@ -169,9 +190,9 @@ export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
     case "custom_message":
       return [customDraft(entry.customType, entry.content)]
     case "compaction":
-      return [{ _tag: "Plain", role: "context", kind: "compaction", text: `[compaction summary] ${typeof entry.summary === "string" ? entry.summary : ""}` }]
+      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "") }]
     case "branch_summary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", text: `[branch summary] ${typeof entry.summary === "string" ? entry.summary : ""}` }]
+      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "") }]
     default:
       return []
   }

@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import { type TextWindow, textWindow } from "../textWindow.ts"
 import { isOnBranch, windowOf } from "./branchView.ts"
-import type { HistoryEvent } from "./events.ts"
+import { documentText, type HistoryEvent } from "./events.ts"
 import { readLimit } from "./limits.ts"
 import type { EventNotFoundIssue, NotOnBranchIssue } from "./scope.ts"
 import { eventAt, type SessionIndex } from "./sessionIndex.ts"
@@ -28,6 +28,6 @@ export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<R
   return Result.succeed({
     event,
     windowId: windowOf(index.branch, event.seq)?.id ?? "",
-    page: textWindow(event.text, query.offset ?? 0, clampReadLimit(query.limit))
+    page: textWindow(documentText(event), query.offset ?? 0, clampReadLimit(query.limit))
   })
 }

@@ -1,5 +1,5 @@
 import { ToolResultByteLimit } from "../protocol.ts"
-import type { HistoryEvent } from "./events.ts"
+import { type Document, documentLength, type HistoryEvent } from "./events.ts"
 
 /** Bytes a page's rows may take; the rest of the 32 KiB bound is left for headers and continuations. */
 export const rowBudgetBytes = ToolResultByteLimit - 2048
@@ -7,15 +7,19 @@ export const rowBudgetBytes = ToolResultByteLimit - 2048
 export const previewWidth = 160
 
 /**
- * A one-line preview of `text` from UTF-16 index `from`: whitespace runs
+ * A one-line preview of a document from UTF-16 index `from`: whitespace runs
  * collapsed, at most `width` code points, an ellipsis when cut.
  */
-export const previewOf = (text: string, from: number = 0, width: number = previewWidth): string => {
-  // Whitespace collapses, so read a generous slice; only it is ever scanned, never the whole text.
+export const previewOf = (document: Document, from: number = 0, width: number = previewWidth): string => {
+  // Whitespace collapses, so read a generous slice; only it is ever scanned, never the whole body.
   const sliceEnd = from + width * 4
-  const flat = text.slice(from, sliceEnd).replace(/\s+/g, " ")
+  const { head, body } = document
+  const raw = from < head.length
+    ? head.slice(from, sliceEnd) + body.slice(0, Math.max(0, sliceEnd - head.length))
+    : body.slice(from - head.length, sliceEnd - head.length)
+  const flat = raw.replace(/\s+/g, " ")
   const points = Array.from(flat)
-  const cut = points.length > width || sliceEnd < text.length
+  const cut = points.length > width || sliceEnd < documentLength(document)
   let shown = points.slice(0, width)
   // A slice can end inside a surrogate pair; never hand half of one to the model.
   const last = shown[shown.length - 1]
@@ -33,7 +37,7 @@ export const eventLabel = (event: HistoryEvent): string => {
 }
 
 export const eventLine = (event: HistoryEvent): string =>
-  `${eventLabel(event)} ${shortTime(event.timestamp)} | ${previewOf(event.text)} (${event.text.length} chars)`
+  `${eventLabel(event)} ${shortTime(event.timestamp)} | ${previewOf(event)} (${documentLength(event)} chars)`
 
 /** A run of consecutive tool events shown as one row, with the call that lists them one by one. */
 export interface ToolRun {

@@ -1,8 +1,8 @@
 import { Result } from "effect"
-import { codePointOffsetOf } from "../textWindow.ts"
+import { codePointLength, codePointOffsetOf } from "../textWindow.ts"
 import { utf8Length } from "../toolOutcome.ts"
 import { windowOf } from "./branchView.ts"
-import type { HistoryEvent } from "./events.ts"
+import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
 import { type BadRegexIssue, resolveScope, type ScopeQuery, type UnknownWindowIssue } from "./scope.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
@@ -53,7 +53,20 @@ export const compileMatcher = (query: string, regex: boolean): Result.Result<Reg
 export const readCall = (seq: number, offset: number): string => `history_read ${JSON.stringify({ seq, offset })}`
 
 const hitLine = (event: HistoryEvent, windowId: string, index: number, offset: number): string =>
-  `${eventLabel(event)} ${shortTime(event.timestamp)} window ${windowId} | ${previewOf(event.text, index)} | ${readCall(event.seq, offset)}`
+  `${eventLabel(event)} ${shortTime(event.timestamp)} window ${windowId} | ${previewOf(event, index)} | ${readCall(event.seq, offset)}`
+
+/**
+ * The first match in the document as (UTF-16 index, code-point offset). Head
+ * and body are scanned apart, so the body is never copied; a match does not
+ * span the seam between them (the head ends with a line break).
+ */
+const firstMatch = (pattern: RegExp, event: HistoryEvent): { readonly index: number; readonly offset: number } | undefined => {
+  const inHead = pattern.exec(event.head)
+  if (inHead !== null) return { index: inHead.index, offset: codePointOffsetOf(event.head, inHead.index) }
+  const inBody = pattern.exec(event.body)
+  if (inBody === null) return undefined
+  return { index: event.head.length + inBody.index, offset: codePointLength(event.head) + codePointOffsetOf(event.body, inBody.index) }
+}
 
 /** The first match in each event of the scope, at most `limit` of them and within the byte bound. */
 export const searchPage = (
@@ -88,10 +101,10 @@ export const searchPage = (
       continue
     }
     scanned++
-    scannedUnits += event.text.length
-    const match = pattern.exec(event.text)
-    if (match !== null) {
-      const offset = codePointOffsetOf(event.text, match.index)
+    scannedUnits += documentLength(event)
+    const match = firstMatch(pattern, event)
+    if (match !== undefined) {
+      const { offset } = match
       const line = hitLine(event, windowOf(index.branch, event.seq)?.id ?? "", match.index, offset)
       const size = utf8Length(line) + 1
       if (bytes + size > rowBudgetBytes && hits.length > 0) {

@@ -5,7 +5,7 @@ import { draftsOfEntry, type HistoryEvent, toolDocument } from "./events.ts"
 
 interface PendingCall {
   readonly seq: number
-  readonly name: string
+  /** `name {args}`: the head its result completes. */
   readonly head: string
 }
 
@@ -82,17 +82,17 @@ const foldEntry = (index: SessionIndex, entry: RawEntry): void => {
   for (const draft of draftsOfEntry(entry)) {
     switch (draft._tag) {
       case "Plain":
-        created.push(push(index, entry, { role: draft.role, kind: draft.kind, status: draft.status, text: draft.text }))
+        created.push(push(index, entry, { role: draft.role, kind: draft.kind, status: draft.status, ...draft.document }))
         break
       case "Call": {
         const seq = push(index, entry, {
           role: "tool",
           kind: draft.name,
           status: "unfinished",
-          text: toolDocument(draft.name, draft.head, "unfinished", undefined)
+          ...toolDocument(draft.head, "unfinished", undefined)
         })
         // A repeated call id keeps its first call waiting: "first later result" pairs with the earliest.
-        if (!index.pendingCalls.has(draft.callId)) index.pendingCalls.set(draft.callId, { seq, name: draft.name, head: draft.head })
+        if (!index.pendingCalls.has(draft.callId)) index.pendingCalls.set(draft.callId, { seq, head: draft.head })
         created.push(seq)
         break
       }
@@ -104,13 +104,15 @@ const foldEntry = (index: SessionIndex, entry: RawEntry): void => {
             role: "tool",
             kind: draft.name,
             status,
-            text: toolDocument(draft.name, draft.name, status, draft.output)
+            ...toolDocument(draft.name, status, draft.output)
           }))
         } else {
           index.pendingCalls.delete(draft.callId)
           const event = index.events[pending.seq - 1]!
           event.status = status
-          event.text = toolDocument(pending.name, pending.head, status, draft.output)
+          const document = toolDocument(pending.head, status, draft.output)
+          event.head = document.head
+          event.body = document.body
           index.documentBuilds++
         }
         break
