@@ -16,7 +16,12 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void
   pi.on("session_start", (event, ctx) => {
     started = load().then((host) => host.sessionStart(event.reason, ctx)).catch(() => undefined)
   })
-  // The first run waits for start-up (root boot, repair) so they land before its prompt.
+  // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
+  // session is still idle, so those entries land before the prompt, never after it.
+  pi.on("input", async () => {
+    await ready()
+    return { action: "continue" as const }
+  })
   pi.on("before_agent_start", async () => {
     await ready()
   })

@@ -2,8 +2,14 @@
  * Window ids are opaque strings. The root id is derived from the session id,
  * so a fork (a new session id) starts under a fresh root identity, while the
  * same session always names its root the same way.
+ *
+ * Pi's session ids are UUIDv7: the leading hex digits are a timestamp, shared
+ * by sessions created in the same minute, so the id keeps the random tail.
  */
-const sessionPart = (sessionId: string): string => sessionId.slice(0, 8)
+const sessionPart = (sessionId: string): string => {
+  const hex = sessionId.replace(/[^0-9a-zA-Z]/g, "")
+  return (hex.length > 12 ? hex.slice(-12) : hex).toLowerCase() || "session"
+}
 
 /** The id of the window that runs from the start of a session to its first reset marker. */
 export const rootWindowId = (sessionId: string): string => `pcx:${sessionPart(sessionId)}:root`

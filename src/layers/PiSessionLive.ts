@@ -69,7 +69,8 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
       Effect.sync(() =>
         pi.sendMessage(
           { customType: message.customType, content: message.content, display: message.display, details: message.details },
-          options?.triggerTurn ? { triggerTurn: true } : undefined
+          // An explicit `false` defers a hidden append to the end of a running turn instead of steering it.
+          { triggerTurn: options?.triggerTurn === true }
         )
       ),
     notify: (message, level = "info") => Effect.sync(() => ctx.ui.notify(message, level)),
