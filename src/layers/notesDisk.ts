@@ -73,14 +73,18 @@ const breakStaleLock = Effect.fnUntraced(function*(ops: DiskOps, lockPath: strin
   yield* Effect.ignore(ops.fs.remove(aside))
 })
 
+/** One attempt at the lock; a stale lock is broken and the attempt repeated at once. */
 const tryAcquire = Effect.fnUntraced(function*(ops: DiskOps, lockPath: string, token: string) {
-  const at = yield* Clock.currentTimeMillis
-  const owner: LockOwner = { pid: process.pid, host: thisHost, token, at }
-  const created = yield* Effect.result(ops.fs.writeFileString(lockPath, JSON.stringify(owner), { flag: "wx" }))
-  if (created._tag === "Success") return true
-  if (!isAlreadyExists(created.failure)) return yield* created.failure
-  const current = decodeLockOwner(yield* ops.fs.readFileString(lockPath).pipe(Effect.orElseSucceed(() => "")))
-  if (Option.isSome(current) && (yield* ownerIsGone(current.value, at))) yield* breakStaleLock(ops, lockPath, current.value)
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const at = yield* Clock.currentTimeMillis
+    const owner: LockOwner = { pid: process.pid, host: thisHost, token, at }
+    const created = yield* Effect.result(ops.fs.writeFileString(lockPath, JSON.stringify(owner), { flag: "wx" }))
+    if (created._tag === "Success") return true
+    if (!isAlreadyExists(created.failure)) return yield* created.failure
+    const current = decodeLockOwner(yield* ops.fs.readFileString(lockPath).pipe(Effect.orElseSucceed(() => "")))
+    if (Option.isNone(current) || !(yield* ownerIsGone(current.value, at))) return false
+    yield* breakStaleLock(ops, lockPath, current.value)
+  }
   return false
 })
 
