@@ -1,0 +1,108 @@
+import { assert, describe, it } from "@effect/vitest"
+import { inspectTail } from "../../src/domain/boundary.ts"
+import type { BranchEntry } from "../../src/domain/entries.ts"
+import { projectRequest } from "../../src/domain/projection.ts"
+import { activeWindow, isEnabled } from "../../src/domain/windows.ts"
+
+interface Msg {
+  readonly role: string
+  readonly customType?: string
+  readonly details?: unknown
+  readonly text: string
+}
+const system = (text: string): Msg => ({ role: "system", text })
+const user = (text: string): Msg => ({ role: "user", text })
+const boot = (windowId: string, text = `boot ${windowId}`): Msg => ({ role: "custom", customType: "pi-context/boot", details: { windowId }, text })
+const texts = (messages: ReadonlyArray<Msg>) => messages.map((m) => m.text)
+
+describe("projection", () => {
+  it("starts a reset window at its boot, keeping only the newest system prompt from before it", () => {
+    const messages = [system("old prompt"), user("erased"), system("current prompt"), user("erased too"), boot("w2"), user("after"), system("later patch"), user("last")]
+    const projection = projectRequest(messages, { id: "w2", isRoot: false })
+    assert.strictEqual(projection._tag, "Projected")
+    if (projection._tag === "Projected") {
+      assert.deepStrictEqual(texts(projection.messages), ["current prompt", "boot w2", "after", "later patch", "last"])
+    }
+  })
+
+  it("finds the boot by details.windowId, never by position or text", () => {
+    const messages = [system("p"), boot("w1", "same text"), user("window one"), boot("w2", "same text"), user("window two")]
+    assert.strictEqual(projectRequest(messages, { id: "w1", isRoot: false })._tag, "Unchanged")
+    const second = projectRequest(messages, { id: "w2", isRoot: false })
+    assert.strictEqual(second._tag, "Projected")
+    if (second._tag === "Projected") assert.deepStrictEqual(texts(second.messages), ["p", "same text", "window two"])
+  })
+
+  it("fails closed when the window's boot is missing: only the system prompt, never raw history", () => {
+    const projection = projectRequest([system("p"), user("secret"), boot("other")], { id: "w9", isRoot: false })
+    assert.strictEqual(projection._tag, "MissingBoot")
+    if (projection._tag === "MissingBoot") assert.deepStrictEqual(texts(projection.safeHead), ["p"])
+  })
+
+  it("leaves a request that already starts at the boot unchanged", () => {
+    assert.strictEqual(projectRequest([system("p"), boot("w2"), user("u")], { id: "w2", isRoot: false })._tag, "Unchanged")
+  })
+
+  it("in the root window keeps history and replaces a boot copied from a parent session with its own, in place", () => {
+    const messages = [system("p"), boot("parent-root"), user("copied"), boot("own-root"), user("mine")]
+    const projection = projectRequest(messages, { id: "own-root", isRoot: true })
+    assert.strictEqual(projection._tag, "Projected")
+    if (projection._tag === "Projected") assert.deepStrictEqual(texts(projection.messages), ["p", "boot own-root", "copied", "mine"])
+    assert.strictEqual(projectRequest([system("p"), boot("own-root"), user("u")], { id: "own-root", isRoot: true })._tag, "Unchanged")
+    assert.strictEqual(projectRequest([system("p"), user("u")], { id: "own-root", isRoot: true })._tag, "Unchanged")
+  })
+})
+
+const at = (tag: BranchEntry["_tag"], fields: Record<string, unknown> = {}) => ({ _tag: tag, id: "x", timestamp: "t", ...fields }) as BranchEntry
+const marker = (windowId = "w") => at("Marker", { windowId })
+const bootEntry = (windowId = "w") => at("Boot", { windowId })
+const meta = at("Metadata", { type: "model_change" })
+const message = at("Message", { role: "user" })
+
+describe("start-up repair inspection", () => {
+  it("completes a marker followed only by metadata, then a boot-only tail", () => {
+    assert.deepStrictEqual(inspectTail([marker(), meta]), { _tag: "Repair", windowId: "w", missing: ["boot", "continuation"] })
+    assert.deepStrictEqual(inspectTail([marker(), meta, bootEntry(), meta]), { _tag: "Repair", windowId: "w", missing: ["continuation"] })
+  })
+
+  it("accepts a whole boundary, with any later work", () => {
+    assert.deepStrictEqual(inspectTail([marker(), bootEntry(), at("Continuation"), message]), { _tag: "Complete" })
+  })
+
+  it("refuses real conversation, foreign entries, duplicates, another window's boot and misorder", () => {
+    for (const tail of [
+      [marker(), message],
+      [marker(), at("Foreign", { reason: "bad" })],
+      [marker(), bootEntry(), bootEntry()],
+      [marker(), bootEntry("other")],
+      [marker(), at("Continuation"), bootEntry()],
+      [marker(), bootEntry(), message],
+      [marker(), at("Compaction", { summary: "" })],
+      [marker(), at("BranchSummary")]
+    ]) {
+      assert.strictEqual(inspectTail(tail)._tag, "Refuse", JSON.stringify(tail))
+    }
+  })
+
+  it("has nothing to do without a marker", () => {
+    assert.deepStrictEqual(inspectTail([message]), { _tag: "NoMarker" })
+  })
+})
+
+describe("windows", () => {
+  it("the active window is the last marker; ordinals count windows; the root id comes from the session", () => {
+    const root = activeWindow([message], "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000")
+    // UUIDv7 ids start with a timestamp; the root id keeps the random tail.
+    assert.deepStrictEqual([root.id, root.ordinal, root.previousId], ["pcx:eeeeffff0000:root", 1, undefined])
+    const third = activeWindow([message, marker("a"), message, marker("b")], "s")
+    assert.deepStrictEqual([third.id, third.ordinal, third.previousId], ["b", 3, "a"])
+    const second = activeWindow([marker("a")], "s")
+    assert.strictEqual(second.previousId, second.rootId)
+  })
+
+  it("enabled follows the last state entry on the branch, else the setting", () => {
+    assert.isTrue(isEnabled([message], true))
+    assert.isFalse(isEnabled([at("State", { enabled: false })], true))
+    assert.isTrue(isEnabled([at("State", { enabled: false }), at("State", { enabled: true })], false))
+  })
+})
