@@ -1,0 +1,165 @@
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
+
+/**
+ * The real `pi` CLI of the pinned dev dependency, offline, in a temp project
+ * where pi-context was installed with `pi install <repo root> -l`. Only the
+ * faux model comes in through `-e`; pi-context itself must come from the
+ * project's `.pi/settings.json`.
+ */
+const repoRoot = resolve(import.meta.dirname, "..", "..")
+const piPackageDir = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent")
+const piBin = join(
+  piPackageDir,
+  (JSON.parse(readFileSync(join(piPackageDir, "package.json"), "utf8")) as { bin: { pi: string } }).bin.pi
+)
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const runTimeoutMs = 45_000
+
+interface Dirs {
+  readonly root: string
+  readonly home: string
+  readonly agentDir: string
+  readonly notesRoot: string
+  readonly project: string
+}
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI on this process's Node (24, from node_modules), with a clean env pointing at temp dirs only. */
+const pi = (dirs: Dirs, args: ReadonlyArray<string>): Promise<Run> =>
+  new Promise((resolvePromise, reject) => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: dirs.home,
+      PI_CODING_AGENT_DIR: dirs.agentDir,
+      PI_CONTEXT_NOTES_ROOT: dirs.notesRoot,
+      PI_OFFLINE: "1",
+      NO_COLOR: "1",
+      TMPDIR: dirs.root
+    }
+    const child = spawn(process.execPath, [piBin, ...args], { cwd: dirs.project, env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`pi ${args.join(" ")} timed out after ${runTimeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))
+    }, runTimeoutMs)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+
+/** Pi's JSON mode is strict JSONL split on LF (docs/json.md). */
+const records = (stdout: string): Array<Record<string, any>> =>
+  stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
+
+const toolResults = (events: ReadonlyArray<Record<string, any>>) =>
+  events
+    .filter((event) => event.type === "tool_execution_end")
+    .map((event) => ({
+      toolName: event.toolName as string,
+      isError: event.isError as boolean,
+      text: (event.result?.content ?? []).map((block: { text?: string }) => block.text ?? "").join("")
+    }))
+
+const finalText = (events: ReadonlyArray<Record<string, any>>): string => {
+  const last = events.filter((event) => event.type === "message_end" && event.message?.role === "assistant").at(-1)
+  return (last?.message.content ?? []).map((block: { text?: string }) => block.text ?? "").join("")
+}
+
+const promptArgs = (trust: "--approve" | "--no-approve") => [
+  "--offline",
+  trust,
+  "--no-session",
+  "-e",
+  fauxExtension,
+  "--model",
+  "faux/faux-1",
+  "--mode",
+  "json",
+  "write a note, then list the notes"
+]
+
+describe("the real pi CLI with pi-context installed in the project", () => {
+  let dirs: Dirs
+
+  beforeAll(async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-context-e2e-"))
+    dirs = {
+      root,
+      home: join(root, "home"),
+      agentDir: join(root, "home", "agent"),
+      notesRoot: join(root, "notes"),
+      project: join(root, "project")
+    }
+    for (const dir of [dirs.home, dirs.notesRoot, dirs.project]) mkdirSync(dir, { recursive: true })
+    // A local path is only checked for existence (no npm, no network): the package
+    // runs from the repo root and resolves `effect` from its node_modules.
+    const install = await pi(dirs, ["install", repoRoot, "-l"])
+    expect(install.code, install.stderr).toBe(0)
+  })
+
+  afterAll(() => {
+    if (dirs !== undefined) rmSync(dirs.root, { recursive: true, force: true })
+  })
+
+  it("`pi install <repo> -l` records the package in the project's .pi/settings.json", () => {
+    const settingsFile = join(dirs.project, ".pi", "settings.json")
+    expect(existsSync(settingsFile)).toBe(true)
+    const packages = (JSON.parse(readFileSync(settingsFile, "utf8")) as { packages: Array<string> }).packages
+    expect(packages).toHaveLength(1)
+    expect(resolve(dirs.project, ".pi", packages[0]!)).toBe(repoRoot)
+  })
+
+  it("a print run loads the package, the model's notes_write and notes_list run, and the note is on disk", async () => {
+    const run = await pi(dirs, promptArgs("--approve"))
+    expect(run.code, run.stderr).toBe(0)
+    const events = records(run.stdout)
+    const header = events[0]!
+    expect(header.type).toBe("session")
+
+    const boots = events.filter((event) => event.type === "message_end" && event.message?.customType === "pi-context/boot")
+    expect(boots).toHaveLength(1)
+
+    const results = toolResults(events)
+    expect(results.map((result) => result.toolName)).toEqual(["notes_write", "notes_list"])
+    expect(results.every((result) => !result.isError)).toBe(true)
+    expect(results[0]!.text).toMatch(new RegExp(`^Created ${noteAddress}\\.md`))
+    expect(results[1]!.text).toContain(`${noteAddress}.md · "E2E check"`)
+
+    // The model saw the tool output: its last reply quotes notes_list's result.
+    expect(finalText(events)).toBe(`${finalPrefix} tools=notes_write,notes_list last=${JSON.stringify(results[1]!.text)}`)
+    expect(events.at(-1)).toEqual({ type: "agent_settled", aborted: false })
+
+    const noteFile = join(dirs.notesRoot, "sessions", header.id as string, `${noteAddress}.md`)
+    expect(existsSync(noteFile)).toBe(true)
+    expect(readFileSync(noteFile, "utf8")).toContain(noteBody)
+    expect(existsSync(join(dirs.agentDir, "pi-context", "traces", `${header.id as string}.jsonl`))).toBe(true)
+  })
+
+  it("without project trust the installed package does not load (so the run above loaded it from .pi/settings.json)", async () => {
+    const run = await pi(dirs, promptArgs("--no-approve"))
+    expect(run.code, run.stderr).toBe(0)
+    const events = records(run.stdout)
+    expect(events.some((event) => event.message?.customType === "pi-context/boot")).toBe(false)
+    const results = toolResults(events)
+    expect(results.map((result) => result.toolName)).toEqual(["notes_write", "notes_list"])
+    expect(results.every((result) => result.isError)).toBe(true)
+  })
+})
