@@ -40,7 +40,7 @@ export const scanHomeRows = (ops: DiskOps, home: Home, dir: string): Effect.Effe
             Option.some(rowOf(home, file, Number(info.size), Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0)))
           ),
           Effect.catchIf(isNotFound, () => Effect.succeedNone)
-        ), { concurrency: 64 })
+        ), { concurrency: "unbounded" })
     ),
     Effect.map((rows) => rows.flatMap((row) => (Option.isSome(row) ? [row.value] : []))),
     Effect.mapError(homeUnavailable(home))
@@ -48,24 +48,25 @@ export const scanHomeRows = (ops: DiskOps, home: Home, dir: string): Effect.Effe
 
 const decoder = new TextDecoder()
 
-/** The note's title from its first bytes; the whole file only when its frontmatter is longer than that. */
-const readTitle = (ops: DiskOps, file: string): Effect.Effect<string> =>
-  Effect.scoped(
+/** The note's title; a large note is read only as far as its first bytes (the whole file only for a long frontmatter). */
+const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> => {
+  const whole = ops.fs.readFileString(file).pipe(Effect.map((text) => noteTitle(parseNote(text).body)))
+  if (bytes <= TitleHeadBytes * 4) return whole.pipe(Effect.orElseSucceed(() => ""))
+  return Effect.scoped(
     Effect.gen(function*() {
       const handle = yield* ops.fs.open(file)
-      const head = Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array())
-      const text = decoder.decode(head)
+      const text = decoder.decode(Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array()))
       const note = parseNote(text)
-      if (head.length < TitleHeadBytes || note.body !== text || !text.startsWith("---")) return noteTitle(note.body)
-      return noteTitle(parseNote(yield* ops.fs.readFileString(file)).body)
+      return text.startsWith("---") && note.body === text ? yield* whole : noteTitle(note.body)
     })
   ).pipe(Effect.orElseSucceed(() => ""))
+}
 
 export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
   Effect.forEach(rows, (row) => {
     const relative = row.home === "session" ? row.address : row.address.slice(row.address.indexOf("/") + 1)
-    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/"))), (title) => ({ ...row, title }))
-  }, { concurrency: 16 })
+    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
+  }, { concurrency: "unbounded" })
 
 const isMap = (row: NoteRow): boolean => row.address === formatAddress({ home: row.home, path: "MAP.md" })
 
@@ -140,7 +141,7 @@ interface SearchFile extends NoteFile {
 const compareFiles = (a: { readonly order: number; readonly relative: string }, b: { readonly order: number; readonly relative: string }) =>
   a.order - b.order || (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0)
 
-const ReadBatch = 64
+const ReadBatch = 512
 
 /** Matching lines in note order (home order, path), then line; stops reading once the page is full. */
 export const searchNotes = (
@@ -168,7 +169,7 @@ export const searchNotes = (
     const unreadable: Array<string> = []
     for (let batch = 0; batch < files.length && hits.length <= request.limit; batch += ReadBatch) {
       const chunk = files.slice(batch, batch + ReadBatch)
-      const texts = yield* Effect.forEach(chunk, (file) => Effect.result(ops.fs.readFileString(file.absolute)), { concurrency: 16 })
+      const texts = yield* Effect.forEach(chunk, (file) => Effect.result(ops.fs.readFileString(file.absolute)), { concurrency: "unbounded" })
       for (let i = 0; i < chunk.length && hits.length <= request.limit; i++) {
         const file = chunk[i]!
         const text = texts[i]!

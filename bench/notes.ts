@@ -1,0 +1,112 @@
+/**
+ * Notes store figures: a snapshot of five homes with 2,000 notes each plus
+ * the boot render, and notes_search over 10,000 notes (a query that matches
+ * few notes, so every note is read). Medians over several runs after a
+ * warm-up. Writes bench/results/notes.json.
+ *
+ *   npm exec -- node bench/notes.ts
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { DefaultBootBudgetTokens, renderBoot } from "../src/domain/boot.ts"
+import { Homes } from "../src/domain/notes/address.ts"
+import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
+import { layer as notesLayer } from "../src/layers/NotesStoreLive.ts"
+import { NotesStore } from "../src/services/NotesStore.ts"
+
+const NotesPerHome = 2_000
+const Runs = 9
+const Warmup = 2
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+const noteText = (home: string, i: number): string =>
+  `---\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-01T00:00:00.000Z\norigin: session:bench\n---\n# ${home} note ${i}\n\n` +
+  `Decision ${i}: keep the ${home} index short.\n`.repeat(8) +
+  (i % 1000 === 7 ? "The needle-phrase appears here.\n" : "")
+
+/** Five homes, `NotesPerHome` notes each, in folders of 100, plus a MAP per home. */
+const seed = (identity: NotesIdentity): void => {
+  for (const home of Homes) {
+    const dir = join(identity.root, ...homeSegments(identity, home))
+    for (let i = 0; i < NotesPerHome; i++) {
+      const folder = join(dir, `topic-${Math.floor(i / 100)}`)
+      if (i % 100 === 0) mkdirSync(folder, { recursive: true })
+      writeFileSync(join(folder, `note-${i}.md`), noteText(home, i))
+    }
+    writeFileSync(join(dir, "MAP.md"), `# ${home} map\n` + Array.from({ length: 30 }, (_, i) => `- topic-${i}/note-${i}: what it holds`).join("\n"))
+  }
+}
+
+const timeRuns = async (run: () => Promise<unknown>): Promise<ReadonlyArray<number>> => {
+  for (let i = 0; i < Warmup; i++) await run()
+  const times: Array<number> = []
+  for (let i = 0; i < Runs; i++) {
+    const start = performance.now()
+    await run()
+    times.push(performance.now() - start)
+  }
+  return times
+}
+
+export const main = async (): Promise<{ readonly snapshot_render_ms: number; readonly search_10k_ms: number }> => {
+  const root = mkdtempSync(join(tmpdir(), "pi-notes-bench-"))
+  const identity: NotesIdentity = { root, sessionId: "bench-session", projectKey: "bench-0000abcd", agentName: "pi", modelSlug: "bench-model" }
+  const runtime = ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
+  try {
+    seed(identity)
+    const bootIdentity = {
+      agentName: "pi",
+      model: "bench/bench-model",
+      modelSlug: "bench-model",
+      sessionId: "bench-session",
+      rootWindowId: "root",
+      currentWindowId: "w2",
+      previousWindowId: "w1"
+    }
+    let bootBytes = 0
+    const snapshotAndRender = () =>
+      runtime.runPromise(Effect.gen(function*() {
+        const snapshot = yield* (yield* NotesStore).snapshot(identity)
+        const boot = renderBoot({ identity: bootIdentity, snapshot, budgetTokens: DefaultBootBudgetTokens, now: snapshot.takenAt })
+        bootBytes = boot.text.length
+        return boot
+      }))
+    let hits = 0
+    // Only the session and project homes (4,000 notes) would be searched with a home filter; search all five: 10,000 notes.
+    const search = () =>
+      runtime.runPromise(Effect.gen(function*() {
+        const result = yield* (yield* NotesStore).search(identity, { query: "needle-phrase", limit: 20 })
+        hits = result.hits.length
+        return result
+      }))
+
+    const snapshotTimes = await timeRuns(snapshotAndRender)
+    const searchTimes = await timeRuns(search)
+    const figures = { snapshot_render_ms: Number(median(snapshotTimes).toFixed(2)), search_10k_ms: Number(median(searchTimes).toFixed(2)) }
+    console.log(`notes: snapshot + boot render over ${Homes.length} x ${NotesPerHome} notes: median ${figures.snapshot_render_ms} ms (target < 50), boot ${bootBytes} chars`)
+    console.log(`notes: notes_search over ${Homes.length * NotesPerHome} notes: median ${figures.search_10k_ms} ms (target < 200), ${hits} hits`)
+    const out = join(dirname(fileURLToPath(import.meta.url)), "results", "notes.json")
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`)
+    return figures
+  } finally {
+    await runtime.dispose()
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+}
