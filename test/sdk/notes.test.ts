@@ -1,12 +1,13 @@
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
+import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { conversation, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
 
-const call = (name: string, args: Record<string, unknown>) =>
+const call = (name: string, args: JsonObject) =>
   fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 const say = (text: string) => fauxAssistantMessage(text)
 
