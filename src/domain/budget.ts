@@ -24,8 +24,9 @@ export interface ReminderFlags {
 
 export const noReminders: ReminderFlags = { guidance: false, warning: false }
 
-/** A hidden reminder ready for the `turn_end` composer (the shape of a `custom_message` draft). */
+/** A hidden reminder ready for the `turn_end` composer: a `custom_message` draft (Pi skips a draft without its `type`). */
 export interface ReminderDraft {
+  readonly type: "custom_message"
   readonly customType: typeof CustomType.guidance | typeof CustomType.warning
   readonly content: string
   readonly display: false
@@ -123,6 +124,7 @@ export const reminderText = (kind: ReminderKind, left: number, lines: Lines, aut
 }
 
 export const reminderDraft = (kind: ReminderKind, windowId: string, content: string): ReminderDraft => ({
+  type: "custom_message",
   customType: customTypeOf(kind),
   content,
   display: false,

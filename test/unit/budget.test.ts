@@ -105,6 +105,7 @@ describe("reminder text", () => {
 
   it("drafts a hidden custom message recording its window", () => {
     assert.deepStrictEqual(reminderDraft("warning", "w3", "x"), {
+      type: "custom_message",
       customType: "pi-context/warning",
       content: "x",
       display: false,
