@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { Boots } from "../services/Boots.ts"
@@ -52,7 +52,7 @@ export const layer = Layer.effect(
       return boot.text
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
-        Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: String(cause).split("\n")[0] ?? "unknown" }))))
+        Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
 
     const inheritForkNotes = Effect.gen(function*() {
       const session = yield* PiSession

@@ -38,13 +38,14 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
     if (!admits(state.level, logLevel)) return
     const fields: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(annotations)) if (key !== traceEventKey) fields[key] = value
+    // The reserved keys come last, so a field can never overwrite them.
     const line = JSON.stringify({
+      ...fields,
       ts: date.toISOString(),
       level: logLevel.toLowerCase(),
       sessionId: state.sessionId,
       windowId: state.windowId,
-      event,
-      ...fields
+      event
     })
     try {
       sink(state.path, `${line}\n`)

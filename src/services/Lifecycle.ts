@@ -8,7 +8,11 @@ import type { PiSession } from "./PiSession.ts"
 export class BootBuildFailed extends Schema.TaggedError<BootBuildFailed>()("BootBuildFailed", {
   windowId: Schema.String,
   reason: Schema.String
-}) {}
+}) {
+  override get message(): string {
+    return `boot for window ${this.windowId}: ${this.reason}`
+  }
+}
 
 /** What the `turn_end` / `agent_before_settle` hook hands back to Pi. */
 export interface BoundaryReply {

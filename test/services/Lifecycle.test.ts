@@ -1,0 +1,125 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { CustomType } from "../../src/domain/protocol.ts"
+import * as BootsLive from "../../src/layers/BootsLive.ts"
+import * as BudgetLive from "../../src/layers/BudgetLive.ts"
+import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
+import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
+import * as TraceLive from "../../src/layers/TraceLive.ts"
+import { Lifecycle } from "../../src/services/Lifecycle.ts"
+import { NotesStore } from "../../src/services/NotesStore.ts"
+import { fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+
+/** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
+const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
+  Layer.succeed(NotesStore, {
+    snapshot,
+    projectKey: () => Effect.succeed("project-0000"),
+    copySessionHome: () => Effect.succeed({ copied: 0 })
+  } as unknown as NotesStore["Service"])
+
+const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
+  Effect.succeed({
+    takenAt: 0,
+    homes: (["session", "project", "user", "agent", "model"] as const).map((home) => ({
+      _tag: "Available" as const,
+      home,
+      location: home,
+      map: undefined,
+      recent: [],
+      noteCount: 0
+    }))
+  })
+
+const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
+  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), notes)
+  return LifecycleLive.layer.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layer, BudgetLive.layer).pipe(Layer.provideMerge(base))))
+}
+
+const turn = (fake: FakeSession, input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) =>
+  Lifecycle.use((lifecycle) => lifecycle.turnEnded(input)).pipe(Effect.provide(fake.layer))
+
+const requestWipe = (fake: FakeSession) => Lifecycle.use((lifecycle) => lifecycle.requestWipe).pipe(Effect.provide(fake.layer))
+
+const incoming = [{ type: "custom", customType: "other-extension/state", data: { n: 1 } }]
+
+describe("Lifecycle", () => {
+  it.effect("an abort while the notes snapshot is read interrupts the read and writes no boundary", () => {
+    const abort = new AbortController()
+    const fake = makeFakeSession({ signal: abort.signal, entries: [messageEntry("user", "hello")] })
+    return Effect.gen(function*() {
+      const reading = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const slowSnapshot: NotesStore["Service"]["snapshot"] = () =>
+        Deferred.succeed(reading, undefined).pipe(
+          Effect.andThen(Effect.never),
+          Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+        )
+      yield* Effect.gen(function*() {
+        yield* requestWipe(fake)
+        const fiber = yield* Effect.forkChild(turn(fake, { incoming, outcome: "completed", overflow: false }))
+        yield* Deferred.await(reading)
+        abort.abort()
+        const reply = yield* Fiber.join(fiber)
+        assert.isUndefined(reply)
+        yield* Deferred.await(interrupted)
+      }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(slowSnapshot))))
+    })
+  })
+
+  it.effect("a failed boot keeps the incoming drafts, requests no continuation, and says why", () => {
+    const fake = makeFakeSession({ entries: [messageEntry("user", "hello")] })
+    return Effect.gen(function*() {
+      yield* requestWipe(fake)
+      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false })
+      // No reply leaves Pi's own drafts on the boundary untouched, and asks for no continuation.
+      assert.isUndefined(reply)
+      assert.isTrue(fake.notices.some((notice) => notice.level === "error" && notice.message.includes("no reset was written")))
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
+  })
+
+  it.effect("a committed boundary is the incoming drafts, then compaction, marker, boot and continuation, with continue", () => {
+    const fake = makeFakeSession({ entries: [messageEntry("user", "hello")] })
+    return Effect.gen(function*() {
+      const first = yield* requestWipe(fake)
+      const second = yield* requestWipe(fake)
+      assert.isTrue(first.scheduled)
+      assert.include(second.text, "already scheduled")
+      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false })
+      assert.strictEqual(reply?.continue, true)
+      const entries = reply!.entries as Array<{ type: string; customType?: string; data?: { windowId: string }; details?: { windowId: string } }>
+      assert.deepStrictEqual(entries.map((e) => e.customType ?? e.type), [
+        "other-extension/state",
+        "compaction",
+        CustomType.resetMarker,
+        CustomType.boot,
+        CustomType.continuation
+      ])
+      assert.strictEqual(entries[3]!.details!.windowId, entries[2]!.data!.windowId)
+      // The request was consumed: the next completed turn commits nothing.
+      assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+  })
+
+  it.effect("wipe_memory records nothing while pi-context is off", () => {
+    const fake = makeFakeSession({ entries: [fakeEntry({ type: "custom", customType: CustomType.state, data: { enabled: false } })] })
+    return Effect.gen(function*() {
+      const reply = yield* requestWipe(fake)
+      assert.isFalse(reply.scheduled)
+      assert.include(reply.text, "pi-context is off")
+      assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+  })
+
+  it.effect("native compaction is cancelled while on, or on any branch with a marker, and allowed otherwise", () =>
+    Effect.gen(function*() {
+      // One extension instance serves one session, so each session gets its own lifecycle.
+      const verdict = (fake: FakeSession) =>
+        Lifecycle.use((l) => l.compactionGuard).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+      const off = { type: "custom", customType: CustomType.state, data: { enabled: false } }
+      const marker = { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:x:1" } }
+      assert.strictEqual((yield* verdict(makeFakeSession()))._tag, "Block")
+      assert.strictEqual((yield* verdict(makeFakeSession({ entries: [off] })))._tag, "Allow")
+      assert.strictEqual((yield* verdict(makeFakeSession({ entries: [marker, off] })))._tag, "Block")
+    }))
+})
