@@ -3,8 +3,9 @@ import type { Host } from "../runtime.ts"
 
 /**
  * Pi's events, forwarded to the host. `session_start` starts loading the
- * runtime without waiting for it, so Pi's start-up does not pay for Effect;
- * every later hook waits for that start to finish first, so ordering holds.
+ * runtime without waiting for it: Pi's start-up is not blocked by Effect's
+ * import, which finishes in the background right after (a few hundred ms
+ * here). Every later hook waits for that start first, so ordering holds.
  */
 export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void => {
   let started: Promise<unknown> = Promise.resolve()
