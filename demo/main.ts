@@ -14,7 +14,7 @@ const dim = (text: string) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : 
 const indent = (text: string, prefix = "    ") => text.split("\n").map((line) => prefix + line).join("\n")
 
 const h = await createHarness()
-const call = (name: string, args: Record<string, unknown>) => fauxToolCall(name, args)
+const call = (name: string, args: Parameters<typeof fauxToolCall>[1]) => fauxToolCall(name, args)
 h.script([
   fauxAssistantMessage([
     call("notes_write", {
@@ -83,10 +83,10 @@ await h.dispose()
 
 function describe(entry: SessionEntry): string {
   if (entry.type === "message") {
-    const content = entry.message.content
+    const content = "content" in entry.message ? entry.message.content : undefined
     if (!Array.isArray(content)) return typeof content === "string" ? dim(`  ${content.slice(0, 60)}`) : ""
-    const parts = content.map((part) =>
-      part.type === "text" ? part.text.split("\n")[0]!.slice(0, 60) : part.type === "toolCall" ? `→ ${part.name}` : part.type
+    const parts = (content as ReadonlyArray<{ type: string; text?: string; name?: string }>).map((part) =>
+      part.type === "text" ? (part.text ?? "").split("\n")[0]!.slice(0, 60) : part.type === "toolCall" ? `→ ${part.name}` : part.type
     )
     return dim(`  ${parts.join(" | ")}`)
   }

@@ -114,12 +114,12 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     beforeSettle: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome }, ctx: ExtensionContext) =>
       lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }), undefined),
     settled: (aborted: boolean, ctx: ExtensionContext) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), undefined),
-    compactionGuard: (ctx: ExtensionContext) =>
+    compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: ExtensionContext) =>
       lifecycle(ctx, "session_before_compact", (l) =>
         Effect.gen(function*() {
-          const verdict = yield* l.compactionGuard
+          const verdict = yield* l.compactionGuard(reason)
           if (verdict._tag === "Allow") return undefined
-          yield* (yield* PiSession).notify(verdict.notice, "warning")
+          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "warning")
           return { cancel: true } as const
         }), undefined),
     treeGuard: (targetId: string, userWantsSummary: boolean, ctx: ExtensionContext) =>
@@ -127,7 +127,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
         Effect.gen(function*() {
           const verdict = yield* l.treeSummaryGuard(targetId, userWantsSummary)
           if (verdict._tag === "Allow") return undefined
-          yield* (yield* PiSession).notify(verdict.notice, "info")
+          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "info")
           return { summary: { summary: "", details: { source: "pi-context", reason: "reset boundary" } } }
         }), undefined),
     tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {

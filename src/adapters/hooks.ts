@@ -42,7 +42,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void
     return reply === undefined ? undefined : { entries: [...reply.entries] as typeof event.entries, ...(reply.continue === undefined ? {} : { continue: reply.continue }) }
   })
   pi.on("agent_settled", async (event, ctx) => (await ready()).settled(event.aborted, ctx))
-  pi.on("session_before_compact", async (_event, ctx) => (await ready()).compactionGuard(ctx))
+  pi.on("session_before_compact", async (event, ctx) => (await ready()).compactionGuard(event.reason, ctx))
   pi.on("session_before_tree", async (event, ctx) =>
     (await ready()).treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx))
   pi.on("session_shutdown", async () => {

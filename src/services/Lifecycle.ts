@@ -35,7 +35,10 @@ export interface WipeReply {
 }
 
 /** Whether to let Pi's native compaction or tree summary run. */
-export type GuardVerdict = { readonly _tag: "Allow" } | { readonly _tag: "Block"; readonly notice: string }
+export type GuardVerdict =
+  | { readonly _tag: "Allow" }
+  /** `notice` is absent when the user was already told in this window (automatic compaction retries). */
+  | { readonly _tag: "Block"; readonly notice: string | undefined }
 
 /** Owns resets: requests, the sole `turn_end` composer, the projection, repair and commands. */
 export class Lifecycle extends Context.Service<Lifecycle, {
@@ -55,7 +58,8 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   /** `/wipe-memory`: waits for idle and appends a boundary without calling a model. */
   readonly wipeNow: Effect.Effect<void, never, PiSession>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>
-  readonly compactionGuard: Effect.Effect<GuardVerdict, never, PiSession>
+  /** `manual` is the user's `/compact`; Pi's automatic attempts are told about once per window. */
+  readonly compactionGuard: (reason: "manual" | "threshold" | "overflow") => Effect.Effect<GuardVerdict, never, PiSession>
   readonly treeSummaryGuard: (targetId: string, userWantsSummary: boolean) => Effect.Effect<GuardVerdict, never, PiSession>
   readonly statusReport: Effect.Effect<string, never, PiSession>
 }>()("pi-context/Lifecycle") {}

@@ -115,11 +115,24 @@ describe("Lifecycle", () => {
     Effect.gen(function*() {
       // One extension instance serves one session, so each session gets its own lifecycle.
       const verdict = (fake: FakeSession) =>
-        Lifecycle.use((l) => l.compactionGuard).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+        Lifecycle.use((l) => l.compactionGuard("manual")).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
       const off = { type: "custom", customType: CustomType.state, data: { enabled: false } }
       const marker = { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:x:1" } }
       assert.strictEqual((yield* verdict(makeFakeSession()))._tag, "Block")
       assert.strictEqual((yield* verdict(makeFakeSession({ entries: [off] })))._tag, "Allow")
       assert.strictEqual((yield* verdict(makeFakeSession({ entries: [marker, off] })))._tag, "Block")
     }))
+
+  it.effect("Pi's automatic compaction attempts are cancelled quietly after the first notice in a window", () => {
+    const fake = makeFakeSession()
+    return Effect.gen(function*() {
+      const guard = (reason: "manual" | "threshold") => Lifecycle.use((l) => l.compactionGuard(reason)).pipe(Effect.provide(fake.layer))
+      const first = yield* guard("threshold")
+      const second = yield* guard("threshold")
+      const manual = yield* guard("manual")
+      assert.isTrue(first._tag === "Block" && first.notice !== undefined)
+      assert.deepStrictEqual(second, { _tag: "Block", notice: undefined })
+      assert.isTrue(manual._tag === "Block" && manual.notice?.includes("/wipe-memory") === true)
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+  })
 })
