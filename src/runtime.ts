@@ -4,6 +4,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { doctorReport, traceReport } from "./commands/reports.ts"
 import { CustomType } from "./domain/protocol.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -138,6 +139,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
     setEnabled: (enabled: boolean, ctx: ExtensionContext) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
     status: (ctx: ExtensionContext) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
+    doctor: (ctx: ExtensionContext) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
+    trace: (ctx: ExtensionContext) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
     dispose: () => runtime.dispose()
   }
 }

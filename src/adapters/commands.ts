@@ -22,9 +22,11 @@ export const registerCommands = (pi: ExtensionAPI, load: () => Promise<Host>): v
         case "off":
           return host.setEnabled(sub === "on", ctx)
         case "status":
-        case "doctor":
-        case "trace":
           return ctx.ui.notify(await host.status(ctx), "info")
+        case "doctor":
+          return ctx.ui.notify(await host.doctor(ctx), "info")
+        case "trace":
+          return ctx.ui.notify(await host.trace(ctx), "info")
         default:
           return ctx.ui.notify(`pi-context: unknown subcommand "${sub}". Use one of: ${subcommands.join(", ")}.`, "warning")
       }

@@ -33,3 +33,24 @@ describe("pi-context loads as an installed package", () => {
     expect(h.errors).toEqual([])
   })
 })
+
+describe("/pi-context doctor and trace", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("doctor checks the note homes, settings and the reset boundary; trace lists recent events", async () => {
+    h = await createHarness()
+    h.script([fauxAssistantMessage("hello")])
+    await h.prompt("hi")
+    await h.prompt("/pi-context doctor")
+    const doctor = h.notices.at(-1)!.message
+    expect(doctor).toContain("pi-context doctor")
+    for (const home of ["session", "project", "user", "agent", "model"]) expect(doctor).toMatch(new RegExp(`ok +notes home ${home}: 0 notes`))
+    expect(doctor).toContain("settings: no problems")
+    expect(doctor).toContain("reset boundary: complete")
+    await h.prompt("/pi-context trace")
+    const trace = h.notices.at(-1)!.message
+    expect(trace).toMatch(/^pi-context trace: \S+\.jsonl/)
+    expect(trace).toContain("session.start")
+  })
+})

@@ -1,0 +1,74 @@
+import { Effect, FileSystem, Option, Schema } from "effect"
+import { inspectTail } from "../domain/boundary.ts"
+import { classifyEntry, type RawEntry } from "../domain/entries.ts"
+import { CommandName, CustomType } from "../domain/protocol.ts"
+import { renderNotice } from "../domain/thresholds.ts"
+import { NotesStore } from "../services/NotesStore.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+import { Trace } from "../services/Trace.ts"
+import { notesIdentity } from "../tools/notes.ts"
+
+const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
+
+const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
+
+/** `/pi-context doctor`: what could stop pi-context from working here, each with its fix. Reads only. */
+export const doctorReport = Effect.gen(function*() {
+  const session = yield* PiSession
+  const notes = yield* NotesStore
+  const thresholds = yield* Thresholds
+  const trace = yield* Trace
+  const lines: Array<string> = ["pi-context doctor"]
+
+  const identity = yield* notesIdentity()
+  const snapshot = yield* notes.snapshot(identity)
+  for (const home of snapshot.homes) {
+    lines.push(
+      home._tag === "Available"
+        ? check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
+        : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+    )
+  }
+
+  const policy = yield* thresholds.policy
+  lines.push(
+    policy.notices.length === 0
+      ? check(true, "settings: no problems")
+      : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
+  )
+
+  const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
+  const inspection = inspectTail(tail)
+  lines.push(
+    inspection._tag === "Refuse"
+      ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)
+      : inspection._tag === "Repair"
+      ? check(false, `reset boundary of ${inspection.windowId} lacks its ${inspection.missing.join(" and ")}; restart Pi or navigate /tree to repair it`)
+      : check(true, "reset boundary: complete")
+  )
+  const foreign = tail.filter((entry) => entry._tag === "Foreign")
+  if (foreign.length > 0) lines.push(check(false, `${foreign.length} foreign pi-context entries in this window are ignored`))
+
+  const path = yield* trace.filePath
+  lines.push(Option.match(path, { onNone: () => check(true, "trace: off"), onSome: (file) => check(true, `trace: ${file}`) }))
+  return lines.join("\n")
+})
+
+const decodeTraceLine = Schema.decodeUnknownOption(
+  Schema.fromJsonString(Schema.Struct({ ts: Schema.optional(Schema.String), event: Schema.optional(Schema.String) }))
+)
+
+/** `/pi-context trace`: the trace file and its last events. */
+export const traceReport = Effect.gen(function*() {
+  const trace = yield* Trace
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* trace.filePath
+  if (Option.isNone(path)) return "pi-context trace is off (setting pi-context.traceLevel)."
+  const text = yield* fs.readFileString(path.value).pipe(Effect.orElseSucceed(() => ""))
+  const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-15).map((line) => {
+    const parsed = Option.getOrElse(decodeTraceLine(line), () => ({ ts: undefined, event: undefined }))
+    return `  ${(parsed.ts ?? "").slice(11, 19)} ${parsed.event ?? "(unreadable line)"}`
+  })
+  return [`pi-context trace: ${path.value}`, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
+})
