@@ -50,6 +50,7 @@ const measureOnce = async (variant: Variant): Promise<Sample> => {
   process.env.PI_OFFLINE = "1"
 
   const { InMemoryCredentialStore } = await import("@earendil-works/pi-ai")
+  const { registerFauxModel } = await import("../test/support/fauxModel.ts")
   const { fauxAssistantMessage, registerFauxProvider } = await import("@earendil-works/pi-ai/compat")
   const { createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } = await import(
     "@earendil-works/pi-coding-agent"
@@ -68,22 +69,7 @@ const measureOnce = async (variant: Variant): Promise<Sample> => {
     settingsManager,
     noExtensions: true,
     additionalExtensionPaths: variant === "with" ? [repoRoot] : [],
-    extensionFactories: [(pi) => {
-      pi.registerProvider("faux", {
-        baseUrl: "http://127.0.0.1:9",
-        apiKey: "faux-key",
-        api: faux.api,
-        models: [{
-          id: "faux-1",
-          name: "Faux 1",
-          reasoning: false,
-          input: ["text"],
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-          contextWindow: 200_000,
-          maxTokens: 4_000
-        }]
-      })
-    }],
+    extensionFactories: [(pi) => registerFauxModel(pi, faux)],
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,

@@ -18,6 +18,7 @@ import {
   type SessionEntry,
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
+import { registerFauxModel } from "./fauxModel.ts"
 import { captureUi, type Notice } from "./uiCapture.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -100,22 +101,8 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     provider: "faux",
     models: [{ id: "faux-1", contextWindow, maxTokens: 4_000 }]
   })
-  const registerFaux: ExtensionFactory = (pi) => {
-    pi.registerProvider("faux", {
-      baseUrl: "http://127.0.0.1:9",
-      apiKey: "faux-key",
-      api: faux.api,
-      models: [{
-        id: "faux-1",
-        name: "Faux 1",
-        reasoning: false,
-        input: ["text"],
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-        contextWindow,
-        maxTokens: 4_000
-      }]
-    })
-  }
+  const registerFaux: ExtensionFactory = (pi) => registerFauxModel(pi, faux, contextWindow)
+
   const credentials = new InMemoryCredentialStore()
   await credentials.modify("faux", async () => ({ type: "api_key", key: "faux-key" }))
   const modelRuntime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
