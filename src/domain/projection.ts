@@ -77,3 +77,109 @@ const projectRoot = <M extends ProjectableMessage>(messages: ReadonlyArray<M>, r
   }
   return { _tag: "Projected", messages: kept }
 }
+
+/** The usage fields Pi records on an assistant reply. */
+interface ReplyUsage {
+  readonly totalTokens?: number
+  readonly input?: number
+  readonly output?: number
+  readonly cacheRead?: number
+  readonly cacheWrite?: number
+}
+
+/** Pi's chars-per-token heuristic, and its guess for one image. */
+const charsPerToken = 4
+const imageChars = 4_800
+
+const contentChars = (content: unknown): number => {
+  if (typeof content === "string") return content.length
+  if (!Array.isArray(content)) return 0
+  let chars = 0
+  for (const block of content as ReadonlyArray<{ readonly type?: unknown; readonly text?: unknown }>) {
+    if (block.type === "text" && typeof block.text === "string") chars += block.text.length
+    else if (block.type === "image") chars += imageChars
+  }
+  return chars
+}
+
+const stringLength = (value: unknown): number => (typeof value === "string" ? value.length : 0)
+
+/** Pi's per-message token estimate (`estimateTokens` in its compaction module), on the fields it reads. */
+const estimateMessageTokens = (message: ProjectableMessage): number => {
+  const m = message as ProjectableMessage & Record<string, unknown>
+  let chars = 0
+  switch (m.role) {
+    case "system": {
+      chars = contentChars(m.content)
+      if (typeof m.sections === "object" && m.sections !== null) {
+        for (const section of Object.values(m.sections)) chars += stringLength(section)
+      }
+      if (m.toolsAdded !== undefined) chars += JSON.stringify(m.toolsAdded).length
+      break
+    }
+    case "user":
+    case "custom":
+    case "toolResult":
+      chars = contentChars(m.content)
+      break
+    case "assistant": {
+      if (!Array.isArray(m.content)) break
+      for (const block of m.content as ReadonlyArray<Record<string, unknown>>) {
+        if (block.type === "text") chars += stringLength(block.text)
+        else if (block.type === "thinking") chars += stringLength(block.thinking)
+        else if (block.type === "toolCall") chars += stringLength(block.name) + JSON.stringify(block.arguments ?? {}).length
+      }
+      break
+    }
+    case "bashExecution":
+      chars = stringLength(m.command) + stringLength(m.output)
+      break
+    case "branchSummary":
+    case "compactionSummary":
+      chars = stringLength(m.summary)
+      break
+  }
+  return Math.ceil(chars / charsPerToken)
+}
+
+const replyTokens = (message: ProjectableMessage): number | undefined => {
+  if (message.role !== "assistant") return undefined
+  const m = message as ProjectableMessage & { readonly stopReason?: unknown; readonly usage?: ReplyUsage }
+  if (m.stopReason === "aborted" || m.stopReason === "error" || typeof m.usage !== "object" || m.usage === null) return undefined
+  const u = m.usage
+  const tokens = u.totalTokens || (u.input ?? 0) + (u.output ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0)
+  return tokens > 0 ? tokens : undefined
+}
+
+export type RequestTokens =
+  /** The last reply's reported usage plus an estimate of every message after it. */
+  | { readonly _tag: "Measured"; readonly tokens: number }
+  /** No reply with usage in the request: every message estimated; `compacted` when it starts from a native compaction summary. */
+  | { readonly _tag: "Estimated"; readonly tokens: number; readonly compacted: boolean }
+
+/**
+ * The size of a provider request the way Pi's `getContextUsage()` measures the
+ * same context (last reply's usage + chars/4 for what follows it), computed
+ * from the request itself. Pi's call rebuilds the whole session's projection
+ * and walks the whole branch (O(session)); this scans back from the end to the
+ * last reply, so it costs what the window added since that reply.
+ */
+export const estimateRequestTokens = (messages: ReadonlyArray<ProjectableMessage>): RequestTokens => {
+  let trailing = 0
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!
+    const reply = replyTokens(message)
+    if (reply !== undefined) return { _tag: "Measured", tokens: reply + trailing }
+    trailing += estimateMessageTokens(message)
+  }
+  // Pi counts only the newest system prompt; the others were summed above.
+  let tokens = 0
+  let system: ProjectableMessage | undefined
+  let compacted = false
+  for (const message of messages) {
+    if (message.role === "system") system = message
+    else tokens += estimateMessageTokens(message)
+    if (message.role === "compactionSummary") compacted = true
+  }
+  return { _tag: "Estimated", tokens: tokens + (system === undefined ? 0 : estimateMessageTokens(system)), compacted }
+}
