@@ -5,7 +5,7 @@ import { estimateRequestTokens, projectRequest } from "../domain/projection.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { initialResetControl, reduceResetControl, type ResetEvent, type Transition } from "../domain/resetControl.ts"
-import { newWindowId } from "../domain/windowId.ts"
+import { newWindowId, rootWindowId } from "../domain/windowId.ts"
 import { activeWindow, hasMarker, isEnabled } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
@@ -47,6 +47,7 @@ export const layer = Layer.effect(
     const enabledCache = yield* Ref.make<Option.Option<boolean>>(Option.none())
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
+    const ordinalCache = yield* Ref.make<{ readonly windowId: string; readonly ordinal: number } | undefined>(undefined)
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** A committed boundary whose notice waits until it is durable on the branch. */
@@ -58,7 +59,7 @@ export const layer = Layer.effect(
       const first = tail[0]
       return first?._tag === "Marker"
         ? { id: first.windowId, isRoot: false, tail }
-        : { id: activeWindow([], session.sessionId).rootId, isRoot: true, tail }
+        : { id: rootWindowId(session.sessionId), isRoot: true, tail }
     })
 
     const enabled = Effect.gen(function*() {
@@ -101,11 +102,26 @@ export const layer = Layer.effect(
         return answered ? usage : { ...usage, tokens: null, percent: null }
       })
 
+    /**
+     * The window's position on the branch (w1 = root). Counting markers reads
+     * the whole branch, so it is done once per window, not once per turn.
+     */
+    const windowOrdinal = (windowId: string) =>
+      Effect.gen(function*() {
+        const cached = yield* Ref.get(ordinalCache)
+        if (cached !== undefined && cached.windowId === windowId) return cached.ordinal
+        const session = yield* PiSession
+        const { ordinal } = activeWindow(yield* session.branch, session.sessionId)
+        yield* Ref.set(ordinalCache, { windowId, ordinal })
+        return ordinal
+      })
+
     const updateStatus = Effect.gen(function*() {
       const session = yield* PiSession
       const on = yield* enabled
-      const ordinal = activeWindow(yield* session.branch, session.sessionId).ordinal
-      const usage = yield* windowUsage(yield* currentWindow)
+      const window = yield* currentWindow
+      const ordinal = yield* windowOrdinal(window.id)
+      const usage = yield* windowUsage(window)
       yield* session.setStatus(yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on }))
     })
 
@@ -180,6 +196,7 @@ export const layer = Layer.effect(
       yield* step({ _tag: "Cleared" })
       yield* budget.discard
       yield* Ref.set(enabledCache, Option.none())
+      yield* Ref.set(ordinalCache, undefined)
     })
 
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
@@ -379,6 +396,7 @@ export const layer = Layer.effect(
         yield* resetTransient
         yield* Ref.set(enabledCache, Option.some(on))
         yield* trace.info("enabled.set", { enabled: on })
+        if (on) yield* Effect.catchTag(ensureRootBoot, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
         yield* session.notify(
           on
             ? "pi-context is on: context windows reset from your notes instead of compacting."
