@@ -53,13 +53,33 @@ export const layer = Layer.effect(
     /** A committed boundary whose notice waits until it is durable on the branch. */
     const pendingResetNotice = yield* Ref.make<Option.Option<string>>(Option.none())
 
+    /**
+     * The last window found, by session and leaf. Entries never change once
+     * appended, so when the walk back from a new leaf meets the cached leaf
+     * before any marker, the window is the cached tail plus what was walked:
+     * each request then costs the entries appended since the last one, not
+     * the window (the loop asks on every request, turn end and status update).
+     */
+    const windowCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly window: CurrentWindow } | undefined>(undefined)
+
     const currentWindow = Effect.gen(function*() {
       const session = yield* PiSession
-      const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
-      const first = tail[0]
-      return first?._tag === "Marker"
-        ? { id: first.windowId, isRoot: false, tail }
-        : { id: rootWindowId(session.sessionId), isRoot: true, tail }
+      const cached = yield* Ref.get(windowCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      const walked = yield* session.branchTail((entry) => isMarkerEntry(entry) || entry.id === known?.leafId)
+      const leaf = walked[walked.length - 1]
+      let window: CurrentWindow
+      if (known !== undefined && walked[0]?.id === known.leafId && !isMarkerEntry(walked[0]!)) {
+        window = walked.length === 1 ? known.window : { ...known.window, tail: [...known.window.tail, ...walked.slice(1).map(classifyEntry)] }
+      } else {
+        const tail = walked.map(classifyEntry)
+        const first = tail[0]
+        window = first?._tag === "Marker"
+          ? { id: first.windowId, isRoot: false, tail }
+          : { id: rootWindowId(session.sessionId), isRoot: true, tail }
+      }
+      yield* Ref.set(windowCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, window })
+      return window
     })
 
     const enabled = Effect.gen(function*() {
