@@ -26,9 +26,12 @@ const isBoot = (message: ProjectableMessage): boolean => message.role === "custo
 
 /**
  * The provider request for the active window. A reset window starts at its
- * boot (found by `details.windowId`, scanning back from the end, so the cost
- * is the window's length); of what came before only the newest system prompt
- * survives. The root window keeps its history but only its own boot: a boot
+ * boot (found by `details.windowId`); of what came before only the newest
+ * system prompt survives. The boot is searched from the front: Pi's context
+ * starts at the retain-none compaction written just before the marker, so the
+ * boot is within the first few messages, where a scan from the end would read
+ * the whole window on every request (a window holds one boot with its id:
+ * repair never adds a second one). The root window keeps its history but only its own boot: a boot
  * copied from a parent session by a fork is replaced by this session's.
  */
 export const projectRequest = <M extends ProjectableMessage>(
@@ -37,7 +40,7 @@ export const projectRequest = <M extends ProjectableMessage>(
 ): Projection<M> => {
   if (window.isRoot) return projectRoot(messages, window.id)
   let bootIndex = -1
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = 0; i < messages.length; i++) {
     if (bootWindowId(messages[i]!) === window.id) {
       bootIndex = i
       break
