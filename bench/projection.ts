@@ -1,0 +1,338 @@
+/**
+ * Cost of building one provider request on a 50,000-entry session with 20
+ * windows, with pi-context loaded vs Pi alone.
+ *
+ * Both sides run Pi's real session (`createAgentSession` through the SDK
+ * harness, an in-memory SessionManager preloaded with synthetic entries) and
+ * time exactly what Pi's agent loop runs before each LLM call
+ * (pi-agent-core `streamAssistantResponse`): `agent.transformContext(messages)`
+ * — Pi's extension runner `emitContext` (a structuredClone of the context, then
+ * every `context` / `context_with_system` handler) — and `agent.convertToLlm`.
+ * With pi-context that includes its real `context_with_system` handler: the
+ * runtime hop, the window lookup (`PiSession.branchTail` walking back to the
+ * last marker, classifying the tail), the projection and the budget
+ * observation (which reads Pi's `getContextUsage()`).
+ *
+ * Same session shape on both sides: the same turns, and at each of the 19
+ * boundaries the same retain-none compaction entry (Pi's own context starts
+ * after it, as after a native compaction). Only the "with" session has
+ * pi-context's marker, hidden boot and continuation after it (and a root boot).
+ * The two sessions are measured alternately, after one real warm-up request
+ * each through the agent loop (faux model).
+ *
+ * Writes bench/results/projection.json. Never asserts on time.
+ *
+ *   npm exec -- node bench/projection.ts
+ */
+import { randomUUID } from "node:crypto"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
+import { type SessionEntry, SessionManager } from "@earendil-works/pi-coding-agent"
+import { classifyEntry, type RawEntry } from "../src/domain/entries.ts"
+import { projectRequest } from "../src/domain/projection.ts"
+import { CustomType } from "../src/domain/protocol.ts"
+import { newWindowId, rootWindowId } from "../src/domain/windowId.ts"
+import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
+
+const ENTRIES = 50_000
+const WINDOWS = 20
+const ROUNDS = 100
+const WARMUP_ROUNDS = 10
+
+const words = ["parser", "config", "router", "migration", "cache", "schema", "token", "layer", "queue", "index"]
+
+const entriesInTurn = (n: number) => 3 + (1 + (n % 3))
+
+/** How many turns make ENTRIES entries with pi-context's boundaries, and how many turns per window: both sessions use the same. */
+const plan = (() => {
+  let turns = 0
+  let entries = 4
+  while (entries < ENTRIES - 4 * (WINDOWS - 1)) entries += entriesInTurn(turns++)
+  return { turns, perWindow: Math.ceil(turns / WINDOWS) }
+})()
+
+/** A session file's entries: header, then about ENTRIES entries in one chain; `withMarkers` adds pi-context's boundary entries. */
+const syntheticSession = (cwd: string, withMarkers: boolean): Array<SessionEntry> => {
+  const sessionId = randomUUID()
+  const entries: Array<Record<string, unknown>> = [{ type: "session", version: 3, id: sessionId, timestamp: new Date(0).toISOString(), cwd }]
+  let leafId: string | null = null
+  let clock = Date.parse("2025-01-01T00:00:00.000Z")
+  let callCounter = 0
+  const append = (fields: Record<string, unknown>): void => {
+    const id = entries.length.toString(16).padStart(8, "0")
+    clock += 1500
+    entries.push({ id, parentId: leafId, timestamp: new Date(clock).toISOString(), ...fields })
+    leafId = id
+  }
+  const message = (body: Record<string, unknown>) => append({ type: "message", message: { timestamp: clock, ...body } })
+  const systemMessage = { role: "system", content: "", sections: { preamble: "You are a scripted test model." }, timestamp: clock }
+  const boot = (windowId: string) =>
+    append({ type: "custom_message", customType: CustomType.boot, content: `## Context window\nCurrent window: ${windowId}\n`, display: false, details: { windowId } })
+  const output = (word: string, size: number) => {
+    const line = `src/${word}/module.ts:42: export function ${word}Handler(input: string) { return input.trim() }\n`
+    return line.repeat(Math.max(1, Math.round(size / line.length)))
+  }
+  const turn = (n: number, word: string) => {
+    message({ role: "user", content: [{ type: "text", text: `Please look at the ${word} code (request ${n}).` }] })
+    const ids = Array.from({ length: 1 + (n % 3) }, () => `call_${++callCounter}`)
+    message({
+      role: "assistant",
+      content: [
+        { type: "text", text: `I will inspect the ${word} module.` },
+        ...ids.map((id, i) => ({ type: "toolCall", id, name: i === 0 ? "read" : "bash", arguments: { path: `src/${word}/module.ts`, n } }))
+      ],
+      api: "faux",
+      provider: "faux",
+      model: "faux-1",
+      usage: { input: 1000, output: 50, cacheRead: 0, cacheWrite: 0, totalTokens: 1050, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      stopReason: "toolUse"
+    })
+    ids.forEach((id, i) =>
+      message({
+        role: "toolResult",
+        toolCallId: id,
+        toolName: i === 0 ? "read" : "bash",
+        content: [{ type: "text", text: output(word, 200 + (n * 37) % 800) }],
+        details: {},
+        isError: false
+      })
+    )
+    message({
+      role: "assistant",
+      content: [{ type: "text", text: `The ${word} module looks fine; request ${n} done.` }],
+      api: "faux",
+      provider: "faux",
+      model: "faux-1",
+      usage: { input: 1200, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 1220, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      stopReason: "stop"
+    })
+  }
+
+  append({ type: "model_change", provider: "faux", modelId: "faux-1" })
+  append({ type: "thinking_level_change", thinkingLevel: "off" })
+  if (withMarkers) boot(rootWindowId(sessionId))
+  message(systemMessage)
+  let window = 0
+  for (let turnNumber = 0; turnNumber < plan.turns; turnNumber++) {
+    if (turnNumber > 0 && turnNumber % plan.perWindow === 0) {
+      window++
+      const windowId = newWindowId(sessionId, window.toString(16).padStart(8, "0"))
+      const compactionId = entries.length.toString(16).padStart(8, "0")
+      append({
+        type: "compaction",
+        summary: "",
+        firstKeptEntryId: compactionId,
+        tokensBefore: 100_000,
+        details: { source: "pi-context", windowId },
+        fromHook: true,
+        systemMessage
+      })
+      if (withMarkers) {
+        append({ type: "custom", customType: CustomType.resetMarker, data: { windowId } })
+        boot(windowId)
+        append({ type: "custom_message", customType: CustomType.continuation, content: "Your context window was just reset.", display: false })
+      }
+    }
+    turn(turnNumber, words[turnNumber % words.length]!)
+  }
+  return entries as unknown as Array<SessionEntry>
+}
+
+interface Side {
+  readonly name: string
+  readonly h: Harness
+  readonly samples: Array<number>
+  /** Time spent inside pi-context's own `context_with_system` handler, per request. */
+  readonly hookSamples: Array<number>
+}
+
+type Handler = (event: unknown, ctx: unknown) => unknown
+interface RunnerExtension {
+  readonly path: string
+  readonly handlers: Map<string, Array<Handler>>
+}
+
+/** Wraps the `context_with_system` handlers of the extension loaded from this repo with a stopwatch. */
+const timeOwnHook = (h: Harness, samples: Array<number>): number => {
+  const runner = (h.session as unknown as { _extensionRunner?: { extensions: ReadonlyArray<RunnerExtension> } })._extensionRunner
+  let wrapped = 0
+  for (const extension of runner?.extensions ?? []) {
+    if (!extension.path.startsWith(repoRoot)) continue
+    const handlers = extension.handlers.get("context_with_system") ?? []
+    extension.handlers.set("context_with_system", handlers.map((handler) => async (event, ctx) => {
+      const start = performance.now()
+      const result = await handler(event, ctx)
+      samples.push(performance.now() - start)
+      return result
+    }))
+    wrapped += handlers.length
+  }
+  return wrapped
+}
+
+const open = async (withMarkers: boolean): Promise<Side> => {
+  const h = await createHarness({
+    loadPackage: withMarkers,
+    // A 2,500-entry window of tool work is ~250k tokens: a 1M-token model keeps it under the budget lines,
+    // so the warm-up request is an ordinary one (no automatic reset).
+    contextWindow: 1_000_000,
+    sessionManager: (cwd) => SessionManager.inMemory(cwd, undefined, syntheticSession(cwd, withMarkers))
+  })
+  // One real request through Pi's loop: pi-context's runtime is loaded, Pi has usage, the hook has run once.
+  h.script([fauxAssistantMessage("warm")])
+  await h.prompt("warm up")
+  if (h.errors.length > 0) throw new Error(h.errors.join("\n"))
+  const hookSamples: Array<number> = []
+  if (withMarkers && timeOwnHook(h, hookSamples) !== 1) throw new Error("expected one pi-context context_with_system handler")
+  return { name: withMarkers ? "with" : "without", h, samples: [], hookSamples }
+}
+
+/**
+ * A tool step of the running turn, as the loop leaves it before its next request: the assistant's call
+ * and the tool's result appended to the session and to the agent's context. Every request so meets a new
+ * leaf, as in Pi's loop (a hook may not assume the branch is unchanged since the last request).
+ */
+const toolStep = (h: Harness, n: number): void => {
+  const id = `bench_call_${n}`
+  const assistant = {
+    role: "assistant" as const,
+    content: [{ type: "toolCall" as const, id, name: "read", arguments: { path: `src/step${n}.ts` } }],
+    api: "faux",
+    provider: "faux",
+    model: "faux-1",
+    usage: { input: 1000, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 1020, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "toolUse" as const,
+    timestamp: Date.now()
+  }
+  const result = {
+    role: "toolResult" as const,
+    toolCallId: id,
+    toolName: "read",
+    content: [{ type: "text" as const, text: `contents of src/step${n}.ts\n`.repeat(10) }],
+    details: {},
+    isError: false,
+    timestamp: Date.now()
+  }
+  for (const message of [assistant, result]) h.session.sessionManager.appendMessage(message as never)
+  h.session.agent.state.messages = [...h.session.agent.state.messages, assistant as never, result as never]
+}
+
+/** convertToLlm's share of each request, per harness. */
+const convertSamples = new Map<Harness, Array<number>>()
+
+/** What Pi's agent loop does before each LLM call: transformContext (extension hooks) then convertToLlm. */
+const buildRequest = async (h: Harness): Promise<{ readonly ms: number; readonly messages: number }> => {
+  const agent = h.session.agent
+  const start = performance.now()
+  const transformed = agent.transformContext === undefined ? agent.state.messages : await agent.transformContext(agent.state.messages)
+  const converting = performance.now()
+  const llm = await agent.convertToLlm(transformed)
+  const end = performance.now()
+  convertSamples.get(h)?.push(end - converting)
+  return { ms: end - start, messages: llm.length }
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000
+
+const withSide = await open(true)
+const withoutSide = await open(false)
+for (const side of [withSide, withoutSide]) convertSamples.set(side.h, [])
+const entryCount = withSide.h.entries().length
+const sizes = { with: 0, without: 0, agentWith: withSide.h.session.agent.state.messages.length, agentWithout: withoutSide.h.session.agent.state.messages.length }
+
+// Sanity: the "with" request really is projected from the last window's boot.
+const lastBoot = withSide.h.entries().filter((e) => e.type === "custom_message" && e.customType === CustomType.boot).at(-1) as
+  | { details: { windowId: string } }
+  | undefined
+const warmRequest = JSON.stringify(withSide.h.requests[0]?.messages ?? [])
+if (lastBoot === undefined || !warmRequest.includes(`Current window: ${lastBoot.details.windowId}`)) {
+  throw new Error("the warm-up request was not projected from the last window's boot")
+}
+
+for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
+  // Alternate which side goes first so drift and GC land on both.
+  const order = round % 2 === 0 ? [withSide, withoutSide] : [withoutSide, withSide]
+  for (const side of order) {
+    toolStep(side.h, round)
+    const { ms, messages } = await buildRequest(side.h)
+    if (round >= WARMUP_ROUNDS) side.samples.push(ms)
+    else {
+      side.hookSamples.length = 0
+      convertSamples.get(side.h)!.length = 0
+    }
+    if (side === withSide) sizes.with = messages
+    else sizes.without = messages
+  }
+}
+
+// Where the hook's time goes: its pure parts, timed alone on the same session (Pi's real SessionManager).
+const manager = withSide.h.session.sessionManager
+const agentMessages = withSide.h.session.agent.state.messages
+const isMarker = (entry: RawEntry) => entry.type === "custom" && entry.customType === CustomType.resetMarker
+const walk = () => {
+  const tail: Array<RawEntry> = []
+  let entry = manager.getLeafEntry() as RawEntry | undefined
+  while (entry !== undefined) {
+    tail.push(entry)
+    if (isMarker(entry) || entry.parentId === null) break
+    entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
+  }
+  return tail.reverse()
+}
+const part = (run: () => unknown): number => {
+  const samples: Array<number> = []
+  for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {
+    const start = performance.now()
+    run()
+    if (i >= WARMUP_ROUNDS) samples.push(performance.now() - start)
+  }
+  return median(samples)
+}
+const tail = walk()
+const marker = classifyEntry(tail[0]!)
+const windowId = marker._tag === "Marker" ? marker.windowId : ""
+const parts = {
+  walk: part(walk),
+  classify: part(() => tail.map(classifyEntry)),
+  project: part(() => projectRequest(agentMessages, { id: windowId, isRoot: false })),
+  usage: part(() => withSide.h.session.getContextUsage()),
+  clone: part(() => structuredClone(agentMessages))
+}
+const leafWalk = part(() => {
+  // The walk a request pays with the window cache: back from the leaf to the previous request's leaf (two steps).
+  let entry = manager.getLeafEntry() as RawEntry | undefined
+  for (let i = 0; i < 3 && entry !== undefined; i++) entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
+})
+
+await withSide.h.dispose()
+await withoutSide.h.dispose()
+
+const requestWith = median(withSide.samples)
+const requestWithout = median(withoutSide.samples)
+const ratio = requestWith / requestWithout
+
+console.log(`provider request build on ${entryCount.toLocaleString("en-US")} entries, ${WINDOWS} windows (median of ${ROUNDS}):`)
+console.log(`  request size: ${sizes.with} LLM messages with pi-context, ${sizes.without} without (agent context ${sizes.agentWith} / ${sizes.agentWithout})`)
+console.log(`  with pi-context:    ${round3(requestWith)} ms (min ${round3(Math.min(...withSide.samples))}, max ${round3(Math.max(...withSide.samples))})`)
+console.log(`  without (Pi alone): ${round3(requestWithout)} ms (min ${round3(Math.min(...withoutSide.samples))}, max ${round3(Math.max(...withoutSide.samples))})`)
+console.log(`  overhead: ${round3(requestWith - requestWithout)} ms per request, ratio ${round3(ratio)}`)
+console.log(`  of which convertToLlm: ${round3(median(convertSamples.get(withSide.h)!))} ms with, ${round3(median(convertSamples.get(withoutSide.h)!))} ms without`)
+console.log(`  inside pi-context's context_with_system handler: median ${round3(median(withSide.hookSamples))} ms over ${withSide.hookSamples.length} ` +
+  `(${round3(median(withSide.hookSamples) / requestWithout * 100)}% of Pi's own build)`)
+console.log(`  hook parts alone (window of ${tail.length} entries): whole-window walk ${round3(parts.walk)} ms (per request, with the window cache: ${round3(leafWalk)} ms), classify ${round3(parts.classify)} ms, ` +
+  `projection ${round3(parts.project)} ms, Pi getContextUsage (no longer called per request) ${round3(parts.usage)} ms; Pi's own structuredClone of the context ${round3(parts.clone)} ms`)
+console.log(`  target: ratio < 1.10 -> ${ratio < 1.1 ? "met" : "MISSED"}; overhead < 1 ms -> ${requestWith - requestWithout < 1 ? "met" : "MISSED"}`)
+
+const out = join(dirname(fileURLToPath(import.meta.url)), "results", "projection.json")
+mkdirSync(dirname(out), { recursive: true })
+writeFileSync(
+  out,
+  `${JSON.stringify({ request_ms_with: round3(requestWith), request_ms_without: round3(requestWithout), ratio: round3(ratio) }, null, 2)}\n`
+)
