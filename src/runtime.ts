@@ -96,7 +96,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
           })
         ),
-        Effect.provide(PiSessionLive.layer(pi, ctx))
+        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
       )
     ).catch(() => fallback)
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path"
-import { Clock, Config, Effect, Option, Result, Schema } from "effect"
+import { Clock, Effect, Option, Result, Schema } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
 import {
@@ -36,8 +36,11 @@ export const ReadLimitMax = 7_500
 const ListLimit = { default: 50, max: 200 }
 const SearchLimit = { default: 20, max: 100 }
 
-const optionalEnv = (name: string) =>
-  Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+/**
+ * Read at call time: Effect's default ConfigProvider snapshots the environment
+ * on first use, which would pin one notes root for every session of a process.
+ */
+const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
 
 /** The identity of this call: the model, settings and cwd are read now, since any of them can change. */
 export const notesIdentity = Effect.fn("tools.notesIdentity")(function*() {
