@@ -3,7 +3,7 @@ import { utf8Length } from "../toolOutcome.ts"
 import type { HistoryRole } from "./events.ts"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage } from "./read.ts"
-import { shortTime } from "./rows.ts"
+import { eventLabel, shortTime } from "./rows.ts"
 import type { HistoryIssue } from "./scope.ts"
 import type { SearchPage, SearchQuery } from "./search.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
@@ -99,7 +99,7 @@ export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
 export const renderRead = (read: ReadPage): string => {
   const { event, page } = read
   const end = page.offset + [...page.text].length
-  const header = `#${event.seq} ${event.role} ${event.kind}${event.status === undefined ? "" : ` ${event.status}`} ${shortTime(event.timestamp)} window ${read.windowId}`
+  const header = `${eventLabel(event)} ${shortTime(event.timestamp)} window ${read.windowId}`
   const span = `code points ${page.offset}–${end} of ${page.total}`
   const next = page.nextOffset === undefined
     ? "end of event"
