@@ -118,10 +118,20 @@ export const layer = Layer.effect(
       return { policy, fresh }
     })
 
+    // The policy is asked for before every provider request: resolve it again
+    // only when the settings were re-read or the model changed.
+    const resolved = yield* Ref.make<{ readonly loaded: Loaded; readonly model: string; readonly policy: ResolvedPolicy } | undefined>(undefined)
+
     const policy = Effect.gen(function*() {
       const loaded = yield* Option.match(yield* Ref.get(cache), { onNone: load, onSome: Effect.succeed })
-      return (yield* resolve(loaded, true)).policy
-    }).pipe(Effect.withSpan("Thresholds.policy"))
+      const model = yield* currentModel
+      const modelKey = model === undefined ? "" : `${model.provider}/${model.id}/${model.contextWindow}`
+      const last = yield* Ref.get(resolved)
+      if (last !== undefined && last.loaded === loaded && last.model === modelKey) return last.policy
+      const fresh = (yield* resolve(loaded, true)).policy
+      yield* Ref.set(resolved, { loaded, model: modelKey, policy: fresh })
+      return fresh
+    })
 
     const refresh = Effect.gen(function*() {
       return (yield* resolve(yield* load(), false)).fresh
