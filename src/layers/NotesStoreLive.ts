@@ -17,7 +17,7 @@ import {
 } from "../services/NotesStore.ts"
 import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notesDisk.ts"
 import { findProjectRoot } from "./notesProject.ts"
-import { scanHomeRows, searchNotes, snapshotHome, withTitles } from "./notesScan.ts"
+import { makeHomeCache, searchNotes, withTitles } from "./notesScan.ts"
 
 const encoder = new TextEncoder()
 
@@ -34,6 +34,8 @@ export const layer = Layer.effect(
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const ops: DiskOps = { fs, path }
+    // Watched per home; its watchers close with the layer's scope (the runtime is disposed on session_shutdown).
+    const cache = yield* makeHomeCache(ops)
 
     const homeDir = (identity: NotesIdentity, home: Home): string => path.join(identity.root, ...homeSegments(identity, home))
 
@@ -132,7 +134,11 @@ export const layer = Layer.effect(
           yield* writeAtomically(ops, located.file, data)
           return { address: located.shown, created: Option.isNone(previous), bytes: data.length }
         })
-      ).pipe(Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error))
+      ).pipe(
+        // The next boot sees the write without waiting for a watcher, whatever became of it.
+        Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error)
+      )
     })
 
     const update = Effect.fn("NotesStore.update")(function*(
@@ -192,13 +198,22 @@ export const layer = Layer.effect(
             bytes: data.length
           }
         })
-      ).pipe(Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(source.file)(error) : error))
+      ).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          cache.changed(source.homeDir, source.address.path)
+          if (renaming) cache.changed(target.homeDir, target.address.path)
+        })),
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(source.file)(error) : error)
+      )
     })
 
     const homesOf = (home: Home | undefined): ReadonlyArray<Home> => (home === undefined ? Homes : [home])
 
     const scanHomes = (identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
-      Effect.forEach(homes, (home) => Effect.result(scanHomeRows(ops, home, homeDir(identity, home))), { concurrency: "unbounded" })
+      Effect.andThen(
+        cache.settle,
+        Effect.forEach(homes, (home) => Effect.result(cache.rows(home, homeDir(identity, home))), { concurrency: "unbounded" })
+      )
 
     const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: {
       readonly home?: Home | undefined
@@ -231,9 +246,10 @@ export const layer = Layer.effect(
 
     const snapshot = Effect.fn("NotesStore.snapshot")(function*(identity: NotesIdentity) {
       const takenAt = yield* Clock.currentTimeMillis
+      yield* cache.settle
       const homes = yield* Effect.forEach(
         Homes,
-        (home) => snapshotHome(ops, home, homeDir(identity, home), homeSegments(identity, home).join("/")),
+        (home) => cache.snapshot(home, homeDir(identity, home), homeSegments(identity, home).join("/")),
         { concurrency: "unbounded" }
       )
       return { takenAt, homes }
@@ -253,7 +269,7 @@ export const layer = Layer.effect(
           Effect.flatMap((data) => writeAtomically(ops, destination, data)),
           Effect.mapError(ioError(destination))
         )
-      }, { concurrency: 8, discard: true })
+      }, { concurrency: 8, discard: true }).pipe(Effect.ensuring(Effect.sync(() => cache.forget(to))))
       return { copied: parentNotes.length }
     })
 

@@ -1,4 +1,5 @@
-import { Effect, Option, PlatformError } from "effect"
+import type { FSWatcher } from "node:fs"
+import { Effect, Option, PlatformError, type Scope, Semaphore } from "effect"
 import { formatAddress, type Home, homeOrder } from "../domain/notes/address.ts"
 import { noteTitle, parseNote } from "../domain/notes/frontmatter.ts"
 import { compareRecentFirst, decodeSearchCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
@@ -12,7 +13,17 @@ import {
   type SearchHit,
   type SearchResult
 } from "../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, isNotFound, type NoteFile, walkNotes } from "./notesDisk.ts"
+import {
+  type DiskOps,
+  describePlatformError,
+  isNotFound,
+  type NoteFile,
+  readTexts,
+  statPaths,
+  walkNotes,
+  watchableFileSystem,
+  watchFolder
+} from "./notesDisk.ts"
 
 /** How many recent notes per home a snapshot carries; the boot shows fewer. */
 export const PocketDepth = 12
@@ -22,36 +33,12 @@ const HitTextLimit = 200
 const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
   new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
-const rowOf = (home: Home, file: NoteFile, bytes: number, updatedMs: number): NoteRow => ({
-  home,
-  address: formatAddress({ home, path: file.relative }),
-  bytes,
-  updatedMs,
-  title: ""
-})
-
-/** Every note of one home with its size and mtime; a file removed meanwhile is skipped. */
-export const scanHomeRows = (ops: DiskOps, home: Home, dir: string): Effect.Effect<ReadonlyArray<NoteRow>, NotesHomeUnavailable> =>
-  walkNotes(ops, dir).pipe(
-    Effect.flatMap((files) =>
-      Effect.forEach(files, (file) =>
-        ops.fs.stat(file.absolute).pipe(
-          Effect.map((info) =>
-            Option.some(rowOf(home, file, Number(info.size), Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0)))
-          ),
-          Effect.catchIf(isNotFound, () => Effect.succeedNone)
-        ), { concurrency: "unbounded" })
-    ),
-    Effect.map((rows) => rows.flatMap((row) => (Option.isSome(row) ? [row.value] : []))),
-    Effect.mapError(homeUnavailable(home))
-  )
-
 const decoder = new TextDecoder()
 
 /** The note's title; a large note is read only as far as its first bytes (the whole file only for a long frontmatter). */
-const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> => {
+const readTitleOrFail = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> => {
   const whole = ops.fs.readFileString(file).pipe(Effect.map((text) => noteTitle(parseNote(text).body)))
-  if (bytes <= TitleHeadBytes * 4) return whole.pipe(Effect.orElseSucceed(() => ""))
+  if (bytes <= TitleHeadBytes * 4) return whole
   return Effect.scoped(
     Effect.gen(function*() {
       const handle = yield* ops.fs.open(file)
@@ -59,8 +46,12 @@ const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<str
       const note = parseNote(text)
       return text.startsWith("---") && note.body === text ? yield* whole : noteTitle(note.body)
     })
-  ).pipe(Effect.orElseSucceed(() => ""))
+  )
 }
+
+/** The note's title, or "" when it cannot be read. */
+const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> =>
+  readTitleOrFail(ops, file, bytes).pipe(Effect.orElseSucceed(() => ""))
 
 export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
   Effect.forEach(rows, (row) => {
@@ -68,31 +59,391 @@ export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: Re
     return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
   }, { concurrency: "unbounded" })
 
-const isMap = (row: NoteRow): boolean => row.address === formatAddress({ home: row.home, path: "MAP.md" })
+/** How many homes keep their watchers at once; the least recently read is dropped first. */
+const MaxCachedHomes = 16
+/** A home with more folders than this is walked on every read instead of watched. */
+const MaxWatchedFolders = 2_000
+/** More pending changes than this and one walk of the whole home is cheaper. */
+const MaxDirtyPaths = 4_096
+const MapPath = "MAP.md"
 
-/** One home for the boot: its MAP body and its most recent notes, or why it could not be read. */
-export const snapshotHome = (ops: DiskOps, home: Home, dir: string, location: string): Effect.Effect<HomeSnapshot> =>
+interface CachedNote {
+  readonly relative: string
+  readonly address: string
+  readonly bytes: number
+  readonly updatedMs: number
+  /** Read when the note first enters a pocket; a change to the note makes a new entry. */
+  title: string | undefined
+  /** MAP.md only: its body, read once per change. */
+  body: string | undefined
+}
+
+interface HomeState {
+  readonly home: Home
+  readonly dir: string
+  readonly lock: Semaphore.Semaphore
+  notes: Map<string, CachedNote>
+  /** The watchers, by the folder they are on (`""` is the home itself): every folder on Linux, the home alone elsewhere. */
+  readonly watchers: Map<string, FSWatcher>
+  /** Every folder walked since a watcher covered it: only under these can the cache hold notes. */
+  readonly folders: Set<string>
+  /** Paths inside the home that changed since they were last looked at. */
+  readonly dirty: Set<string>
+  /**
+   * The home folder the watchers were installed on. Set only after a full walk
+   * that watched every folder; undefined means the next read walks the home.
+   */
+  root: { readonly dev: number; readonly ino: number } | undefined
+  /** Bumped by every invalidation, so a walk that raced one does not claim the home is watched. */
+  epoch: number
+  /** False once the system refused a watcher: every read of this home walks it. */
+  watchable: boolean
+  closed: boolean
+  used: number
+}
+
+/**
+ * Node's recursive watcher is native on macOS (FSEvents) and Windows; on Linux
+ * it polls every file with `watchFile` (5 s apart), so there the cache
+ * watches each folder itself (inotify). On Windows one watcher per folder
+ * would also stop other programs from renaming or removing the folders.
+ */
+const RecursiveWatch = process.platform === "darwin" || process.platform === "win32"
+
+/**
+ * The store's view of its homes: every note's size and mtime, and the titles
+ * of the notes that reached a pocket, kept current by watchers (see
+ * `RecursiveWatch`). A read re-stats only the paths the watchers (or the store's own
+ * writes) named since the last read and walks a folder only when it is new
+ * or replaced. Without trustworthy watchers (home not there yet, a network
+ * file system, the system out of watches, a watcher error, an overflowing
+ * backlog, the home folder replaced) a read walks and stats the whole home,
+ * as it would with no cache at all.
+ */
+export interface HomeCache {
+  /** Lets the watchers report every change the kernel already queued (one turn of the event loop). */
+  readonly settle: Effect.Effect<void>
+  /** Every note of the home with size and mtime (no titles). */
+  readonly rows: (home: Home, dir: string) => Effect.Effect<ReadonlyArray<NoteRow>, NotesHomeUnavailable>
+  /** One home for the boot: its MAP body and its most recent notes, or why it could not be read. */
+  readonly snapshot: (home: Home, dir: string, location: string) => Effect.Effect<HomeSnapshot>
+  /** The store itself changed `relative` (a note, or a folder) in the home at `dir`. */
+  readonly changed: (dir: string, relative: string) => void
+  /** The store changed the home at `dir` wholesale: walk it on the next read. */
+  readonly forget: (dir: string) => void
+}
+
+const turnOfEventLoop = Effect.callback<void>((resume) => {
+  // The first immediate may run in the same loop iteration as a poll that began before this call;
+  // the second runs after a poll that began after it, which read every event queued by then.
+  setImmediate(() => setImmediate(() => resume(Effect.void)))
+})
+
+const insertRecent = (top: Array<CachedNote>, note: CachedNote): void => {
+  if (top.length === PocketDepth && compareRecentFirst(note, top[PocketDepth - 1]!) >= 0) return
+  let at = top.length
+  while (at > 0 && compareRecentFirst(note, top[at - 1]!) < 0) at--
+  top.splice(at, 0, note)
+  if (top.length > PocketDepth) top.pop()
+}
+
+export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const rows = yield* scanHomeRows(ops, home, dir)
-    const mapRow = rows.find(isMap)
-    const mapFile = ops.path.join(dir, "MAP.md")
-    const mapText = mapRow === undefined || mapRow.bytes > NoteByteLimit
-      ? undefined
-      : yield* ops.fs.readFileString(mapFile).pipe(Effect.mapError(homeUnavailable(home)))
-    const others = rows.filter((row) => !isMap(row)).sort(compareRecentFirst)
-    const recent = yield* withTitles(ops, () => dir, others.slice(0, PocketDepth))
-    const snapshot: HomeSnapshot = {
-      _tag: "Available",
-      home,
-      location,
-      map: mapRow === undefined || mapText === undefined ? undefined : { address: mapRow.address, body: parseNote(mapText).body, bytes: mapRow.bytes },
-      recent,
-      noteCount: others.length
+    const states = new Map<string, HomeState>()
+    let clock = 0
+
+    const closeWatchers = (state: HomeState): void => {
+      for (const watcher of state.watchers.values()) watcher.close()
+      state.watchers.clear()
+      state.folders.clear()
     }
-    return snapshot
-  }).pipe(
-    Effect.catch((error): Effect.Effect<HomeSnapshot> => Effect.succeed({ _tag: "Unavailable", home, location, reason: error.reason }))
-  )
+
+    /** The next read walks the whole home. */
+    const invalidate = (state: HomeState): void => {
+      state.root = undefined
+      state.epoch++
+      state.dirty.clear()
+      closeWatchers(state)
+    }
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const state of states.values()) {
+          state.closed = true
+          invalidate(state)
+        }
+        states.clear()
+      })
+    )
+
+    const absolute = (state: HomeState, relative: string): string =>
+      relative === "" ? state.dir : ops.path.join(state.dir, ...relative.split("/"))
+
+    const markDirty = (state: HomeState, relative: string): void => {
+      if (relative === "" || state.dirty.size >= MaxDirtyPaths) invalidate(state)
+      else state.dirty.add(relative)
+    }
+
+    const onEvent = (state: HomeState, folder: string, folderAbsolute: string, name: string | undefined): void => {
+      if (state.closed) return
+      // No name: the platform lost track of what changed; walk the folder again.
+      if (name === undefined) return markDirty(state, folder)
+      // A recursive watcher names a path below its folder, with the platform's separator.
+      const below = RecursiveWatch ? name.split(ops.path.sep).filter((part) => part !== "").join("/") : name
+      if (below === "") return markDirty(state, folder)
+      markDirty(state, folder === "" ? below : `${folder}/${below}`)
+      // Linux names the watched folder itself when it is deleted, moved or re-permissioned.
+      if (name === ops.path.basename(folderAbsolute)) markDirty(state, folder)
+    }
+
+    const watchBeforeRead = (state: HomeState) => (relative: string, folderAbsolute: string): void => {
+      if (state.closed || !state.watchable) return
+      if (RecursiveWatch && relative !== "") {
+        // Covered by the home's watcher, if it is still there.
+        if (state.watchers.has("")) state.folders.add(relative)
+        return
+      }
+      state.watchers.get(relative)?.close()
+      state.watchers.delete(relative)
+      if (state.watchers.size >= MaxWatchedFolders) {
+        state.watchable = false
+        return invalidate(state)
+      }
+      const watcher = watchFolder(
+        folderAbsolute,
+        RecursiveWatch,
+        (name) => onEvent(state, relative, folderAbsolute, name),
+        () => invalidate(state)
+      )
+      if (watcher === "Unavailable") {
+        state.watchable = false
+        invalidate(state)
+      } else if (watcher !== "Missing") {
+        state.watchers.set(relative, watcher)
+        state.folders.add(relative)
+      }
+    }
+
+    const noteAt = (state: HomeState, relative: string, bytes: number, updatedMs: number): CachedNote => ({
+      relative,
+      address: formatAddress({ home: state.home, path: relative }),
+      bytes,
+      updatedMs,
+      title: undefined,
+      body: undefined
+    })
+
+    /** Walks the folder `relative` into `notes`, watching each folder before reading it when `watching`. */
+    const walkInto = (state: HomeState, notes: Map<string, CachedNote>, relative: string, watching: boolean) =>
+      Effect.gen(function*() {
+        const files = yield* walkNotes(ops, absolute(state, relative), {
+          relativeBase: relative,
+          beforeRead: watching ? watchBeforeRead(state) : undefined
+        })
+        const kinds = yield* statPaths(files.map((file) => file.absolute))
+        for (let i = 0; i < files.length; i++) {
+          const kind = kinds[i]!
+          if (kind._tag === "File") notes.set(files[i]!.relative, noteAt(state, files[i]!.relative, kind.bytes, kind.updatedMs))
+        }
+      })
+
+    const fullWalk = (state: HomeState, root: { readonly dev: number; readonly ino: number } | undefined) =>
+      Effect.gen(function*() {
+        invalidate(state)
+        const epoch = state.epoch
+        const watching = root !== undefined && state.watchable && !state.closed && (yield* watchableFileSystem(state.dir))
+        const notes = new Map<string, CachedNote>()
+        state.notes = notes
+        yield* walkInto(state, notes, "", watching)
+        if (watching && epoch === state.epoch && state.watchable && !state.closed && state.watchers.has("")) state.root = root
+        else if (!watching) closeWatchers(state)
+      })
+
+    /** Drops what the cache knows at `relative` and, if it was a folder, everything under it. */
+    const removeAt = (state: HomeState, relative: string): void => {
+      state.notes.delete(relative)
+      if (!state.folders.has(relative)) return
+      // Only a known folder can have notes under it: every folder walked was watched first.
+      const prefix = `${relative}/`
+      state.folders.delete(relative)
+      state.watchers.get(relative)?.close()
+      state.watchers.delete(relative)
+      for (const folder of state.folders) if (folder.startsWith(prefix)) state.folders.delete(folder)
+      for (const [folder, nested] of state.watchers) {
+        if (folder.startsWith(prefix)) {
+          nested.close()
+          state.watchers.delete(folder)
+        }
+      }
+      for (const path of state.notes.keys()) if (path.startsWith(prefix)) state.notes.delete(path)
+    }
+
+    /** The outermost folder on the way to `relative` that has no watcher: new, or replaced, so walked whole. */
+    const unwatchedFolder = (state: HomeState, relative: string): string | undefined => {
+      for (let slash = relative.indexOf("/"); slash !== -1; slash = relative.indexOf("/", slash + 1)) {
+        const folder = relative.slice(0, slash)
+        if (!state.folders.has(folder)) return folder
+      }
+      return undefined
+    }
+
+    /** Looks again at every path named since the last read. */
+    const refresh = (state: HomeState) =>
+      Effect.gen(function*() {
+        if (state.dirty.size === 0) return
+        const targets = new Set<string>()
+        for (const path of state.dirty) targets.add(unwatchedFolder(state, path) ?? path)
+        state.dirty.clear()
+        // A folder sorts before everything under it.
+        const paths = [...targets].sort()
+        const kinds = yield* statPaths(paths.map((path) => absolute(state, path)))
+        const walks: Array<string> = []
+        for (let i = 0; i < paths.length; i++) {
+          const path = paths[i]!
+          if (walks.some((folder) => path.startsWith(`${folder}/`))) continue
+          const kind = kinds[i]!
+          removeAt(state, path)
+          if (kind._tag === "File" && path.endsWith(".md")) state.notes.set(path, noteAt(state, path, kind.bytes, kind.updatedMs))
+          else if (kind._tag === "Directory") walks.push(path)
+        }
+        for (const folder of walks) yield* walkInto(state, state.notes, folder, true)
+      })
+
+    /** Brings the cache of one home up to date with the disk. */
+    const current = (state: HomeState): Effect.Effect<void, PlatformError.PlatformError> =>
+      Effect.gen(function*() {
+        const [root] = yield* statPaths([state.dir], { follow: true })
+        if (root!._tag === "Missing") {
+          invalidate(state)
+          state.notes = new Map()
+          return
+        }
+        if (root!._tag !== "Directory") return yield* fullWalk(state, undefined)
+        if (state.root !== undefined && state.root.dev === root!.dev && state.root.ino === root!.ino) return yield* refresh(state)
+        yield* fullWalk(state, { dev: root!.dev, ino: root!.ino })
+      }).pipe(
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            invalidate(state)
+            state.notes = new Map()
+          })
+        )
+      )
+
+    const stateOf = (home: Home, given: string): HomeState => {
+      const dir = ops.path.resolve(given)
+      let state = states.get(dir)
+      if (state === undefined || state.home !== home) {
+        if (state !== undefined) {
+          state.closed = true
+          invalidate(state)
+        }
+        state = {
+          home,
+          dir,
+          lock: Semaphore.makeUnsafe(1),
+          notes: new Map(),
+          watchers: new Map(),
+          folders: new Set(),
+          dirty: new Set(),
+          root: undefined,
+          epoch: 0,
+          watchable: true,
+          closed: false,
+          used: 0
+        }
+        states.set(dir, state)
+        if (states.size > MaxCachedHomes) {
+          let oldest: HomeState | undefined
+          for (const candidate of states.values()) if (candidate !== state && (oldest === undefined || candidate.used < oldest.used)) oldest = candidate
+          if (oldest !== undefined) {
+            oldest.closed = true
+            invalidate(oldest)
+            states.delete(oldest.dir)
+          }
+        }
+      }
+      state.used = ++clock
+      return state
+    }
+
+    const settle = Effect.suspend(() => {
+      for (const state of states.values()) if (state.watchers.size > 0) return turnOfEventLoop
+      return Effect.void
+    })
+
+    const rowOf = (state: HomeState, note: CachedNote, title: string): NoteRow => ({
+      home: state.home,
+      address: note.address,
+      bytes: note.bytes,
+      updatedMs: note.updatedMs,
+      title
+    })
+
+    const rows = (home: Home, dir: string): Effect.Effect<ReadonlyArray<NoteRow>, NotesHomeUnavailable> => {
+      const state = stateOf(home, dir)
+      return state.lock.withPermit(
+        Effect.map(current(state), () => Array.from(state.notes.values(), (note) => rowOf(state, note, "")))
+      ).pipe(Effect.mapError(homeUnavailable(home)))
+    }
+
+    const snapshot = (home: Home, dir: string, location: string): Effect.Effect<HomeSnapshot> => {
+      const state = stateOf(home, dir)
+      return state.lock.withPermit(Effect.gen(function*() {
+        yield* current(state)
+        let map: CachedNote | undefined
+        const top: Array<CachedNote> = []
+        for (const note of state.notes.values()) {
+          if (note.relative === MapPath) map = note
+          else insertRecent(top, note)
+        }
+        // A title that could not be read shows empty this time and is tried again next time.
+        yield* Effect.forEach(
+          top.filter((note) => note.title === undefined),
+          (note) =>
+            readTitleOrFail(ops, absolute(state, note.relative), note.bytes).pipe(
+              Effect.match({
+                onFailure: () => {},
+                onSuccess: (title) => {
+                  note.title = title
+                }
+              })
+            ),
+          { concurrency: "unbounded", discard: true }
+        )
+        if (map !== undefined && map.bytes <= NoteByteLimit && map.body === undefined) {
+          const text = yield* ops.fs.readFileString(absolute(state, MapPath)).pipe(
+            Effect.tapError(() => Effect.sync(() => invalidate(state)))
+          )
+          map.body = parseNote(text).body
+        }
+        const result: HomeSnapshot = {
+          _tag: "Available",
+          home,
+          location,
+          map: map === undefined || map.body === undefined ? undefined : { address: map.address, body: map.body, bytes: map.bytes },
+          recent: top.map((note) => rowOf(state, note, note.title ?? "")),
+          noteCount: state.notes.size - (map === undefined ? 0 : 1)
+        }
+        return result
+      })).pipe(
+        Effect.mapError(homeUnavailable(home)),
+        Effect.catch((error): Effect.Effect<HomeSnapshot> => Effect.succeed({ _tag: "Unavailable", home, location, reason: error.reason }))
+      )
+    }
+
+    const changed = (dir: string, relative: string): void => {
+      const state = states.get(ops.path.resolve(dir))
+      if (state !== undefined) markDirty(state, relative)
+    }
+
+    const forget = (dir: string): void => {
+      const state = states.get(ops.path.resolve(dir))
+      if (state !== undefined) invalidate(state)
+    }
+
+    return { settle, rows, snapshot, changed, forget }
+  })
 
 type LineMatcher = (line: string) => boolean
 
@@ -169,16 +520,16 @@ export const searchNotes = (
     const unreadable: Array<string> = []
     for (let batch = 0; batch < files.length && hits.length <= request.limit; batch += ReadBatch) {
       const chunk = files.slice(batch, batch + ReadBatch)
-      const texts = yield* Effect.forEach(chunk, (file) => Effect.result(ops.fs.readFileString(file.absolute)), { concurrency: "unbounded" })
+      const texts = yield* readTexts(chunk.map((file) => file.absolute))
       for (let i = 0; i < chunk.length && hits.length <= request.limit; i++) {
         const file = chunk[i]!
         const text = texts[i]!
         const address = formatAddress({ home: file.home, path: file.relative })
-        if (text._tag === "Failure") {
-          if (!isNotFound(text.failure)) unreadable.push(address)
+        if (typeof text !== "string") {
+          if (!isNotFound(text)) unreadable.push(address)
           continue
         }
-        const body = parseNote(text.success).body
+        const body = parseNote(text).body
         if (!matcher.body(body)) continue
         const afterLine = cursor !== undefined && compareFiles(file, { order: cursor.h, relative: cursor.p }) === 0 ? cursor.l : 0
         for (const hit of hitsIn(address, body, matcher.line, afterLine, request.limit + 1 - hits.length)) hits.push({ ...hit, file })
