@@ -17,7 +17,8 @@ import {
 } from "../services/NotesStore.ts"
 import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notesDisk.ts"
 import { findProjectRoot } from "./notesProject.ts"
-import { makeHomeCache, searchNotes, withTitles } from "./notesScan.ts"
+import { makeHomeCache, withTitles } from "./notesScan.ts"
+import { searchNotes } from "./notesSearch.ts"
 
 const encoder = new TextEncoder()
 
