@@ -9,7 +9,7 @@ describe("pi-context loads as an installed package", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
-  it("runs on the Node the npm scripts provide", () => {
+  it(`runs on the Node the npm scripts provide: ${process.version}`, () => {
     expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(24)
   })
 
