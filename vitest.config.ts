@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Every test by name, including the one that names the Node it ran on.
+    reporters: ["verbose"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
