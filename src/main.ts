@@ -1,6 +1,7 @@
 import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-agent"
 import { registerCommands } from "./adapters/commands.ts"
 import { registerHooks } from "./adapters/hooks.ts"
+import { registerRenderers } from "./adapters/renderers.ts"
 import { registerTools } from "./adapters/tools.ts"
 import type { Host, HostOptions } from "./runtime.ts"
 
@@ -16,6 +17,7 @@ export const createPiContext = (options: HostOptions = {}): ExtensionFactory => 
   registerTools(pi, load)
   registerCommands(pi, load)
   registerHooks(pi, load)
+  registerRenderers(pi)
 }
 
 /** The Pi entry, as listed in package.json's `pi.extensions`. */

@@ -54,3 +54,17 @@ describe("/pi-context doctor and trace", () => {
     expect(trace).toContain("session.start")
   })
 })
+
+describe("TUI rendering", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("draws a reset marker as a divider that names the new window", async () => {
+    h = await createHarness()
+    const renderer = h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!
+    const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
+    const entry = { type: "custom", customType: "pi-context/reset-marker", data: { windowId: "pcx:abc:1234" }, id: "e1", parentId: null, timestamp: "" }
+    const lines = renderer(entry as never, { expanded: false } as never, plainTheme)!.render(100).join("\n")
+    expect(lines).toContain("context reset · window pcx:abc:1234")
+  })
+})
