@@ -216,83 +216,80 @@ const errnoError = (method: string, path: string, error: NodeJS.ErrnoException):
     cause: error
   })
 
+/**
+ * Runs a Node callback operation over many paths with at most `window` in
+ * flight, as one Effect for the whole batch: Effect's FileSystem would cost a
+ * fiber, a promise and rich stats per file, several times the syscall itself
+ * over 10,000 notes. `settle` turns one result into a value, or a failure that
+ * fails the batch.
+ */
+const windowed = <T, A, E>(
+  paths: ReadonlyArray<string>,
+  window: number,
+  operation: (path: string, callback: (error: NodeJS.ErrnoException | null, value: T) => void) => void,
+  settle: (path: string, error: NodeJS.ErrnoException | null, value: T) => { readonly ok: A } | { readonly fail: E }
+): Effect.Effect<Array<A>, E> =>
+  paths.length === 0 ? Effect.succeed([]) : Effect.callback<Array<A>, E>((resume) => {
+    const out = new Array<A>(paths.length)
+    let next = 0
+    let done = 0
+    let settled = false
+    const issue = (): void => {
+      const index = next++
+      const target = paths[index]!
+      operation(target, (error, value) => {
+        if (settled) return
+        const result = settle(target, error, value)
+        if ("fail" in result) {
+          settled = true
+          resume(Effect.fail(result.fail))
+          return
+        }
+        out[index] = result.ok
+        if (++done === paths.length) {
+          settled = true
+          resume(Effect.succeed(out))
+        } else if (next < paths.length) issue()
+      })
+    }
+    for (let i = 0; i < Math.min(window, paths.length); i++) issue()
+    return Effect.sync(() => {
+      settled = true
+    })
+  })
+
 /** How many `lstat`s are in flight at once: enough to keep libuv's pool busy, few enough to bound memory. */
 const StatWindow = 512
 
 /**
- * `lstat` (or `stat` with `follow`) of many paths through Node's callback API,
- * a window of them in flight at once. One Effect for the whole batch: Effect's
- * `FileSystem.stat` costs a fiber, bigint stats, Options and Dates per file,
- * three to four times the syscall itself over 10,000 notes. A path that is
- * gone is `Missing`; any other error fails the batch.
+ * `lstat` (or `stat` with `follow`) of many paths. A path that is gone is
+ * `Missing`; any other error fails the batch.
  */
 export const statPaths = (
   paths: ReadonlyArray<string>,
   options?: { readonly follow?: boolean | undefined }
-): Effect.Effect<Array<PathKind>, PlatformError.PlatformError> =>
-  paths.length === 0 ? Effect.succeed([]) : Effect.callback<Array<PathKind>, PlatformError.PlatformError>((resume) => {
-    const method = options?.follow === true ? "stat" : "lstat"
-    const call = options?.follow === true ? NodeFs.stat : NodeFs.lstat
-    const out = new Array<PathKind>(paths.length)
-    let next = 0
-    let done = 0
-    let settled = false
-    const issue = (): void => {
-      const index = next++
-      const target = paths[index]!
-      call(target, (error, stats) => {
-        if (settled) return
-        if (error !== null) {
-          if (error.code === "ENOENT" || error.code === "ENOTDIR") out[index] = missing
-          else {
-            settled = true
-            resume(Effect.fail(errnoError(method, target, error)))
-            return
-          }
-        } else out[index] = kindOf(stats)
-        if (++done === paths.length) {
-          settled = true
-          resume(Effect.succeed(out))
-        } else if (next < paths.length) issue()
-      })
-    }
-    for (let i = 0; i < Math.min(StatWindow, paths.length); i++) issue()
-    return Effect.sync(() => {
-      settled = true
-    })
-  })
+): Effect.Effect<Array<PathKind>, PlatformError.PlatformError> => {
+  const method = options?.follow === true ? "stat" : "lstat"
+  const call = options?.follow === true ? NodeFs.stat : NodeFs.lstat
+  return windowed<NodeFs.Stats, PathKind, PlatformError.PlatformError>(paths, StatWindow, call, (target, error, stats) =>
+    error === null
+      ? { ok: kindOf(stats) }
+      : error.code === "ENOENT" || error.code === "ENOTDIR"
+      ? { ok: missing }
+      : { fail: errnoError(method, target, error) })
+}
 
 /** How many reads are in flight at once. */
 const ReadWindow = 64
 
-/**
- * The text of each path (UTF-8), or why it could not be read, through Node's
- * callback API with a window of reads in flight: one Effect for the batch
- * instead of a fiber and a promise per note.
- */
+/** The text of each path (UTF-8), or why it could not be read. */
 export const readTexts = (paths: ReadonlyArray<string>): Effect.Effect<Array<string | PlatformError.PlatformError>> =>
-  paths.length === 0 ? Effect.succeed([]) : Effect.callback<Array<string | PlatformError.PlatformError>>((resume) => {
-    const out = new Array<string | PlatformError.PlatformError>(paths.length)
-    let next = 0
-    let done = 0
-    let settled = false
-    const issue = (): void => {
-      const index = next++
-      const target = paths[index]!
-      NodeFs.readFile(target, "utf8", (error, text) => {
-        if (settled) return
-        out[index] = error === null ? text : errnoError("readFile", target, error)
-        if (++done === paths.length) {
-          settled = true
-          resume(Effect.succeed(out))
-        } else if (next < paths.length) issue()
-      })
-    }
-    for (let i = 0; i < Math.min(ReadWindow, paths.length); i++) issue()
-    return Effect.sync(() => {
-      settled = true
-    })
-  })
+  windowed<string, string | PlatformError.PlatformError, never>(
+    paths,
+    ReadWindow,
+    (target, callback) => NodeFs.readFile(target, "utf8", callback),
+    (target, error, text) => ({ ok: error === null ? text : errnoError("readFile", target, error) })
+  )
 
 /** Linux `statfs` magic numbers of file systems whose changes another machine can make unseen by inotify. */
 const RemoteFileSystems = new Set([

@@ -1,8 +1,7 @@
 import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
-import type { SessionEntry } from "@earendil-works/pi-coding-agent"
 import { afterEach, describe, expect, it } from "vitest"
-import { ofCustomType } from "../support/entries.ts"
+import { ofCustomType, toolResults } from "../support/entries.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 
 const call = (name: string, args: JsonObject) =>
@@ -10,21 +9,6 @@ const call = (name: string, args: JsonObject) =>
 const say = (text: string) => fauxAssistantMessage(text)
 const wipe = () => call("wipe_memory", {})
 
-interface ToolResult {
-  readonly toolName: string
-  readonly text: string
-  readonly isError: boolean
-  // Tool details are the adapters' own JSON; the test reads them the way a model reads a result.
-  readonly details: any
-}
-
-const toolResults = (entries: ReadonlyArray<SessionEntry>): Array<ToolResult> =>
-  entries.flatMap((entry) => {
-    if (entry.type !== "message" || entry.message.role !== "toolResult") return []
-    const message = entry.message
-    const text = message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("")
-    return [{ toolName: message.toolName, text, isError: message.isError, details: message.details }]
-  })
 
 /** The text between the `---` fences of a history_read result. */
 const pageBody = (text: string): string => {

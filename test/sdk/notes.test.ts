@@ -2,30 +2,14 @@ import { existsSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
-import type { SessionEntry } from "@earendil-works/pi-coding-agent"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { conversation, ofCustomType } from "../support/entries.ts"
+import { conversation, ofCustomType, toolResults } from "../support/entries.ts"
 import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
 
 const call = (name: string, args: JsonObject) =>
   fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 const say = (text: string) => fauxAssistantMessage(text)
 
-interface ToolResult {
-  readonly toolName: string
-  readonly text: string
-  readonly isError: boolean
-  readonly details: unknown
-}
-
-/** Every tool result on the session, in order, with its text joined. */
-const toolResults = (entries: ReadonlyArray<SessionEntry>): Array<ToolResult> =>
-  entries.flatMap((entry) => {
-    if (entry.type !== "message" || entry.message.role !== "toolResult") return []
-    const message = entry.message
-    const text = message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("")
-    return [{ toolName: message.toolName, text, isError: message.isError, details: message.details }]
-  })
 
 const sessionNotesDir = (h: Harness) => join(h.dirs.notesRoot, "sessions", h.session.sessionManager.getSessionId())
 

@@ -4,20 +4,11 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import { Effect, Exit, Fiber, FileSystem, Layer, Path, PlatformError } from "effect"
 import { TestClock } from "effect/testing"
 import { renderBoot } from "../../src/domain/boot.ts"
-import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
-import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
+import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import { identityAt, liveNotesLayer, nodeLayer } from "../support/notesStoreFixtures.ts"
 
-const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const liveLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
 
-const identityAt = (root: string): NotesIdentity => ({
-  root,
-  sessionId: "sess-1",
-  projectKey: "repo-0000abcd",
-  agentName: "pi",
-  modelSlug: "test-model"
-})
 
 /** A fresh notes root, removed when the test ends. */
 const freshRoot = Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeTempDirectoryScoped({ prefix: "pi-notes-" }))
@@ -53,7 +44,7 @@ describe("NotesStore on disk", () => {
       assert.strictEqual(note.created, "1970-01-01T00:00:00.000Z")
       const onDisk = yield* fs.readFileString(`${root}/projects/repo-0000abcd/decisions.md`)
       assert.strictEqual(onDisk, "---\ncreated: 1970-01-01T00:00:00.000Z\nupdated: 1970-01-01T00:00:00.000Z\norigin: session:sess-1\n---\n# Decisions\n- use Effect 4\n")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("keeps unknown frontmatter keys and the created time when a note is replaced", () =>
     Effect.gen(function*() {
@@ -64,7 +55,7 @@ describe("NotesStore on disk", () => {
       yield* store.write(identity, "@user/prefs", "new\n")
       const onDisk = yield* fs.readFileString(`${root}/user/prefs.md`)
       assert.strictEqual(onDisk, "---\ncreated: 2020-01-01T00:00:00.000Z\nupdated: 1970-01-01T01:00:00.000Z\norigin: session:sess-1\npinned: true\n---\nnew\n")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("applies edits all or nothing and renames", () =>
     Effect.gen(function*() {
@@ -91,7 +82,7 @@ describe("NotesStore on disk", () => {
       assert.strictEqual(nothing._tag, "InvalidNoteRequest")
       const absent = yield* Effect.flip(store.update(identity, "absent", [{ oldText: "x", newText: "y" }]))
       assert.strictEqual(absent._tag, "NoteNotFound")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("never writes when reading, listing, searching or taking a snapshot", () =>
     Effect.gen(function*() {
@@ -109,7 +100,7 @@ describe("NotesStore on disk", () => {
       assert.deepStrictEqual(after.mtime, before.mtime)
       assert.strictEqual(yield* fs.readFileString(file), text)
       assert.deepStrictEqual((yield* fs.readDirectory(`${root}/sessions/sess-1`)).sort(), ["MAP.md", "plan.md"])
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("treats absent homes as empty", () =>
     Effect.gen(function*() {
@@ -126,7 +117,7 @@ describe("NotesStore on disk", () => {
       assert.deepStrictEqual([listed.rows.length, listed.unavailable.length], [0, 0])
       const missing = yield* Effect.flip(store.read(identity, "nothing"))
       assert.strictEqual(missing._tag, "NoteNotFound")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("snapshots each home's MAP and most recent notes with their titles", () =>
     Effect.gen(function*() {
@@ -141,7 +132,7 @@ describe("NotesStore on disk", () => {
         assert.deepStrictEqual(agent.recent.map((row) => [row.address, row.title]), [["@agent/methods.md", "How I test"]])
         assert.strictEqual(agent.location, "agents/pi")
       }
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("refuses a symlink that leads out of its home", () =>
     Effect.gen(function*() {
@@ -168,7 +159,7 @@ describe("NotesStore on disk", () => {
       assert.deepStrictEqual(listed.rows, [])
       const found = yield* store.search(identity, { query: "secret", limit: 10 })
       assert.deepStrictEqual(found.hits, [])
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("refuses a note over 1 MB and names its size", () =>
     Effect.gen(function*() {
@@ -184,7 +175,7 @@ describe("NotesStore on disk", () => {
       yield* fs.writeFileString(`${root}/user/huge.md`, "y".repeat(NoteByteLimit + 5))
       const read = yield* Effect.flip(store.read(identity, "@user/huge"))
       assert.strictEqual(read._tag, "NoteTooLarge")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("serialises concurrent in-process updates without losing one", () =>
     Effect.gen(function*() {
@@ -198,7 +189,7 @@ describe("NotesStore on disk", () => {
       const body = (yield* store.read(identity, "log")).body
       for (let i = 0; i < 40; i++) assert.include(body, `entry ${i}\n`)
       assert.strictEqual(body.split("\n").length, 41)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("recovers a lock left by a dead process or older than the bound, and waits for a live one", () =>
     Effect.gen(function*() {
@@ -227,7 +218,7 @@ describe("NotesStore on disk", () => {
       assert.strictEqual(error._tag, "NoteLocked")
       assert.strictEqual((yield* store.read(identity, "n")).body, "c")
       assert.isTrue(yield* fs.exists(lock))
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("copies a parent session's notes into a fork's empty home, once", () =>
     Effect.gen(function*() {
@@ -242,7 +233,7 @@ describe("NotesStore on disk", () => {
       assert.strictEqual((yield* store.copySessionHome(root, "sess-1", "sess-2")).copied, 0)
       assert.strictEqual((yield* Effect.flip(store.read(fork, "later")))._tag, "NoteNotFound")
       assert.strictEqual((yield* store.copySessionHome(root, "missing", "sess-3")).copied, 0)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.effect("keys linked worktrees on their main checkout, and cwd outside git", () =>
     Effect.gen(function*() {
@@ -262,7 +253,7 @@ describe("NotesStore on disk", () => {
       assert.strictEqual(yield* store.projectKey(`${main}/src/deep`), mainKey)
       assert.strictEqual(yield* store.projectKey(worktree), mainKey)
       assert.match(yield* store.projectKey(plain), /^dir-[0-9a-f]{8}$/)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 })
 
 /** A FileSystem that fails every read under `failing` with the given errno, and behaves like Node elsewhere. */

@@ -1,13 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { mkdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { Effect, FileSystem, Layer } from "effect"
-import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
+import { Effect, FileSystem } from "effect"
 import type { HomeSnapshot, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
-import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
+import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
+import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
 
 /**
  * The store keeps each home's rows between snapshots and learns of changes
@@ -16,15 +14,7 @@ import { NotesStore } from "../../src/services/NotesStore.ts"
  * and check every later snapshot shows them.
  */
 
-const liveLayer = notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
 
-const identityAt = (root: string): NotesIdentity => ({
-  root,
-  sessionId: "sess-1",
-  projectKey: "repo-0000abcd",
-  agentName: "pi",
-  modelSlug: "test-model"
-})
 
 const HourMs = 3_600_000
 
@@ -104,7 +94,7 @@ describe("NotesStore snapshot cache", () => {
       writeFileSync(join(session, "topic-0", "note-21.md"), "# Twenty-one, SAVED by an editor\n")
       const again = yield* eventually(store.snapshot(identity), (s) => top(s, "session")?.title === "Twenty-one, SAVED by an editor")
       assert.strictEqual(top(again, "session")?.title, "Twenty-one, SAVED by an editor")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("notes added, removed and renamed by another process are reflected", () =>
     Effect.gen(function*() {
@@ -114,8 +104,10 @@ describe("NotesStore snapshot cache", () => {
       writeNote(join(session, "new", "deeper", "idea.md"), "A new idea")
       const added = yield* eventually(store.snapshot(identity), (s) => home(s, "session").noteCount === 31)
       assert.deepStrictEqual([top(added, "session")?.address, top(added, "session")?.title], ["new/deeper/idea.md", "A new idea"])
-      // A note added to the folder created a moment ago is seen as well.
-      writeNote(join(session, "new", "deeper", "second.md"), "Second idea")
+      // A note added to the folder created a moment ago is seen as well. It is
+      // dated a minute ahead: written in the same millisecond as the first, the
+      // two would tie on mtime and the order would be the address's.
+      writeNote(join(session, "new", "deeper", "second.md"), "Second idea", -1 / 60)
       const second = yield* eventually(store.snapshot(identity), (s) => home(s, "session").noteCount === 32)
       assert.strictEqual(top(second, "session")?.address, "new/deeper/second.md")
 
@@ -137,7 +129,7 @@ describe("NotesStore snapshot cache", () => {
       // A listing sees the same notes.
       const listed = yield* store.list(identity, { home: "session", limit: 100 })
       assert.strictEqual(listed.rows.length, 19)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("a home that appears after the first snapshot is read, and one that disappears is empty", () =>
     Effect.gen(function*() {
@@ -163,10 +155,10 @@ describe("NotesStore snapshot cache", () => {
       writeNote(join(agent, "pitfalls.md"), "What went wrong")
       const back = yield* eventually(store.snapshot(identity), (s) => home(s, "agent").noteCount === 1)
       assert.deepStrictEqual([top(back, "agent")?.address, top(back, "agent")?.title], ["@agent/pitfalls.md", "What went wrong"])
-      writeNote(join(agent, "later.md"), "Later still")
+      writeNote(join(agent, "later.md"), "Later still", -1 / 60)
       const later = yield* eventually(store.snapshot(identity), (s) => home(s, "agent").noteCount === 2)
       assert.strictEqual(top(later, "agent")?.address, "@agent/later.md")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("the store's own writes, renames and MAP edits show in the very next snapshot", () =>
     Effect.gen(function*() {
@@ -190,7 +182,7 @@ describe("NotesStore snapshot cache", () => {
       assert.strictEqual(home(yield* store.snapshot(identity), "session").map?.body, "- plan\n")
       yield* store.write(identity, "MAP", "- plan, revised\n")
       assert.strictEqual(home(yield* store.snapshot(identity), "session").map?.body, "- plan, revised\n")
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("a session home the store filled from its parent shows its notes in the next snapshot", () =>
     Effect.gen(function*() {
@@ -202,7 +194,7 @@ describe("NotesStore snapshot cache", () => {
       const copied = yield* store.copySessionHome(identity.root, "sess-1", "sess-2")
       assert.strictEqual(copied.copied, 30)
       assert.strictEqual(home(yield* store.snapshot(child), "session").noteCount, 30)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 
   it.live("its watchers never keep the process alive", () =>
     Effect.gen(function*() {
@@ -211,5 +203,5 @@ describe("NotesStore snapshot cache", () => {
       yield* store.snapshot(identity)
       yield* store.snapshot(identity)
       assert.strictEqual(process.getActiveResourcesInfo().filter((name) => name === "FSEventWrap").length, before)
-    }).pipe(Effect.provide(liveLayer)))
+    }).pipe(Effect.provide(liveNotesLayer)))
 })

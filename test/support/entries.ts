@@ -31,3 +31,20 @@ export const requestText = (messages: ReadonlyArray<{ role: string; content: unk
 /** The conversation a provider saw: its messages without the system slot (the prompt is `systemPrompt`). */
 export const conversation = (request: { readonly messages: ReadonlyArray<unknown> }): Array<string> =>
   requestText(request.messages as ReadonlyArray<{ role: string; content: unknown }>).filter((line) => !line.startsWith("system:"))
+
+export interface ToolResult {
+  readonly toolName: string
+  readonly text: string
+  readonly isError: boolean
+  /** The tool's own details, read the way a model reads a result. */
+  readonly details: any
+}
+
+/** Every tool result on the session, in order, with its text joined. */
+export const toolResults = (entries: ReadonlyArray<SessionEntry>): Array<ToolResult> =>
+  entries.flatMap((entry) => {
+    if (entry.type !== "message" || entry.message.role !== "toolResult") return []
+    const message = entry.message
+    const text = message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("")
+    return [{ toolName: message.toolName, text, isError: message.isError, details: message.details }]
+  })
