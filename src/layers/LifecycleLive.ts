@@ -100,7 +100,7 @@ export const layer = Layer.effect(
         })
         if (transition.effect._tag !== "none") {
           yield* trace.info("reset.transition", {
-            event: event._tag,
+            on: event._tag,
             effect: transition.effect._tag,
             overflow: transition.state.overflow
           })
@@ -222,9 +222,10 @@ export const layer = Layer.effect(
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
       Effect.gen(function*() {
         const session = yield* PiSession
-        yield* trace.info("boundary.failed", { windowId, cause: Cause.pretty(cause).slice(0, 500) })
+        const reason = Cause.pretty(cause).split("\n")[0]
+        yield* trace.info("boundary.failed", { windowId, reason })
         yield* session.notify(
-          `pi-context: could not build the boot for a new window, so no reset was written (${Cause.pretty(cause).split("\n")[0]}). ` +
+          `pi-context: could not build the boot for a new window, so no reset was written (${reason}). ` +
             `Your notes are untouched; try /${CommandName.wipeMemory}.`,
           "error"
         )
