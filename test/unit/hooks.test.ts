@@ -1,0 +1,26 @@
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { describe, expect, it } from "vitest"
+import { registerHooks } from "../../src/adapters/hooks.ts"
+
+/** A Pi stand-in that records handlers by event name. */
+const recordingPi = () => {
+  const handlers = new Map<string, (event: unknown, ctx: ExtensionContext) => unknown>()
+  const pi = { on: (name: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => void handlers.set(name, handler) }
+  return { pi: pi as unknown as ExtensionAPI, handlers }
+}
+
+describe("Pi hooks when the runtime cannot load", () => {
+  it("tell the user once and answer every event as if pi-context were absent", async () => {
+    const { pi, handlers } = recordingPi()
+    const notices: Array<string> = []
+    const ctx = { ui: { notify: (message: string) => void notices.push(message) } } as unknown as ExtensionContext
+    registerHooks(pi, () => Promise.reject(new Error("Cannot find module 'effect'")))
+
+    await handlers.get("session_start")!({ type: "session_start", reason: "startup" }, ctx)
+    expect(await handlers.get("input")!({ type: "input", text: "hi" }, ctx)).toEqual({ action: "continue" })
+    expect(await handlers.get("context_with_system")!({ type: "context_with_system", messages: [] }, ctx)).toBeUndefined()
+    expect(await handlers.get("turn_end")!({ type: "turn_end", entries: [] }, ctx)).toBeUndefined()
+    expect(await handlers.get("session_before_compact")!({ type: "session_before_compact", reason: "manual" }, ctx)).toBeUndefined()
+    expect(notices).toEqual(["pi-context could not start, so it is inactive: Cannot find module 'effect'"])
+  })
+})
