@@ -31,7 +31,7 @@ export type ResetEvent =
     readonly _tag: "TurnEnded"
     readonly windowId: string
     readonly outcome: TurnOutcome
-    /** The turn's failure was a context overflow (pi-ai's overflow/length detection). */
+    /** The turn failed with a context overflow, or its reply was cut short by context pressure (pi-ai's overflow/length detection). */
     readonly overflow: boolean
     /** The active window is at or past the budget's hard line after this turn. */
     readonly hardLineDue: boolean
@@ -74,8 +74,9 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
     }
     case "TurnEnded": {
       if (event.outcome === "aborted") return { state: initialResetControl, effect: none }
-      if (event.outcome === "error") {
-        // An ordinary provider error stays Pi's to retry; only an overflow joins the chain.
+      if (event.outcome === "error" || event.overflow) {
+        // An ordinary provider error stays Pi's to retry; only an overflow (an error, or a
+        // reply cut short by context pressure) joins the chain, recovered at settlement.
         const overflow = event.overflow && event.automatic ? overflowArrives(state.overflow) : state.overflow
         return { state: { request: noRequest, overflow }, effect: none }
       }

@@ -102,6 +102,17 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(h.faux.getPendingResponseCount()).toBe(1)
   })
 
+  it("a reply cut short by context pressure (a length stop below the output limit) is recovered like an overflow", async () => {
+    h = await createHarness({ settings: { compaction: { enabled: true } } })
+    h.script([say("ok"), fauxAssistantMessage("half an answ", { stopReason: "length" }), say("whole answer in a fresh window")])
+    await h.prompt("hello")
+    await h.prompt("a long question")
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    expect(h.requests).toHaveLength(3)
+    expect(conversation(h.requests[2]!)[0]).toMatch(/^user: ## Context window/)
+    expect(kinds(h.entries()).filter((kind) => kind === "compaction")).toHaveLength(1)
+  })
+
   it("an ordinary provider error stays Pi's and resets nothing", async () => {
     h = await createHarness()
     h.script([fauxAssistantMessage("", { stopReason: "error", errorMessage: "503 service unavailable" })])

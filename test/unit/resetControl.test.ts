@@ -54,7 +54,7 @@ const expected = (state: ResetControl, event: ResetEvent): { effect: string; sta
         : { effect: "requested", state: { ...state, request: { _tag: "Requested", windowId: event.windowId } } }
     case "TurnEnded": {
       if (event.outcome === "aborted") return { effect: "none", state: initialResetControl }
-      if (event.outcome === "error") {
+      if (event.outcome === "error" || event.overflow) {
         const next: OverflowAxis = !(event.overflow && event.automatic)
           ? state.overflow
           : state.overflow === "idle" || state.overflow === "pending"
@@ -121,7 +121,7 @@ describe("reset-control reducer", () => {
           if (event._tag === "TurnEnded") {
             assert.deepStrictEqual(next.request, noRequest, "a turn_end leaves no request pending")
             if (event.outcome === "aborted") assert.strictEqual(effect._tag, "none", "no boundary for an aborted turn")
-            if (effect._tag === "commit-boundary") assert.strictEqual(event.outcome, "completed")
+            if (effect._tag === "commit-boundary") assert.isTrue(event.outcome === "completed" && !event.overflow)
           }
           if (event._tag === "BeforeSettle" && event.outcome === "aborted") {
             assert.strictEqual(effect._tag, "none", "no continuation after an abort")
@@ -129,7 +129,7 @@ describe("reset-control reducer", () => {
           if (effect._tag === "recover-overflow") recoveriesInChain++
           assert.isAtMost(recoveriesInChain, 1, "at most one recovery per failure chain")
           // A chain ends when a turn completes, the run settles or state is cleared.
-          const chainEnds = (event._tag === "TurnEnded" && event.outcome !== "error") || event._tag === "Settled" ||
+          const chainEnds = (event._tag === "TurnEnded" && event.outcome !== "error" && !event.overflow) || event._tag === "Settled" ||
             event._tag === "Cleared"
           if (chainEnds) recoveriesInChain = 0
           state = next
