@@ -18,6 +18,23 @@ export const continuationText =
   "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
   "Use the history tools if you need something said before the reset."
 
+/** How much of the user's last message an automatic reset carries over. */
+export const CarriedRequestLimit = 1_500
+
+/**
+ * The continuation. A reset the model did not ask for (the hard line, an
+ * overflow) may land before it wrote down what the user last asked, so that
+ * message's beginning is carried over; the history tools have all of it.
+ */
+export const continuationFor = (lastUserMessage: string | undefined): string => {
+  if (lastUserMessage === undefined || lastUserMessage.trim() === "") return continuationText
+  const points = Array.from(lastUserMessage.trim())
+  const excerpt = points.length > CarriedRequestLimit
+    ? `${points.slice(0, CarriedRequestLimit).join("")}\n[… ${points.length - CarriedRequestLimit} more characters; find the message with history_search and read it with history_read]`
+    : points.join("")
+  return `${continuationText}\n\nThis reset was automatic (the window was full), so here is the user's last message before it:\n\n${excerpt}`
+}
+
 export const bootMessage = (windowId: string, bootText: string): BoundaryDraft => ({
   type: "custom_message",
   customType: CustomType.boot,
@@ -26,23 +43,23 @@ export const bootMessage = (windowId: string, bootText: string): BoundaryDraft =
   details: { windowId }
 })
 
-export const continuationMessage: BoundaryDraft = {
+export const continuationMessage = (text: string = continuationText): Extract<BoundaryDraft, { type: "custom_message" }> => ({
   type: "custom_message",
   customType: CustomType.continuation,
-  content: continuationText,
+  content: text,
   display: false
-}
+})
 
 /**
  * One reset boundary, in order: a retain-none compaction (Pi's own context
  * build and usage estimate then start at the boundary), the marker, the
  * hidden boot, the continuation.
  */
-export const resetDrafts = (windowId: string, bootText: string): ReadonlyArray<BoundaryDraft> => [
+export const resetDrafts = (windowId: string, bootText: string, continuation: string = continuationText): ReadonlyArray<BoundaryDraft> => [
   { type: "compaction", summary: "", firstKeptEntryId: null, details: { source: "pi-context", windowId } },
   { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
   bootMessage(windowId, bootText),
-  continuationMessage
+  continuationMessage(continuation)
 ]
 
 /** What start-up or tree repair finds after the last marker. */

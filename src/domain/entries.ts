@@ -126,3 +126,19 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
       return metadataTypes.has(raw.type) ? { _tag: "Metadata", id, timestamp, type: raw.type } : foreign(raw, `unknown entry type ${raw.type}`)
   }
 }
+
+/** The text of a user message entry (its text parts joined), or undefined for any other entry. */
+export const userMessageText = (raw: RawEntry): string | undefined => {
+  if (raw.type !== "message" || messageRole(raw.message) !== "user") return undefined
+  const content = (raw.message as { content?: unknown }).content
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return undefined
+  return content
+    .flatMap((part) =>
+      typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" &&
+        typeof (part as { text?: unknown }).text === "string"
+        ? [(part as { text: string }).text]
+        : []
+    )
+    .join("\n")
+}

@@ -1,15 +1,15 @@
 import { Cause, Effect, Layer, Option, Random, Ref } from "effect"
-import { type BoundaryDraft, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
-import { classifyEntry } from "../domain/entries.ts"
+import { continuationFor, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
+import { classifyEntry, userMessageText } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
-import { initialResetControl, reduceResetControl, type ResetEvent, type Transition } from "../domain/resetControl.ts"
+import { initialResetControl, reduceResetControl, type ResetEvent, type ResetSource, type Transition } from "../domain/resetControl.ts"
 import { newWindowId } from "../domain/windowId.ts"
 import { activeWindow, hasMarker } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
-import { type CurrentWindow, makeWindowView } from "./lifecycle/windowView.ts"
+import { type CurrentWindow, isMarkerEntry, makeWindowView } from "./lifecycle/windowView.ts"
 import { Budget } from "../services/Budget.ts"
 import { type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -67,13 +67,27 @@ export const layer = Layer.effect(
       yield* session.setStatus(yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on }))
     })
 
-    /** Reset drafts for a boundary leaving `from`. Interrupted if the turn is aborted meanwhile. */
-    const buildReset = (from: CurrentWindow) =>
+    /** The user's last message in this window, for a reset the model did not ask for. */
+    const lastUserMessage = Effect.gen(function*() {
+      const tail = yield* (yield* PiSession).branchTail(isMarkerEntry)
+      for (let i = tail.length - 1; i >= 0; i--) {
+        const text = userMessageText(tail[i]!)
+        if (text !== undefined) return text
+      }
+      return undefined
+    })
+
+    /**
+     * Reset drafts for a boundary leaving `from`. Interrupted if the turn is
+     * aborted meanwhile. An automatic reset carries the user's last message over.
+     */
+    const buildReset = (from: CurrentWindow, source: ResetSource) =>
       Effect.gen(function*() {
         const session = yield* PiSession
         const windowId = newWindowId(session.sessionId, yield* randomHex8)
         const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id }))
-        return { windowId, drafts: resetDrafts(windowId, boot) }
+        const continuation = continuationFor(source === "tool" ? undefined : yield* lastUserMessage)
+        return { windowId, drafts: resetDrafts(windowId, boot, continuation) }
       })
 
     const emitNotices = Effect.gen(function*() {
@@ -117,7 +131,7 @@ export const layer = Layer.effect(
               details: { windowId: inspection.windowId }
             })
           }
-          yield* session.sendMessage(continuationMessage as Extract<BoundaryDraft, { type: "custom_message" }>)
+          yield* session.sendMessage(continuationMessage())
           yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
         }
       }
@@ -252,7 +266,7 @@ export const layer = Layer.effect(
         ? { entries: [...input.incoming, ...budgetDrafts] }
         : undefined
       if (transition.effect._tag !== "commit-boundary") return keep
-      const built = yield* Effect.exit(buildReset(window))
+      const built = yield* Effect.exit(buildReset(window, transition.effect.source))
       if (built._tag === "Failure") {
         if (Cause.hasInterrupts(built.cause)) {
           yield* trace.info("boundary.interrupted", { windowId: window.id })
@@ -273,7 +287,7 @@ export const layer = Layer.effect(
       yield* budget.discard
       if (transition.effect._tag !== "recover-overflow") return undefined
       const window = yield* currentWindow
-      const built = yield* Effect.exit(buildReset(window))
+      const built = yield* Effect.exit(buildReset(window, "overflow"))
       if (built._tag === "Failure") {
         if (!Cause.hasInterrupts(built.cause)) yield* reportBootFailure(window.id, built.cause)
         return undefined
@@ -300,7 +314,7 @@ export const layer = Layer.effect(
         return
       }
       const window = yield* currentWindow
-      const built = yield* Effect.exit(buildReset(window))
+      const built = yield* Effect.exit(buildReset(window, "tool"))
       if (built._tag === "Failure") return yield* reportBootFailure(window.id, built.cause)
       // Public session APIs only: marker, then hidden boot and continuation; no model call.
       for (const draft of built.value.drafts) {

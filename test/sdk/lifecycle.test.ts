@@ -42,7 +42,9 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(fresh[0]).toMatch(/^user: ## Context window/)
     expect(fresh[0]).toContain(`Current window: ${markerWindowId(markerEntry)}`)
     expect(fresh[1]).toMatch(/^user: Your context window was just reset/)
+    // The model asked for this reset after writing its notes: nothing is carried over.
     expect(fresh.join("\n")).not.toContain("ZEBRA")
+    expect(fresh.join("\n")).not.toContain("now wipe")
     expect(h.requests[2]!.messages[0]!.role).toBe("system")
     // Pi's own usage now measures the new window, not the old total.
     expect(h.session.getContextUsage()!.tokens!).toBeLessThan(h.requests.length * 2_000)
@@ -98,7 +100,10 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(markerIndexes(h.entries())).toHaveLength(1)
     // First overflow → boundary + retry in the fresh window; its overflow gets no second recovery.
     expect(h.requests).toHaveLength(3)
-    expect(conversation(h.requests[2]!)[0]).toMatch(/^user: ## Context window/)
+    const fresh = conversation(h.requests[2]!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    // The reset was automatic, so the user's last message is carried into the new window.
+    expect(fresh[1]).toMatch(/^user: Your context window was just reset[\s\S]*user's last message before it:\n\na huge request$/)
     expect(h.faux.getPendingResponseCount()).toBe(1)
   })
 
@@ -110,6 +115,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(markerIndexes(h.entries())).toHaveLength(1)
     expect(h.requests).toHaveLength(3)
     expect(conversation(h.requests[2]!)[0]).toMatch(/^user: ## Context window/)
+    expect(conversation(h.requests[2]!)[1]).toContain("a long question")
     expect(kinds(h.entries()).filter((kind) => kind === "compaction")).toHaveLength(1)
   })
 

@@ -106,3 +106,24 @@ describe("windows", () => {
     assert.isTrue(isEnabled([at("State", { enabled: false }), at("State", { enabled: true })], false))
   })
 })
+
+describe("continuation", () => {
+  it("carries the user's last message over an automatic reset, cut at a stated length", async () => {
+    const { continuationFor, continuationText, CarriedRequestLimit } = await import("../../src/domain/boundary.ts")
+    assert.strictEqual(continuationFor(undefined), continuationText)
+    assert.strictEqual(continuationFor("   "), continuationText)
+    assert.isTrue(continuationFor("fix the login bug").endsWith("user's last message before it:\n\nfix the login bug"))
+    const long = "é".repeat(CarriedRequestLimit + 10)
+    const carried = continuationFor(long)
+    assert.include(carried, `${"é".repeat(CarriedRequestLimit)}\n[… 10 more characters; find the message with history_search`)
+  })
+
+  it("reads a user message's text from a raw entry, and nothing from other entries", async () => {
+    const { userMessageText } = await import("../../src/domain/entries.ts")
+    const entry = (message: unknown) => ({ type: "message", id: "a", parentId: null, timestamp: "", message })
+    assert.strictEqual(userMessageText(entry({ role: "user", content: "plain" })), "plain")
+    assert.strictEqual(userMessageText(entry({ role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] })), "a\nb")
+    assert.isUndefined(userMessageText(entry({ role: "assistant", content: "no" })))
+    assert.isUndefined(userMessageText({ type: "custom", id: "b", parentId: null, timestamp: "" }))
+  })
+})
