@@ -181,3 +181,12 @@ describe("history seqs", () => {
     assert.deepStrictEqual(fresh.events.map((event) => documentText(event)), ["different", "entries"])
   })
 })
+
+describe("reset compactions", () => {
+  it("a reset's empty compaction gets no seq, a real compaction summary gets one", async () => {
+    const { draftsOfEntry } = await import("../../src/domain/history/events.ts")
+    const base = { type: "compaction", id: "c", parentId: null, timestamp: "", firstKeptEntryId: "c", tokensBefore: 0 }
+    assert.deepStrictEqual(draftsOfEntry({ ...base, summary: "", details: { source: "pi-context", windowId: "w" } }), [])
+    assert.lengthOf(draftsOfEntry({ ...base, summary: "what happened so far" }), 1)
+  })
+})

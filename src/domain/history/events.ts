@@ -50,8 +50,9 @@ export const documentText = (event: Document): string => event.head.length === 0
  * - a `!bash` run: one `tool` event named `bash`;
  * - extension messages (`custom_message` entries, `custom` role), compaction
  *   and branch summaries: one `context` event;
- * - everything else (plain custom entries such as reset markers, model and
- *   thinking changes, labels, session info, usage, context edits): no seq.
+ * - everything else (plain custom entries such as reset markers, the empty
+ *   compaction a reset writes before its marker, model and thinking changes,
+ *   labels, session info, usage, context edits): no seq.
  */
 export type EventDraft =
   | {
@@ -182,6 +183,10 @@ const messageDrafts = (message: unknown): Array<EventDraft> => {
   }
 }
 
+const isResetCompaction = (entry: RawEntry): boolean =>
+  entry.summary === "" && typeof entry.details === "object" && entry.details !== null &&
+  (entry.details as { source?: unknown }).source === "pi-context"
+
 /** The events one raw entry contributes, in seq order. Never throws on odd shapes. */
 export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
   switch (entry.type) {
@@ -190,6 +195,8 @@ export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
     case "custom_message":
       return [customDraft(entry.customType, entry.content)]
     case "compaction":
+      // A reset's retain-none compaction says nothing; the marker after it starts the window.
+      if (isResetCompaction(entry)) return []
       return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "") }]
     case "branch_summary":
       return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "") }]
