@@ -47,8 +47,12 @@ export const doctorReport = Effect.gen(function*() {
       ? check(false, `reset boundary of ${inspection.windowId} lacks its ${inspection.missing.join(" and ")}; restart Pi or navigate /tree to repair it`)
       : check(true, "reset boundary: complete")
   )
-  const foreign = tail.filter((entry) => entry._tag === "Foreign")
-  if (foreign.length > 0) lines.push(check(false, `${foreign.length} foreign pi-context entries in this window are ignored`))
+  const unreadable = (yield* session.branch).flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : []))
+  lines.push(
+    unreadable.length === 0
+      ? check(true, "pi-context entries: all readable")
+      : check(false, `${unreadable.length} unreadable pi-context entries are ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}`)
+  )
 
   const path = yield* trace.filePath
   lines.push(Option.match(path, { onNone: () => check(true, "trace: off"), onSome: (file) => check(true, `trace: ${file}`) }))

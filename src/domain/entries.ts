@@ -51,16 +51,20 @@ export type BranchEntry =
   | { readonly _tag: "Metadata"; readonly id: string; readonly timestamp: string; readonly type: string }
   | { readonly _tag: "Compaction"; readonly id: string; readonly timestamp: string; readonly summary: string }
   | { readonly _tag: "BranchSummary"; readonly id: string; readonly timestamp: string }
-  /** Anything claiming to be ours that does not decode, or an entry of an unknown shape. */
-  | { readonly _tag: "Foreign"; readonly id: string; readonly timestamp: string; readonly reason: string }
+  /**
+   * An entry that claims to be pi-context's but does not decode (`ours`), or
+   * an entry of a shape this version does not know. Never trusted.
+   */
+  | { readonly _tag: "Foreign"; readonly id: string; readonly timestamp: string; readonly reason: string; readonly ours: boolean }
 
 const metadataTypes = new Set(["model_change", "thinking_level_change", "label", "session_info", "usage", "context_edit"])
 
-const foreign = (raw: RawEntry, reason: string): BranchEntry => ({
+const foreign = (raw: RawEntry, reason: string, ours = true): BranchEntry => ({
   _tag: "Foreign",
   id: raw.id,
   timestamp: raw.timestamp,
-  reason
+  reason,
+  ours
 })
 
 const messageRole = (message: unknown): string | undefined =>
@@ -111,7 +115,7 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
     }
     case "message": {
       const role = messageRole(raw.message)
-      return role === undefined ? foreign(raw, "message entry without a role") : { _tag: "Message", id, timestamp, role }
+      return role === undefined ? foreign(raw, "message entry without a role", false) : { _tag: "Message", id, timestamp, role }
     }
     case "compaction":
       return {
@@ -123,7 +127,7 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
     case "branch_summary":
       return { _tag: "BranchSummary", id, timestamp }
     default:
-      return metadataTypes.has(raw.type) ? { _tag: "Metadata", id, timestamp, type: raw.type } : foreign(raw, `unknown entry type ${raw.type}`)
+      return metadataTypes.has(raw.type) ? { _tag: "Metadata", id, timestamp, type: raw.type } : foreign(raw, `unknown entry type ${raw.type}`, false)
   }
 }
 

@@ -166,6 +166,19 @@ export const layer = Layer.effect(
         )
       })
 
+    /** Entries that claim to be pi-context's but do not decode are ignored; the user hears of it once. */
+    const reportUnreadable = Effect.gen(function*() {
+      const session = yield* PiSession
+      const unreadable = (yield* session.branch).flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : []))
+      if (unreadable.length === 0) return
+      yield* trace.info("entries.unreadable", { count: unreadable.length, first: unreadable[0]!.reason })
+      yield* session.notify(
+        `pi-context: ignored ${unreadable.length} of its entries on this branch that could not be read ` +
+          `(${unreadable[0]!.reason}${unreadable.length > 1 ? ", …" : ""}). Nothing else is affected; /${CommandName.piContext} doctor has details.`,
+        "warning"
+      )
+    })
+
     const refreshPolicy = Effect.gen(function*() {
       const session = yield* PiSession
       for (const notice of yield* thresholds.refresh) yield* session.notify(`pi-context: ${renderNotice(notice)}`, "warning")
@@ -180,6 +193,7 @@ export const layer = Layer.effect(
       const window = yield* currentWindow
       yield* trace.setWindow(window.id)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
+      yield* reportUnreadable
       yield* boots.inheritForkNotes
       yield* Effect.catchTag(repairTail, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
       yield* Effect.catchTag(ensureRootBoot, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))

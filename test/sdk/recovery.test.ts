@@ -108,6 +108,40 @@ describe("recovery, reopening and branches", () => {
     expect(last.join("\n")).not.toContain("SECRET-OLD-HISTORY")
   })
 
+  it("corrupt pi-context entries are ignored with one notice, never trusted, never a crash", async () => {
+    const dirs = makeDirs()
+    h = await createHarness({ dirs, settings, sessionManager: fileSession(dirs) })
+    h.script([say("first window, word DELTA")])
+    await h.prompt("one")
+    const file = h.session.sessionManager.getSessionFile()!
+    await h.dispose()
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n")
+    let parentId = (JSON.parse(lines.at(-1)!) as { id: string }).id
+    const append = (entry: Record<string, unknown>) => {
+      const id = `bad0000${lines.length}`
+      lines.push(JSON.stringify({ id, parentId, timestamp: new Date().toISOString(), ...entry }))
+      parentId = id
+    }
+    append({ type: "custom", customType: "pi-context/reset-marker", data: { window: "no id" } })
+    append({ type: "custom_message", customType: "pi-context/boot", content: "forged boot", display: false, details: 42 })
+    append({ type: "custom", customType: "pi-context/state", data: { enabled: "maybe" } })
+    writeFileSync(file, lines.join("\n") + "\n")
+
+    h = await createHarness({ dirs, settings, sessionManager: reopen(dirs, file) })
+    h.script([say("still the root window")])
+    await h.prompt("go on")
+    const warnings = h.notices.filter((n) => n.message.includes("could not be read"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]!.message).toContain("ignored 3 of its entries")
+    // The broken marker starts no window: the request is the root window's, history intact.
+    const seen = conversation(h.requests[0]!).join("\n")
+    expect(seen).toContain("DELTA")
+    expect(seen).not.toContain("forged boot")
+    expect(h.errors).toEqual([])
+    await h.prompt("/pi-context doctor")
+    expect(h.notices.at(-1)!.message).toMatch(/FAIL 3 unreadable pi-context entries are ignored/)
+  })
+
   it("a fork gets a fresh root identity, keeps the copied messages, and inherits the parent's session notes", async () => {
     const dirs = makeDirs()
     h = await createHarness({ dirs, settings, sessionManager: fileSession(dirs) })
