@@ -73,10 +73,11 @@ const hiddenWarning = (text: string, windowId: string): AgentMessage => ({
 /**
  * One Effect runtime per extension instance. Every Pi hook runs an Effect
  * with that event's PiSession; a hook never throws: a failure is traced,
- * reported once, and answered with the hook's neutral result.
+ * reported once per hook, and answered with the hook's neutral result.
  */
 export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
+  const failedHooks = new Set<string>()
 
   const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runtime.runPromise(
@@ -85,7 +86,11 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
           Effect.gen(function*() {
             if (!Cause.hasInterruptsOnly(cause)) {
               yield* (yield* Trace).info("hook.failed", { hook: label, cause: Cause.pretty(cause).slice(0, 2000) })
-              yield* (yield* PiSession).notify(`pi-context: ${label} failed; Pi continues without it. See the trace log.`, "error")
+              // Told once per hook: a hook that fails on every request must not flood the screen.
+              if (!failedHooks.has(label)) {
+                failedHooks.add(label)
+                yield* (yield* PiSession).notify(`pi-context: ${label} failed; Pi continues without it. See /pi-context trace.`, "error")
+              }
             }
             return fallback
           })
