@@ -115,8 +115,12 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
     project: (messages: ReadonlyArray<AgentMessage>, ctx: ExtensionContext) =>
       lifecycle(ctx, "context_with_system", (l) => l.project(messages, hiddenWarning), undefined),
-    turnEnd: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage }, ctx: ExtensionContext) =>
-      lifecycle(ctx, "turn_end", (l) => l.turnEnded({ incoming: event.entries, ...turnFacts(event.outcome, event.message, ctx) }), undefined),
+    turnEnd: (
+      event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage; context: { contextMessages: ReadonlyArray<AgentMessage> } },
+      ctx: ExtensionContext
+    ) =>
+      lifecycle(ctx, "turn_end", (l) =>
+        l.turnEnded({ incoming: event.entries, messages: event.context.contextMessages, ...turnFacts(event.outcome, event.message, ctx) }), undefined),
     beforeSettle: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome }, ctx: ExtensionContext) =>
       lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }), undefined),
     settled: (aborted: boolean, ctx: ExtensionContext) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), undefined),

@@ -34,7 +34,7 @@ export const layer = Layer.effect(
     const budget = yield* Budget
     const boots = yield* Boots
     const control = yield* Ref.make(initialResetControl)
-    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, forget } = yield* makeWindowView(thresholds)
+    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, forget } = yield* makeWindowView(thresholds)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** Windows in which the user was told that automatic compaction is cancelled. */
@@ -63,7 +63,7 @@ export const layer = Layer.effect(
       const on = yield* enabled
       const window = yield* currentWindow
       const ordinal = yield* windowOrdinal(window.id)
-      const usage = yield* windowUsage(window)
+      const usage = yield* latestUsage(window)
       yield* session.setStatus(yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on }))
     })
 
@@ -261,7 +261,7 @@ export const layer = Layer.effect(
       const on = yield* enabled
       const policy = yield* thresholds.policy
       const automatic = on && policy.automaticReset.value
-      const usage = yield* windowUsage(window)
+      const usage = input.messages === undefined ? yield* windowUsage(window) : yield* requestUsage(window, input.messages)
       const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
       const transition = yield* step({
         _tag: "TurnEnded",

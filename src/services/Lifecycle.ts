@@ -27,6 +27,8 @@ export interface BoundaryInput {
   readonly outcome: TurnOutcome
   /** The turn's assistant message failed with a context overflow. */
   readonly overflow: boolean
+  /** Pi's context after the turn, when it has one: the window's usage is measured from it. */
+  readonly messages?: ReadonlyArray<{ readonly role: string }>
 }
 
 export interface WipeReply {

@@ -1,5 +1,6 @@
 import { Effect, Option, Ref } from "effect"
 import { type BranchEntry, classifyEntry, type RawEntry } from "../../domain/entries.ts"
+import type { WindowUsage } from "../../domain/budget.ts"
 import { estimateRequestTokens } from "../../domain/projection.ts"
 import { CustomType } from "../../domain/protocol.ts"
 import { rootWindowId } from "../../domain/windowId.ts"
@@ -28,6 +29,7 @@ export const makeWindowView = (thresholds: Thresholds["Service"]) =>
     /** Whether new resets may start; the last `pi-context/state` entry, cached per branch. */
     const enabledCache = yield* Ref.make<Option.Option<boolean>>(Option.none())
     const ordinalCache = yield* Ref.make<{ readonly windowId: string; readonly ordinal: number } | undefined>(undefined)
+    const lastUsage = yield* Ref.make<{ readonly windowId: string; readonly usage: WindowUsage } | undefined>(undefined)
     /**
      * The last window found, by session and leaf. Entries never change once
      * appended, so when the walk back from a new leaf meets the cached leaf
@@ -109,7 +111,20 @@ export const makeWindowView = (thresholds: Thresholds["Service"]) =>
         if (model === undefined || !(model.contextWindow > 0)) return undefined
         const estimate = estimateRequestTokens(messages)
         const known = estimate._tag === "Measured" || (window.isRoot && !estimate.compacted)
-        return { tokens: known ? estimate.tokens : null, contextWindow: model.contextWindow }
+        const usage = { tokens: known ? estimate.tokens : null, contextWindow: model.contextWindow }
+        yield* Ref.set(lastUsage, { windowId: window.id, usage })
+        return usage
+      })
+
+    /**
+     * The window's usage as last measured from a request or a turn's context,
+     * else Pi's figure: the status line asks at every turn start and settlement,
+     * and Pi's figure costs a walk of the whole session.
+     */
+    const latestUsage = (window: CurrentWindow) =>
+      Effect.gen(function*() {
+        const last = yield* Ref.get(lastUsage)
+        return last !== undefined && last.windowId === window.id ? last.usage : yield* windowUsage(window)
       })
 
     return {
@@ -119,6 +134,7 @@ export const makeWindowView = (thresholds: Thresholds["Service"]) =>
       windowOrdinal,
       windowUsage,
       requestUsage,
-      forget: Effect.andThen(Ref.set(enabledCache, Option.none()), Ref.set(ordinalCache, undefined))
+      latestUsage,
+      forget: Effect.all([Ref.set(enabledCache, Option.none()), Ref.set(ordinalCache, undefined), Ref.set(lastUsage, undefined)], { discard: true })
     }
   })
