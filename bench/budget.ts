@@ -73,7 +73,6 @@ const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200
 
 const session = Layer.mock(PiSession)({
   sessionId: "bench",
-  parentSession: undefined,
   cwd: "/bench",
   agentDir: "/bench/agent",
   model: Effect.succeed(Option.some(model)),

@@ -88,7 +88,6 @@ while (fileEntries.length < ENTRIES) {
 
 const session = Layer.mock(PiSession)({
   sessionId: "bench000-0000-7000-8000-000000000000",
-  parentSession: undefined,
   cwd: "/bench",
   agentDir: "/bench/agent",
   entries: Effect.sync(() => fileEntries.filter((entry) => entry.type !== "session")),

@@ -33,7 +33,6 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
   const rawBranch = Effect.sync(() => asRaw(sessionManager.getBranch()))
   return PiSession.of({
     sessionId: sessionManager.getSessionId(),
-    parentSession: sessionManager.getHeader()?.parentSession,
     parentSessionId: Effect.sync(() => readSessionId(sessionManager.getHeader()?.parentSession)),
     cwd: ctx.cwd,
     agentDir: getAgentDir(),
@@ -63,7 +62,6 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
     isProjectTrusted: Effect.sync(() => ctx.isProjectTrusted()),
     isIdle: Effect.sync(() => ctx.isIdle()),
     waitForIdle: isCommandContext(ctx) ? Effect.promise(() => ctx.waitForIdle()) : Effect.void,
-    hasPendingMessages: Effect.sync(() => ctx.hasPendingMessages()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendMessage: (message, options) =>
       Effect.sync(() =>

@@ -30,8 +30,6 @@ export interface CustomMessageDraft {
  */
 export class PiSession extends Context.Service<PiSession, {
   readonly sessionId: string
-  /** The parent session file named by this session's header (a fork or clone), if any. */
-  readonly parentSession: string | undefined
   /** The parent session's id, read from the parent file's header, when this session is a fork. */
   readonly parentSessionId: Effect.Effect<string | undefined>
   readonly cwd: string
@@ -61,7 +59,6 @@ export class PiSession extends Context.Service<PiSession, {
   readonly isIdle: Effect.Effect<boolean>
   /** Waits until the agent stops streaming. Only safe from a command. */
   readonly waitForIdle: Effect.Effect<void>
-  readonly hasPendingMessages: Effect.Effect<boolean>
   readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>

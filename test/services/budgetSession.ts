@@ -30,7 +30,6 @@ export const makeSession = (initial: Partial<SessionKnobs>) =>
     const current = yield* Ref.get(knobs)
     const layer = Layer.mock(PiSession)({
       sessionId: "session-1",
-      parentSession: undefined,
       cwd: current.cwd,
       agentDir: current.agentDir,
       isProjectTrusted: Effect.map(Ref.get(knobs), (k) => k.trusted),

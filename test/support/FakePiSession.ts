@@ -71,7 +71,6 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
   }
   const service = PiSession.of({
     sessionId: options.sessionId ?? "0123abcd-0000-7000-8000-000000000000",
-    parentSession: undefined,
     parentSessionId: Effect.succeed(options.parentSessionId),
     cwd: options.cwd ?? "/work/project",
     agentDir: options.agentDir ?? "/tmp/pi-context-fake-agent",
@@ -91,7 +90,6 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     isProjectTrusted: Effect.succeed(options.projectTrusted ?? false),
     isIdle: Effect.succeed(true),
     waitForIdle: Effect.void,
-    hasPendingMessages: Effect.succeed(false),
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {
         fake.appended.push({ customType, data })
