@@ -14,9 +14,9 @@ import type { Host, HostOptions } from "./runtime.ts"
 export const createPiContext = (options: HostOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
   let host: Promise<Host> | undefined
   const load = (): Promise<Host> => (host ??= import("./runtime.ts").then(({ makeHost }) => makeHost(pi, options)))
-  registerTools(pi, load)
+  const armBoundaries = registerHooks(pi, load)
+  registerTools(pi, load, armBoundaries)
   registerCommands(pi, load)
-  registerHooks(pi, load)
   registerRenderers(pi)
 }
 

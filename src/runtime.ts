@@ -61,6 +61,14 @@ const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx:
   return { outcome: aborted ? "aborted" as const : outcome, overflow }
 }
 
+/** An assistant reply's facts for arming the boundary hooks: an overflow, or the tokens its request used. */
+const replyFacts = (message: AgentMessage, ctx: ExtensionContext) => {
+  const { overflow } = turnFacts("completed", message, ctx)
+  const usage = message.role === "assistant" ? (message as AssistantMessage).usage : undefined
+  const tokens = usage === undefined ? 0 : usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite
+  return { overflow, tokens: tokens > 0 ? tokens : null }
+}
+
 const hiddenWarning = (text: string, windowId: string): AgentMessage => ({
   role: "custom",
   customType: CustomType.warning,
@@ -115,6 +123,12 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
     project: (messages: ReadonlyArray<AgentMessage>, ctx: ExtensionContext) =>
       lifecycle(ctx, "context_with_system", (l) => l.project(messages, hiddenWarning), undefined),
+    boundaryNeeds: (ctx: ExtensionContext, reply?: AgentMessage) =>
+      lifecycle(ctx, "boundary hooks", (l) => l.boundaryNeeds(reply === undefined ? undefined : replyFacts(reply, ctx)), {
+        // Unsure: keep both boundaries live rather than miss one.
+        turnEnd: true,
+        beforeSettle: true
+      }),
     turnEnd: (
       event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage; context: { contextMessages: ReadonlyArray<AgentMessage> } },
       ctx: ExtensionContext

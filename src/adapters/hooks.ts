@@ -1,4 +1,11 @@
-import type { ExtensionAPI, ExtensionContext, TurnEndEventResult } from "@earendil-works/pi-coding-agent"
+import type { AgentMessage } from "@earendil-works/pi-agent-core"
+import type {
+  AgentBeforeSettleEvent,
+  ExtensionAPI,
+  ExtensionContext,
+  TurnEndEvent,
+  TurnEndEventResult
+} from "@earendil-works/pi-coding-agent"
 import type { BoundaryReply } from "../services/Lifecycle.ts"
 import type { Host } from "../runtime.ts"
 
@@ -11,6 +18,9 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
       ...(reply.continue === undefined ? {} : { continue: reply.continue })
     }
 
+/** Re-checks which boundary hooks must be live, after something that may change it. */
+export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Promise<void>
+
 /**
  * Pi's events, forwarded to the host. `session_start` starts loading the
  * runtime without waiting for it: Pi's start-up is not blocked by Effect's
@@ -18,8 +28,13 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
  * here). Every later hook waits for that start first, so ordering holds.
  * If the runtime cannot load at all, the user is told once and every hook
  * answers as if pi-context were absent.
+ *
+ * `turn_end` and `agent_before_settle` are registered only while the
+ * lifecycle may write a boundary: Pi rebuilds the whole session's context
+ * around each handler of those events (about 150–200 ms per turn on a
+ * 50,000-entry session), even one that returns nothing.
  */
-export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void => {
+export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmBoundaries => {
   let started: Promise<unknown> = Promise.resolve()
   let loadFailureReported = false
 
@@ -38,8 +53,44 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void
     return use(host)
   }
 
+  let offTurnEnd: (() => void) | undefined
+  let offBeforeSettle: (() => void) | undefined
+
+  const onTurnEnd = (event: TurnEndEvent, ctx: ExtensionContext) =>
+    withHost(ctx, async (host) => {
+      const result = toBoundaryResult(await host.turnEnd(event, ctx))
+      await armWith(host, ctx)
+      return result
+    }, undefined)
+
+  const onBeforeSettle = (event: AgentBeforeSettleEvent, ctx: ExtensionContext) =>
+    withHost(ctx, async (host) => {
+      const result = toBoundaryResult(await host.beforeSettle(event, ctx))
+      await armWith(host, ctx)
+      return result
+    }, undefined)
+
+  const armWith = async (host: Host, ctx: ExtensionContext, reply?: AgentMessage): Promise<void> => {
+    const needs = await host.boundaryNeeds(ctx, reply)
+    if (needs.turnEnd && offTurnEnd === undefined) offTurnEnd = pi.on("turn_end", onTurnEnd)
+    if (!needs.turnEnd && offTurnEnd !== undefined) {
+      offTurnEnd()
+      offTurnEnd = undefined
+    }
+    if (needs.beforeSettle && offBeforeSettle === undefined) offBeforeSettle = pi.on("agent_before_settle", onBeforeSettle)
+    if (!needs.beforeSettle && offBeforeSettle !== undefined) {
+      offBeforeSettle()
+      offBeforeSettle = undefined
+    }
+  }
+
+  const arm: ArmBoundaries = (ctx, reply) => withHost(ctx, (host) => armWith(host, ctx, reply), undefined)
+
   pi.on("session_start", (event, ctx) => {
-    started = withHost(ctx, (host) => host.sessionStart(event.reason, ctx), undefined).catch(() => undefined)
+    started = withHost(ctx, async (host) => {
+      await host.sessionStart(event.reason, ctx)
+      await armWith(host, ctx)
+    }, undefined).catch(() => undefined)
   })
   // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it.
@@ -51,14 +102,22 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): void
   pi.on("context_with_system", async (event, ctx) =>
     withHost(ctx, async (host) => {
       const messages = await host.project(event.messages, ctx)
+      // The request may have staged a budget reminder for this turn's end.
+      await armWith(host, ctx)
       return messages === undefined ? undefined : { messages: [...messages] }
     }, undefined))
-  pi.on("turn_end", async (event, ctx) => withHost(ctx, async (host) => toBoundaryResult(await host.turnEnd(event, ctx)), undefined))
-  pi.on("agent_before_settle", async (event, ctx) =>
-    withHost(ctx, async (host) => toBoundaryResult(await host.beforeSettle(event, ctx)), undefined))
-  pi.on("agent_settled", async (event, ctx) => withHost(ctx, (host) => host.settled(event.aborted, ctx), undefined))
+  // A finished reply may have overflowed, or brought the window to its hard line.
+  pi.on("message_end", async (event, ctx) => {
+    if (event.message.role === "assistant") await withHost(ctx, (host) => armWith(host, ctx, event.message), undefined)
+  })
+  pi.on("agent_settled", async (event, ctx) =>
+    withHost(ctx, async (host) => {
+      await host.settled(event.aborted, ctx)
+      await armWith(host, ctx)
+    }, undefined))
   pi.on("session_before_compact", async (event, ctx) => withHost(ctx, (host) => host.compactionGuard(event.reason, ctx), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))
   pi.on("session_shutdown", async (_event, ctx) => withHost(ctx, (host) => host.dispose(), undefined))
+  return arm
 }

@@ -153,6 +153,8 @@ export const layer = Layer.effect(
       return statusReport(policy, toUsage(input.usage))
     })
 
-    return Budget.of({ observeRequest, takeDrafts, discard, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
+    const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
+
+    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
   })
 )

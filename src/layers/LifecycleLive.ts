@@ -34,7 +34,8 @@ export const layer = Layer.effect(
     const budget = yield* Budget
     const boots = yield* Boots
     const control = yield* Ref.make(initialResetControl)
-    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, forget } = yield* makeWindowView(thresholds)
+    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, rememberReply, forget } =
+      yield* makeWindowView(thresholds)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** Windows in which the user was told that automatic compaction is cancelled. */
@@ -256,6 +257,26 @@ export const layer = Layer.effect(
       }
     })
 
+    const boundaryNeeds = (reply?: { readonly overflow: boolean; readonly tokens: number | null }) =>
+      Effect.gen(function*() {
+        const window = yield* currentWindow
+        if (reply?.tokens != null) yield* rememberReply(window, reply.tokens)
+        const state = yield* Ref.get(control)
+        const beforeSettle = state.overflow === "pending" || state.overflow === "pending-spent"
+        if (state.request._tag === "Requested" || (yield* budget.hasStaged) || reply?.overflow === true) {
+          return { turnEnd: true, beforeSettle }
+        }
+        if (!(yield* enabled)) return { turnEnd: false, beforeSettle }
+        const policy = yield* thresholds.policy
+        if (!policy.automaticReset.value) return { turnEnd: false, beforeSettle }
+        // Near the end of the window the hard line may fall due at this turn's end.
+        const usage = yield* latestUsage(window)
+        const tokens = reply?.tokens ?? usage?.tokens ?? null
+        const contextWindow = usage?.contextWindow ?? policy.model?.contextWindow
+        const nearEnd = tokens === null || contextWindow === undefined || contextWindow - tokens <= policy.lines.warning.value
+        return { turnEnd: nearEnd, beforeSettle }
+      })
+
     const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
       const window = yield* currentWindow
       const on = yield* enabled
@@ -399,6 +420,7 @@ export const layer = Layer.effect(
       turnStarted: Effect.andThen(emitNotices, updateStatus),
       project,
       requestWipe,
+      boundaryNeeds,
       turnEnded,
       beforeSettle,
       settled,

@@ -43,6 +43,8 @@ export class Budget extends Context.Service<Budget, {
   readonly takeDrafts: (windowId: string) => Effect.Effect<ReadonlyArray<ReminderDraft>>
   /** Drops staged drafts: abort, settlement without `turn_end`, window transition. */
   readonly discard: Effect.Effect<void>
+  /** Whether drafts wait for `turn_end`. */
+  readonly hasStaged: Effect.Effect<boolean>
   /**
    * At turn start or settlement: shows (via `PiSession.notify`) and returns the
    * notices of reminders this instance handed to `turn_end` that are now

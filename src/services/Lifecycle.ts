@@ -36,6 +36,16 @@ export interface WipeReply {
   readonly scheduled: boolean
 }
 
+/**
+ * Which boundary hooks the lifecycle needs registered now. Pi rebuilds the
+ * whole session's context around every `turn_end` and `agent_before_settle`
+ * handler, so they are registered only while a boundary may be written.
+ */
+export interface BoundaryNeeds {
+  readonly turnEnd: boolean
+  readonly beforeSettle: boolean
+}
+
 /** Whether to let Pi's native compaction or tree summary run. */
 export type GuardVerdict =
   | { readonly _tag: "Allow" }
@@ -54,6 +64,11 @@ export class Lifecycle extends Context.Service<Lifecycle, {
     warning: (text: string, windowId: string) => M
   ) => Effect.Effect<ReadonlyArray<M> | undefined, never, PiSession>
   readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>
+  /**
+   * What boundary hooks must be live. `reply` is a just-finished assistant
+   * message's facts: an overflow, or the tokens its request used.
+   */
+  readonly boundaryNeeds: (reply?: { readonly overflow: boolean; readonly tokens: number | null }) => Effect.Effect<BoundaryNeeds, never, PiSession>
   readonly turnEnded: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
   readonly beforeSettle: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
   readonly settled: (aborted: boolean) => Effect.Effect<void, never, PiSession>

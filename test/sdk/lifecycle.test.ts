@@ -52,6 +52,23 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(h.errors).toEqual([])
   })
 
+  it("registers Pi's boundary hooks only while a boundary may be written (Pi rebuilds the session around each)", async () => {
+    const armedAfterTool: Array<boolean> = []
+    h = await createHarness({
+      extraExtensions: [(pi) => {
+        pi.on("tool_execution_end", () => void armedAfterTool.push(h.session.extensionRunner!.hasHandlers("turn_end")))
+      }]
+    })
+    h.script([say("plain answer"), wipe(), say("fresh")])
+    await h.prompt("hello")
+    expect(h.session.extensionRunner!.hasHandlers("turn_end")).toBe(false)
+    expect(h.session.extensionRunner!.hasHandlers("agent_before_settle")).toBe(false)
+    await h.prompt("now wipe")
+    expect(armedAfterTool).toEqual([true])
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    expect(h.session.extensionRunner!.hasHandlers("turn_end")).toBe(false)
+  })
+
   it("a mixed tool batch finishes before the boundary, and repeated wipes in one batch give one boundary", async () => {
     h = await createHarness()
     h.script([

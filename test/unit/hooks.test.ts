@@ -5,7 +5,12 @@ import { registerHooks } from "../../src/adapters/hooks.ts"
 /** A Pi stand-in that records handlers by event name. */
 const recordingPi = () => {
   const handlers = new Map<string, (event: unknown, ctx: ExtensionContext) => unknown>()
-  const pi = { on: (name: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => void handlers.set(name, handler) }
+  const pi = {
+    on: (name: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => {
+      handlers.set(name, handler)
+      return () => void handlers.delete(name)
+    }
+  }
   return { pi: pi as unknown as ExtensionAPI, handlers }
 }
 
@@ -19,7 +24,10 @@ describe("Pi hooks when the runtime cannot load", () => {
     await handlers.get("session_start")!({ type: "session_start", reason: "startup" }, ctx)
     expect(await handlers.get("input")!({ type: "input", text: "hi" }, ctx)).toEqual({ action: "continue" })
     expect(await handlers.get("context_with_system")!({ type: "context_with_system", messages: [] }, ctx)).toBeUndefined()
-    expect(await handlers.get("turn_end")!({ type: "turn_end", entries: [] }, ctx)).toBeUndefined()
+    // Boundary hooks are never registered without a runtime to answer them.
+    expect(handlers.has("turn_end")).toBe(false)
+    expect(handlers.has("agent_before_settle")).toBe(false)
+    expect(await handlers.get("message_end")!({ type: "message_end", message: { role: "assistant" } }, ctx)).toBeUndefined()
     expect(await handlers.get("session_before_compact")!({ type: "session_before_compact", reason: "manual" }, ctx)).toBeUndefined()
     expect(notices).toEqual(["pi-context could not start, so it is inactive: Cannot find module 'effect'"])
   })

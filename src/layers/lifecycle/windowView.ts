@@ -124,7 +124,15 @@ export const makeWindowView = (thresholds: Thresholds["Service"]) =>
     const latestUsage = (window: CurrentWindow) =>
       Effect.gen(function*() {
         const last = yield* Ref.get(lastUsage)
-        return last !== undefined && last.windowId === window.id ? last.usage : yield* windowUsage(window)
+        return last !== undefined && last.windowId === window.id && last.usage.tokens !== null ? last.usage : yield* windowUsage(window)
+      })
+
+    /** A reply's provider-reported tokens: the window's usage as the provider saw it. */
+    const rememberReply = (window: CurrentWindow, tokens: number) =>
+      Effect.gen(function*() {
+        const model = Option.getOrUndefined(yield* (yield* PiSession).model)
+        if (model === undefined || !(model.contextWindow > 0)) return
+        yield* Ref.set(lastUsage, { windowId: window.id, usage: { tokens, contextWindow: model.contextWindow } })
       })
 
     return {
@@ -135,6 +143,7 @@ export const makeWindowView = (thresholds: Thresholds["Service"]) =>
       windowUsage,
       requestUsage,
       latestUsage,
+      rememberReply,
       forget: Effect.all([Ref.set(enabledCache, Option.none()), Ref.set(ordinalCache, undefined), Ref.set(lastUsage, undefined)], { discard: true })
     }
   })
