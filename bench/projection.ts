@@ -33,7 +33,7 @@ import { classifyEntry, type RawEntry } from "../src/domain/entries.ts"
 import { projectRequest } from "../src/domain/projection.ts"
 import { CustomType } from "../src/domain/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
-import { syntheticSession, WINDOWS } from "./syntheticSession.ts"
+import { syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
 
 const ROUNDS = 100
 const WARMUP_ROUNDS = 10
