@@ -17,7 +17,7 @@ import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
-import { Lifecycle } from "./services/Lifecycle.ts"
+import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { Trace } from "./services/Trace.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
@@ -60,6 +60,9 @@ const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx:
   const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
   return { outcome: aborted ? "aborted" as const : outcome, overflow }
 }
+
+/** When the lifecycle cannot say, both boundary hooks stay live rather than miss a boundary. */
+const unsureNeeds: BoundaryNeeds = { turnEnd: true, beforeSettle: true }
 
 /** An assistant reply's facts for arming the boundary hooks: an overflow, or the tokens its request used. */
 const replyFacts = (message: AgentMessage, ctx: ExtensionContext) => {
@@ -121,14 +124,16 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
+    /** The request to send (undefined: Pi's own), and the boundary hooks this request leaves needed, in one run. */
     project: (messages: ReadonlyArray<AgentMessage>, ctx: ExtensionContext) =>
-      lifecycle(ctx, "context_with_system", (l) => l.project(messages, hiddenWarning), undefined),
+      lifecycle(
+        ctx,
+        "context_with_system",
+        (l) => Effect.all({ messages: l.project(messages, hiddenWarning), needs: l.boundaryNeeds() }),
+        { messages: undefined, needs: unsureNeeds }
+      ),
     boundaryNeeds: (ctx: ExtensionContext, reply?: AgentMessage) =>
-      lifecycle(ctx, "boundary hooks", (l) => l.boundaryNeeds(reply === undefined ? undefined : replyFacts(reply, ctx)), {
-        // Unsure: keep both boundaries live rather than miss one.
-        turnEnd: true,
-        beforeSettle: true
-      }),
+      lifecycle(ctx, "boundary hooks", (l) => l.boundaryNeeds(reply === undefined ? undefined : replyFacts(reply, ctx)), unsureNeeds),
     turnEnd: (
       event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage; context: { contextMessages: ReadonlyArray<AgentMessage> } },
       ctx: ExtensionContext

@@ -6,7 +6,7 @@ import type {
   TurnEndEvent,
   TurnEndEventResult
 } from "@earendil-works/pi-coding-agent"
-import type { BoundaryReply } from "../services/Lifecycle.ts"
+import type { BoundaryNeeds, BoundaryReply } from "../services/Lifecycle.ts"
 import type { Host } from "../runtime.ts"
 
 /** Pi's boundary result from the lifecycle's reply; undefined leaves Pi's drafts as they are. */
@@ -70,8 +70,10 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
       return result
     }, undefined)
 
-  const armWith = async (host: Host, ctx: ExtensionContext, reply?: AgentMessage): Promise<void> => {
-    const needs = await host.boundaryNeeds(ctx, reply)
+  const armWith = async (host: Host, ctx: ExtensionContext, reply?: AgentMessage): Promise<void> =>
+    apply(await host.boundaryNeeds(ctx, reply))
+
+  const apply = (needs: BoundaryNeeds): void => {
     if (needs.turnEnd && offTurnEnd === undefined) offTurnEnd = pi.on("turn_end", onTurnEnd)
     if (!needs.turnEnd && offTurnEnd !== undefined) {
       offTurnEnd()
@@ -101,9 +103,9 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
   pi.on("turn_start", async (_event, ctx) => withHost(ctx, (host) => host.turnStart(ctx), undefined))
   pi.on("context_with_system", async (event, ctx) =>
     withHost(ctx, async (host) => {
-      const messages = await host.project(event.messages, ctx)
+      const { messages, needs } = await host.project(event.messages, ctx)
       // The request may have staged a budget reminder for this turn's end.
-      await armWith(host, ctx)
+      apply(needs)
       return messages === undefined ? undefined : { messages: [...messages] }
     }, undefined))
   // A finished reply may have overflowed, or brought the window to its hard line.

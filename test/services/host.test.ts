@@ -33,8 +33,10 @@ describe("the host runtime", () => {
     const host = makeHost(pi)
     dispose = host.dispose
     const messages = [{ role: "user", content: "hi", timestamp: 0 }] as never
-    expect(await host.project(messages, ctx)).toBeUndefined()
-    expect(await host.project(messages, ctx)).toBeUndefined()
+    // Pi's own request is sent, and both boundary hooks stay live rather than miss a boundary.
+    const neutral = { messages: undefined, needs: { turnEnd: true, beforeSettle: true } }
+    expect(await host.project(messages, ctx)).toEqual(neutral)
+    expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(notices).toEqual(["pi-context: context_with_system failed; Pi continues without it. See /pi-context trace."])
   })
 })
