@@ -129,7 +129,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
       lifecycle(
         ctx,
         "context_with_system",
-        (l) => Effect.all({ messages: l.project(messages, hiddenWarning), needs: l.boundaryNeeds() }),
+        (l) => l.project(messages, hiddenWarning),
         { messages: undefined, needs: unsureNeeds }
       ),
     boundaryNeeds: (ctx: ExtensionContext, reply?: AgentMessage) =>

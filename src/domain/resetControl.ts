@@ -102,3 +102,32 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
       return { state: initialResetControl, effect: none }
   }
 }
+
+/** Which of Pi's boundary hooks must be live now. */
+export interface BoundaryNeeds {
+  /** `turn_end`: a boundary or a reminder may be written at this turn's end. */
+  readonly turnEnd: boolean
+  /** `agent_before_settle`: an overflow awaits its recovery. */
+  readonly beforeSettle: boolean
+}
+
+/**
+ * Pi rebuilds the whole session's context around every `turn_end` and
+ * `agent_before_settle` handler, so they are live only when needed: a wipe is
+ * pending, a reminder is staged, a reply just overflowed, or the window is at
+ * its warning line (where the hard line may fall due) or its usage is
+ * unknown; and, for settlement, while an overflow awaits recovery.
+ */
+export const boundaryNeeds = (input: {
+  readonly control: ResetControl
+  readonly reminderStaged: boolean
+  readonly replyOverflowed: boolean
+  readonly automatic: boolean
+  /** Tokens left in the window, or null when unknown. */
+  readonly tokensLeft: number | null
+  readonly warningLine: number
+}): BoundaryNeeds => ({
+  turnEnd: input.control.request._tag === "Requested" || input.reminderStaged || input.replyOverflowed ||
+    (input.automatic && (input.tokensLeft === null || input.tokensLeft <= input.warningLine)),
+  beforeSettle: input.control.overflow === "pending" || input.control.overflow === "pending-spent"
+})

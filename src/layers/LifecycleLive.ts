@@ -4,7 +4,14 @@ import { classifyEntry, userMessageText } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
-import { initialResetControl, reduceResetControl, type ResetEvent, type ResetSource, type Transition } from "../domain/resetControl.ts"
+import {
+  boundaryNeeds as decideBoundaryNeeds,
+  initialResetControl,
+  reduceResetControl,
+  type ResetEvent,
+  type ResetSource,
+  type Transition
+} from "../domain/resetControl.ts"
 import { newWindowId } from "../domain/windowId.ts"
 import { activeWindow, hasMarker } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
@@ -15,6 +22,9 @@ import { type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Li
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
+
+/** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
+const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
@@ -211,6 +221,11 @@ export const layer = Layer.effect(
       yield* updateStatus
     })
 
+    const needsNow = (facts: Omit<Parameters<typeof decideBoundaryNeeds>[0], "control" | "reminderStaged">) =>
+      Effect.gen(function*() {
+        return decideBoundaryNeeds({ control: yield* Ref.get(control), reminderStaged: yield* budget.hasStaged, ...facts })
+      })
+
     const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(
       messages: ReadonlyArray<M>,
       warning: (text: string, windowId: string) => M
@@ -230,13 +245,23 @@ export const layer = Layer.effect(
           )
         }
         yield* session.abort
-        return projection.safeHead
+        return { messages: projection.safeHead, needs: yield* needsNow(noFacts) }
       }
       const projected = projection._tag === "Projected" ? projection.messages : messages
-      if (!(yield* enabled)) return projection._tag === "Projected" ? projected : undefined
+      const changed = projection._tag === "Projected" ? projected : undefined
+      if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* requestUsage(window, projected), branch: window.tail })
-      if (Option.isSome(observed.warning)) return [...projected, warning(observed.warning.value, window.id)]
-      return projection._tag === "Projected" ? projected : undefined
+      const policy = yield* thresholds.policy
+      const needs = yield* needsNow({
+        replyOverflowed: false,
+        automatic: policy.automaticReset.value,
+        tokensLeft: observed.left,
+        warningLine: policy.lines.warning.value
+      })
+      return {
+        messages: Option.isSome(observed.warning) ? [...projected, warning(observed.warning.value, window.id)] : changed,
+        needs
+      }
     })
 
     const requestWipe = Effect.gen(function*() {
@@ -261,20 +286,14 @@ export const layer = Layer.effect(
       Effect.gen(function*() {
         const window = yield* currentWindow
         if (reply?.tokens != null) yield* rememberReply(window, reply.tokens)
-        const state = yield* Ref.get(control)
-        const beforeSettle = state.overflow === "pending" || state.overflow === "pending-spent"
-        if (state.request._tag === "Requested" || (yield* budget.hasStaged) || reply?.overflow === true) {
-          return { turnEnd: true, beforeSettle }
-        }
-        if (!(yield* enabled)) return { turnEnd: false, beforeSettle }
         const policy = yield* thresholds.policy
-        if (!policy.automaticReset.value) return { turnEnd: false, beforeSettle }
-        // Near the end of the window the hard line may fall due at this turn's end.
         const usage = yield* latestUsage(window)
-        const tokens = reply?.tokens ?? usage?.tokens ?? null
-        const contextWindow = usage?.contextWindow ?? policy.model?.contextWindow
-        const nearEnd = tokens === null || contextWindow === undefined || contextWindow - tokens <= policy.lines.warning.value
-        return { turnEnd: nearEnd, beforeSettle }
+        return yield* needsNow({
+          replyOverflowed: reply?.overflow === true,
+          automatic: (yield* enabled) && policy.automaticReset.value,
+          tokensLeft: usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens,
+          warningLine: policy.lines.warning.value
+        })
       })
 
     const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {

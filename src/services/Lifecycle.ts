@@ -1,7 +1,7 @@
 import { Context, type Effect, Schema } from "effect"
 import type { BoundaryDraft } from "../domain/boundary.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
-import type { TurnOutcome } from "../domain/resetControl.ts"
+import type { BoundaryNeeds, TurnOutcome } from "../domain/resetControl.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /** Building a boundary's boot failed; the boundary is not written. */
@@ -36,16 +36,6 @@ export interface WipeReply {
   readonly scheduled: boolean
 }
 
-/**
- * Which boundary hooks the lifecycle needs registered now. Pi rebuilds the
- * whole session's context around every `turn_end` and `agent_before_settle`
- * handler, so they are registered only while a boundary may be written.
- */
-export interface BoundaryNeeds {
-  readonly turnEnd: boolean
-  readonly beforeSettle: boolean
-}
-
 /** Whether to let Pi's native compaction or tree summary run. */
 export type GuardVerdict =
   | { readonly _tag: "Allow" }
@@ -59,10 +49,14 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   readonly modelChanged: Effect.Effect<void, never, PiSession>
   readonly turnStarted: Effect.Effect<void, never, PiSession>
   /** The provider request for the active window, or undefined to send Pi's own. */
+  /**
+   * The provider request for the active window (undefined: send Pi's own), and
+   * the boundary hooks this request leaves needed.
+   */
   readonly project: <M extends ProjectableMessage>(
     messages: ReadonlyArray<M>,
     warning: (text: string, windowId: string) => M
-  ) => Effect.Effect<ReadonlyArray<M> | undefined, never, PiSession>
+  ) => Effect.Effect<{ readonly messages: ReadonlyArray<M> | undefined; readonly needs: BoundaryNeeds }, never, PiSession>
   readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>
   /**
    * What boundary hooks must be live. `reply` is a just-finished assistant
@@ -82,3 +76,5 @@ export class Lifecycle extends Context.Service<Lifecycle, {
 }>()("pi-context/Lifecycle") {}
 
 export type { BoundaryDraft }
+
+export type { BoundaryNeeds }

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
+  boundaryNeeds,
   initialResetControl,
   type OverflowAxis,
   reduceResetControl,
@@ -137,5 +138,32 @@ describe("reset-control reducer", () => {
       }),
       { numRuns: 2_000 }
     )
+  })
+})
+
+describe("boundary hook needs", () => {
+  const quiet = { control: initialResetControl, reminderStaged: false, replyOverflowed: false, automatic: true, tokensLeft: 100_000, warningLine: 28_672 }
+
+  it("keeps both hooks off in the common case: nothing pending, far from the warning line", () => {
+    assert.deepStrictEqual(boundaryNeeds(quiet), { turnEnd: false, beforeSettle: false })
+  })
+
+  it("needs turn_end for a pending wipe, a staged reminder, an overflowed reply, or a window at its warning line", () => {
+    assert.isTrue(boundaryNeeds({ ...quiet, control: { request: requested, overflow: "idle" } }).turnEnd)
+    assert.isTrue(boundaryNeeds({ ...quiet, reminderStaged: true }).turnEnd)
+    assert.isTrue(boundaryNeeds({ ...quiet, replyOverflowed: true }).turnEnd)
+    assert.isTrue(boundaryNeeds({ ...quiet, tokensLeft: 28_672 }).turnEnd)
+    assert.isTrue(boundaryNeeds({ ...quiet, tokensLeft: null }).turnEnd)
+    // Without automatic resets the hard line never falls due.
+    assert.isFalse(boundaryNeeds({ ...quiet, automatic: false, tokensLeft: 1_000 }).turnEnd)
+  })
+
+  it("needs agent_before_settle exactly while an overflow awaits its recovery", () => {
+    for (const overflow of overflows) {
+      assert.strictEqual(
+        boundaryNeeds({ ...quiet, control: { request: noRequest, overflow } }).beforeSettle,
+        overflow === "pending" || overflow === "pending-spent"
+      )
+    }
   })
 })
