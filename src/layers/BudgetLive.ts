@@ -80,7 +80,9 @@ export const layer = Layer.effect(
             warning: warning === undefined ? Option.none<string>() : Option.some(warning.draft.content),
             left: decision.left,
             hardLineDue: decision.hardLineDue,
-            remaining: remainingBefore(usage, policy.lines)
+            remaining: remainingBefore(usage, policy.lines),
+            automaticReset: policy.automaticReset.value,
+            warningLine: policy.lines.warning.value
           },
           { ...current, staged: drafts.length === 0 ? undefined : { windowId: input.windowId, drafts } }
         ] as const

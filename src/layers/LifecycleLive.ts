@@ -222,9 +222,10 @@ export const layer = Layer.effect(
     })
 
     const needsNow = (facts: Omit<Parameters<typeof decideBoundaryNeeds>[0], "control" | "reminderStaged">) =>
-      Effect.gen(function*() {
-        return decideBoundaryNeeds({ control: yield* Ref.get(control), reminderStaged: yield* budget.hasStaged, ...facts })
-      })
+      Effect.map(
+        Effect.all([Ref.get(control), budget.hasStaged]),
+        ([state, reminderStaged]) => decideBoundaryNeeds({ control: state, reminderStaged, ...facts })
+      )
 
     const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(
       messages: ReadonlyArray<M>,
@@ -251,12 +252,11 @@ export const layer = Layer.effect(
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* requestUsage(window, projected), branch: window.tail })
-      const policy = yield* thresholds.policy
       const needs = yield* needsNow({
         replyOverflowed: false,
-        automatic: policy.automaticReset.value,
+        automatic: observed.automaticReset,
         tokensLeft: observed.left,
-        warningLine: policy.lines.warning.value
+        warningLine: observed.warningLine
       })
       return {
         messages: Option.isSome(observed.warning) ? [...projected, warning(observed.warning.value, window.id)] : changed,

@@ -19,6 +19,9 @@ export interface RequestObservation {
   readonly left: number | null
   readonly hardLineDue: boolean
   readonly remaining: Remaining
+  /** The policy this decision used: whether pi-context resets by itself, and the warning line. */
+  readonly automaticReset: boolean
+  readonly warningLine: number
 }
 
 export interface BudgetNotice {
