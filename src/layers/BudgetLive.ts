@@ -40,7 +40,8 @@ export const layer = Layer.effect(
     const thresholds = yield* Thresholds
     const state = yield* Ref.make<State>({ staged: undefined, handedOver: [] })
 
-    const observeRequest = Effect.fn("Budget.observeRequest")(function*(input: {
+    // Runs before every provider request: untraced, so it allocates no span.
+    const observeRequest = Effect.fnUntraced(function*(input: {
       readonly windowId: string
       readonly usage: UsageInput
       readonly branch: ReadonlyArray<BranchEntry>
