@@ -3,7 +3,7 @@ import * as NodePath from "@effect/platform-node/NodePath"
 import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
-import { Cause, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { CustomType } from "./domain/protocol.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
@@ -91,7 +91,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const failedHooks = new Set<string>()
 
   const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
-    runtime.runPromise(
+    runFast(
       effect.pipe(
         Effect.catchCause((cause) =>
           Effect.gen(function*() {
@@ -115,6 +115,21 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
         Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
       )
     ).catch(() => fallback)
+
+  /**
+   * Most hooks finish without waiting on anything (the projection runs
+   * before every provider request): run them synchronously, and only an
+   * effect that really suspends (a file read, a lock) continues as a promise.
+   */
+  const runFast = <A>(effect: Effect.Effect<A, never, AppServices>): Promise<A> => {
+    const exit = runtime.runSyncExit(effect)
+    if (Exit.isSuccess(exit)) return Promise.resolve(exit.value)
+    const suspended = Cause.squash(exit.cause)
+    if (Cause.isAsyncFiberError(suspended)) return runtime.runPromise(Fiber.join(suspended.fiber as Fiber.Fiber<A>))
+    return Promise.reject(Cause.squash(exit.cause))
+  }
+
+
 
   const lifecycle = <A>(ctx: ExtensionContext, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
