@@ -52,6 +52,7 @@ interface Figures {
   readonly request_ms_without: number
   readonly ratio: number
   readonly hook_ms: number
+  readonly same_session_ratio: number
 }
 
 const medianOf = (values: ReadonlyArray<number>): number => {
@@ -78,10 +79,12 @@ if (process.env[childFlag] === undefined) {
   const figures = {
     request_ms_with: r3(medianOf(runs.map((run) => run.request_ms_with))),
     request_ms_without: r3(medianOf(runs.map((run) => run.request_ms_without))),
-    ratio: r3(medianOf(runs.map((run) => run.ratio)))
+    ratio: r3(medianOf(runs.map((run) => run.ratio))),
+    same_session_ratio: r3(medianOf(runs.map((run) => run.same_session_ratio)))
   }
   console.log(`median of ${PROCESSES} processes: with ${figures.request_ms_with} ms, without ${figures.request_ms_without} ms, ratio ${figures.ratio} ` +
-    `(per process: ${runs.map((run) => r3(run.ratio)).join(", ")}); pi-context's own handler ${r3(medianOf(runs.map((run) => run.hook_ms)))} ms`)
+    `(per process: ${runs.map((run) => r3(run.ratio)).join(", ")}); pi-context's own handler ${r3(medianOf(runs.map((run) => run.hook_ms)))} ms; ` +
+    `same marked session with the handler on vs off: ratio ${figures.same_session_ratio}`)
   console.log(`target: ratio < 1.10 -> ${figures.ratio < 1.1 ? "met" : "MISSED"}`)
   const out = join(dirname(fileURLToPath(import.meta.url)), "results", "projection.json")
   mkdirSync(dirname(out), { recursive: true })
@@ -260,6 +263,22 @@ const leafWalk = part(() => {
   for (let i = 0; i < 3 && entry !== undefined; i++) entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
 })
 
+// The same "with" session, pi-context's handler switched on and off in turn: what the hook itself
+// adds, apart from what Pi's own build costs on the marked session shape (boots, continuations).
+const ownHandlers = ((withSide.h.session as unknown as { _extensionRunner: { extensions: ReadonlyArray<RunnerExtension> } })
+  ._extensionRunner.extensions).find((extension) => extension.path.startsWith(repoRoot))!
+const installed = ownHandlers.handlers.get("context_with_system")!
+const handlerOn: Array<number> = []
+const handlerOff: Array<number> = []
+for (let round = 0; round < WARMUP_ROUNDS + ROUNDS * 2; round++) {
+  const on = round % 2 === 0
+  ownHandlers.handlers.set("context_with_system", on ? installed : [])
+  toolStep(withSide.h, WARMUP_ROUNDS + ROUNDS + round)
+  const { ms } = await buildRequest(withSide.h)
+  if (round >= WARMUP_ROUNDS) (on ? handlerOn : handlerOff).push(ms)
+}
+ownHandlers.handlers.set("context_with_system", installed)
+
 await withSide.h.dispose()
 await withoutSide.h.dispose()
 
@@ -277,12 +296,15 @@ console.log(`  inside pi-context's context_with_system handler: median ${round3(
   `(${round3(median(withSide.hookSamples) / requestWithout * 100)}% of Pi's own build)`)
 console.log(`  hook parts alone (window of ${tail.length} entries): whole-window walk ${round3(parts.walk)} ms (per request, with the window cache: ${round3(leafWalk)} ms), classify ${round3(parts.classify)} ms, ` +
   `projection ${round3(parts.project)} ms, Pi getContextUsage (no longer called per request) ${round3(parts.usage)} ms; Pi's own structuredClone of the context ${round3(parts.clone)} ms`)
+console.log(`  same marked session, pi-context's handler on vs off: ${round3(median(handlerOn))} vs ${round3(median(handlerOff))} ms, ` +
+  `ratio ${round3(median(handlerOn) / median(handlerOff))} (the rest of the with/without gap is Pi's build on the marked session)`)
 console.log(`  target: ratio < 1.10 -> ${ratio < 1.1 ? "met" : "MISSED"}; overhead < 1 ms -> ${requestWith - requestWithout < 1 ? "met" : "MISSED"}`)
 
 const figures: Figures = {
   request_ms_with: round3(requestWith),
   request_ms_without: round3(requestWithout),
   ratio: round3(ratio),
-  hook_ms: round3(median(withSide.hookSamples))
+  hook_ms: round3(median(withSide.hookSamples)),
+  same_session_ratio: round3(median(handlerOn) / median(handlerOff))
 }
 console.log(`${resultPrefix}${JSON.stringify(figures)}`)
