@@ -56,19 +56,17 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
   let offTurnEnd: (() => void) | undefined
   let offBeforeSettle: (() => void) | undefined
 
-  const onTurnEnd = (event: TurnEndEvent, ctx: ExtensionContext) =>
+  /** A boundary handler: the lifecycle's reply for Pi, then a fresh look at which boundary hooks stay live. */
+  const boundaryHandler = <E>(reply: (host: Host, event: E, ctx: ExtensionContext) => Promise<BoundaryReply | undefined>) =>
+  (event: E, ctx: ExtensionContext) =>
     withHost(ctx, async (host) => {
-      const result = toBoundaryResult(await host.turnEnd(event, ctx))
+      const result = toBoundaryResult(await reply(host, event, ctx))
       await armWith(host, ctx)
       return result
     }, undefined)
 
-  const onBeforeSettle = (event: AgentBeforeSettleEvent, ctx: ExtensionContext) =>
-    withHost(ctx, async (host) => {
-      const result = toBoundaryResult(await host.beforeSettle(event, ctx))
-      await armWith(host, ctx)
-      return result
-    }, undefined)
+  const onTurnEnd = boundaryHandler<TurnEndEvent>((host, event, ctx) => host.turnEnd(event, ctx))
+  const onBeforeSettle = boundaryHandler<AgentBeforeSettleEvent>((host, event, ctx) => host.beforeSettle(event, ctx))
 
   const armWith = async (host: Host, ctx: ExtensionContext, reply?: AgentMessage): Promise<void> =>
     apply(await host.boundaryNeeds(ctx, reply))
