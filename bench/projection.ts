@@ -36,7 +36,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
 import { SessionManager } from "@earendil-works/pi-coding-agent"
-import { classifyEntry, type RawEntry } from "../src/domain/entries.ts"
+import { classifyEntry, isMarkerEntry, type RawEntry } from "../src/domain/entries.ts"
 import { projectRequest } from "../src/domain/projection.ts"
 import { CustomType } from "../src/domain/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
@@ -236,13 +236,12 @@ for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
 // Where the hook's time goes: its pure parts, timed alone on the same session (Pi's real SessionManager).
 const manager = withSide.h.session.sessionManager
 const agentMessages = withSide.h.session.agent.state.messages
-const isMarker = (entry: RawEntry) => entry.type === "custom" && entry.customType === CustomType.resetMarker
 const walk = () => {
   const tail: Array<RawEntry> = []
   let entry = manager.getLeafEntry() as RawEntry | undefined
   while (entry !== undefined) {
     tail.push(entry)
-    if (isMarker(entry) || entry.parentId === null) break
+    if (isMarkerEntry(entry) || entry.parentId === null) break
     entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
   }
   return tail.reverse()

@@ -1,15 +1,13 @@
 import { Effect, FileSystem, Option, Schema } from "effect"
 import { inspectTail } from "../domain/boundary.ts"
-import { classifyEntry, type RawEntry } from "../domain/entries.ts"
-import { CommandName, CustomType } from "../domain/protocol.ts"
+import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
+import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
-
-const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 

@@ -35,7 +35,7 @@ export const continuationFor = (lastUserMessage: string | undefined): string => 
   return `${continuationText}\n\nThis reset was automatic (the window was full), so here is the user's last message before it:\n\n${excerpt}`
 }
 
-export const bootMessage = (windowId: string, bootText: string): BoundaryDraft => ({
+export const bootMessage = (windowId: string, bootText: string): Extract<BoundaryDraft, { type: "custom_message" }> => ({
   type: "custom_message",
   customType: CustomType.boot,
   content: bootText,

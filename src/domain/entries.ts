@@ -27,6 +27,9 @@ export const ReminderDetails = Schema.Struct({ windowId: WindowId })
 export const StateData = Schema.Struct({ enabled: Schema.Boolean })
 export type StateData = typeof StateData.Type
 
+/** Whether a raw entry is a reset marker (its data decoded or not): where a window starts. */
+export const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
+
 const decodeMarker = Schema.decodeUnknownOption(ResetMarkerData)
 const decodeBoot = Schema.decodeUnknownOption(BootDetails)
 const decodeReminder = Schema.decodeUnknownOption(ReminderDetails)

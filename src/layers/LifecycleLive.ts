@@ -1,6 +1,6 @@
 import { Cause, Effect, Layer, Option, Random, Ref } from "effect"
-import { continuationFor, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
-import { classifyEntry, userMessageText } from "../domain/entries.ts"
+import { bootMessage, continuationFor, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
+import { classifyEntry, isMarkerEntry, userMessageText } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
@@ -16,9 +16,9 @@ import { newWindowId } from "../domain/windowId.ts"
 import { activeWindow, hasMarker } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
-import { type CurrentWindow, isMarkerEntry, makeWindowView } from "./lifecycle/windowView.ts"
+import { type CurrentWindow, makeWindowView } from "./lifecycle/windowView.ts"
 import { Budget } from "../services/Budget.ts"
-import { type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Lifecycle.ts"
+import { type BootBuildFailed, type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
@@ -31,6 +31,8 @@ const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.
 const compactionNotice =
   `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
   `Run /${CommandName.wipeMemory} to start a fresh window from your notes, or /${CommandName.piContext} off on a branch without resets.`
+
+const resetNotice = (windowId: string) => `pi-context: memory reset · new context window ${windowId}`
 
 const treeNotice =
   "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
@@ -108,7 +110,7 @@ export const layer = Layer.effect(
       const pending = yield* Ref.get(pendingResetNotice)
       if (Option.isSome(pending) && pending.value === window.id && window.tail.some((e) => e._tag === "Continuation")) {
         yield* Ref.set(pendingResetNotice, Option.none())
-        yield* session.notify(`pi-context: memory reset · new context window ${window.id}`, "info")
+        yield* session.notify(resetNotice(window.id), "info")
       }
     })
 
@@ -134,14 +136,7 @@ export const layer = Layer.effect(
           const rendered = inspection.missing.includes("boot")
             ? yield* boots.render({ windowId: inspection.windowId, previousWindowId: undefined })
             : undefined
-          if (rendered !== undefined) {
-            yield* session.sendMessage({
-              customType: CustomType.boot,
-              content: rendered,
-              display: false,
-              details: { windowId: inspection.windowId }
-            })
-          }
+          if (rendered !== undefined) yield* session.sendMessage(bootMessage(inspection.windowId, rendered))
           yield* session.sendMessage(continuationMessage())
           yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
         }
@@ -155,7 +150,7 @@ export const layer = Layer.effect(
       if (!window.isRoot || !(yield* enabled)) return
       if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
       const boot = yield* boots.render({ windowId: window.id, previousWindowId: undefined })
-      yield* session.sendMessage({ customType: CustomType.boot, content: boot, display: false, details: { windowId: window.id } })
+      yield* session.sendMessage(bootMessage(window.id, boot))
       yield* trace.info("boot.root", { windowId: window.id })
     })
 
@@ -190,6 +185,10 @@ export const layer = Layer.effect(
       )
     })
 
+    /** Start-up and `/pi-context on` boots: a failure is told, and start-up goes on. */
+    const orReportBootFailure = <A, R>(effect: Effect.Effect<A, BootBuildFailed, R>) =>
+      Effect.catchTag(effect, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+
     const refreshPolicy = Effect.gen(function*() {
       const session = yield* PiSession
       for (const notice of yield* thresholds.refresh) yield* session.notify(`pi-context: ${renderNotice(notice)}`, "warning")
@@ -206,8 +205,8 @@ export const layer = Layer.effect(
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* reportUnreadable
       yield* boots.inheritForkNotes
-      yield* Effect.catchTag(repairTail, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
-      yield* Effect.catchTag(ensureRootBoot, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+      yield* orReportBootFailure(repairTail)
+      yield* orReportBootFailure(ensureRootBoot)
       yield* updateStatus
     })
 
@@ -217,7 +216,7 @@ export const layer = Layer.effect(
       const window = yield* currentWindow
       yield* trace.setWindow(window.id)
       yield* trace.info("tree.changed", {})
-      yield* Effect.catchTag(repairTail, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+      yield* orReportBootFailure(repairTail)
       yield* updateStatus
     })
 
@@ -296,6 +295,26 @@ export const layer = Layer.effect(
         })
       })
 
+    /**
+     * Builds the drafts of a boundary that Pi will commit at this event. An
+     * abort interrupts it silently; any other failure is told and writes nothing.
+     */
+    const commitBoundary = (from: CurrentWindow, source: ResetSource) =>
+      Effect.gen(function*() {
+        const built = yield* Effect.exit(buildReset(from, source))
+        if (built._tag === "Failure") {
+          if (Cause.hasInterrupts(built.cause)) {
+            yield* trace.info("boundary.interrupted", { windowId: from.id })
+            return { _tag: "Interrupted" } as const
+          }
+          yield* reportBootFailure(from.id, built.cause)
+          return { _tag: "Failed" } as const
+        }
+        yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
+        yield* trace.info("boundary.commit", { from: from.id, to: built.value.windowId, source })
+        return { _tag: "Committed", drafts: built.value.drafts } as const
+      })
+
     const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
       const window = yield* currentWindow
       const on = yield* enabled
@@ -320,18 +339,15 @@ export const layer = Layer.effect(
         ? { entries: [...input.incoming, ...budgetDrafts] }
         : undefined
       if (transition.effect._tag !== "commit-boundary") return keep
-      const built = yield* Effect.exit(buildReset(window, transition.effect.source))
-      if (built._tag === "Failure") {
-        if (Cause.hasInterrupts(built.cause)) {
-          yield* trace.info("boundary.interrupted", { windowId: window.id })
+      const commit = yield* commitBoundary(window, transition.effect.source)
+      switch (commit._tag) {
+        case "Interrupted":
           return undefined
-        }
-        yield* reportBootFailure(window.id, built.cause)
-        return keep
+        case "Failed":
+          return keep
+        case "Committed":
+          return { entries: [...input.incoming, ...budgetDrafts, ...commit.drafts], continue: true }
       }
-      yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
-      yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: transition.effect.source })
-      return { entries: [...input.incoming, ...budgetDrafts, ...built.value.drafts], continue: true }
     })
 
     const beforeSettle = Effect.fn("Lifecycle.beforeSettle")(function*(input: Parameters<Lifecycle["Service"]["beforeSettle"]>[0]) {
@@ -340,15 +356,8 @@ export const layer = Layer.effect(
       const transition = yield* step({ _tag: "BeforeSettle", outcome: input.outcome, automatic: on && policy.automaticReset.value })
       yield* budget.discard
       if (transition.effect._tag !== "recover-overflow") return undefined
-      const window = yield* currentWindow
-      const built = yield* Effect.exit(buildReset(window, "overflow"))
-      if (built._tag === "Failure") {
-        if (!Cause.hasInterrupts(built.cause)) yield* reportBootFailure(window.id, built.cause)
-        return undefined
-      }
-      yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
-      yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: "overflow" })
-      return { entries: [...input.incoming, ...built.value.drafts], continue: true }
+      const commit = yield* commitBoundary(yield* currentWindow, "overflow")
+      return commit._tag === "Committed" ? { entries: [...input.incoming, ...commit.drafts], continue: true } : undefined
     })
 
     const settled = (aborted: boolean) =>
@@ -378,7 +387,7 @@ export const layer = Layer.effect(
       yield* resetTransient
       yield* trace.setWindow(built.value.windowId)
       yield* trace.info("boundary.commit", { from: window.id, to: built.value.windowId, source: "command" })
-      yield* session.notify(`pi-context: memory reset · new context window ${built.value.windowId}`, "info")
+      yield* session.notify(resetNotice(built.value.windowId), "info")
       yield* updateStatus
     })
 
@@ -389,7 +398,7 @@ export const layer = Layer.effect(
         yield* resetTransient
         yield* rememberEnabled(on)
         yield* trace.info("enabled.set", { enabled: on })
-        if (on) yield* Effect.catchTag(ensureRootBoot, "BootBuildFailed", (error) => reportBootFailure(error.windowId, Cause.fail(error)))
+        if (on) yield* orReportBootFailure(ensureRootBoot)
         yield* session.notify(
           on
             ? "pi-context is on: context windows reset from your notes instead of compacting."

@@ -1,14 +1,11 @@
 import { Effect, Option, Ref } from "effect"
-import { type BranchEntry, classifyEntry, type RawEntry } from "../../domain/entries.ts"
+import { type BranchEntry, classifyEntry, isMarkerEntry } from "../../domain/entries.ts"
 import type { WindowUsage } from "../../domain/budget.ts"
 import { estimateRequestTokens } from "../../domain/projection.ts"
-import { CustomType } from "../../domain/protocol.ts"
 import { rootWindowId } from "../../domain/windowId.ts"
 import { activeWindow, isEnabled } from "../../domain/windows.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
-
-export const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
 
 /** The window the next request belongs to, found by walking back to the last marker. */
 export interface CurrentWindow {
