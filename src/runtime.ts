@@ -5,6 +5,7 @@ import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { doctorReport, traceReport } from "./commands/reports.ts"
+import { replyTokens } from "./domain/projection.ts"
 import { CustomType } from "./domain/protocol.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -67,9 +68,7 @@ const unsureNeeds: BoundaryNeeds = { turnEnd: true, beforeSettle: true }
 /** An assistant reply's facts for arming the boundary hooks: an overflow, or the tokens its request used. */
 const replyFacts = (message: AgentMessage, ctx: ExtensionContext) => {
   const { overflow } = turnFacts("completed", message, ctx)
-  const usage = message.role === "assistant" ? (message as AssistantMessage).usage : undefined
-  const tokens = usage === undefined ? 0 : usage.totalTokens || usage.input + usage.output + usage.cacheRead + usage.cacheWrite
-  return { overflow, tokens: tokens > 0 ? tokens : null }
+  return { overflow, tokens: replyTokens(message) ?? null }
 }
 
 const hiddenWarning = (text: string, windowId: string): AgentMessage => ({

@@ -145,7 +145,8 @@ const estimateMessageTokens = (message: ProjectableMessage): number => {
   return Math.ceil(chars / charsPerToken)
 }
 
-const replyTokens = (message: ProjectableMessage): number | undefined => {
+/** The tokens a completed reply's request used, as its provider reported them; undefined for anything else. */
+export const replyTokens = (message: ProjectableMessage): number | undefined => {
   if (message.role !== "assistant") return undefined
   const m = message as ProjectableMessage & { readonly stopReason?: unknown; readonly usage?: ReplyUsage }
   if (m.stopReason === "aborted" || m.stopReason === "error" || typeof m.usage !== "object" || m.usage === null) return undefined
