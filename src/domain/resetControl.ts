@@ -73,7 +73,9 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
       return { state: { ...state, request: { _tag: "Requested", windowId: event.windowId } }, effect: { _tag: "requested" } }
     }
     case "TurnEnded": {
-      if (event.outcome === "aborted") return { state: initialResetControl, effect: none }
+      // An abort drops the request; the overflow chain ends only when the run settles, so an
+      // abort inside a recovery's continuation cannot buy a second recovery.
+      if (event.outcome === "aborted") return { state: { request: noRequest, overflow: state.overflow }, effect: none }
       if (event.outcome === "error" || event.overflow) {
         // An ordinary provider error stays Pi's to retry; only an overflow (an error, or a
         // reply cut short by context pressure) joins the chain, recovered at settlement.
@@ -88,7 +90,8 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
       return { state: next, effect: none }
     }
     case "BeforeSettle": {
-      if (event.outcome === "aborted") return { state: initialResetControl, effect: none }
+      // Never a continuation after an abort; the chain itself ends when the run settles.
+      if (event.outcome === "aborted") return { state: { request: noRequest, overflow: state.overflow }, effect: none }
       if (state.overflow === "pending" && event.automatic) {
         return { state: { request: noRequest, overflow: "spent" }, effect: { _tag: "recover-overflow" } }
       }

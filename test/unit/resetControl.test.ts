@@ -54,7 +54,7 @@ const expected = (state: ResetControl, event: ResetEvent): { effect: string; sta
         ? { effect: "already-requested", state }
         : { effect: "requested", state: { ...state, request: { _tag: "Requested", windowId: event.windowId } } }
     case "TurnEnded": {
-      if (event.outcome === "aborted") return { effect: "none", state: initialResetControl }
+      if (event.outcome === "aborted") return { effect: "none", state: { request: noRequest, overflow: state.overflow } }
       if (event.outcome === "error" || event.overflow) {
         const next: OverflowAxis = !(event.overflow && event.automatic)
           ? state.overflow
@@ -68,7 +68,7 @@ const expected = (state: ResetControl, event: ResetEvent): { effect: string; sta
       return { effect: commits ? "commit-boundary" : "none", state: initialResetControl }
     }
     case "BeforeSettle":
-      if (event.outcome === "aborted") return { effect: "none", state: initialResetControl }
+      if (event.outcome === "aborted") return { effect: "none", state: { request: noRequest, overflow: state.overflow } }
       if (state.overflow === "pending" && event.automatic) {
         return { effect: "recover-overflow", state: { request: noRequest, overflow: "spent" } }
       }
@@ -136,7 +136,7 @@ describe("reset-control reducer", () => {
           state = next
         }
       }),
-      { numRuns: 2_000 }
+      { numRuns: 20_000 }
     )
   })
 })
