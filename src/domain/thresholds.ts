@@ -1,3 +1,4 @@
+import { compileGlob, hasGlobSyntax } from "./glob.ts"
 import { SettingsKey } from "./protocol.ts"
 
 /**
@@ -175,9 +176,6 @@ const pick = <A>(
   return chosen
 }
 
-const globToRegExp = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)
-
 /**
  * How specific a `models` pattern is for this model, or undefined when it does not match.
  * Exact ids beat globs; among globs, more literal characters win.
@@ -186,9 +184,9 @@ const specificity = (pattern: string, model: ModelRef): number | undefined => {
   const full = `${model.provider}/${model.id}`
   if (pattern === full) return Number.MAX_SAFE_INTEGER
   if (pattern === model.id) return Number.MAX_SAFE_INTEGER - 1
-  if (!/[*?]/.test(pattern)) return undefined
-  const regex = globToRegExp(pattern)
-  return regex.test(full) || regex.test(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
+  if (!hasGlobSyntax(pattern)) return undefined
+  const glob = compileGlob(pattern)
+  return glob(full) || glob(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
 }
 
 interface Gathered {

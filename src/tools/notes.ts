@@ -11,6 +11,7 @@ import {
   resolveNotesRoot
 } from "../domain/notes/identity.ts"
 import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
@@ -19,7 +20,6 @@ import {
   type AmbiguousEdit,
   type InvalidAddress,
   type InvalidNoteRequest,
-  type InvalidSearchPattern,
   type NoMatch,
   type NoteLocked,
   type NoteNotFound,
@@ -115,7 +115,7 @@ type NotesToolError =
   | AmbiguousEdit
   | NoMatch
   | InvalidNoteRequest
-  | InvalidSearchPattern
+  | InvalidPattern
   | NotesIoError
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
@@ -137,8 +137,8 @@ export const describeFailure = (error: NotesToolError): ToolOutcome => {
       return failed("no_match", `${error.address}: ${error.message}`)
     case "InvalidNoteRequest":
       return failed("invalid_argument", error.message)
-    case "InvalidSearchPattern":
-      return failed("bad_regex", `the regex "${error.pattern}" is invalid (${error.reason}); fix it or search with regex: false.`)
+    case "InvalidPattern":
+      return failed("bad_regex", error.message)
     case "NotesIoError":
       return failed("io_error", `could not access ${error.path}: ${error.reason}. Try again; if it persists, tell the user.`)
   }
@@ -223,6 +223,12 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
 }, asOutcome)
 
+/** The call that continues a page; a huge query is not repeated, since it would not fit the result. */
+const continueCall = (tool: string, params: Record<string, unknown>, cursor: string): string => {
+  const call = JSON.stringify({ ...params, cursor })
+  return call.length <= 2_000 ? `${tool} ${call}` : `${tool} with the same parameters and "cursor": ${JSON.stringify(cursor)}`
+}
+
 const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 
 const searchCursorAfter = (hit: SearchHit): string => {
@@ -245,7 +251,10 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
       return [
         ...unavailableLine(result.unavailable, ToolName.notesSearch),
         ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).join(", ")}.`]),
-        cursor === undefined ? "End of results." : `More results: notes_search ${JSON.stringify({ ...decoded, cursor })}.`
+        ...(result.stoppedEarly && shown === result.hits.length
+          ? ["The search stopped on its time budget before reaching the end; more lines may match."]
+          : []),
+        cursor === undefined ? "End of results." : `More results: ${continueCall(ToolName.notesSearch, decoded, cursor)}.`
       ]
     }
   )

@@ -5,6 +5,7 @@ import { describeIssue, renderRead, renderSearch } from "../../src/domain/histor
 import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
+import type { ScanBudget } from "../../src/domain/scanBudget.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
 import { makeSession, syncIndex } from "./history-session.ts"
 
@@ -80,6 +81,39 @@ describe("history_search", () => {
     const resumed = search(index, { query: "zanzibar", before: 4 }, 1)
     assert.deepStrictEqual(resumed.hits.map((hit) => hit.event.seq), [3])
     assert.deepStrictEqual(resumed.more, { before: 3 })
+  })
+
+  it("answers the catastrophic regex (a+)+$ on RE2, line by line", () => {
+    const bombs = makeSession()
+    bombs.user(`${"a".repeat(34)}!`)
+    bombs.user("first line\nends with aaa")
+    bombs.user(`${"a".repeat(34)}!\n${"a".repeat(100_000)}!`)
+    const page = search(syncIndex(bombs), { query: "(a+)+$", regex: true })
+    assert.deepStrictEqual(page.hits.map((hit) => [hit.event.seq, hit.offset]), [[2, "first line\nends with ".length]])
+  })
+
+  it("finds a literal query of 40,000 characters", () => {
+    const needle = "[x](y)*".repeat(6_000).slice(0, 40_000)
+    const long = makeSession()
+    long.user(`before ${needle} after`)
+    long.user("unrelated")
+    const query = { query: needle.toUpperCase(), regex: false, limit: 10 }
+    const page = search(syncIndex(long), query)
+    assert.deepStrictEqual(page.hits.map((hit) => [hit.event.seq, hit.offset]), [[1, 7]])
+    const rendered = renderSearch(page, query)
+    assert.isAtMost(utf8Length(rendered), ToolResultByteLimit)
+    assert.include(rendered, "more: none (search finished)")
+  })
+
+  it("stops on a spent time budget after one event, with a cursor that resumes", () => {
+    const spent: ScanBudget = { spent: () => true }
+    const page = searchPage(index, { query: "zanzibar", regex: false, limit: 10 }, undefined, spent)
+    assert.isTrue(Result.isSuccess(page))
+    if (Result.isFailure(page)) return
+    assert.strictEqual(page.success.scanned, 1)
+    assert.isTrue(page.success.scanBoundReached)
+    assert.deepStrictEqual(page.success.more, { before: 4 })
+    assert.include(renderSearch(page.success, { query: "zanzibar", regex: false, limit: 10 }), "per-call scan limit of size or time")
   })
 
   it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {

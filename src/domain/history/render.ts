@@ -84,15 +84,24 @@ export const renderList = (page: ListPage, query: ListQuery): string => {
   return [header, ...page.lines, older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n")
 }
 
+/** A query as the result names it: a huge one is cut, it is the model's own text. */
+const quoted = (query: string): string => JSON.stringify(query.length <= 200 ? query : `${query.slice(0, 200)}…`)
+
 export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
   const order = query.after === undefined ? "newest first" : "oldest first"
   const header = page.hits.length === 0
-    ? `No match for ${JSON.stringify(query.query)} in ${page.scanned} event(s) searched.`
-    : `${page.hits.length} event(s) matching ${JSON.stringify(query.query)}, ${order}; each preview starts at the match:`
+    ? `No match for ${quoted(query.query)} in ${page.scanned} event(s) searched.`
+    : `${page.hits.length} event(s) matching ${quoted(query.query)}, ${order}; each preview starts at the match:`
   const params = queryParams(query)
+  const cursor = page.more === undefined
+    ? {}
+    : { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) }
+  const next = call("history_search", { ...params, ...cursor })
+  // A continuation that would not fit the result names only what changes.
+  const continuation = next.length <= 2_000 ? next : `history_search with the same query and filters, and ${JSON.stringify(cursor)}`
   const more = page.more === undefined
     ? "more: none (search finished)"
-    : `more: ${call("history_search", { ...params, ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan bound; continue to search further)" : ""}`
+    : `more: ${continuation}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
   return [header, ...page.hits.map((hit) => hit.line), more].join("\n")
 }
 
@@ -130,10 +139,7 @@ export const describeIssue = (issue: HistoryIssue): {
         code: "not_on_branch",
         message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
       }
-    case "BadRegex":
-      return {
-        code: "bad_regex",
-        message: `the pattern ${JSON.stringify(issue.pattern)} is not a valid JavaScript regular expression (${issue.reason}). Fix it, or search literally without "regex": true.`
-      }
+    case "InvalidPattern":
+      return { code: "bad_regex", message: issue.message }
   }
 }

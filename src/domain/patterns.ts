@@ -1,0 +1,166 @@
+import { Result, Schema } from "effect"
+import { RE2JS } from "re2js"
+import { foldCase } from "./caseFold.ts"
+import type { ScanBudget } from "./scanBudget.ts"
+
+/**
+ * Every text pattern a user or a model supplies is compiled here, to code
+ * that runs in time linear in the text: a literal is found with `indexOf`
+ * over case-folded text, a regex runs on RE2 (no backtracking), one line at
+ * a time. Globs live in `glob.ts`.
+ */
+
+/** Longest regex compiled: compiling costs time in proportion to the source. */
+export const maxRegexLength = 4_000
+/** Largest compiled regex, in RE2 instructions: when RE2's DFA gives up, each character costs up to this many steps. */
+export const maxRegexProgram = 1_000
+/** A regex never sees more than this many UTF-16 units at once: a longer line is matched in overlapping pieces. */
+export const regexPieceLength = 65_536
+const pieceOverlap = 1_024
+/** The exact position of a match is looked for in windows of this size (RE2 finds positions far slower than it tests). */
+const locateWindow = 2_048
+/** Lines a regex scan handles between two looks at its budget. */
+const linesPerBudgetCheck = 64
+
+const clip = (text: string, max = 120): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`)
+
+/** A pattern that cannot be used; `reason` completes "the regex … ", with what to do. The one error of every tool that takes a pattern. */
+export class InvalidPattern extends Schema.TaggedError<InvalidPattern>()("InvalidPattern", {
+  pattern: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `the regex ${JSON.stringify(clip(this.pattern))} ${this.reason}.`
+  }
+}
+
+/** One step of a scan: a match at `index`, the end of the text, or a stop on the budget before the line at `at`. */
+export type ScanStep =
+  | { readonly _tag: "Match"; readonly index: number }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Stopped"; readonly at: number }
+
+const end: ScanStep = { _tag: "End" }
+
+export interface TextPattern {
+  readonly source: string
+  readonly regex: boolean
+  /**
+   * A scanner over one text: from a line start `from`, the first match at or
+   * after it. A literal may span lines; a regex matches within one line
+   * (without its line break, `^` and `$` are the line's ends).
+   */
+  readonly scanner: (text: string) => (from: number, budget?: ScanBudget) => ScanStep
+  /** The UTF-16 index of the first match in `text`, or -1. */
+  readonly indexIn: (text: string) => number
+}
+
+const literalPattern = (query: string): TextPattern => {
+  const needle = foldCase(query)
+  const scanner = (text: string) => {
+    let folded: string | undefined
+    return (from: number): ScanStep => {
+      folded ??= foldCase(text)
+      const index = folded.indexOf(needle, from)
+      return index === -1 ? end : { _tag: "Match", index }
+    }
+  }
+  return { source: query, regex: false, scanner, indexIn: (text) => foldCase(text).indexOf(needle) }
+}
+
+/**
+ * Whether the regex may assert something about where its text starts or ends
+ * (`^`, `$`, `\b`, `\B`, `\A`, `\z`). Such a regex would see a false edge
+ * where a long line is cut, so it is run on the whole line. Any `^` counts,
+ * even one that negates a class: the whole line is always a correct answer.
+ */
+const assertsEdges = (source: string): boolean => /[\^$]|\\[bBAz]/.test(source)
+
+/** A line tested whole when short or when the regex asserts edges, else in pieces that overlap so no short match is cut. */
+const testLine = (re: RE2JS, cuttable: boolean, line: string): boolean => {
+  if (line.length <= regexPieceLength || !cuttable) return re.test(line)
+  for (let start = 0; start < line.length; start += regexPieceLength - pieceOverlap) {
+    if (re.test(line.slice(start, start + regexPieceLength))) return true
+  }
+  return false
+}
+
+/**
+ * Where the match starts in a line known to match: exact in a short line;
+ * in a long one, in the first window that matches alone (when windows cannot
+ * fake an edge), else the line start.
+ */
+const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
+  const startOf = (text: string) => {
+    const matcher = re.matcher(text)
+    return matcher.find() ? matcher.start() : 0
+  }
+  if (line.length <= locateWindow) return startOf(line)
+  if (!cuttable) return 0
+  for (let start = 0; start < line.length; start += locateWindow / 2) {
+    const window = line.slice(start, start + locateWindow)
+    if (re.test(window)) return start + startOf(window)
+  }
+  return 0
+}
+
+const regexPattern = (source: string, re: RE2JS): TextPattern => {
+  const cuttable = !assertsEdges(source)
+  const scanner = (text: string) => (from: number, budget?: ScanBudget): ScanStep => {
+    let start = from
+    for (let lines = 0; start <= text.length; lines++) {
+      if (budget !== undefined && lines > 0 && lines % linesPerBudgetCheck === 0 && budget.spent()) return { _tag: "Stopped", at: start }
+      const newline = text.indexOf("\n", start)
+      const stop = newline === -1 ? text.length : newline
+      const line = stop > start && text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop)
+      if (testLine(re, cuttable, line)) return { _tag: "Match", index: start + locate(re, cuttable, line) }
+      if (newline === -1) break
+      start = newline + 1
+    }
+    return end
+  }
+  const indexIn = (text: string): number => {
+    const step = scanner(text)(0)
+    return step._tag === "Match" ? step.index : -1
+  }
+  return { source, regex: true, scanner, indexIn }
+}
+
+/** RE2's messages name the flags we add; the model wrote none of them. */
+const reasonOf = (error: unknown): string => {
+  const text = (error instanceof Error ? error.message : String(error)).replace("(?i)", "").replace(/^error parsing regexp: /, "")
+  const unsupported = /\\[1-9]|\(\?[=!<]/.test(text) ? " (RE2 has no backreferences or lookaround)" : ""
+  return `is invalid (${text})${unsupported}; fix it, or search for the text literally without regex: true`
+}
+
+/**
+ * Compiles a search query: literal text, or (with `regex`) a JavaScript-style
+ * regular expression run on RE2. Both ignore case. Only a regex can fail.
+ */
+export const compileQuery = (query: string, regex: boolean): Result.Result<TextPattern, InvalidPattern> => {
+  if (!regex) return Result.succeed(literalPattern(query))
+  if (query.length > maxRegexLength) {
+    return Result.fail(
+      new InvalidPattern({
+        pattern: query,
+        reason: `is ${query.length} characters long, over the limit of ${maxRegexLength}; search for long text literally without regex: true`
+      })
+    )
+  }
+  let re: RE2JS
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(query), RE2JS.CASE_INSENSITIVE)
+  } catch (error) {
+    return Result.fail(new InvalidPattern({ pattern: query, reason: reasonOf(error) }))
+  }
+  const size = re.programSize()
+  if (size > maxRegexProgram) {
+    return Result.fail(
+      new InvalidPattern({
+        pattern: query,
+        reason: `is too complex: it compiles to ${size} steps, over the limit of ${maxRegexProgram} (large counted repetitions such as {0,500} are the usual cause); simplify it`
+      })
+    )
+  }
+  return Result.succeed(regexPattern(query, re))
+}
