@@ -19,8 +19,9 @@ export const regexPieceLength = 65_536
 const pieceOverlap = 1_024
 /** The exact position of a match is looked for in windows of this size (RE2 finds positions far slower than it tests). */
 const locateWindow = 2_048
-/** Lines a regex scan handles between two looks at its budget. */
-const linesPerBudgetCheck = 64
+/** UTF-16 units a regex scan handles between two looks at its budget; a line counts as `unitsPerLine` at least. */
+const unitsPerBudgetCheck = 16_384
+const unitsPerLine = 256
 
 const clip = (text: string, max = 120): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`)
 
@@ -76,13 +77,20 @@ const literalPattern = (query: string): TextPattern => {
  */
 const assertsEdges = (source: string): boolean => /[\^$]|\\[bBAz]/.test(source)
 
-/** A line tested whole when short or when the regex asserts edges, else in pieces that overlap so no short match is cut. */
-const testLine = (re: RE2JS, cuttable: boolean, line: string): boolean => {
-  if (line.length <= regexPieceLength || !cuttable) return re.test(line)
+type LineTest = "Match" | "None" | "Stopped"
+
+/**
+ * A line tested whole when short or when the regex asserts edges, else in
+ * pieces that overlap so that no short match is cut; `stop` is asked between
+ * two pieces.
+ */
+const testLine = (re: RE2JS, cuttable: boolean, line: string, stop: () => boolean): LineTest => {
+  if (line.length <= regexPieceLength || !cuttable) return re.test(line) ? "Match" : "None"
   for (let start = 0; start < line.length; start += regexPieceLength - pieceOverlap) {
-    if (re.test(line.slice(start, start + regexPieceLength))) return true
+    if (start > 0 && stop()) return "Stopped"
+    if (re.test(line.slice(start, start + regexPieceLength))) return "Match"
   }
-  return false
+  return "None"
 }
 
 /**
@@ -107,13 +115,26 @@ const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
 const regexPattern = (source: string, re: RE2JS): TextPattern => {
   const cuttable = !assertsEdges(source)
   const scanner = (text: string) => (from: number, budget?: ScanBudget): ScanStep => {
-    let start = from
-    for (let lines = 0; start <= text.length; lines++) {
-      if (budget !== undefined && lines > 0 && lines % linesPerBudgetCheck === 0 && budget.spent()) return { _tag: "Stopped", at: start }
+    // The first line is always scanned to its end, so that a resumed scan moves on.
+    let first = true
+    let unchecked = 0
+    const stop = () => {
+      if (first || budget === undefined || unchecked < unitsPerBudgetCheck) return false
+      unchecked = 0
+      return budget.spent()
+    }
+    for (let start = from; start <= text.length; first = false) {
+      if (stop()) return { _tag: "Stopped", at: start }
       const newline = text.indexOf("\n", start)
-      const stop = newline === -1 ? text.length : newline
-      const line = stop > start && text.charCodeAt(stop - 1) === 13 ? text.slice(start, stop - 1) : text.slice(start, stop)
-      if (testLine(re, cuttable, line)) return { _tag: "Match", index: start + locate(re, cuttable, line) }
+      const lineEnd = newline === -1 ? text.length : newline
+      const line = lineEnd > start && text.charCodeAt(lineEnd - 1) === 13 ? text.slice(start, lineEnd - 1) : text.slice(start, lineEnd)
+      unchecked += Math.max(line.length, unitsPerLine)
+      const tested = testLine(re, cuttable, line, () => {
+        unchecked = unitsPerBudgetCheck
+        return stop()
+      })
+      if (tested === "Stopped") return { _tag: "Stopped", at: start }
+      if (tested === "Match") return { _tag: "Match", index: start + locate(re, cuttable, line) }
       if (newline === -1) break
       start = newline + 1
     }

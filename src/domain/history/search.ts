@@ -45,23 +45,29 @@ const hitLine = (event: HistoryEvent, windowId: string, index: number, offset: n
   `${eventLabel(event)} ${shortTime(event.timestamp)} window ${windowId} | ${previewOf(event, index)} | ${readCall(event.seq, offset)}`
 
 /**
- * The first match in the document as (UTF-16 index, code-point offset). Head
- * and body are scanned apart, so they are never joined; a match does not
- * span the seam between them (the head ends with a line break).
+ * The first match in the document as (UTF-16 index, code-point offset), or
+ * "Stopped" when the budget ran out inside it. Head and body are scanned
+ * apart, so they are never joined; a match does not span the seam between
+ * them (the head ends with a line break).
  */
-const firstMatch = (pattern: TextPattern, event: HistoryEvent): { readonly index: number; readonly offset: number } | undefined => {
+const firstMatch = (
+  pattern: TextPattern,
+  event: HistoryEvent,
+  budget: ScanBudget
+): { readonly index: number; readonly offset: number } | undefined | "Stopped" => {
   const inHead = pattern.indexIn(event.head)
   if (inHead !== -1) return { index: inHead, offset: codePointOffsetOf(event.head, inHead) }
-  const inBody = pattern.indexIn(event.body)
-  if (inBody === -1) return undefined
-  return { index: event.head.length + inBody, offset: codePointLength(event.head) + codePointOffsetOf(event.body, inBody) }
+  const inBody = pattern.scanner(event.body)(0, budget)
+  if (inBody._tag === "Stopped") return "Stopped"
+  if (inBody._tag === "End") return undefined
+  return { index: event.head.length + inBody.index, offset: codePointLength(event.head) + codePointOffsetOf(event.body, inBody.index) }
 }
 
 /**
  * The first match in each event of the scope, at most `limit` of them and
- * within the byte bound. The scan stops between two events once `scanBound`
- * units were scanned or the budget is spent, always after one event at least,
- * so that every call moves the cursor on.
+ * within the byte bound. The scan stops once `scanBound` units were scanned
+ * or the budget is spent (between two events, or inside an event, which the
+ * next call then scans again), always after one event at least.
  */
 export const searchPage = (
   index: SessionIndex,
@@ -95,9 +101,14 @@ export const searchPage = (
       lastSeq = event.seq
       continue
     }
+    // The first event is scanned to its end whatever the budget, so that every call moves the cursor on.
+    const match = firstMatch(pattern, event, scanned === 0 ? unlimitedScan : budget)
+    if (match === "Stopped") {
+      stoppedOn = "scan"
+      break
+    }
     scanned++
     scannedUnits += documentLength(event)
-    const match = firstMatch(pattern, event)
     if (match !== undefined) {
       const { offset } = match
       const line = hitLine(event, windowOf(index.branch, event.seq)?.id ?? "", match.index, offset)
