@@ -75,7 +75,7 @@ describe("hostile input to the notes tools", () => {
       const refused = yield* call("notes_update", { address: "todo", edits: [{ oldText: "- [ ]", newText: "- [x]" }] })
       assert.strictEqual(code(refused), "ambiguous_edit")
       assert.include(text(refused), "oldText occurs 100000 times (lines 1, 2, 3,")
-      assert.include(text(refused), ", 20, and 99980 more)")
+      assert.include(text(refused), ", 20, and later lines)")
       assert.isBelow(text(refused).length, 600)
       const applied = yield* call("notes_update", { address: "todo", edits: [{ oldText: "- [ ] ship", newText: "- [x] ship" }] })
       assert.strictEqual(code(applied), "ok", text(applied))

@@ -5,18 +5,25 @@ export interface TextEdit {
   readonly newText: string
 }
 
-/** Lines named in a refusal of an ambiguous edit; the count says how many more there are. */
+/** Distinct lines named in a refusal of an ambiguous edit; past them the refusal says there are more. */
 export const ambiguousLinesShown = 20
 
 /** Why a batch of edits was refused; `editIndex` counts from 1, as the model numbers them. */
 export type EditRefusal =
   | { readonly _tag: "EmptyOldText"; readonly editIndex: number }
   | { readonly _tag: "NoMatch"; readonly editIndex: number }
-  | { readonly _tag: "Ambiguous"; readonly editIndex: number; readonly count: number; readonly lines: ReadonlyArray<number> }
+  | {
+    readonly _tag: "Ambiguous"
+    readonly editIndex: number
+    readonly count: number
+    /** The first distinct lines holding an occurrence, in order. */
+    readonly lines: ReadonlyArray<number>
+    readonly moreLines: boolean
+  }
   | { readonly _tag: "Overlap"; readonly editIndex: number; readonly otherIndex: number; readonly line: number }
 
-/** 1-based line numbers of the ascending UTF-16 indices `indices`, in one pass over the text. */
-const linesAt = (text: string, indices: ReadonlyArray<number>): ReadonlyArray<number> => {
+/** 1-based line numbers of the ascending UTF-16 indices `indices`, in one pass over the text, stopping after `distinct` lines. */
+const linesAt = (text: string, indices: ReadonlyArray<number>, distinct = Number.MAX_SAFE_INTEGER): ReadonlyArray<number> => {
   const lines: Array<number> = []
   let line = 1
   let newline = text.indexOf("\n")
@@ -25,6 +32,8 @@ const linesAt = (text: string, indices: ReadonlyArray<number>): ReadonlyArray<nu
       line++
       newline = text.indexOf("\n", newline + 1)
     }
+    if (lines[lines.length - 1] === line) continue
+    if (lines.length === distinct) break
     lines.push(line)
   }
   return lines
@@ -67,7 +76,14 @@ export const applyEdits = (text: string, edits: ReadonlyArray<TextEdit>): Result
     if (start === -1) return Result.fail({ _tag: "NoMatch", editIndex })
     if (text.indexOf(edit.oldText, start + 1) !== -1) {
       const found = occurrences(text, edit.oldText)
-      return Result.fail({ _tag: "Ambiguous", editIndex, count: found.length, lines: linesAt(text, found.slice(0, ambiguousLinesShown)) })
+      const lines = linesAt(text, found, ambiguousLinesShown + 1)
+      return Result.fail({
+        _tag: "Ambiguous",
+        editIndex,
+        count: found.length,
+        lines: lines.slice(0, ambiguousLinesShown),
+        moreLines: lines.length > ambiguousLinesShown
+      })
     }
     located.push({ editIndex, start, end: start + edit.oldText.length, newText: edit.newText })
   }
@@ -99,8 +115,8 @@ export const describeEditRefusal = (refusal: EditRefusal, editCount: number): st
     case "NoMatch":
       return `${which}: oldText was not found in the note; read it with notes_read and copy the text exactly (whitespace and line endings included). Nothing was changed.`
     case "Ambiguous":
-      return `${which}: oldText occurs ${refusal.count} times (lines ${refusal.lines.join(", ")}${
-        refusal.count > refusal.lines.length ? `, and ${refusal.count - refusal.lines.length} more` : ""
+      return `${which}: oldText occurs ${refusal.count} times (${refusal.lines.length === 1 ? "line" : "lines"} ${refusal.lines.join(", ")}${
+        refusal.moreLines ? ", and later lines" : ""
       }); include more surrounding text so it occurs exactly once. Nothing was changed.`
     case "Overlap":
       return `edit ${refusal.editIndex} overlaps edit ${refusal.otherIndex} near line ${refusal.line}; merge them into one edit. Nothing was changed.`
