@@ -73,11 +73,12 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
   {
     name: ToolName.notesSearch,
     label: "Search notes",
-    description: "Find lines in note bodies containing `query` (case-insensitive), or matching it as a regular expression with regex: true. " +
+    description: "Find lines in note bodies containing `query` (case-insensitive), or matching it as a regular expression with regex: true " +
+      "(RE2 syntax, line by line: no backreferences or lookaround). " +
       "Each hit gives the address, line number and the offset to pass to notes_read. Pageable with cursor.",
     promptSnippet: "notes_search: find lines in notes by text or regex",
     parameters: Type.Object({
-      query: Type.String({ minLength: 1, description: "Text to find, or a JavaScript regular expression when regex is true." }),
+      query: Type.String({ minLength: 1, description: "Text to find, or a regular expression (RE2) when regex is true." }),
       regex: Type.Optional(Type.Boolean({ description: "Treat query as a regular expression (case-insensitive)." })),
       home: Type.Optional(home),
       cursor: Type.Optional(cursor),
