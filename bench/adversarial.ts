@@ -54,6 +54,7 @@ const aLine = `${"a".repeat(999_000)}!`
 const checklist = `${"- [ ]\n".repeat(99_999)}- [ ] ship it\n`
 seedNote("bomb-line", aLine)
 seedNote("checklist", checklist)
+seedNote("long-lines", Array.from({ length: 300 }, (_, i) => `${"a".repeat(2_000)}z ${i}`).join("\n"))
 seedNote("mixed", Array.from({ length: 40_000 }, (_, i) => `line ${i}: ${i % 7 === 0 ? "aaaaaaaaaaaaaaaaaaaaaaaa!" : "words and more words"}`).join("\n"))
 
 const entries: Array<RawEntry> = []
@@ -82,6 +83,7 @@ for (let turn = 0; turn < 5_000; turn++) {
   if (turn === 100) toolTurn("a single huge line", flat(aLine.repeat(2)))
   if (turn === 200) toolTurn("many short lines", flat("aaaa bbbb cccc dddd\n".repeat(200_000)))
   if (turn === 300) toolTurn("the long needle", flat(`before ${needle40k} after`))
+  if (turn % 50 === 25) toolTurn("long matching lines", flat(`${"a".repeat(2_000)}z\n`.repeat(3)))
 }
 
 const session = Layer.mock(PiSession)({
@@ -125,6 +127,8 @@ const corpus: ReadonlyArray<HostileInput> = [
   { name: "notes_search DFA blow-up", tool: ToolName.notesSearch, params: search("(?:a|b|c|d|e|f|g|h)*a.{30}x") },
   { name: "notes_search [\\s\\S]{0,400}z", tool: ToolName.notesSearch, params: search("[\\s\\S]{0,400}z") },
   { name: "notes_search (.*){20}x", tool: ToolName.notesSearch, params: search("(.*){20}x") },
+  { name: "notes_search costly regex, 100 hits", tool: ToolName.notesSearch, params: { ...search("[\\s\\S]{0,400}z"), limit: 100 } },
+  { name: "notes_search (?:a?){300}a{300}, 100 hits", tool: ToolName.notesSearch, params: { ...search("(?:a?){300}a{300}"), limit: 100 } },
   { name: "notes_search too complex", tool: ToolName.notesSearch, params: search("[^x]{0,999}y") },
   { name: "notes_search 4,000-char regex", tool: ToolName.notesSearch, params: search("(?:ab|cd)*".repeat(400)) },
   { name: "notes_search backreference", tool: ToolName.notesSearch, params: search("(a)\\1") },
@@ -149,6 +153,8 @@ const corpus: ReadonlyArray<HostileInput> = [
   { name: "history_search (a+)+$", tool: ToolName.historySearch, params: search("(a+)+$") },
   { name: "history_search DFA blow-up", tool: ToolName.historySearch, params: search("(?:a|b|c|d|e|f|g|h)*a.{30}x") },
   { name: "history_search (.*){20}x", tool: ToolName.historySearch, params: search("(.*){20}x") },
+  { name: "history_search costly regex, 50 hits", tool: ToolName.historySearch, params: { ...search("[\\s\\S]{0,400}z"), limit: 50 } },
+  { name: "history_search (?:a?){300}a{300}, 50", tool: ToolName.historySearch, params: { ...search("(?:a?){300}a{300}"), limit: 50 } },
   { name: "history_search [\\s\\S]{0,400}z", tool: ToolName.historySearch, params: search("[\\s\\S]{0,400}z") },
   { name: "history_search 40k literal", tool: ToolName.historySearch, params: search(needle40k, false) },
   { name: "history_search a{10000}b literal", tool: ToolName.historySearch, params: search(`${"a".repeat(10_000)}b`, false) },

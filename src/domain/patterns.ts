@@ -17,8 +17,8 @@ export const maxRegexProgram = 1_000
 /** A regex never sees more than this many UTF-16 units at once: a longer line is matched in overlapping pieces. */
 export const regexPieceLength = 65_536
 const pieceOverlap = 1_024
-/** The exact position of a match is looked for in windows of this size (RE2 finds positions far slower than it tests). */
-const locateWindow = 2_048
+/** Text length × program size up to which RE2's NFA gives a match's exact position (about 2 ms at the worst). */
+const exactLocateWork = 30_000
 /** UTF-16 units a regex scan handles between two looks at its budget; a line counts as `unitsPerLine` at least. */
 const unitsPerBudgetCheck = 16_384
 const unitsPerLine = 256
@@ -49,9 +49,11 @@ export interface TextPattern {
   /**
    * A scanner over one text: from a line start `from`, the first match at or
    * after it. A literal may span lines; a regex matches within one line
-   * (without its line break, `^` and `$` are the line's ends).
+   * (without its line break, `^` and `$` are the line's ends). With
+   * `lineOnly`, a regex match may be given as its line's start, which is
+   * cheaper to find.
    */
-  readonly scanner: (text: string) => (from: number, budget?: ScanBudget) => ScanStep
+  readonly scanner: (text: string, lineOnly?: boolean) => (from: number, budget?: ScanBudget) => ScanStep
   /** The UTF-16 index of the first match in `text`, or -1. */
   readonly indexIn: (text: string) => number
 }
@@ -93,28 +95,47 @@ const testLine = (re: RE2JS, cuttable: boolean, line: string, stop: () => boolea
   return "None"
 }
 
+/** The smallest `q` for which `holds(q)`, given that it holds at `high` and once it holds it keeps holding. */
+const firstHolding = (low: number, high: number, holds: (q: number) => boolean): number => {
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (holds(mid)) high = mid
+    else low = mid + 1
+  }
+  return low
+}
+
 /**
- * Where the match starts in a line known to match: exact in a short line;
- * in a long one, in the first window that matches alone (when windows cannot
- * fake an edge), else the line start.
+ * Where the match starts in a text known to match. RE2 tests fast (a DFA)
+ * but finds positions slowly (an NFA, in time text × program), so the NFA
+ * runs only where that product is small; elsewhere two binary searches of
+ * tests place the match that ends first: its end, then the latest start
+ * that still matches before it. A regex that asserts edges can see a false
+ * one in a slice, so there the place is approximate.
  */
-const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
-  const startOf = (text: string) => {
+const locateIn = (re: RE2JS, text: string): number => {
+  if (text.length * re.programSize() <= exactLocateWork) {
     const matcher = re.matcher(text)
     return matcher.find() ? matcher.start() : 0
   }
-  if (line.length <= locateWindow) return startOf(line)
+  const end = firstHolding(0, text.length, (q) => re.test(text.slice(0, q)))
+  return end - firstHolding(0, end, (length) => re.test(text.slice(end - length, end)))
+}
+
+/** Where the match starts in a line known to match: in its first matching piece when the line is cut, else in the whole line when it is not too long, else at its start. */
+const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
+  if (line.length <= regexPieceLength) return locateIn(re, line)
   if (!cuttable) return 0
-  for (let start = 0; start < line.length; start += locateWindow / 2) {
-    const window = line.slice(start, start + locateWindow)
-    if (re.test(window)) return start + startOf(window)
+  for (let start = 0; start < line.length; start += regexPieceLength - pieceOverlap) {
+    const piece = line.slice(start, start + regexPieceLength)
+    if (re.test(piece)) return start + locateIn(re, piece)
   }
   return 0
 }
 
 const regexPattern = (source: string, re: RE2JS): TextPattern => {
   const cuttable = !assertsEdges(source)
-  const scanner = (text: string) => (from: number, budget?: ScanBudget): ScanStep => {
+  const scanner = (text: string, lineOnly = false) => (from: number, budget?: ScanBudget): ScanStep => {
     // The first line is always scanned to its end, so that a resumed scan moves on.
     let first = true
     let unchecked = 0
@@ -134,7 +155,7 @@ const regexPattern = (source: string, re: RE2JS): TextPattern => {
         return stop()
       })
       if (tested === "Stopped") return { _tag: "Stopped", at: start }
-      if (tested === "Match") return { _tag: "Match", index: start + locate(re, cuttable, line) }
+      if (tested === "Match") return { _tag: "Match", index: lineOnly ? start : start + locate(re, cuttable, line) }
       if (newline === -1) break
       start = newline + 1
     }

@@ -30,7 +30,7 @@ const hitsIn = (
   budget: ScanBudget
 ): { readonly hits: ReadonlyArray<SearchHit>; readonly stoppedAfter: number | undefined } => {
   const hits: Array<SearchHit> = []
-  const scan = pattern.scanner(body)
+  const scan = pattern.scanner(body, true)
   // `line` is the number of the line that starts at `start`, `offset` its code-point offset.
   let line = 1
   let start = 0
