@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { compileGlob, hasGlobSyntax } from "../../src/domain/glob.ts"
 import { addressMatcher } from "../../src/domain/notes/paging.ts"
 import { resolvePolicy } from "../../src/domain/thresholds.ts"
@@ -26,6 +27,22 @@ describe("globs", () => {
     assert.isFalse(compileGlob("Claude-*")("claude-sonnet"))
     assert.isTrue(compileGlob("Claude-*", { ignoreCase: true })("claude-sonnet"))
     assert.isTrue(hasGlobSyntax("a?") && hasGlobSyntax("*") && !hasGlobSyntax("plain"))
+  })
+
+  it("agree with the backtracking translation they replace, on small inputs", () => {
+    // The reference: each token as a regex, as the code before this engine did it.
+    const reference = (pattern: string, separator: boolean) =>
+      new RegExp(`^${
+        pattern.split(/(\*\*+|\*|\?)/).map((part) =>
+          part.startsWith("**") ? ".*" : part === "*" ? (separator ? "[^/]*" : ".*") : part === "?" ? (separator ? "[^/]" : ".") : part
+        ).join("")
+      }$`, "s")
+    const pattern = fc.stringMatching(/^[ab/*?]{0,8}$/)
+    const text = fc.stringMatching(/^[ab/]{0,10}$/)
+    fc.assert(fc.property(pattern, text, fc.boolean(), (p, t, separator) => {
+      const glob = compileGlob(p, separator ? { separator: "/" } : {})
+      return glob(t) === reference(p, separator).test(t)
+    }), { numRuns: 5_000 })
   })
 
   it("answer a star bomb on a 60-character name without backtracking", () => {

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { Result } from "effect"
 import { foldCase } from "../../src/domain/caseFold.ts"
 import { compileQuery, InvalidPattern, maxRegexLength, regexPieceLength, type TextPattern } from "../../src/domain/patterns.ts"
@@ -57,6 +58,28 @@ describe("user patterns", () => {
     // Found; in a line this long such a match is placed at the line's start.
     assert.strictEqual(compiled("y$", true).indexIn(`${line}\nnext`), 0)
     assert.strictEqual(compiled("y$", true).indexIn(`first\n${line}`), 6)
+  })
+
+  it("find what JavaScript's own engine finds, line by line and at the same index, on small inputs", () => {
+    const atom = fc.constantFrom("a", "b", "A", ".", "[ab]", "[^a]", "\\b", "^", "$", "(a|b)", "(ab)", "(?:a|bb)")
+    const quantifier = fc.constantFrom("", "", "*", "+", "?", "{1,2}", "*?")
+    const regex = fc.array(fc.tuple(atom, quantifier).map(([a, q]) => (/^(\\b|\^|\$)$/.test(a) ? a : a + q)), { minLength: 1, maxLength: 5 })
+      .map((parts) => parts.join(""))
+    const text = fc.stringMatching(/^[abAB \n]{0,24}$/)
+    const native = (source: string, input: string): number => {
+      const re = new RegExp(source, "i")
+      let start = 0
+      for (const line of input.split("\n")) {
+        const found = re.exec(line)
+        if (found !== null) return start + found.index
+        start += line.length + 1
+      }
+      return -1
+    }
+    fc.assert(fc.property(regex, text, (source, input) => compiled(source, true).indexIn(input) === native(source, input)), { numRuns: 3_000 })
+    fc.assert(fc.property(text, text, (query, input) =>
+      compiled(query, false).indexIn(input) === input.toLowerCase().indexOf(query.toLowerCase())
+    ), { numRuns: 3_000 })
   })
 
   it("refuse what RE2 cannot run, saying what to do instead", () => {
