@@ -103,6 +103,10 @@ describe("history_search", () => {
     const rendered = renderSearch(page, query)
     assert.isAtMost(utf8Length(rendered), ToolResultByteLimit)
     assert.include(rendered, "more: none (search finished)")
+    // A continuation does not repeat a query too long to fit: it names only the cursor.
+    long.user(needle)
+    const first = search(syncIndex(long), { ...query, limit: 1 })
+    assert.include(renderSearch(first, { ...query, limit: 1 }), `more: history_search with the same query and filters, and {"before":3}`)
   })
 
   it("stops on a spent time budget after one event, with a cursor that resumes", () => {
