@@ -75,6 +75,16 @@ const toolTurn = (prompt: string, output: string) => {
   message({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false })
   message({ role: "assistant", content: [{ type: "text", text: "done" }], stopReason: "stop" })
 }
+let seed = 7
+/** Random a/b text: what makes RE2's DFA for `(a|b)*a.{30}x`-like patterns blow up. */
+const randomAb = (length: number): string => {
+  let text = ""
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    text += seed & 1 ? "a" : "b"
+  }
+  return text
+}
 /** Flat strings, as Pi's are once a session is loaded from JSONL (`repeat` builds a rope). */
 const flat = (text: string) => JSON.parse(JSON.stringify(text)) as string
 const needle40k = "(x)[y]*?".repeat(5_000)
@@ -84,6 +94,7 @@ for (let turn = 0; turn < 5_000; turn++) {
   if (turn === 200) toolTurn("many short lines", flat("aaaa bbbb cccc dddd\n".repeat(200_000)))
   if (turn === 300) toolTurn("the long needle", flat(`before ${needle40k} after`))
   if (turn % 50 === 25) toolTurn("long matching lines", flat(`${"a".repeat(2_000)}z\n`.repeat(3)))
+  if (turn % 250 === 125) toolTurn("a long line that only matches at its end", `${randomAb(60_000)}a${"c".repeat(30)}x`)
 }
 
 const session = Layer.mock(PiSession)({
@@ -104,6 +115,7 @@ const call = (tool: string, params: unknown): Promise<ToolOutcome> =>
   runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))
 
 // Untimed warm-up: the history index is built on the first call (bench/history.ts measures that), the notes cache too.
+await call(ToolName.historyWindows, {})
 const warm = await call(ToolName.historySearch, { query: "a single huge line", roles: ["user"] })
 const hugeSeq = (warm._tag === "Ok" ? (warm.details as { hits: ReadonlyArray<{ seq: number }> }).hits[0]!.seq : 0) + 1
 await call(ToolName.notesList, {})

@@ -19,6 +19,8 @@ export const regexPieceLength = 65_536
 const pieceOverlap = 1_024
 /** Text length × program size up to which RE2's NFA gives a match's exact position (about 2 ms at the worst). */
 const exactLocateWork = 30_000
+/** A match in a longer line is placed within a window of this many UTF-16 units. */
+const locateWindow = 4_096
 /** UTF-16 units a regex scan handles between two looks at its budget; a line counts as `unitsPerLine` at least. */
 const unitsPerBudgetCheck = 16_384
 const unitsPerLine = 256
@@ -41,7 +43,7 @@ export type ScanStep =
   | { readonly _tag: "End" }
   | { readonly _tag: "Stopped"; readonly at: number }
 
-const end: ScanStep = { _tag: "End" }
+const noMatch: ScanStep = { _tag: "End" }
 
 export interface TextPattern {
   readonly source: string
@@ -65,7 +67,7 @@ const literalPattern = (query: string): TextPattern => {
     return (from: number): ScanStep => {
       folded ??= foldCase(text)
       const index = folded.indexOf(needle, from)
-      return index === -1 ? end : { _tag: "Match", index }
+      return index === -1 ? noMatch : { _tag: "Match", index }
     }
   }
   return { source: query, regex: false, scanner, indexIn: (text) => foldCase(text).indexOf(needle) }
@@ -122,13 +124,17 @@ const locateIn = (re: RE2JS, text: string): number => {
   return end - firstHolding(0, end, (length) => re.test(text.slice(end - length, end)))
 }
 
-/** Where the match starts in a line known to match: in its first matching piece when the line is cut, else in the whole line when it is not too long, else at its start. */
+/**
+ * Where the match starts in a line known to match: in a short line, there;
+ * in a long one, in the first window that matches alone (a regex that
+ * asserts edges would see false ones in a window: the line start).
+ */
 const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
-  if (line.length <= regexPieceLength) return locateIn(re, line)
+  if (line.length <= locateWindow) return locateIn(re, line)
   if (!cuttable) return 0
-  for (let start = 0; start < line.length; start += regexPieceLength - pieceOverlap) {
-    const piece = line.slice(start, start + regexPieceLength)
-    if (re.test(piece)) return start + locateIn(re, piece)
+  for (let start = 0; start < line.length; start += locateWindow - pieceOverlap) {
+    const window = line.slice(start, start + locateWindow)
+    if (re.test(window)) return start + locateIn(re, window)
   }
   return 0
 }
@@ -159,7 +165,7 @@ const regexPattern = (source: string, re: RE2JS): TextPattern => {
       if (newline === -1) break
       start = newline + 1
     }
-    return end
+    return noMatch
   }
   const indexIn = (text: string): number => {
     const step = scanner(text)(0)

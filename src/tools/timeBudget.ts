@@ -10,7 +10,7 @@ import { CurrentScanBudget } from "../services/ToolBudget.ts"
  * timer cannot interrupt synchronous work on Pi's event loop); `callMs`
  * interrupts a call that waits too long on anything else (a disk, a lock).
  */
-export const ToolTimeBudget = { scanMs: 150, callMs: 30_000 } as const
+export const ToolTimeBudget = { scanMs: 100, callMs: 30_000 } as const
 
 const writers: ReadonlySet<string> = new Set([ToolName.notesWrite, ToolName.notesUpdate, ToolName.wipeMemory])
 
