@@ -58,8 +58,8 @@ export const layer = Layer.effect(
     })
 
     const search = Effect.fn("History.search")(function*(query: SearchQuery) {
-      const budget = yield* CurrentScanBudget
-      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, defaultScanBound, budget)))
+      const startScan = yield* CurrentScanBudget
+      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, defaultScanBound, startScan())))
     })
 
     const read = Effect.fn("History.read")(function*(query: ReadQuery) {

@@ -88,7 +88,6 @@ export const searchNotes = (
     const compiled = compileQuery(request.query, request.regex === true)
     if (Result.isFailure(compiled)) return yield* compiled.failure
     const pattern = compiled.success
-    const budget = yield* CurrentScanBudget
     const cursor = request.cursor === undefined ? undefined : Option.getOrUndefined(decodeSearchCursor(request.cursor))
     if (request.cursor !== undefined && cursor === undefined) {
       return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_search returned; start again without a cursor" })
@@ -105,6 +104,7 @@ export const searchNotes = (
       .sort(compareFiles)
     const hits: Array<SearchHit & { readonly file: SearchFile }> = []
     const unreadable: Array<string> = []
+    const budget = (yield* CurrentScanBudget)()
     let stoppedAt: { readonly file: SearchFile; readonly line: number } | undefined
     let searched = 0
     for (let batch = 0; batch < files.length && hits.length <= request.limit && stoppedAt === undefined; batch += ReadBatch) {

@@ -5,10 +5,11 @@ import { failed, type ToolOutcome } from "../domain/toolOutcome.ts"
 import { CurrentScanBudget } from "../services/ToolBudget.ts"
 
 /**
- * The time budget of one tool call. `scanMs` is checked cooperatively inside
- * every long scan, which then answers with what it found and a cursor (a
- * timer cannot interrupt synchronous work on Pi's event loop); `callMs`
- * interrupts a call that waits too long on anything else (a disk, a lock).
+ * The time budget of one tool call. `scanMs`, counted from the start of a
+ * scan, is checked cooperatively inside it, and the scan then answers with
+ * what it found and a cursor (a timer cannot interrupt synchronous work on
+ * Pi's event loop); `callMs` interrupts a call that waits too long on
+ * anything else (a disk, a lock).
  */
 export const ToolTimeBudget = { scanMs: 100, callMs: 30_000 } as const
 
@@ -27,9 +28,9 @@ const timedOut = (tool: string): ToolOutcome =>
 export const withTimeBudget = (tool: string) => <R>(call: Effect.Effect<ToolOutcome, never, R>): Effect.Effect<ToolOutcome, never, R> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
-    const budget = scanBudgetOf(ToolTimeBudget.scanMs, () => clock.currentTimeMillisUnsafe())
+    const startScan = () => scanBudgetOf(ToolTimeBudget.scanMs, () => clock.currentTimeMillisUnsafe())
     return yield* call.pipe(
-      Effect.provideService(CurrentScanBudget, budget),
+      Effect.provideService(CurrentScanBudget, startScan),
       Effect.timeoutOrElse({ duration: Duration.millis(ToolTimeBudget.callMs), orElse: () => Effect.succeed(timedOut(tool)) })
     )
   })

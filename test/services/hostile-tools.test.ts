@@ -85,7 +85,7 @@ describe("hostile input to the notes tools", () => {
     Effect.gen(function*() {
       const { call } = yield* session
       for (const name of ["n1", "n2", "n3"]) yield* call("notes_write", { address: name, content: `hit in ${name}\n` })
-      const spent = yield* call("notes_search", { query: "hit" }).pipe(Effect.provideService(CurrentScanBudget, { spent: () => true }))
+      const spent = yield* call("notes_search", { query: "hit" }).pipe(Effect.provideService(CurrentScanBudget, () => ({ spent: () => true })))
       assert.include(text(spent), "- n1.md:1")
       assert.notInclude(text(spent), "n2.md")
       assert.include(text(spent), "stopped on its time budget")
@@ -99,10 +99,10 @@ describe("hostile input to the notes tools", () => {
 })
 
 describe("the tool time budget", () => {
-  it.effect("gives each call a scan budget that is spent after scanMs", () =>
+  it.effect("gives each scan of a call a budget that is spent scanMs after the scan starts", () =>
     Effect.gen(function*() {
       const probe = Effect.gen(function*() {
-        const budget = yield* CurrentScanBudget
+        const budget = (yield* CurrentScanBudget)()
         const before = budget.spent()
         yield* Effect.sleep(ToolTimeBudget.scanMs)
         return ok(`${before} ${budget.spent()}`)
