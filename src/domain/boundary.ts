@@ -18,6 +18,17 @@ export const continuationText =
   "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
   "Use the history tools if you need something said before the reset."
 
+/**
+ * The close-out: carried, hidden, by the one request after a tool turn that
+ * crossed the hard line. The window resets at the end of that turn whatever
+ * the model does.
+ */
+export const closeOutText =
+  "[pi-context] Close-out: this context window is full. After this turn it resets automatically and a fresh window starts from your notes. " +
+  "Use this turn to write your checkpoint: update this session's MAP and write a note with the goal, the current state, the decisions made " +
+  "and the next step (notes_write or notes_update), then call wipe_memory. Do not start new work in this turn; " +
+  "anything not in your notes will only be reachable through the history tools."
+
 /** How much of the pending request a continuation quotes. */
 export const CarriedRequestLimit = 1_500
 
@@ -28,6 +39,11 @@ export const requestExcerpt = (request: string, limit: number = CarriedRequestLi
     ? `${points.slice(0, limit).join("")}\n[… ${points.length - limit} more characters; find the message with history_search and read it with history_read]`
     : points.join("")
 }
+
+/** How a continuation introduces the pending request: the reset may itself have been what it asked for. */
+export const pendingIntro =
+  "The user's latest message had no reply when the window ended. Unless your notes show it is done " +
+  "(or it only asked for this reset), take it up now:"
 
 export interface ContinuationInput {
   /** The user's request the window left unanswered (`pendingRequest`), if any. */
@@ -50,7 +66,7 @@ export const continuationFor = (input: ContinuationInput): string => {
       `here is what the window held, taken from its entries:\n\n${input.digest.trim()}`
   }
   if (input.pending === undefined || input.pending.trim() === "") return continuationText
-  return `${continuationText}\n\nThe user's latest request was not answered before the reset. Answer it now:\n\n${requestExcerpt(input.pending)}`
+  return `${continuationText}\n\n${pendingIntro}\n\n${requestExcerpt(input.pending)}`
 }
 
 export const bootMessage = (windowId: string, bootText: string): Extract<BoundaryDraft, { type: "custom_message" }> => ({
