@@ -113,3 +113,6 @@ export const messageEntry = (role: string, text: string, extra: Record<string, u
   type: "message",
   message: { role, content: [{ type: "text", text }], timestamp: 0, ...extra }
 })
+
+/** A successful `notes_write` result: the window has a checkpoint, so `wipe_memory` goes through. */
+export const checkpointEntry = () => messageEntry("toolResult", "Created checkpoint (40 B).", { toolName: "notes_write", toolCallId: "call-1", isError: false })
