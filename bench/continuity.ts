@@ -5,7 +5,7 @@
  * 200 seeded random sessions, each on Pi's real agent loop (the SDK harness,
  * the faux model, Pi's real `write`, `edit` and `bash` tools in a temp dir,
  * pi-context with an injected policy on a 40,000-token window whose hard line
- * is 10,000 tokens left). A session is 0-5 earlier prompts (a text reply;
+ * is 10,000 tokens left). A session is 0-12 earlier prompts (a text reply;
  * tool work: files written or edited, bash commands that pass or fail, then
  * a reply; or a run the user aborts), then a final prompt with 0-3 tool
  * turns, then one automatic reset at a random point, by one of:
@@ -112,7 +112,7 @@ const planSession = (n: number, random: () => number): Plan => {
       : pick([`echo ok-${id}`, `true # check ${id}`, `printf 'done %s\\n' ${id}`])
     return { kind: "bash", command, fails }
   }
-  const prior = Array.from({ length: Math.floor(random() * 6) }, (_, i): Prompt => {
+  const prior = Array.from({ length: Math.floor(random() * 13) }, (_, i): Prompt => {
     const roll = random()
     if (roll < 0.25) return { kind: "reply", text: request(i) }
     if (roll < 0.4) return { kind: "abort", text: request(i) }
