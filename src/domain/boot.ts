@@ -140,7 +140,8 @@ export const windowAt = (windowStarts: BootContinuity["windowStarts"], at: numbe
 const checkpointLine = ({ previousOrdinal, checkpointed }: BootContinuity): string =>
   checkpointed
     ? `The previous window ended with a checkpoint: notes updated in window w${previousOrdinal}.`
-    : `w${previousOrdinal} ended without a checkpoint: the digest below is all that was kept of it (the history tools read it in full).`
+    // A model-driven reset without a note carries no digest, so the line promises only what every reset carries.
+    : `w${previousOrdinal} ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept; the history tools read w${previousOrdinal} in full.`
 
 /** When this session's notes last changed, from the newest note's own timestamp. */
 const freshnessLine = (continuity: BootContinuity, snapshot: NotesSnapshot, now: number): string => {

@@ -162,7 +162,7 @@ describe("boot renderer", () => {
 
     it("says the previous window ended without a checkpoint, pointing at the digest", () => {
       const { text } = renderBoot({ identity, snapshot: sessionNotes([25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
-      assert.include(text, "w3 ended without a checkpoint: the digest below is all that was kept of it")
+      assert.include(text, "w3 ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept")
     })
 
     it("tells in which window and how long ago the session's notes were last updated", () => {
