@@ -226,7 +226,7 @@ export const windowDigest = (input: {
     const length = Array.from(pending.trim()).length
     for (const limit of pendingLimits(length)) {
       const block = pendingBlock(pending, limit)
-      const cutNote = block.cut ? `the pending request after ${limit} of ${length} characters` : undefined
+      const cutNote = block.cut ? `the pending request beyond its first ${limit} of ${length} characters` : undefined
       if (fits(render(block.text, sections, none, cutOf(none, cutNote), budget))) {
         pendingText = block.text
         pendingCut = cutNote
