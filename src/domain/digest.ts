@@ -134,7 +134,8 @@ const pendingBlock = (pending: string, limit: number): { readonly text: string; 
 
 const plural = (count: number, noun: readonly [string, string]): string => `${count} ${count === 1 ? noun[0] : noun[1]}`
 
-const heading = "## Digest of the window that just ended"
+/** The digest's first line: where it starts inside a continuation. */
+export const DigestHeading = "## Digest of the window that just ended"
 const preamble = "Built by pi-context from that window's session entries, not written by a model. The session history keeps everything in full."
 
 const render = (
@@ -144,7 +145,7 @@ const render = (
   cut: ReadonlyArray<string>,
   budgetTokens: number
 ): string => {
-  const blocks = [heading, preamble]
+  const blocks = [DigestHeading, preamble]
   if (pendingText !== undefined) blocks.push(`### The user's pending request (not yet answered)\n${pendingText}`)
   sections.forEach((section, i) => {
     const n = taken[i]!
@@ -225,7 +226,7 @@ export const windowDigest = (input: {
     const length = Array.from(pending.trim()).length
     for (const limit of pendingLimits(length)) {
       const block = pendingBlock(pending, limit)
-      const cutNote = block.cut ? `the pending request after ${limit} of ${length} characters` : undefined
+      const cutNote = block.cut ? `the pending request beyond its first ${limit} of ${length} characters` : undefined
       if (fits(render(block.text, sections, none, cutOf(none, cutNote), budget))) {
         pendingText = block.text
         pendingCut = cutNote

@@ -138,7 +138,7 @@ describe("window digest", () => {
     s.user(long)
     const digest = windowDigest({ entries: s.branch(), pending: long, budgetTokens: DefaultDigestTokens })
     assert.include(digest.text, "[… 700 more characters; find the message with history_search and read it with history_read]")
-    assert.include(digest.cut[0]!, "the pending request after 1500 of 2200 characters")
+    assert.include(digest.cut[0]!, "the pending request beyond its first 1500 of 2200 characters")
     assert.isAtMost(digest.tokens, DefaultDigestTokens)
   })
 
