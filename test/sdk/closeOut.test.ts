@@ -52,6 +52,9 @@ describe("one close-out before an automatic reset mid-run", () => {
     expect(continuation(h)).not.toContain("This reset was automatic")
     expect(continuation(h)).toContain("BIG-TASK")
     expect(boundaryViolation(h.entries())).toBeUndefined()
+    // The boot says how the window ended, and when the notes were last updated.
+    expect(conversation(h.requests[3]!)[0]).toContain("The previous window ended with a checkpoint: notes updated in window w1.")
+    expect(conversation(h.requests[3]!)[0]).toContain("notes were last updated in window w1, just now (checkpoint.md).")
   })
 
   it("the model ignores it with another tool turn: the boundary follows that turn anyway, with the digest", async () => {
@@ -67,6 +70,7 @@ describe("one close-out before an automatic reset mid-run", () => {
     expect(fresh[1]).toContain("This reset was automatic")
     expect(fresh[1]).toMatch(/pending request[^\n]*\n> BIG-TASK/)
     expect(lostPendingRequest(h.entries())).toBeUndefined()
+    expect(fresh[0]).toContain("w1 ended without a checkpoint")
   })
 
   it("the model ignores it with a final reply: the boundary is committed with no further model call", async () => {

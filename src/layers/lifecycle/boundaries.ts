@@ -1,4 +1,5 @@
 import { Cause, Effect, Option, Random, Ref } from "effect"
+import type { BootContinuity } from "../../domain/boot.ts"
 import { continuationFor, resetDrafts } from "../../domain/boundary.ts"
 import { windowActivity } from "../../domain/checkpoint.ts"
 import { windowDigest } from "../../domain/digest.ts"
@@ -52,13 +53,12 @@ export const makeBoundaries = (deps: {
         const entries = yield* session.branchTail(isMarkerEntry)
         const branch = yield* session.branch
         const activity = windowActivity(entries)
-        const continuity = {
+        const continuity: BootContinuity = {
           previousOrdinal: activeWindow(branch, session.sessionId).ordinal,
           checkpointed: activity.checkpointed,
           windowStarts: windowStarts(branch)
         }
-        const request = { windowId, previousWindowId: from.id, continuity }
-        const boot = yield* session.interruptOnAbort(boots.render(request))
+        const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id, continuity }))
         const pending = pendingRequest(entries)
         const digest = isAutomaticSource(source) ? windowDigest({ entries, pending, budgetTokens: policy.digestTokens.value }) : undefined
         yield* trace.info("continuity.carried", {
