@@ -78,6 +78,8 @@ export const layer = Layer.effect(
 
     const emitNotices = Effect.gen(function*() {
       const window = yield* currentWindow
+      // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
+      yield* trace.setWindow(window.id)
       yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
       yield* boundaries.resetNoticeDue(window)
     })
@@ -271,7 +273,7 @@ export const layer = Layer.effect(
         yield* trace.debug("agent.settled", { aborted })
         yield* emitNotices
         // Pi is idle while it announces settlement and holds new prompts until every handler is done.
-        if (transition.effect._tag === "append-command-boundary") yield* commandWipe.appendWhenIdle
+        if (transition.effect._tag === "append-command-boundary") yield* commandWipe.appendWhenIdle(transition.effect.reason)
         yield* updateStatus
       })
 
@@ -281,7 +283,7 @@ export const layer = Layer.effect(
         yield* session.notify(`pi-context is off. Run /${CommandName.piContext} on first, then /${CommandName.wipeMemory}.`, "warning")
         return
       }
-      yield* commandWipe.appendWhenIdle
+      yield* commandWipe.appendWhenIdle(undefined)
     })
 
     const setEnabled = (on: boolean) =>

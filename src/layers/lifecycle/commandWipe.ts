@@ -34,8 +34,11 @@ export const makeCommandWipe = (deps: {
       yield* updateStatus
     })
 
-  /** Renders the boundary and appends it if Pi is still idle; otherwise waits for the run to settle. */
-  const appendWhenIdle = Effect.gen(function*() {
+  /**
+   * Renders the boundary and appends it if Pi is still idle; otherwise waits
+   * for the run to settle. `waited`: the run this command waited for has settled.
+   */
+  const appendWhenIdle = (waited: string | undefined) => Effect.gen(function*() {
     const session = yield* PiSession
     const window = yield* currentWindow
     if (!(yield* session.isIdle)) return yield* wait(window.id)
@@ -54,7 +57,7 @@ export const makeCommandWipe = (deps: {
       from: window.id,
       to: built.value.windowId,
       source: "command",
-      reason: transition.effect.reason ?? ""
+      reason: waited ?? transition.effect.reason ?? ""
     })
     yield* session.notify(resetNotice(built.value.windowId), "info")
     yield* updateStatus
