@@ -89,7 +89,6 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     settings: Effect.succeed(options.settings ?? {}),
     isProjectTrusted: Effect.succeed(options.projectTrusted ?? false),
     isIdle: Effect.succeed(true),
-    waitForIdle: Effect.void,
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {
         fake.appended.push({ customType, data })
