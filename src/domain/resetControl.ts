@@ -134,6 +134,8 @@ const turnEnded = (state: ResetControl, event: Extract<ResetEvent, { _tag: "Turn
     return commit("close-out", "the close-out turn ended without wipe_memory")
   }
   if (!(event.hardLineDue && event.automatic)) return { state: next, effect: none }
+  // A text reply ends the run: the boundary is written at its own turn_end without `continue`, so no
+  // model call follows; a message queued meanwhile then starts in the fresh window, not the full one.
   if (!event.toolTurn) return commit("hard-line", "a finished reply crossed the hard line: reset without a model call")
   if (state.closeOutUsed === event.windowId) return commit("hard-line", "the hard line was crossed again after this window's close-out")
   return {
