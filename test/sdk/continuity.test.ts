@@ -122,6 +122,26 @@ describe("continuity: no model call after a finished reply", () => {
     expect(fresh.at(-1)).toBe("user: and the next step?")
     expect(fresh.slice(2, -1).join("\n")).not.toContain("BIG-QUESTION")
   })
+
+  it("a follow-up queued during that reply starts in the fresh window, not the full one", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
+    h.script([
+      say("ok"),
+      () => {
+        void h.session.followUp("and then? (FOLLOW-UP)")
+        return say("here is the whole answer")
+      },
+      say("answering the follow-up")
+    ])
+    await h.prompt("hello")
+    await h.prompt(filler(5_800, "BIG-QUESTION"))
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    expect(h.requests).toHaveLength(3)
+    const fresh = conversation(h.requests[2]!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    expect(fresh.at(-1)).toBe("user: and then? (FOLLOW-UP)")
+    expect(fresh.slice(2, -1).join("\n")).not.toContain("BIG-QUESTION")
+  })
 })
 
 describe("continuity: /wipe-memory only while idle", () => {
