@@ -233,7 +233,8 @@ export const windowDigest = (input: {
         break
       }
     }
-    if (pendingText === undefined) pendingCut = "the pending request"
+    // Nothing may take the pending request's place: with no room for it, the digest says nothing.
+    if (pendingText === undefined) return { text: "", tokens: 0, cut: cutOf(none, "the pending request") }
   }
 
   const taken = [...none]

@@ -207,13 +207,24 @@ describe("window digest", () => {
         assert.strictEqual(digest.tokens, estimateTokens(digest.text))
         if (digest.text !== "" && pending.trim() !== "") assert.include(digest.text, "### The user's pending request")
         if (digest.cut.length > 0 && digest.text !== "") assert.include(digest.text, digest.cut.join(", "))
+        // A section that had something to say and is missing is named in the cut.
+        const facts = windowFacts(s.branch(), pending)
+        const sections = [
+          ["### The user's other requests", facts.requests.length, "user request"],
+          ["### Files written or edited", facts.files.length, "file"],
+          ["### Commands that failed", facts.failures.length, "failed command"],
+          ["### The last assistant text", facts.lastReply === undefined ? 0 : 1, "last assistant text"]
+        ] as const
+        for (const [heading, count, noun] of sections) {
+          if (count > 0 && !digest.text.includes(heading)) assert.isTrue(digest.cut.some((c) => c.includes(noun)), `${noun} missing and not named`)
+        }
         if (digest.cut.length === 0) {
           for (const st of steps) {
             if (st.kind === "write" && st.ok) assert.include(digest.text, st.path)
           }
         }
       }),
-      { numRuns: 300, seed: 9 }
+      { numRuns: 1000, seed: 9 }
     )
   })
 })
