@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { estimateTokens } from "../../src/domain/boot.ts"
-import { DefaultDigestTokens, PendingExcerptLimit, windowDigest, windowFacts } from "../../src/domain/digest.ts"
+import { CarriedRequestLimit } from "../../src/domain/boundary.ts"
+import { DefaultDigestTokens, windowDigest, windowFacts } from "../../src/domain/digest.ts"
 import { makeSession } from "./history-session.ts"
 
 /** A window: the marker and boot, then a user's work. */
@@ -76,6 +77,20 @@ describe("window digest", () => {
     assert.deepStrictEqual(facts.requests, [])
   })
 
+  it("recognises the pending request among the user's messages when it carries an image", () => {
+    const s = window()
+    s.user("first ask")
+    const last = s.branch().at(-1)!
+    const withImage = {
+      ...last,
+      id: "img00001",
+      parentId: last.id,
+      message: { role: "user", content: [{ type: "text", text: "what is in this screenshot?" }, { type: "image", data: "AAAA", mimeType: "image/png" }] }
+    }
+    const facts = windowFacts([...s.branch(), withImage], "what is in this screenshot?")
+    assert.deepStrictEqual(facts.requests, ["first ask"])
+  })
+
   it("ignores a result whose call is not in the window", () => {
     const s = window()
     s.toolResult("elsewhere", "write", "Successfully wrote to x.ts")
@@ -134,7 +149,7 @@ describe("window digest", () => {
 
   it("cuts a long pending request with the pointer to the history tools", () => {
     const s = window()
-    const long = "x".repeat(PendingExcerptLimit + 700)
+    const long = "x".repeat(CarriedRequestLimit + 700)
     s.user(long)
     const digest = windowDigest({ entries: s.branch(), pending: long, budgetTokens: DefaultDigestTokens })
     assert.include(digest.text, "[… 700 more characters; find the message with history_search and read it with history_read]")
