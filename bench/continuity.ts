@@ -10,14 +10,16 @@
  * a reply; or a run the user aborts), then a final prompt with 0-3 tool
  * turns, then one automatic reset at a random point, by one of:
  * - the hard line inside a run: a tool turn writes a ~30,000-token file; the
- *   model then ignores the reset (another tool call, or a text reply);
+ *   model then ignores the close-out it is given (another tool call, or a
+ *   text reply, which ends the run and so answers the request);
  * - a provider overflow (a "prompt is too long" error) inside the run;
  * - the hard line on a finished reply (a ~30,000-token text reply); the user
  *   then sends another prompt.
  * The new window's first request is the first request whose boot names the
  * new window (the continuation's request, or the user's next prompt's).
  *
- * Figures (each over the sessions where it applies, pooled):
+ * Figures (each over the sessions where it applies, pooled; a session that
+ * never reset counts as a loss in each):
  * - pending_request_rate: of the sessions whose last user message was not
  *   answered when the boundary was written (no assistant text reply that
  *   ended a run after it: read from the session's own entries, independently

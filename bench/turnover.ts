@@ -35,6 +35,13 @@
  *   prompt and tools, and the ~20,000 tokens of recent messages Pi's compaction
  *   keeps verbatim (printed below, for context, as the next request's size).
  *
+ * Not counted on either side: what happens before the turnover. The faux
+ * model here ignores pi-context's guidance and warning (each a short hidden
+ * message in the requests after it), so the reset is automatic and carries the
+ * digest. A model that heeds the warning spends one more call on the full
+ * window (its notes_write and wipe_memory turn: about the window's size in
+ * input, mostly a prefix-cache read) to write the notes it chose to keep.
+ *
  * Writes bench/results/turnover.json.
  *
  *   npm exec -- node bench/turnover.ts

@@ -1,5 +1,6 @@
 import { estimateTokens } from "./boot.ts"
-import type { RawEntry } from "./entries.ts"
+import { CarriedRequestLimit, requestExcerpt } from "./boundary.ts"
+import { type RawEntry, userMessageText } from "./entries.ts"
 import { draftsOfEntry } from "./history/events.ts"
 
 export const DefaultDigestTokens = 1500
@@ -13,8 +14,6 @@ export interface WindowDigest {
   readonly cut: ReadonlyArray<string>
 }
 
-/** Code points of the pending request quoted before it is cut (as the continuation carries it). */
-export const PendingExcerptLimit = 1500
 /** Code points of each earlier request, command and the last reply quoted. */
 export const RequestExcerptLimit = 200
 export const CommandExcerptLimit = 200
@@ -78,11 +77,16 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
       else if (typeof exitCode === "number" && exitCode !== 0) failures.push({ command, status: `exit ${exitCode}` })
       continue
     }
+    // Read as the pending request is read, so the pending one is recognised among them.
+    const user = userMessageText(entry)
+    if (user !== undefined) {
+      if (user.trim() !== "") users.push(user)
+      continue
+    }
     for (const draft of draftsOfEntry(entry)) {
       switch (draft._tag) {
         case "Plain":
-          if (draft.role === "user" && draft.document.body.trim() !== "") users.push(draft.document.body)
-          else if (draft.role === "assistant" && message?.errorMessage === undefined && draft.document.body.trim() !== "") {
+          if (draft.role === "assistant" && message?.errorMessage === undefined && draft.document.body.trim() !== "") {
             lastReply = draft.document.body
           }
           break
@@ -123,14 +127,6 @@ interface Section {
 
 const quote = (text: string): string => text.split("\n").map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")
 
-const pendingBlock = (pending: string, limit: number): { readonly text: string; readonly cut: boolean } => {
-  const points = Array.from(pending.trim())
-  if (points.length <= limit) return { text: quote(points.join("")), cut: false }
-  return {
-    text: `${quote(points.slice(0, limit).join(""))}\n[… ${points.length - limit} more characters; find the message with history_search and read it with history_read]`,
-    cut: true
-  }
-}
 
 const plural = (count: number, noun: readonly [string, string]): string => `${count} ${count === 1 ? noun[0] : noun[1]}`
 
@@ -189,7 +185,7 @@ const excerptBlock = (text: string, limit: number): string => {
 
 /** Pending-request excerpt lengths tried, longest first, when the full excerpt does not fit. */
 const pendingLimits = (length: number): ReadonlyArray<number> =>
-  [PendingExcerptLimit, 1000, 600, 300, 120, 40, 0].filter((limit, i) => i === 0 || limit < Math.min(length, PendingExcerptLimit))
+  [CarriedRequestLimit, 1000, 600, 300, 120, 40, 0].filter((limit, i) => i === 0 || limit < Math.min(length, CarriedRequestLimit))
 
 /**
  * The factual digest of an ending window, for a reset the model did not ask
@@ -225,15 +221,16 @@ export const windowDigest = (input: {
   if (pending !== undefined) {
     const length = Array.from(pending.trim()).length
     for (const limit of pendingLimits(length)) {
-      const block = pendingBlock(pending, limit)
-      const cutNote = block.cut ? `the pending request beyond its first ${limit} of ${length} characters` : undefined
-      if (fits(render(block.text, sections, none, cutOf(none, cutNote), budget))) {
-        pendingText = block.text
+      const block = quote(requestExcerpt(pending, limit))
+      const cutNote = length > limit ? `the pending request beyond its first ${limit} of ${length} characters` : undefined
+      if (fits(render(block, sections, none, cutOf(none, cutNote), budget))) {
+        pendingText = block
         pendingCut = cutNote
         break
       }
     }
-    if (pendingText === undefined) pendingCut = "the pending request"
+    // Nothing may take the pending request's place: with no room for it, the digest says nothing.
+    if (pendingText === undefined) return { text: "", tokens: 0, cut: cutOf(none, "the pending request") }
   }
 
   const taken = [...none]

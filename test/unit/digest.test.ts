@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { estimateTokens } from "../../src/domain/boot.ts"
-import { DefaultDigestTokens, PendingExcerptLimit, windowDigest, windowFacts } from "../../src/domain/digest.ts"
+import { CarriedRequestLimit } from "../../src/domain/boundary.ts"
+import { DefaultDigestTokens, windowDigest, windowFacts } from "../../src/domain/digest.ts"
 import { makeSession } from "./history-session.ts"
 
 /** A window: the marker and boot, then a user's work. */
@@ -76,6 +77,20 @@ describe("window digest", () => {
     assert.deepStrictEqual(facts.requests, [])
   })
 
+  it("recognises the pending request among the user's messages when it carries an image", () => {
+    const s = window()
+    s.user("first ask")
+    const last = s.branch().at(-1)!
+    const withImage = {
+      ...last,
+      id: "img00001",
+      parentId: last.id,
+      message: { role: "user", content: [{ type: "text", text: "what is in this screenshot?" }, { type: "image", data: "AAAA", mimeType: "image/png" }] }
+    }
+    const facts = windowFacts([...s.branch(), withImage], "what is in this screenshot?")
+    assert.deepStrictEqual(facts.requests, ["first ask"])
+  })
+
   it("ignores a result whose call is not in the window", () => {
     const s = window()
     s.toolResult("elsewhere", "write", "Successfully wrote to x.ts")
@@ -134,7 +149,7 @@ describe("window digest", () => {
 
   it("cuts a long pending request with the pointer to the history tools", () => {
     const s = window()
-    const long = "x".repeat(PendingExcerptLimit + 700)
+    const long = "x".repeat(CarriedRequestLimit + 700)
     s.user(long)
     const digest = windowDigest({ entries: s.branch(), pending: long, budgetTokens: DefaultDigestTokens })
     assert.include(digest.text, "[… 700 more characters; find the message with history_search and read it with history_read]")
@@ -207,13 +222,24 @@ describe("window digest", () => {
         assert.strictEqual(digest.tokens, estimateTokens(digest.text))
         if (digest.text !== "" && pending.trim() !== "") assert.include(digest.text, "### The user's pending request")
         if (digest.cut.length > 0 && digest.text !== "") assert.include(digest.text, digest.cut.join(", "))
+        // A section that had something to say and is missing is named in the cut.
+        const facts = windowFacts(s.branch(), pending)
+        const sections = [
+          ["### The user's other requests", facts.requests.length, "user request"],
+          ["### Files written or edited", facts.files.length, "file"],
+          ["### Commands that failed", facts.failures.length, "failed command"],
+          ["### The last assistant text", facts.lastReply === undefined ? 0 : 1, "last assistant text"]
+        ] as const
+        for (const [heading, count, noun] of sections) {
+          if (count > 0 && !digest.text.includes(heading)) assert.isTrue(digest.cut.some((c) => c.includes(noun)), `${noun} missing and not named`)
+        }
         if (digest.cut.length === 0) {
           for (const st of steps) {
             if (st.kind === "write" && st.ok) assert.include(digest.text, st.path)
           }
         }
       }),
-      { numRuns: 300, seed: 9 }
+      { numRuns: 1000, seed: 9 }
     )
   })
 })
