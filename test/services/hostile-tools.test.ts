@@ -98,6 +98,36 @@ describe("hostile input to the notes tools", () => {
     }).pipe(Effect.provide(storeLayer)))
 })
 
+describe("a search stopped on its budget", () => {
+  it.effect("pages through notes_search to exactly the hits of an unbounded search, wherever the budget stops it", () =>
+    Effect.gen(function*() {
+      const { call } = yield* session
+      for (let n = 0; n < 4; n++) {
+        const lines = Array.from({ length: 400 }, (_, i) => ((i * 7 + n) % 23 === 0 ? `hit ${n}-${i}` : `line ${n}-${i} of filler`))
+        yield* call("notes_write", { address: `n${n}`, content: lines.join("\n") })
+      }
+      const hitsOf = (text: string) => [...text.matchAll(/^- (n\d\.md:\d+) /gm)].map((m) => m[1]!)
+      const pageAll = (spentAfter: number | undefined) =>
+        Effect.gen(function*() {
+          const hits: Array<string> = []
+          let params: Record<string, unknown> = { query: "^hit \\d+-\\d+$", regex: true, limit: 7 }
+          for (let page = 0; page < 200; page++) {
+            let checks = 0
+            const budget = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
+            const text = (yield* call("notes_search", params).pipe(Effect.provideService(CurrentScanBudget, () => budget))).text
+            hits.push(...hitsOf(text))
+            const next = /More results: notes_search (\{.*\})\.$/m.exec(text)
+            if (next === null) return hits
+            params = JSON.parse(next[1]!) as Record<string, unknown>
+          }
+          return hits
+        })
+      const all = yield* pageAll(undefined)
+      assert.isAbove(all.length, 50)
+      for (const spentAfter of [0, 1, 2, 5]) assert.deepStrictEqual(yield* pageAll(spentAfter), all, `spent after ${spentAfter} checks`)
+    }).pipe(Effect.provide(storeLayer)))
+})
+
 describe("the tool time budget", () => {
   it.effect("gives each scan of a call a budget that is spent scanMs after the scan starts", () =>
     Effect.gen(function*() {

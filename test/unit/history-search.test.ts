@@ -120,6 +120,31 @@ describe("history_search", () => {
     assert.include(renderSearch(page.success, { query: "zanzibar", regex: false, limit: 10 }), "per-call scan limit of size or time")
   })
 
+  it("pages to exactly the hits of an unbounded search, wherever the budget stops it, inside events too", () => {
+    const many = makeSession()
+    for (let n = 0; n < 30; n++) {
+      many.user(Array.from({ length: 300 }, (_, i) => ((i + n) % 97 === 0 ? `hit ${n}-${i}` : `filler ${n}-${i}`)).join("\n"))
+    }
+    const manyIndex = syncIndex(many)
+    const pageAll = (spentAfter: number | undefined) => {
+      const found: Array<string> = []
+      let cursor: { readonly before?: number; readonly after?: number } = {}
+      for (let page = 0; page < 500; page++) {
+        let checks = 0
+        const budget: ScanBudget = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
+        const result = searchPage(manyIndex, { query: "^hit \\d+-\\d+$", regex: true, limit: 4, ...cursor }, undefined, budget)
+        if (Result.isFailure(result)) throw new Error(result.failure._tag)
+        found.push(...result.success.hits.map((hit) => `${hit.event.seq}@${hit.offset}`))
+        if (result.success.more === undefined) return found
+        cursor = result.success.more
+      }
+      return found
+    }
+    const all = pageAll(undefined)
+    assert.isAbove(all.length, 20)
+    for (const spentAfter of [0, 1, 2, 3]) assert.deepStrictEqual(pageAll(spentAfter), all, `spent after ${spentAfter} checks`)
+  })
+
   it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {
     const big = makeSession()
     for (let n = 0; n < 60; n++) big.user(`needle ${"語".repeat(3000)}`)
