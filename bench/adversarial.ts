@@ -151,7 +151,10 @@ const corpus: ReadonlyArray<HostileInput> = [
   { name: "notes_list *a x200 !", tool: ToolName.notesList, params: { pattern: `${"*a".repeat(200)}!` } },
   { name: "notes_list 10,000 *?", tool: ToolName.notesList, params: { pattern: "*?".repeat(5_000) } },
   { name: "notes_list **a** x30 (matches)", tool: ToolName.notesList, params: { pattern: `${"**a".repeat(30)}**` } },
+  { name: "notes_list 1M-char glob", tool: ToolName.notesList, params: { pattern: `${"a*".repeat(500_000)}` } },
+  { name: "notes_list 1M-char substring", tool: ToolName.notesList, params: { pattern: "a".repeat(1_000_000) } },
   { name: "notes_read 1 MB line, end", tool: ToolName.notesRead, params: { address: "bomb-line", offset: -100 } },
+  { name: "notes_read offset -1e15, limit 1e9", tool: ToolName.notesRead, params: { address: "bomb-line", offset: -1e15, limit: 1e9 } },
   { name: "notes_read 100k lines", tool: ToolName.notesRead, params: { address: "checklist", offset: 300_000 } },
   { name: "notes_update ambiguous x100k", tool: ToolName.notesUpdate, params: { address: "checklist", edits: [{ oldText: "- [ ]", newText: "- [x]" }] } },
   {
@@ -173,6 +176,7 @@ const corpus: ReadonlyArray<HostileInput> = [
   { name: "history_search 1M literal", tool: ToolName.historySearch, params: search("q".repeat(1_000_000), false) },
   { name: "history_search lookahead", tool: ToolName.historySearch, params: search("a(?=b)") },
   { name: "history_read 2 MB line, end", tool: ToolName.historyRead, params: { seq: hugeSeq, offset: -4_000 } },
+  { name: "history_read offset 1e15", tool: ToolName.historyRead, params: { seq: hugeSeq, offset: 1e15, limit: 8_000 } },
   { name: "history_list tool roles", tool: ToolName.historyList, params: { roles: ["tool"], limit: 200 } }
 ]
 
