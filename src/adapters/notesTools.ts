@@ -1,5 +1,5 @@
 import { Type } from "typebox"
-import { ToolName } from "../domain/protocol.ts"
+import { NotesUpdateMaxEdits, ToolName } from "../domain/protocol.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 
 const address = Type.String({
@@ -38,7 +38,7 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
           oldText: Type.String({ description: "Text to replace; must occur exactly once in the note." }),
           newText: Type.String({ description: "Replacement text." })
         }),
-        { description: "Edits, matched against the note before any of them is applied." }
+        { maxItems: NotesUpdateMaxEdits, description: `Edits (at most ${NotesUpdateMaxEdits}), matched against the note before any of them is applied.` }
       )),
       rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." }))
     })

@@ -13,7 +13,7 @@ import {
 import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { InvalidPattern } from "../domain/patterns.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
-import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
+import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
 import {
@@ -174,8 +174,13 @@ const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
-  const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (edits.length > NotesUpdateMaxEdits) {
+    return yield* new InvalidParams({
+      message: `notes_update takes at most ${NotesUpdateMaxEdits} edits per call and got ${edits.length}; send them in several calls, or replace the whole note with notes_write. Nothing was changed.`
+    })
+  }
+  const identity = yield* notesIdentity()
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`

@@ -79,6 +79,11 @@ describe("hostile input to the notes tools", () => {
       assert.isBelow(text(refused).length, 600)
       const applied = yield* call("notes_update", { address: "todo", edits: [{ oldText: "- [ ] ship", newText: "- [x] ship" }] })
       assert.strictEqual(code(applied), "ok", text(applied))
+      // Each edit is looked up in the whole note: their number is bounded, with a refusal that says what to do.
+      const many = Array.from({ length: 51 }, (_, i) => ({ oldText: `edit ${i}`, newText: "x" }))
+      const tooMany = yield* call("notes_update", { address: "todo", edits: many })
+      assert.strictEqual(code(tooMany), "invalid_argument")
+      assert.include(text(tooMany), "notes_update takes at most 50 edits per call and got 51; send them in several calls")
     }).pipe(Effect.provide(storeLayer)))
 
   it.effect("notes_search stops on a spent scan budget after one note, with a cursor that resumes", () =>

@@ -62,9 +62,9 @@ const occurrences = (text: string, needle: string): ReadonlyArray<number> => {
 /**
  * Applies exact-text edits to `text`, all or nothing. Every `oldText` is
  * looked up in the original text and must occur there exactly once, so line
- * numbers in a refusal match the note the model read. Linear in the text
- * and the edits: a unique match costs two `indexOf`, an ambiguous one a
- * single pass that counts every occurrence.
+ * numbers in a refusal match the note the model read. Each edit costs a
+ * pass over the text: two `indexOf` for a unique match, one counting pass
+ * (KMP) for an ambiguous one; the tool bounds the number of edits.
  */
 export const applyEdits = (text: string, edits: ReadonlyArray<TextEdit>): Result.Result<string, EditRefusal> => {
   const located: Array<{ readonly editIndex: number; readonly start: number; readonly end: number; readonly newText: string }> = []
