@@ -40,7 +40,10 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
         }),
         { description: "Edits, matched against the note before any of them is applied." }
       )),
-      rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." }))
+      rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." })),
+      retire: Type.Optional(Type.Boolean({
+        description: "Retire the note instead of editing it (alone, without edits): it leaves the boot and notes_list for the wastebasket, and stays in the history."
+      }))
     })
   },
   {
@@ -67,7 +70,8 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
         description: "Filter on the address: a substring, or a glob with * (within a folder), ** (across folders) and ?."
       })),
       cursor: Type.Optional(cursor),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Notes per page (default 50, maximum 200)." }))
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Notes per page (default 50, maximum 200)." })),
+      wastebasket: Type.Optional(Type.Boolean({ description: "List the retired notes (notes_update with retire: true) instead." }))
     })
   },
   {

@@ -18,6 +18,7 @@ import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
 import { type CurrentWindow, makeWindowView } from "./lifecycle/windowView.ts"
 import { Budget } from "../services/Budget.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import { type BootBuildFailed, type BoundaryReply, type GuardVerdict, Lifecycle } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -45,6 +46,7 @@ export const layer = Layer.effect(
     const thresholds = yield* Thresholds
     const budget = yield* Budget
     const boots = yield* Boots
+    const notesHistory = yield* Effect.serviceOption(NotesHistory)
     const control = yield* Ref.make(initialResetControl)
     const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, rememberReply, forget } =
       yield* makeWindowView(thresholds)
@@ -312,6 +314,7 @@ export const layer = Layer.effect(
         }
         yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
         yield* trace.info("boundary.commit", { from: from.id, to: built.value.windowId, source })
+        if (Option.isSome(notesHistory)) yield* notesHistory.value.windowEnded({ ordinal: yield* windowOrdinal(from.id) })
         return { _tag: "Committed", drafts: built.value.drafts } as const
       })
 
@@ -379,6 +382,7 @@ export const layer = Layer.effect(
       const window = yield* currentWindow
       const built = yield* Effect.exit(buildReset(window, "tool"))
       if (built._tag === "Failure") return yield* reportBootFailure(window.id, built.cause)
+      if (Option.isSome(notesHistory)) yield* notesHistory.value.windowEnded({ ordinal: yield* windowOrdinal(window.id) })
       // Public session APIs only: marker, then hidden boot and continuation; no model call.
       for (const draft of built.value.drafts) {
         if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)

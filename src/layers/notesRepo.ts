@@ -1,0 +1,129 @@
+import { Effect, FileSystem, Option, Path } from "effect"
+import { commitMessage, type CommitReason, countChanges, parseStatus } from "../domain/notes/history.ts"
+import type { GitFailed, GitRunner } from "../services/NotesHistory.ts"
+
+/**
+ * Opening the notes root as a repository, and committing a set of notes in
+ * it. A root that is already inside one of the user's repositories is used
+ * as it is: its history is only ever added to, only the notes' own paths
+ * are committed, and the user's identity is kept (pi-context's own author
+ * only when none is configured).
+ */
+
+export type Repo =
+  | {
+    readonly _tag: "Ready"
+    readonly toplevel: string
+    /** The notes root's path from the top level (`""` or `notes/`). */
+    readonly prefix: string
+    /** pi-context created this repository in the notes root. */
+    readonly owned: boolean
+    /** `-c user.name=… -c user.email=…` when the repository has no identity of its own. */
+    readonly identityArgs: ReadonlyArray<string>
+  }
+  | { readonly _tag: "Off"; readonly reason: string }
+  /** The root does not exist yet: nothing to commit, and nothing created. */
+  | { readonly _tag: "NotYet" }
+
+export const PiContextAuthor = { name: "pi-context", email: "pi-context@localhost" } as const
+
+/** Files pi-context leaves beside notes for a moment, kept out of `git status` in its own repository. */
+const ownExcludes = ["*.lock", "*.tmp-*", "*.stale-*"]
+
+const hidePaths = (text: string, root: string): string => text.split(root).join("<notes root>")
+
+export const openRepo = (git: GitRunner, root: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    if (!(yield* fs.exists(root).pipe(Effect.orElseSucceed(() => false)))) return { _tag: "NotYet" } as Repo
+    const off = (error: GitFailed): Repo => ({ _tag: "Off", reason: hidePaths(error.message, root) })
+
+    const locate = git(root, ["rev-parse", "--show-toplevel", "--show-prefix"]).pipe(
+      Effect.map(({ stdout }) => {
+        const [toplevel = root, prefix = ""] = stdout.split("\n")
+        return { toplevel, prefix }
+      })
+    )
+    const configured = (key: string) =>
+      git(root, ["config", "--get", key]).pipe(Effect.map(({ stdout }) => Option.some(stdout.trim())), Effect.orElseSucceed(() => Option.none<string>()))
+
+    const existing = yield* Effect.result(locate)
+    if (existing._tag === "Success") {
+      const owned = Option.getOrUndefined(yield* configured("pi-context.created")) !== undefined
+      const hasIdentity = Option.isSome(yield* configured("user.name")) && Option.isSome(yield* configured("user.email"))
+      return {
+        _tag: "Ready",
+        ...existing.success,
+        owned,
+        identityArgs: hasIdentity ? [] : ["-c", `user.name=${PiContextAuthor.name}`, "-c", `user.email=${PiContextAuthor.email}`]
+      } as Repo
+    }
+    if (existing.failure.reason === "missing" || !/not a git repository/i.test(existing.failure.detail)) return off(existing.failure)
+
+    // Created on the first commit: a repository of pi-context's own, with its own author.
+    const created = yield* Effect.result(Effect.gen(function*() {
+      yield* git(root, ["init", "-q"])
+      yield* git(root, ["config", "user.name", PiContextAuthor.name])
+      yield* git(root, ["config", "user.email", PiContextAuthor.email])
+      yield* git(root, ["config", "pi-context.created", "true"])
+      return yield* locate
+    }))
+    if (created._tag === "Failure") return off(created.failure)
+    const exclude = path.join(root, ".git", "info", "exclude")
+    yield* Effect.ignore(
+      fs.readFileString(exclude).pipe(
+        Effect.orElseSucceed(() => ""),
+        Effect.flatMap((text) => fs.writeFileString(exclude, `${text}${text === "" || text.endsWith("\n") ? "" : "\n"}${ownExcludes.join("\n")}\n`))
+      )
+    )
+    return { _tag: "Ready", ...created.success, owned: true, identityArgs: [] } as Repo
+  })
+
+type Ready = Repo & { readonly _tag: "Ready" }
+
+/**
+ * Commits the notes matching `pathspecs` that differ from HEAD, and only
+ * them (`--only`: whatever else the user staged stays staged). Nothing
+ * changed, no commit. Hooks that check a person's commit (`pre-commit`,
+ * `commit-msg`) and signing (which may prompt) are skipped.
+ */
+export const commitScope = Effect.fnUntraced(function*(
+  git: GitRunner,
+  repo: Ready,
+  pathspecs: ReadonlyArray<string>,
+  reason: CommitReason,
+  sessionId: string
+) {
+  const status = yield* git(repo.toplevel, [
+    "-c",
+    "core.quotePath=false",
+    "status",
+    "--porcelain=v1",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--",
+    ...pathspecs
+  ])
+  const changes = parseStatus(status.stdout)
+  if (changes.length === 0) return Option.none<{ readonly message: string; readonly files: number }>()
+  const paths = changes.map((change) => change.path).join("\0")
+  yield* git(repo.toplevel, ["--literal-pathspecs", "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], paths)
+  const message = commitMessage(reason, sessionId, countChanges(changes))
+  yield* git(repo.toplevel, [
+    ...repo.identityArgs,
+    "-c",
+    "commit.gpgSign=false",
+    "--literal-pathspecs",
+    "commit",
+    "--only",
+    "--no-verify",
+    "-q",
+    "-m",
+    message,
+    "--pathspec-from-file=-",
+    "--pathspec-file-nul"
+  ], paths)
+  return Option.some({ message, files: changes.length })
+})
