@@ -76,11 +76,11 @@ export const layerWith = (git: GitRunner) =>
         })
 
       /** The root's repository, opened once (an off root stays off until Pi restarts); not yet when the root is missing. */
-      const repoFor = (root: string) =>
+      const repoFor = (root: string, create: boolean) =>
         Effect.gen(function*() {
           const known = repos.get(root)
           if (known !== undefined) return known
-          const repo = yield* openRepo(git, root).pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+          const repo = yield* openRepo(git, root, create).pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
           if (repo._tag === "NotYet") return repo
           repos.set(root, repo)
           if (repo._tag === "Off") {
@@ -99,7 +99,7 @@ export const layerWith = (git: GitRunner) =>
           const session = yield* PiSession
           const identity = yield* identityNow
           yield* serialized(identity.root, Effect.gen(function*() {
-            const repo = yield* repoFor(identity.root)
+            const repo = yield* repoFor(identity.root, true)
             if (repo._tag !== "Ready") return
             const committed = yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId)
             if (Option.isSome(committed)) yield* trace.info("history.commit", { files: committed.value.files, reason: reason._tag })
@@ -126,8 +126,8 @@ export const layerWith = (git: GitRunner) =>
       /** The identity and a ready repository, or the sentence saying why there is no history. */
       const readyRepo = Effect.gen(function*() {
         const identity = yield* identityNow
-        const repo = yield* serialized(identity.root, repoFor(identity.root))
-        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts with the first note written.")
+        const repo = yield* serialized(identity.root, repoFor(identity.root, false))
+        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts at the end of the first window that writes a note.")
         if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
         return { identity, repo }
       })
@@ -215,10 +215,10 @@ export const layerWith = (git: GitRunner) =>
 
       const describe = Effect.gen(function*() {
         const identity = yield* identityNow
-        const repo = yield* serialized(identity.root, repoFor(identity.root))
+        const repo = yield* serialized(identity.root, repoFor(identity.root, false))
         switch (repo._tag) {
           case "NotYet":
-            return { ok: true, text: "notes history: starts with the first note written" }
+            return { ok: true, text: "notes history: starts at the end of the first window that writes a note" }
           case "Off":
             return { ok: false, text: `notes history: off (${repo.reason}); notes work without commits` }
           case "Ready":

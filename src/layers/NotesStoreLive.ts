@@ -278,6 +278,8 @@ export const layer = Layer.effect(
     const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
       const located = yield* locate(identity, raw)
       const binned = retiredFile(ops, identity, located.address.home, located.address.path)
+      // A missing note is told as such, before its lock (whose folder may not exist) is taken.
+      yield* readExisting(located)
       return yield* withNoteLocks(
         ops,
         [located.file],

@@ -32,7 +32,8 @@ const ownExcludes = ["*.lock", "*.tmp-*", "*.stale-*"]
 
 const hidePaths = (text: string, root: string): string => text.split(root).join("<notes root>")
 
-export const openRepo = (git: GitRunner, root: string) =>
+/** Opens the root's repository; creates one only when `create` (a commit), never for a report. */
+export const openRepo = (git: GitRunner, root: string, create: boolean) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -60,6 +61,7 @@ export const openRepo = (git: GitRunner, root: string) =>
       } as Repo
     }
     if (existing.failure.reason === "missing" || !/not a git repository/i.test(existing.failure.detail)) return off(existing.failure)
+    if (!create) return { _tag: "NotYet" } as Repo
 
     // Created on the first commit: a repository of pi-context's own, with its own author.
     const created = yield* Effect.result(Effect.gen(function*() {
