@@ -112,7 +112,12 @@ export const layerWith = (git: GitRunner) =>
           ))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
 
-      /** Forked into the layer's fiber set, after the hook returns: a hook never waits on git. */
+      /**
+       * Forked into the layer's fiber set, after the hook returns: a hook never
+       * waits on git. The commit holds the homes as they are when it runs,
+       * tens of milliseconds after the boundary: a note written in the next
+       * window before then (no model answers that fast) lands in it too.
+       */
       const fork = (reason: CommitReason) =>
         Effect.gen(function*() {
           const session = yield* PiSession
@@ -125,6 +130,8 @@ export const layerWith = (git: GitRunner) =>
 
       /** The identity and a ready repository, or the sentence saying why there is no history. */
       const readyRepo = Effect.gen(function*() {
+        // A command sees every window committed so far, including one still in flight.
+        yield* flush
         const identity = yield* identityNow
         const repo = yield* serialized(identity.root, repoFor(identity.root, false))
         if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts at the end of the first window that writes a note.")

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Deferred, Effect, Fiber, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
 import { systemGit } from "../../src/layers/git.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
@@ -147,5 +148,27 @@ describe("NotesHistory", () => {
         yield* Fiber.join(flushing)
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
       }).pipe(Effect.provide(historyLayer(gatedGit)))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("at session shutdown the last window's notes are committed, waiting a bounded time", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-shutdown-")
+      const { tool, withHistory } = historySession(root)
+      ok(yield* tool("notes_write", { address: "plan", content: "unfinished\n" }))
+      yield* withHistory((history) => history.sessionEnded({ ordinal: 4 }, 3_000))
+      assert.deepStrictEqual(subjects(root), ["w4 of session histsess (shutdown): +1 ~0 −0"])
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a shutdown commit that hangs does not hold the session's end past its bound", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-hang-")
+      const hangingGit: GitRunner = () => Effect.never
+      return yield* Effect.gen(function*() {
+        const { tool, withHistory } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
+        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded({ ordinal: 1 }, 3_000)))
+        yield* TestClock.adjust(3_000)
+        yield* Fiber.join(ending)
+      }).pipe(Effect.provide(historyLayer(hangingGit)))
     }).pipe(Effect.provide(nodeLayer)))
 })
