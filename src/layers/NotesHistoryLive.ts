@@ -121,7 +121,14 @@ export const layerWith = (git: GitRunner) =>
       const fork = (reason: CommitReason) =>
         Effect.gen(function*() {
           const session = yield* PiSession
-          yield* FiberSet.run(fibers, { startImmediately: false })(Effect.provideService(commitNow(reason), PiSession, session))
+          // What the identity reads of Pi, taken now: Pi's context may be stale by the time the commit runs.
+          const frozen = PiSession.of({
+            ...session,
+            settings: Effect.succeed(yield* session.settings),
+            model: Effect.succeed(yield* session.model),
+            isProjectTrusted: Effect.succeed(yield* session.isProjectTrusted)
+          })
+          yield* FiberSet.run(fibers, { startImmediately: false })(Effect.provideService(commitNow(reason), PiSession, frozen))
         })
 
       const flush = FiberSet.awaitEmpty(fibers)
