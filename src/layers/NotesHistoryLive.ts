@@ -1,4 +1,4 @@
-import { Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Result, Semaphore } from "effect"
+import { Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Result, Schedule, Semaphore } from "effect"
 import { parseAddress, parseHome } from "../domain/notes/address.ts"
 import { parseNote } from "../domain/notes/frontmatter.ts"
 import {
@@ -13,7 +13,7 @@ import {
   renderHistory
 } from "../domain/notes/history.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitRunner, HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
+import { type GitFailed, type GitRunner, HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
@@ -42,6 +42,9 @@ type Ready = Repo & { readonly _tag: "Ready" }
 const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ prefix: repo.prefix, identity })
 
 const literal = (path: string) => `:(literal)${path}`
+
+/** Another git (another Pi, the user) holds the repository's lock for a moment: worth a retry. */
+const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File exists)|Unable to create .*\.lock/i.test(error.detail)
 
 export const layerWith = (git: GitRunner) =>
   Layer.effect(
@@ -102,6 +105,7 @@ export const layerWith = (git: GitRunner) =>
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag !== "Ready") return
             const committed = yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId)
+              .pipe(Effect.retry({ times: 4, schedule: Schedule.spaced("150 millis"), while: isLockContention }))
             if (Option.isSome(committed)) yield* trace.info("history.commit", { files: committed.value.files, reason: reason._tag })
           }).pipe(
             Effect.catchTag("GitFailed", (error) =>

@@ -8,10 +8,28 @@ const MaxOutputBytes = 64 * 1024 * 1024
 
 /**
  * Never asks anything: no terminal prompt, no editor, no pager; messages in
- * C so their text can be matched; the user's own configuration otherwise.
+ * C so their text can be matched; never another repository than the one
+ * found from the notes root (a `GIT_DIR` set for the user's shell would
+ * redirect every command); the user's own configuration otherwise.
  */
+/** Variables that would point git at another repository, index or object store than the notes root's. */
+const redirecting = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+  "GIT_LITERAL_PATHSPECS",
+  "GIT_GLOB_PATHSPECS",
+  "GIT_NOGLOB_PATHSPECS",
+  "GIT_ICASE_PATHSPECS"
+]
+
 const gitEnv = (): NodeJS.ProcessEnv => ({
-  ...process.env,
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !redirecting.includes(name))),
   GIT_TERMINAL_PROMPT: "0",
   GIT_EDITOR: "true",
   GIT_PAGER: "cat",

@@ -1,5 +1,5 @@
 import { Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, countChanges, parseStatus } from "../domain/notes/history.ts"
+import { commitMessage, type CommitReason, countChanges, parseStatus, pathspecFolder } from "../domain/notes/history.ts"
 import type { GitFailed, GitRunner } from "../services/NotesHistory.ts"
 
 /**
@@ -89,9 +89,6 @@ type Ready = Repo & { readonly _tag: "Ready" }
 /** Above this many changed notes, they are staged by folder glob rather than path by path (`update-index` inserts one at a time). */
 const ManyPaths = 500
 
-/** The folder of a `:(glob)<folder>/**\/*.md` pathspec; undefined for any other pathspec. */
-const globFolder = (spec: string): string | undefined => /^:\(glob\)(.+)\/\*\*\/\*\.md$/.exec(spec)?.[1]
-
 /**
  * Commits the notes matching `pathspecs` that differ from HEAD, and only
  * them: when the user has staged something else, `--only` leaves it staged
@@ -125,7 +122,7 @@ export const commitScope = Effect.fnUntraced(function*(
   const staged = (yield* git(repo.toplevel, ["diff", "--cached", "--name-only", "--no-renames", "-z"])).stdout.split("\0").filter((p) => p !== "")
   // The globs of the folders that changed: `git add` of a few globs stays linear where many literal paths would not.
   const changedSpecs = pathspecs.filter((spec) => {
-    const folder = globFolder(spec)
+    const folder = pathspecFolder(spec)
     return folder === undefined || changes.some((change) => change.path.startsWith(`${folder}/`))
   })
   yield* ours.size <= ManyPaths

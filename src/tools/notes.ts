@@ -12,7 +12,7 @@ import {
   projectNotesInProject,
   resolveNotesRoot
 } from "../domain/notes/identity.ts"
-import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
@@ -225,7 +225,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
   const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
-  if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, limit)
+  if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) =>
@@ -244,13 +244,14 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
 }, asOutcome)
 
-const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, home: Home | undefined, limit: number) {
-  const rows = yield* (yield* NotesStore).listRetired(identity, home)
+const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, home: Home | undefined, pattern: string | undefined, limit: number) {
+  const matches = addressMatcher(pattern)
+  const rows = (yield* (yield* NotesStore).listRetired(identity, home)).filter((row) => matches(row.address))
   const now = yield* Clock.currentTimeMillis
   const fitted = fitLines(
     [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
     rows.slice(0, limit).map((row) => `- ${row.address} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
-    (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown.` : "End of wastebasket."]
+    (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown; narrow with home or pattern.` : "End of wastebasket."]
   )
   return ok(fitted.text, { count: fitted.shown, wastebasket: true })
 })

@@ -171,4 +171,43 @@ describe("NotesHistory", () => {
         yield* Fiber.join(ending)
       }).pipe(Effect.provide(historyLayer(hangingGit)))
     }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a GIT_DIR in Pi's environment never redirects the notes' commits to another repository", () =>
+    Effect.gen(function*() {
+      const other = yield* tempRoot("pi-hist-other-")
+      gitIn(other, "init", "-q")
+      const root = yield* tempRoot("pi-hist-env-")
+      const previous = process.env.GIT_DIR
+      process.env.GIT_DIR = join(other, ".git")
+      const { tool, endWindow } = historySession(root)
+      yield* Effect.gen(function*() {
+        ok(yield* tool("notes_write", { address: "plan", content: "mine\n" }))
+        yield* endWindow(1)
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        if (previous === undefined) delete process.env.GIT_DIR
+        else process.env.GIT_DIR = previous
+      })))
+      assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
+      assert.strictEqual(gitIn(other, "rev-list", "--all").trim(), "")
+    }).pipe(Effect.provide(historyLayer())))
+
+  // Live clock: the retry waits real milliseconds between attempts of real git processes.
+  it.live("a commit that meets another git's lock is retried, not dropped", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-lock-")
+      let refusals = 2
+      const busyGit: GitRunner = (cwd, args, stdin) =>
+        args.includes("commit") && refusals-- > 0
+          ? Effect.fail(new GitFailed({ command: "commit", reason: "failed", detail: `fatal: Unable to create '${cwd}/.git/index.lock': File exists.` }))
+          : systemGit(cwd, args, stdin)
+      return yield* Effect.gen(function*() {
+        const { tool, withHistory } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
+        yield* withHistory((history) => history.windowEnded({ ordinal: 1 }))
+        yield* NotesHistory.use((history) => history.flush)
+        assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
+        assert.strictEqual(refusals, -1)
+        assert.isTrue(Option.isNone(yield* NotesHistory.use((history) => history.takeNotice)))
+      }).pipe(Effect.provide(historyLayer(busyGit)))
+    }).pipe(Effect.provide(nodeLayer)))
 })

@@ -6,7 +6,8 @@ import {
   homePathspecs,
   isCommitRef,
   parseLog,
-  parseStatus
+  parseStatus,
+  pathspecFolder
 } from "../../src/domain/notes/history.ts"
 import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
 
@@ -33,6 +34,13 @@ describe("notes history (pure)", () => {
     assert.deepStrictEqual(homePathspecs({ prefix: "notes/", identity }, ["user"]), [":(glob)notes/user/**/*.md", ":(glob)notes/wastebasket/user/**/*.md"])
     assert.strictEqual(describePath({ prefix: "", identity }, "wastebasket/projects/repo-00ab/db.md"), "@project/db.md (wastebasket)")
     assert.strictEqual(describePath({ prefix: "", identity: { ...identity, projectDir: "/p/.pi/notes" } }, "projects/repo-00ab/db.md"), "projects/repo-00ab/db.md")
+  })
+
+  it("takes glob characters in a user's folder names literally, and reads the folder back", () => {
+    const spec = homePathspecs({ prefix: "notes [old]/", identity }, ["user"])[0]!
+    assert.strictEqual(spec, ":(glob)notes \\[old\\]/user/**/*.md")
+    assert.strictEqual(pathspecFolder(spec), "notes [old]/user")
+    assert.isUndefined(pathspecFolder(":(literal)notes/user/a.md"))
   })
 
   it("parses the log's records with the files each touched", () => {

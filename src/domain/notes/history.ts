@@ -120,9 +120,18 @@ const homeFolder = (layout: HistoryLayout, home: Home): string => `${layout.pref
 const wasteFolder = (layout: HistoryLayout, home: Home): string =>
   `${layout.prefix}${WastebasketFolder}/${homeSegments(layout.identity, home).join("/")}`
 
+const escapeGlob = (path: string): string => path.replace(/[\\*?[\]]/g, (char) => `\\${char}`)
+
+/** A folder's notes as a glob pathspec (a `[` in a user's folder name is taken literally). */
+export const folderPathspec = (folder: string): string => `:(glob)${escapeGlob(folder)}/**/*.md`
+
+/** The folder of a pathspec `folderPathspec` made; undefined for any other pathspec. */
+export const pathspecFolder = (spec: string): string | undefined =>
+  /^:\(glob\)(.+)\/\*\*\/\*\.md$/.exec(spec)?.[1]?.replace(/\\(.)/g, "$1")
+
 /** Glob pathspecs covering the notes of `homes` and their wastebaskets (never locks or temp files). */
 export const homePathspecs = (layout: HistoryLayout, homes: ReadonlyArray<Home>): ReadonlyArray<string> =>
-  homes.flatMap((home) => [`:(glob)${homeFolder(layout, home)}/**/*.md`, `:(glob)${wasteFolder(layout, home)}/**/*.md`])
+  homes.flatMap((home) => [folderPathspec(homeFolder(layout, home)), folderPathspec(wasteFolder(layout, home))])
 
 /** The two places a note can be in the repository: its home and its wastebasket. */
 export const notePaths = (layout: HistoryLayout, home: Home, notePath: string): { readonly live: string; readonly retired: string } => ({
