@@ -35,6 +35,7 @@ const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
   history: () => Effect.succeed(""),
   diff: () => Effect.succeed(""),
   restore: () => Effect.succeed(""),
+  commitNow: () => Effect.succeed(""),
   describe: Effect.succeed({ ok: true, text: "" }),
   takeNotice: Effect.succeed(Option.none())
 }))

@@ -5,7 +5,8 @@ export const notesHistoryUsage = [
   "pi-context notes history:",
   "  /pi-context notes history [address|@home]   the commits of a note, a home, or every home",
   "  /pi-context notes diff <commit> [address]    what a commit changed",
-  "  /pi-context notes restore <address> <commit> bring a note back to that version (a new commit)"
+  "  /pi-context notes restore <address> <commit> bring a note back to that version (a new commit)",
+  "  /pi-context notes restore <@home|all> <commit> bring a home, or every home, back to that commit"
 ].join("\n")
 
 /** `/pi-context notes history|diff|restore …`: plain text for the command's notice. */

@@ -19,7 +19,7 @@ import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { describeFailure, notesIdentity } from "../tools/notes.ts"
 import { systemGit } from "./git.ts"
-import { commitScope, openRepo, type Repo } from "./notesRepo.ts"
+import { commitScope, openRepo, type Repo, restoreScope } from "./notesRepo.ts"
 
 /**
  * Why the system `git` and not isomorphic-git: measured on this project's
@@ -200,12 +200,31 @@ export const layerWith = (git: GitRunner) =>
             : `${text.slice(0, DiffCharLimit)}\n… (diff cut at ${DiffCharLimit} characters; name one note to see less: /pi-context notes diff ${commit} <address>)`
         })
 
+      /** A home, or every home (`all`), back to a commit: one restore undoes a whole tidy. */
+      const restoreHomes = (identity: NotesIdentity, repo: Ready, scope: { readonly title: string; readonly specs: ReadonlyArray<string> }, target: string, commit: string) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          return yield* serialized(identity.root, Effect.gen(function*() {
+            const hash = yield* resolveCommit(repo, commit)
+            const what = target === "all" ? "every home" : target
+            yield* restoreScope(git, repo, scope.specs, hash).pipe(Effect.mapError((error) => unavailable(`pi-context: could not restore ${what}: ${error.message}`)))
+            const committed = yield* commitScope(git, repo, scope.specs, { _tag: "Restore", address: what, from: hash }, session.sessionId).pipe(
+              Effect.mapError((error) => unavailable(`pi-context: restored ${what}, but could not commit it (${error.message}).`))
+            )
+            const head = yield* run(repo, ["rev-parse", "--short", "HEAD"])
+            yield* trace.info("history.restore", { from: hash.slice(0, 12), scope: target === "all" ? "all" : "home" })
+            return Option.isSome(committed)
+              ? `Restored ${what} to ${hash.slice(0, 12)} (${committed.value.files} notes); the restore is commit ${head.stdout.trim()}.`
+              : `${what} already matches ${hash.slice(0, 12)}; nothing to commit.`
+          }))
+        })
+
       const restore = (address: string, commit: string) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const { identity, repo } = yield* readyRepo
-          const scope = yield* scopeOf(identity, layoutOf(repo, identity), address)
-          if (scope.places === undefined) return yield* unavailable("pi-context: restore needs a note's address, such as @project/decisions, and a commit.")
+          const scope = yield* scopeOf(identity, layoutOf(repo, identity), address === "all" ? undefined : address)
+          if (scope.places === undefined) return yield* restoreHomes(identity, repo, scope, address, commit)
           const places = scope.places
           return yield* serialized(identity.root, Effect.gen(function*() {
             const hash = yield* resolveCommit(repo, commit)
@@ -228,6 +247,22 @@ export const layerWith = (git: GitRunner) =>
             return Option.isSome(committed)
               ? `Restored ${written.address} to its version in ${hash.slice(0, 12)}; the restore is commit ${head.stdout.trim()}.`
               : `${written.address} already matches its version in ${hash.slice(0, 12)}; nothing to commit.`
+          }))
+        })
+
+      const commitNowFor = (reason: CommitReason) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          yield* flush
+          const identity = yield* identityNow
+          return yield* serialized(identity.root, Effect.gen(function*() {
+            const repo = yield* repoFor(identity.root, true)
+            if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
+            if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
+            yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId).pipe(
+              Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${error.message}).`))
+            )
+            return (yield* run(repo, ["rev-parse", "--short", "HEAD"])).stdout.trim()
           }))
         })
 
@@ -256,6 +291,7 @@ export const layerWith = (git: GitRunner) =>
         history,
         diff,
         restore,
+        commitNow: commitNowFor,
         describe,
         takeNotice: Ref.modify(notices, (queued): [Option.Option<string>, ReadonlyArray<string>] =>
           queued.length === 0 ? [Option.none(), queued] : [Option.some(queued[0]!), queued.slice(1)])

@@ -135,3 +135,21 @@ export const commitScope = Effect.fnUntraced(function*(
     : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs])
   return Option.some({ message, files: changes.length })
 })
+
+/**
+ * Brings the notes under `pathspecs` back to their state in `hash`, in the
+ * index and the work tree: notes changed since return, notes added since go.
+ * A folder neither side holds is left out (git refuses a pathspec that
+ * matches nothing).
+ */
+export const restoreScope = Effect.fnUntraced(function*(git: GitRunner, repo: Ready, pathspecs: ReadonlyArray<string>, hash: string) {
+  const known = [
+    ...(yield* git(repo.toplevel, ["ls-files", "-z"])).stdout.split("\0"),
+    ...(yield* git(repo.toplevel, ["ls-tree", "-r", "-z", "--name-only", hash])).stdout.split("\0")
+  ]
+  const held = pathspecs.filter((spec) => {
+    const folder = pathspecFolder(spec)
+    return folder !== undefined && known.some((path) => path.startsWith(`${folder}/`))
+  })
+  if (held.length > 0) yield* git(repo.toplevel, ["restore", `--source=${hash}`, "--staged", "--worktree", "--", ...held])
+})

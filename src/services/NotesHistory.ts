@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option, Schema } from "effect"
+import type { CommitReason } from "../domain/notes/history.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /** One `git` run that could not be started or did not succeed. */
@@ -41,8 +42,16 @@ export class NotesHistory extends Context.Service<NotesHistory, {
   readonly history: (target: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /** `/pi-context notes diff <commit> [address]`. */
   readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
-  /** `/pi-context notes restore <address> <commit>`: the restore is itself a commit. */
-  readonly restore: (address: string, commit: string) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /**
+   * `/pi-context notes restore <address|@home|all> <commit>`: a note, a home or
+   * every home back to that commit's version; the restore is itself a commit.
+   */
+  readonly restore: (target: string, commit: string) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /**
+   * Commits what changed in the homes now, creating the repository if need be
+   * (tidy's before and after); the short hash of HEAD afterwards.
+   */
+  readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */

@@ -67,6 +67,17 @@ describe("NotesHistory", () => {
       assert.match(subjects(root)[0]!, /^restore @project\/decisions\.md to [0-9a-f]{12} \(session histsess\)$/)
       assert.strictEqual(gitIn(root, "status", "--porcelain", "--", "projects").trim(), "")
 
+      // A whole home (or every home, "all") goes back in one restore: a note added since goes too.
+      ok(yield* tool("notes_write", { address: "@project/later", content: "added after\n" }))
+      ok(yield* tool("notes_write", { address: "@project/decisions", content: "wrong again\n" }))
+      yield* endWindow(3)
+      const home = yield* withHistory((history) => history.restore("@project", first))
+      assert.match(home, /^Restored @project to [0-9a-f]{12} \(2 notes\); the restore is commit [0-9a-f]+\.$/)
+      assert.include(ok(yield* tool("notes_read", { address: "@project/decisions" })), "use postgres")
+      assert.notInclude(ok(yield* tool("notes_list", {})), "@project/later")
+      assert.match(subjects(root)[0]!, /^restore @project to [0-9a-f]{12} \(session histsess\)$/)
+      assert.strictEqual(gitIn(root, "status", "--porcelain").trim(), "")
+
       const refused = yield* withHistory((history) => Effect.flip(history.restore("@project/decisions", "--upload-pack=x")))
       assert.include(refused.message, "is not a commit")
     }).pipe(Effect.provide(historyLayer())))

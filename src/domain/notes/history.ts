@@ -56,6 +56,7 @@ export type CommitReason =
   | { readonly _tag: "Window"; readonly ordinal: number }
   | { readonly _tag: "Shutdown"; readonly ordinal: number }
   | { readonly _tag: "Restore"; readonly address: string; readonly from: string }
+  | { readonly _tag: "Tidy"; readonly phase: "before" | "after" }
 
 /** `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and the version. */
 export const commitMessage = (reason: CommitReason, sessionId: string, counts: ChangeCounts): string => {
@@ -68,6 +69,8 @@ export const commitMessage = (reason: CommitReason, sessionId: string, counts: C
       return `w${reason.ordinal} of ${session} (shutdown): ${tally}`
     case "Restore":
       return `restore ${reason.address} to ${reason.from.slice(0, 12)} (${session})`
+    case "Tidy":
+      return `tidy ${reason.phase} (${session}): ${tally}`
   }
 }
 
