@@ -4,7 +4,10 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { notesToolSpecs } from "./adapters/notesTools.ts"
 import { notesHistoryCommand } from "./commands/notesHistory.ts"
+import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
+import { TidyTools } from "./domain/notes/tidy.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { replyTokens } from "./domain/projection.ts"
 import { CustomType } from "./domain/protocol.ts"
@@ -197,6 +200,23 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     trace: (ctx: ExtensionContext) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
     notesHistory: (args: ReadonlyArray<string>, ctx: ExtensionContext) =>
       run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
+    /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
+    tidy: (args: ReadonlyArray<string>, ctx: ExtensionContext) => {
+      const pass: TidyPass = (request) =>
+        Effect.promise(async () => {
+          const { runTidySession } = await import("./adapters/tidySession.ts")
+          return runTidySession(ctx, {
+            instructions: request.instructions,
+            prompt: request.prompt,
+            modelRef: request.modelRef,
+            tools: TidyTools.map((name) => ({
+              spec: notesToolSpecs.find((spec) => spec.name === name)!,
+              call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+            }))
+          })
+        })
+      return run(ctx, "/pi-context tidy", tidyCommand(args, pass), "pi-context: tidy unavailable")
+    },
     /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
     dispose: async (ctx?: ExtensionContext) => {
       if (ctx !== undefined) {

@@ -10,7 +10,7 @@ export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
   detail: Schema.String
 }) {
   override get message(): string {
-    return this.reason === "missing" ? "git is not installed (no git on PATH)" : `git ${this.command}: ${this.detail}`
+    return this.reason === "missing" ? "git is not installed: no git on PATH" : `git ${this.command}: ${this.detail}`
   }
 }
 
