@@ -88,4 +88,15 @@ describe("/pi-context tidy on the faux model", () => {
     expect(existsSync(join(root, ".git"))).toBe(false)
     expect(h.errors).toEqual([])
   })
+
+  it("a tidyModel Pi does not know stops the pass with a report that says so, and changes no note", async () => {
+    h = await createHarness({ settings: { "pi-context": { tidyModel: "nowhere/none" } } })
+    const root = h.dirs.notesRoot
+    seed(root)
+    await h.prompt("/pi-context tidy")
+    const report = h.notices.at(-1)!.message
+    expect(report).toContain("No changes.")
+    expect(report).toContain(`The pass stopped: the tidyModel setting names "nowhere/none", which Pi does not know; use provider/model-id`)
+    expect(readFileSync(join(root, "user", "prefs-a.md"), "utf8")).toBe("Prefers tabs.\n")
+  })
 })
