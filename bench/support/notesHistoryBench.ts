@@ -20,7 +20,7 @@ import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
 import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesHistory } from "../../src/services/NotesHistory.ts"
-import { makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
+import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 
 const Runs = 9
 const Warmup = 2
@@ -57,7 +57,8 @@ export const benchNotesHistory = async (
     cwd: identity.root,
     settings: { "pi-context": { notesRoot: identity.root, agentName: identity.agentName } },
     model: { provider: "bench", id: identity.modelSlug, contextWindow: 200_000 },
-    entries: [messageEntry("user", "hello")]
+    // A note was written in the window (the checkpoint check lets the wipe through).
+    entries: [messageEntry("user", "hello"), checkpointEntry()]
   })
   let round = 0
   const changeNotes = () => {
@@ -80,7 +81,7 @@ export const benchNotesHistory = async (
   const boundary = async (runtime: typeof withCommit | typeof withoutCommit): Promise<number> => {
     await runtime.runPromise(onSession(Lifecycle.use((l) => l.requestWipe)))
     const start = performance.now()
-    const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false }))))
+    const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
     if (reply?.continue !== true) throw new Error("the bench's boundary was not committed")
     await runtime.runPromise(NotesHistory.use((history) => history.flush))

@@ -76,8 +76,8 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     if (unknown.length > 0) return `pi-context tidy: unknown argument "${unknown[0]}". Use /pi-context tidy or /pi-context tidy --dry-run.`
     const dryRun = args.length > 0
     const session = yield* PiSession
-    // The pass edits the homes: not while this session's own turn may be writing them.
-    yield* session.waitForIdle
+    // The pass edits the homes: not while this session's own run may be writing them.
+    if (!(yield* session.isIdle)) return "pi-context: tidy runs while the agent is idle; run it again when this turn has finished."
     const history = yield* NotesHistory
     const identity = yield* notesIdentity()
     const modelSetting = piContextSetting(yield* session.settings, "tidyModel")
