@@ -19,7 +19,7 @@ import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { describeFailure, notesIdentity } from "../tools/notes.ts"
 import { systemGit } from "./git.ts"
-import { commitScope, openRepo, type Repo, restoreScope } from "./notesRepo.ts"
+import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./notesRepo.ts"
 
 /**
  * Why the system `git` and not isomorphic-git: measured on this project's
@@ -111,7 +111,10 @@ export const layerWith = (git: GitRunner) =>
             Effect.catchTag("GitFailed", (error) =>
               Effect.andThen(
                 trace.info("history.commit-failed", { reason: error.message }),
-                tellOnce(`commit:${identity.root}`, `pi-context: could not commit the notes history (${error.message}); your notes are saved, only their history is behind.`)
+                tellOnce(
+                  `commit:${identity.root}`,
+                  `pi-context: could not commit the notes history (${hidePaths(error.message, identity.root)}); your notes are saved, only their history is behind.`
+                )
               ))
           ))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
@@ -151,7 +154,7 @@ export const layerWith = (git: GitRunner) =>
       })
 
       const run = (repo: Ready, args: ReadonlyArray<string>, stdin?: string) =>
-        git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${error.message}`)))
+        git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
 
       /** Pathspecs of an address (its home and wastebasket places) or a home; every home when absent. */
       const scopeOf = (identity: NotesIdentity, layout: HistoryLayout, target: string | undefined) =>
@@ -207,9 +210,9 @@ export const layerWith = (git: GitRunner) =>
           return yield* serialized(identity.root, Effect.gen(function*() {
             const hash = yield* resolveCommit(repo, commit)
             const what = target === "all" ? "every home" : target
-            yield* restoreScope(git, repo, scope.specs, hash).pipe(Effect.mapError((error) => unavailable(`pi-context: could not restore ${what}: ${error.message}`)))
+            yield* restoreScope(git, repo, scope.specs, hash).pipe(Effect.mapError((error) => unavailable(`pi-context: could not restore ${what}: ${hidePaths(error.message, repo.toplevel)}`)))
             const committed = yield* commitScope(git, repo, scope.specs, { _tag: "Restore", address: what, from: hash }, session.sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: restored ${what}, but could not commit it (${error.message}).`))
+              Effect.mapError((error) => unavailable(`pi-context: restored ${what}, but could not commit it (${hidePaths(error.message, repo.toplevel)}).`))
             )
             const head = yield* run(repo, ["rev-parse", "--short", "HEAD"])
             yield* trace.info("history.restore", { from: hash.slice(0, 12), scope: target === "all" ? "all" : "home" })
@@ -240,7 +243,7 @@ export const layerWith = (git: GitRunner) =>
             // A retired note that comes back leaves the wastebasket.
             yield* Effect.ignore(fs.remove(path.join(repo.toplevel, places.retired)))
             const committed = yield* commitScope(git, repo, scope.specs, { _tag: "Restore", address: written.address, from: hash }, session.sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: restored ${written.address}, but could not commit it (${error.message}).`))
+              Effect.mapError((error) => unavailable(`pi-context: restored ${written.address}, but could not commit it (${hidePaths(error.message, repo.toplevel)}).`))
             )
             const head = yield* run(repo, ["rev-parse", "--short", "HEAD"])
             yield* trace.info("history.restore", { from: hash.slice(0, 12) })
@@ -260,7 +263,7 @@ export const layerWith = (git: GitRunner) =>
             if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
             if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
             yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${error.message}).`))
+              Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
             )
             return (yield* run(repo, ["rev-parse", "--short", "HEAD"])).stdout.trim()
           }))

@@ -30,7 +30,8 @@ export const PiContextAuthor = { name: "pi-context", email: "pi-context@localhos
 /** Files pi-context leaves beside notes for a moment, kept out of `git status` in its own repository. */
 const ownExcludes = ["*.lock", "*.tmp-*", "*.stale-*"]
 
-const hidePaths = (text: string, root: string): string => text.split(root).join("<notes root>")
+/** Git's messages name paths of the user's machine: the notes root is said as such. */
+export const hidePaths = (text: string, root: string): string => text.split(root).join("<notes root>")
 
 /** Opens the root's repository; creates one only when `create` (a commit), never for a report. */
 export const openRepo = (git: GitRunner, root: string, create: boolean) =>
