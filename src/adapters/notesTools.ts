@@ -29,7 +29,8 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
     name: ToolName.notesUpdate,
     label: "Update note",
     description: "Apply exact-text edits to a note, all or nothing: each oldText must occur exactly once in the note as it is now " +
-      "(an error names the edit and the lines of ambiguous matches). Optionally rename or move the note with rename_to, alone or with edits.",
+      "(an error names the edit and the lines of ambiguous matches). Optionally rename or move the note with rename_to, alone or with edits. " +
+      "retire: true (alone) retires a note that is no longer true: it leaves the boot and notes_list for the wastebasket.",
     promptSnippet: "notes_update: exact-text edits and/or rename of a note, all or nothing",
     parameters: Type.Object({
       address,
