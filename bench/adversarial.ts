@@ -104,6 +104,7 @@ const session = Layer.mock(PiSession)({
   agentDir: join(root, "agent"),
   settings: Effect.succeed({ "pi-context": { notesRoot: root } }),
   model: Effect.succeed(Option.some({ provider: "bench", id: "adversary", contextWindow: 200_000 })),
+  isProjectTrusted: Effect.succeed(false),
   entries: Effect.sync(() => entries),
   rawBranch: Effect.sync(() => entries),
   leafId: Effect.sync(() => leafId)
