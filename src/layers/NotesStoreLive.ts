@@ -15,7 +15,8 @@ import {
   NotesStore,
   NoteTooLarge
 } from "../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notesDisk.ts"
+import { type DiskOps, describePlatformError, isNotFound, walkNotes, writeAtomically } from "./notesDisk.ts"
+import { makeNoteLocks } from "./notesLock.ts"
 import { findProjectRoot } from "./notesProject.ts"
 import { makeHomeCache, withTitles } from "./notesScan.ts"
 import { searchNotes } from "./notesSearch.ts"
@@ -37,6 +38,7 @@ export const layer = Layer.effect(
     const ops: DiskOps = { fs, path }
     // Watched per home; its watchers close with the layer's scope (the runtime is disposed on session_shutdown).
     const cache = yield* makeHomeCache(ops)
+    const { withNoteLocks } = makeNoteLocks(ops)
 
     const homeDir = (identity: NotesIdentity, home: Home): string => path.join(identity.root, ...homeSegments(identity, home))
 
@@ -118,7 +120,6 @@ export const layer = Layer.effect(
       yield* encodeNote(located, body)
       yield* prepareDirectory(located)
       return yield* withNoteLocks(
-        ops,
         [located.file],
         located.shown,
         Effect.gen(function*() {
@@ -157,7 +158,6 @@ export const layer = Layer.effect(
       yield* ensureContained(source)
       if (renaming) yield* prepareDirectory(target)
       return yield* withNoteLocks(
-        ops,
         renaming ? [source.file, target.file] : [source.file],
         source.shown,
         Effect.gen(function*() {
