@@ -229,7 +229,7 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const next = window.nextOffset === undefined
     ? "End of note."
     : `More follows: notes_read { "address": "${note.address}", "offset": ${window.nextOffset} }.`
-  const updated = note.updated === undefined ? "" : `, updated ${note.updated}`
+  const updated = note.updated === undefined ? "" : `, updated ${echo(note.updated, 40)}`
   const text = fitParts({ head: `${note.address} (${range}${updated}). ${next}\n`, body: window.text })
   return ok(text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
