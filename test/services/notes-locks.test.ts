@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
 import { hostname } from "node:os"
+import { fileURLToPath } from "node:url"
 import { Effect, FileSystem, Option, Path } from "effect"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { lockProtocol } from "../../src/layers/notesLock.ts"
@@ -26,6 +28,17 @@ const setup = Effect.gen(function*() {
   const names = Effect.map(fs.readDirectory(dir), (all) => [...all].sort())
   return { fs, path, root, dir, store, identity, plant, names }
 })
+
+const appender = fileURLToPath(new URL("../support/notesAppender.ts", import.meta.url))
+
+/** One child process applying `count` appends to `@project/shared` under `root`. */
+const runAppender = (root: string, tag: string, count: number) =>
+  Effect.callback<{ readonly code: number | null; readonly stderr: string }>((resume) => {
+    const child = spawn(process.execPath, [appender, root, tag, String(count)], { stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
+    child.on("close", (code) => resume(Effect.succeed({ code, stderr })))
+  })
 
 const owner = (fields: { readonly pid: number; readonly host: string; readonly at: number }) =>
   JSON.stringify({ ...fields, token: `${fields.pid}-1-abc` })
@@ -106,6 +119,23 @@ describe("note locks that recover", () => {
       for (let i = 0; i < 24; i++) assert.include(body, `entry ${i}\n`)
       assert.strictEqual(body.split("\n").length, 25)
     }).pipe(Effect.provide(liveNotesLayer)))
+
+  it.live("two processes meeting one stale lock at once take it over once between them and lose no update", () =>
+    Effect.gen(function*() {
+      const { fs, store, root } = yield* setup
+      const identity = { root, sessionId: "two-process", projectKey: "p", agentName: "pi", modelSlug: "m" }
+      yield* store.write(identity, "@project/shared", "<!-- end -->")
+      const lock = `${root}/projects/p/shared.md.lock`
+      yield* fs.writeFileString(lock, "")
+      yield* fs.utimes(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
+      const results = yield* Effect.all([runAppender(root, "left", 40), runAppender(root, "right", 40)], { concurrency: 2 })
+      for (const result of results) assert.deepStrictEqual(result, { code: 0, stderr: "" })
+      const entries = (yield* store.read(identity, "@project/shared")).body.split("\n").slice(0, -1)
+      for (const tag of ["left", "right"]) {
+        assert.deepStrictEqual(entries.filter((line) => line.startsWith(`${tag}-`)), Array.from({ length: 40 }, (_, i) => `${tag}-${i}`))
+      }
+      assert.deepStrictEqual([...(yield* fs.readDirectory(`${root}/projects/p`))], ["shared.md"])
+    }).pipe(Effect.provide(liveNotesLayer)), 120_000)
 
   it.live("removes temporary files and markers that killed writers left, and nothing a live writer may still use", () =>
     Effect.gen(function*() {
