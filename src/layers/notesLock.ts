@@ -146,7 +146,7 @@ const acquire = (ops: DiskOps, lockPath: string, address: string): Effect.Effect
     const token = yield* uniqueToken
     const candidate = `${lockPath}.tmp-${token}`
     // Known as ours before the lock exists, so no other fiber of this process can judge it stale.
-    heldTokens.add(token)
+    yield* Effect.sync(() => heldTokens.add(token))
     const started = yield* Clock.currentTimeMillis
     let immediate = 0
     return yield* Effect.gen(function*() {

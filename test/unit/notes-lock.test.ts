@@ -56,9 +56,11 @@ describe("note lock verdicts", () => {
     }
   })
 
-  it("judges a takeover marker by its owner on this host, by a short age elsewhere", () => {
+  it("judges a takeover marker by its owner on this host, by a short age elsewhere, and by the lock bound whatever its owner", () => {
     const marker = (fields: Parameters<typeof owner>[0], ageMs: number) => judgeMarker({ owner: owner(fields), ageMs }, judge)
-    assert.deepStrictEqual(marker({ pid: 1 }, StaleLockMs * 10), { _tag: "Held" })
+    assert.deepStrictEqual(marker({ pid: 1 }, StaleLockMs), { _tag: "Held" })
+    // A live pid past the lock bound is a reused pid, not a taker still at work.
+    assert.deepStrictEqual(marker({ pid: 1 }, StaleLockMs + 1), { _tag: "Stale", reason: "old" })
     assert.deepStrictEqual(marker({ pid: 999_999 }, 0), { _tag: "Stale", reason: "dead-owner" })
     assert.deepStrictEqual(marker({ host: "elsewhere" }, 1_000), { _tag: "Held" })
     assert.deepStrictEqual(marker({ host: "elsewhere" }, 6_000), { _tag: "Stale", reason: "old" })

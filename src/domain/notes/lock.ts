@@ -66,11 +66,16 @@ export const judgeLock = (observation: LockObservation, judge: LockJudge): LockV
   return judge.isAlive(owner.pid) ? held : stale("dead-owner")
 }
 
-/** Same rule for a takeover marker, with its much shorter hold. */
+/**
+ * Same rule for a takeover marker, with its much shorter hold: one from
+ * another host is stale after a few seconds, and any is stale after
+ * `StaleLockMs` (its taker's pid may since have been reused).
+ */
 export const judgeMarker = (observation: LockObservation, judge: LockJudge): LockVerdict => {
   const { owner, ageMs } = observation
   if (ageMs < -FutureToleranceMs) return stale("future")
   if (owner === undefined) return ageMs > UnreadableLockGraceMs ? stale("unreadable") : held
+  if (ageMs > StaleLockMs) return stale("old")
   if (owner.host === judge.host) {
     if (owner.pid === judge.pid) return judge.holds(owner.token) ? held : stale("not-ours")
     return judge.isAlive(owner.pid) ? held : stale("dead-owner")
