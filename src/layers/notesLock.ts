@@ -59,10 +59,18 @@ const sameFile = (a: Seen, b: Seen): boolean => a.ino === b.ino && a.mtimeMs ===
 
 const mtimeOf = (info: FileSystem.File.Info): number => Option.match(info.mtime, { onNone: () => 0, onSome: (date) => date.getTime() })
 
+/** A lock is about a hundred bytes; anything larger, or not a regular file, is not read and counts as unreadable. */
+const LockReadBytes = 4096
+
 /** A file's identity and content, or none when it is gone. */
 const look = (ops: DiskOps, file: string): Effect.Effect<Option.Option<Seen>, PlatformError.PlatformError> =>
-  Effect.all([ops.fs.stat(file), ops.fs.readFileString(file)]).pipe(
-    Effect.map(([info, text]) => Option.some({ ino: String(Option.getOrUndefined(info.ino) ?? ""), mtimeMs: mtimeOf(info), text })),
+  ops.fs.stat(file).pipe(
+    Effect.flatMap((info) =>
+      Effect.map(
+        info.type === "File" && Number(info.size) <= LockReadBytes ? ops.fs.readFileString(file) : Effect.succeed(""),
+        (text) => Option.some({ ino: String(Option.getOrUndefined(info.ino) ?? ""), mtimeMs: mtimeOf(info), text })
+      )
+    ),
     Effect.catchIf(isNotFound, () => Effect.succeedNone)
   )
 

@@ -68,6 +68,16 @@ describe("note locks that recover", () => {
       }).pipe(Effect.provide(liveNotesLayer)))
   }
 
+  it.live("takes over a lock that is a link to a device, without reading it", () =>
+    Effect.gen(function*() {
+      const { store, identity, fs, dir, names } = yield* setup
+      yield* store.write(identity, "n", "a")
+      yield* fs.symlink("/dev/zero", `${dir}/n.md.lock`)
+      yield* store.update(identity, "n", [{ oldText: "a", newText: "b" }])
+      assert.strictEqual((yield* store.read(identity, "n")).body, "b")
+      assert.deepStrictEqual(yield* names, ["n.md"])
+    }).pipe(Effect.provide(liveNotesLayer)))
+
   it.live("a taker that looked before another took the lock over never removes the lock taken since", () =>
     Effect.gen(function*() {
       const { plant, dir, fs, path } = yield* setup
