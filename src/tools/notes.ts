@@ -13,7 +13,7 @@ import {
 import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
-import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, utf8Length } from "../domain/toolOutcome.ts"
+import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
 import {
   type AmbiguousEdit,
   type InvalidAddress,
@@ -131,7 +131,7 @@ export const describeFailure = (error: NotesToolError): ToolOutcome => {
         ? failed("too_large", `${error.address} is ${error.bytes} bytes on disk, over the ${error.limit}-byte limit for notes the store edits. Read it by offset with notes_read, write its parts as smaller notes with notes_write, then replace it with notes_write.`)
         : failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
     case "NoteLocked":
-      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again. A lock left by a crashed writer is taken over by itself.`)
+      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again in a moment. A lock that a crashed writer left is taken over within 30 s.`)
     case "AmbiguousEdit":
       return failed("ambiguous_edit", `${error.address}: ${error.message}`)
     case "NoMatch":
@@ -183,17 +183,7 @@ const fitLines = (header: ReadonlyArray<string>, lines: ReadonlyArray<string>, f
 /** Room a cursor's own size may vary by between the counts tried (an address of up to 512 bytes, encoded). */
 const ContinuationReserve = 1024
 
-const truncateLine = (line: string, bytes: number): string => {
-  let used = 0
-  let end = 0
-  for (const point of line) {
-    const size = utf8Length(point)
-    if (used + size > bytes - 4) break
-    used += size
-    end += point.length
-  }
-  return `${line.slice(0, end)}…`
-}
+const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(line, bytes - 4).text}…`
 
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
