@@ -1,9 +1,8 @@
 import { Clock, Effect, FileSystem, Layer, Option, Path, PlatformError, Result } from "effect"
-import { type AddressUse, formatAddress, type Home, homePrefix, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
+import { type AddressUse, formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
 import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
 import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
-import { classifyIoFailure } from "../domain/notes/ioFailure.ts"
-import { homeSegments, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
+import { homeDirectory, homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
 import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
 import { textWindow } from "../domain/textWindow.ts"
 import {
@@ -19,11 +18,13 @@ import {
   type PageRequest
 } from "../services/NotesStore.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notesDisk.ts"
+import { type FailurePlace, notesIoError } from "./notesErrors.ts"
 import { makeNoteLocks } from "./notesLock.ts"
 import { readLargeFrontmatter, readLargePage } from "./notesRead.ts"
 import { findProjectRoot } from "./notesProject.ts"
 import { makeHomeCache, withTitles } from "./notesScan.ts"
 import { searchNotes } from "./notesSearch.ts"
+import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notesWastebasket.ts"
 
 const encoder = new TextEncoder()
 
@@ -44,7 +45,7 @@ export const layer = Layer.effect(
     const cache = yield* makeHomeCache(ops)
     const { withNoteLocks } = makeNoteLocks(ops)
 
-    const homeDir = (identity: NotesIdentity, home: Home): string => path.join(identity.root, ...homeSegments(identity, home))
+    const homeDir = (identity: NotesIdentity, home: Home): string => homeDirectory(identity, home, path.join)
 
     /**
      * The file of each segment as it is on disk: a name stored in another
@@ -80,31 +81,7 @@ export const layer = Layer.effect(
         }
       })
 
-    /** Where a failure happened when it was a folder of the address (`at @project/a`), never a path of the machine. */
-    const placeOf = (located: Pick<Located, "address" | "homeDir">, failing: unknown): string => {
-      if (typeof failing !== "string") return ""
-      if (failing === located.homeDir) return " (at the home's folder)"
-      if (!failing.startsWith(located.homeDir + path.sep)) return " (at a folder above the home)"
-      const relative = failing.slice(located.homeDir.length + 1).split(path.sep).join("/")
-      // The note itself, or a lock or temporary file beside it: the address already says where.
-      return located.address.path.startsWith(`${relative}/`) ? ` (at ${homePrefix(located.address.home)}${relative})` : ""
-    }
-
-    /** A platform error on one note, as an error naming its address and home; permanent errors say so. */
-    const ioErrorAt = (located: Pick<Located, "address" | "shown" | "homeDir">, operation: string) => (error: PlatformError.PlatformError): NotesIoError => {
-      const code = (error.reason.cause as { readonly code?: unknown } | undefined)?.code
-      const errno = typeof code === "string" ? code : error.reason._tag
-      const failure = classifyIoFailure(typeof code === "string" ? code : undefined)
-      const home = located.address.home === "session" ? "session" : `@${located.address.home}`
-      return new NotesIoError({
-        address: located.shown,
-        home: located.address.home,
-        errno,
-        permanent: failure.permanent,
-        reason: `could not ${operation} ${located.shown} in the ${home} home: ${failure.explanation} (${errno})${placeOf(located, "pathOrDescriptor" in error.reason ? error.reason.pathOrDescriptor : undefined)}`,
-        action: failure.action
-      })
-    }
+    const ioErrorAt = (place: FailurePlace, operation: string) => notesIoError(path, place, operation)
 
     const isInside = (dir: string, candidate: string): boolean => candidate === dir || candidate.startsWith(dir + path.sep)
 
@@ -325,7 +302,7 @@ export const layer = Layer.effect(
       yield* cache.settle
       const homes = yield* Effect.forEach(
         Homes,
-        (home) => cache.snapshot(home, homeDir(identity, home), homeSegments(identity, home).join("/")),
+        (home) => cache.snapshot(home, homeDir(identity, home), homeLocation(identity, home)),
         { concurrency: "unbounded" }
       )
       return { takenAt, homes }
@@ -350,10 +327,34 @@ export const layer = Layer.effect(
       return { copied: parentNotes.length }
     })
 
+    const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw)
+      const binned = retiredFile(ops, identity, located.address.home, located.address.path)
+      // A missing note is told as such, before its lock (whose folder may not exist) is taken.
+      yield* statNote(located)
+      return yield* withNoteLocks(
+        [located.file],
+        located.shown,
+        Effect.gen(function*() {
+          // Only its size: a note over the write limit can be retired too.
+          const bytes = yield* statNote(located)
+          yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
+          return { address: located.shown, bytes }
+        })
+      ).pipe(
+        Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
+      )
+    })
+
+    const listRetired = (identity: NotesIdentity, home: Home | undefined) => listWastebasket(ops, identity, allHomes(home))
+
+    const projectRoot = (cwd: string) => findProjectRoot(ops, cwd)
+
     const projectKey = Effect.fn("NotesStore.projectKey")(function*(cwd: string) {
       return projectKeyOf(yield* findProjectRoot(ops, cwd))
     })
 
-    return NotesStore.of({ read, readPage, write, update, list, search, snapshot, copySessionHome, projectKey })
+    return NotesStore.of({ read, readPage, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
   })
 )
