@@ -1,5 +1,5 @@
 import { Cause, Effect, Layer, Option, Random, Ref } from "effect"
-import { bootMessage, continuationFor, continuationMessage, inspectTail, resetDrafts } from "../domain/boundary.ts"
+import { bootMessage, continuationFor, continuationMessage, inspectBranch, resetDrafts } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry, userMessageText } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
@@ -117,8 +117,7 @@ export const layer = Layer.effect(
     /** Appends what a marker tail is missing, or refuses with one notice. */
     const repairTail = Effect.gen(function*() {
       const session = yield* PiSession
-      const window = yield* currentWindow
-      const inspection = inspectTail(window.tail)
+      const inspection = inspectBranch(yield* session.branch, session.sessionId)
       switch (inspection._tag) {
         case "NoMarker":
         case "Complete":

@@ -46,7 +46,7 @@ describe("estimateRequestTokens", () => {
 
   it("measures only the projected window: a reply before the boot does not count", () => {
     const messages = [system, user("old"), reply("old", 90_000), boot("w2"), user("fresh")]
-    const projection = projectRequest(messages, { id: "w2", isRoot: false })
+    const projection = projectRequest(messages, { id: "w2", isRoot: false, tail: [{ _tag: "Marker", id: "m", timestamp: "t", windowId: "w2" }, { _tag: "Boot", id: "b", timestamp: "t", windowId: "w2" }] })
     expect(projection._tag).toBe("Projected")
     const projected = projection._tag === "Projected" ? projection.messages : []
     expect(estimateRequestTokens(projected)._tag).toBe("Estimated")
