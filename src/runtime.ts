@@ -88,6 +88,20 @@ const hiddenWarning = (text: string, windowId: string): AgentMessage => ({
 export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
+  const reportedFaults = new Set<PiSessionLive.PiOperation>()
+
+  /** A Pi call that threw on foreign data: traced each time, told once per operation. */
+  const faultReporter = (ctx: ExtensionContext): PiSessionLive.PiFault => ({ operation, error }) => {
+    const reason = (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.slice(0, 160)
+    runtime.runFork(Trace.use((trace) => trace.info("pi.fault", { operation, reason })))
+    if (reportedFaults.has(operation)) return
+    reportedFaults.add(operation)
+    Effect.runSync(PiSessionLive.make(pi, ctx).notify(
+      `pi-context: Pi could not give its ${operation} (${reason}); a session entry that another extension wrote ` +
+        `may have a shape Pi does not expect. Until it can, ${PiSessionLive.faultFallback[operation]}.`,
+      "warning"
+    ))
+  }
 
   const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runFast(
@@ -111,7 +125,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
           })
         ),
-        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
+        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx, faultReporter(ctx)))
       )
     ).catch(() => fallback)
 

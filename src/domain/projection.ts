@@ -112,7 +112,9 @@ const contentChars = (content: unknown): number => {
   if (typeof content === "string") return content.length
   if (!Array.isArray(content)) return 0
   let chars = 0
-  for (const block of content as ReadonlyArray<{ readonly type?: unknown; readonly text?: unknown }>) {
+  for (const block of content as ReadonlyArray<{ readonly type?: unknown; readonly text?: unknown } | null>) {
+    // Another extension's entry may hold anything here; it counts as nothing rather than throwing.
+    if (typeof block !== "object" || block === null) continue
     if (block.type === "text" && typeof block.text === "string") chars += block.text.length
     else if (block.type === "image") chars += imageChars
   }
@@ -141,7 +143,8 @@ const estimateMessageTokens = (message: ProjectableMessage): number => {
       break
     case "assistant": {
       if (!Array.isArray(m.content)) break
-      for (const block of m.content as ReadonlyArray<Record<string, unknown>>) {
+      for (const block of m.content as ReadonlyArray<Record<string, unknown> | null>) {
+        if (typeof block !== "object" || block === null) continue
         if (block.type === "text") chars += stringLength(block.text)
         else if (block.type === "thinking") chars += stringLength(block.thinking)
         else if (block.type === "toolCall") chars += stringLength(block.name) + JSON.stringify(block.arguments ?? {}).length

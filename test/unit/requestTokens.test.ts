@@ -51,4 +51,15 @@ describe("estimateRequestTokens", () => {
     const projected = projection._tag === "Projected" ? projection.messages : []
     expect(estimateRequestTokens(projected)._tag).toBe("Estimated")
   })
+
+  it("never throws on another extension's message of an unexpected shape: it counts as nothing", () => {
+    const odd = [
+      system,
+      { role: "custom", customType: "other/widget", content: [null, 42, { type: "text", text: "abcd" }] },
+      { role: "custom", customType: "other/widget", content: { rows: 3 } },
+      { role: "assistant", content: [null, { type: "text", text: "abcdefgh" }] }
+    ]
+    expect(() => estimateRequestTokens(odd as never)).not.toThrow()
+    expect(estimateRequestTokens(odd.slice(1) as never)).toEqual({ _tag: "Estimated", tokens: 3, compacted: false })
+  })
 })
