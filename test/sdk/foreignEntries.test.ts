@@ -5,7 +5,7 @@ import { toolResults } from "../support/entries.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 
 const say = (text: string) => fauxAssistantMessage(text)
-const call = (name: string, args: Record<string, unknown>) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
+const call = (name: string, args: Parameters<typeof fauxToolCall>[1]) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 
 /** Another extension whose `/inject` appends a visible custom message whose content is not text. */
 const injector = (pi: ExtensionAPI) => {
