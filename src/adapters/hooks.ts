@@ -6,6 +6,7 @@ import type {
   TurnEndEvent,
   TurnEndEventResult
 } from "@earendil-works/pi-coding-agent"
+import { matchesKey } from "@earendil-works/pi-tui"
 import type { BoundaryNeeds, BoundaryReply } from "../services/Lifecycle.ts"
 import type { Host } from "../runtime.ts"
 
@@ -17,6 +18,38 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
       entries: [...reply.entries] as NonNullable<TurnEndEventResult["entries"]>,
       ...(reply.continue === undefined ? {} : { continue: reply.continue })
     }
+
+/**
+ * Waits for `wait`, unless Escape is pressed first (interactive mode: raw
+ * terminal input reaches extensions before the editor): then true at once,
+ * and the key is consumed, since it belonged to what was waiting.
+ */
+const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>): Promise<boolean> =>
+  new Promise((resolve) => {
+    let stop = (): void => {}
+    const finish = (escaped: boolean): void => {
+      quietly(stop)
+      stop = () => {}
+      resolve(escaped)
+    }
+    quietly(() => {
+      stop = ctx.ui.onTerminalInput((data) => {
+        if (!matchesKey(data, "escape")) return undefined
+        finish(true)
+        return { consume: true }
+      })
+    })
+    wait.then(() => finish(false), () => finish(false))
+  })
+
+/** A UI call that may be missing or throw in some modes: never a failed hook. */
+const quietly = (use: () => void): void => {
+  try {
+    use()
+  } catch {
+    // nothing to show it on
+  }
+}
 
 /** Re-checks which boundary hooks must be live, after something that may change it. */
 export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Promise<void>
@@ -94,7 +127,14 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
   })
   // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it.
-  pi.on("input", async (_event, ctx) => withHost(ctx, async () => ({ action: "continue" as const }), { action: "continue" as const }))
+  // Pi has no run to abort yet, so Escape meanwhile would be lost: it cancels the prompt here.
+  pi.on("input", async (event, ctx) => {
+    const cancelled = await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined))
+    if (!cancelled) return { action: "continue" as const }
+    if (event.source === "interactive") quietly(() => ctx.ui.setEditorText(event.text))
+    quietly(() => ctx.ui.notify("pi-context: prompt cancelled (Escape while pi-context was starting); nothing was sent. Your text is back in the editor.", "info"))
+    return { action: "handled" as const }
+  })
   pi.on("before_agent_start", async (_event, ctx) => withHost(ctx, async () => undefined, undefined))
   pi.on("session_tree", async (_event, ctx) => withHost(ctx, (host) => host.sessionTree(ctx), undefined))
   pi.on("model_select", async (_event, ctx) => withHost(ctx, (host) => host.modelSelect(ctx), undefined))

@@ -19,7 +19,7 @@ import {
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
 import { registerFauxModel } from "./fauxModel.ts"
-import { captureUi, type Notice } from "./uiCapture.ts"
+import { captureUi, type Notice, type UiCapture } from "./uiCapture.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
 
@@ -55,6 +55,9 @@ export interface Harness {
   readonly notices: Array<Notice>
   readonly statuses: Array<{ readonly key: string; readonly text: string | undefined }>
   readonly errors: Array<string>
+  /** Text put back into the editor, and raw terminal input (interactive mode's keys). */
+  readonly editorTexts: UiCapture["editorTexts"]
+  readonly terminal: UiCapture["terminal"]
   /** Queues scripted model responses; each call consumes one. */
   readonly script: (steps: ReadonlyArray<FauxResponseStep>) => void
   readonly prompt: (text: string) => Promise<void>
@@ -171,6 +174,8 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     notices: capture.notices,
     statuses: capture.statuses,
     errors,
+    editorTexts: capture.editorTexts,
+    terminal: capture.terminal,
     script: (steps) => faux.appendResponses(steps.map(record)),
     prompt: async (text) => {
       await session.prompt(text)
