@@ -109,8 +109,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     if (reportedFaults.has(operation)) return
     reportedFaults.add(operation)
     Effect.runSync(PiSessionLive.make(pi, ctx).notify(
-      `pi-context: Pi could not give its ${operation} (${reason}); a session entry that another extension wrote ` +
-        `may have a shape Pi does not expect. Until it can, ${PiSessionLive.faultFallback[operation]}.`,
+      `pi-context: Pi's ${operation} could not be read (${reason}); a session entry that another extension wrote ` +
+        `may have a shape Pi does not expect. Until it can be read, ${PiSessionLive.faultFallback[operation]}.`,
       "warning"
     ))
   }

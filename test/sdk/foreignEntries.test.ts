@@ -33,7 +33,7 @@ describe("foreign entries that break Pi's own helpers", () => {
     await h.prompt("/pi-context status")
     const messages = h.notices.map((n) => n.message)
     expect(messages.filter((m) => m.includes("failed"))).toEqual([])
-    const faults = messages.filter((m) => m.includes("Pi could not give its context usage"))
+    const faults = messages.filter((m) => m.includes("Pi's context usage could not be read"))
     expect(faults).toHaveLength(1)
     expect(faults[0]).toContain("the usage counts as unknown")
     expect(messages.at(-1)).toMatch(/^pi-context [\d.]+: on\nwindow: /)
