@@ -21,10 +21,10 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
 
 /**
  * Waits for `wait`, unless Escape is pressed first (interactive mode: raw
- * terminal input reaches extensions before the editor): then true at once,
- * and the key is consumed, since it belonged to what was waiting.
+ * terminal input reaches extensions before the editor): then true at once.
+ * With `consume` the key stops here, since it belonged to what was waiting.
  */
-const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>): Promise<boolean> =>
+const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>, consume = true): Promise<boolean> =>
   new Promise((resolve) => {
     let stop = (): void => {}
     const finish = (escaped: boolean): void => {
@@ -36,7 +36,7 @@ const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>): Promise<boo
       stop = ctx.ui.onTerminalInput((data) => {
         if (!matchesKey(data, "escape")) return undefined
         finish(true)
-        return { consume: true }
+        return consume ? { consume: true } : undefined
       })
     })
     wait.then(() => finish(false), () => finish(false))
@@ -135,26 +135,41 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
     quietly(() => ctx.ui.notify("pi-context: prompt cancelled (Escape while pi-context was starting); nothing was sent. Your text is back in the editor.", "info"))
     return { action: "handled" as const }
   })
-  pi.on("before_agent_start", async (_event, ctx) => withHost(ctx, async () => undefined, undefined))
+  // A run that no prompt started (another extension's turn) can wait for start-up here. Escape then
+  // reaches Pi, which marks the run aborted but still makes its first model call: that call is aborted
+  // at its request.
+  let abortFirstRequest = false
+  pi.on("before_agent_start", async (_event, ctx) => {
+    if (await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined), false)) abortFirstRequest = true
+    return undefined
+  })
   pi.on("session_tree", async (_event, ctx) => withHost(ctx, (host) => host.sessionTree(ctx), undefined))
   pi.on("model_select", async (_event, ctx) => withHost(ctx, (host) => host.modelSelect(ctx), undefined))
   pi.on("turn_start", async (_event, ctx) => withHost(ctx, (host) => host.turnStart(ctx), undefined))
-  pi.on("context_with_system", async (event, ctx) =>
-    withHost(ctx, async (host) => {
+  pi.on("context_with_system", async (event, ctx) => {
+    if (abortFirstRequest) {
+      abortFirstRequest = false
+      quietly(() => ctx.abort())
+      return undefined
+    }
+    return withHost(ctx, async (host) => {
       const { messages, needs } = await host.project(event.messages, ctx)
       // The request may have staged a budget reminder for this turn's end.
       apply(needs)
       return messages === undefined ? undefined : { messages: [...messages] }
-    }, undefined))
+    }, undefined)
+  })
   // A finished reply may have overflowed, or brought the window to its hard line.
   pi.on("message_end", async (event, ctx) => {
     if (event.message.role === "assistant") await withHost(ctx, (host) => armWith(host, ctx, event.message), undefined)
   })
-  pi.on("agent_settled", async (event, ctx) =>
-    withHost(ctx, async (host) => {
+  pi.on("agent_settled", async (event, ctx) => {
+    abortFirstRequest = false
+    return withHost(ctx, async (host) => {
       await host.settled(event.aborted, ctx)
       await armWith(host, ctx)
-    }, undefined))
+    }, undefined)
+  })
   pi.on("session_before_compact", async (event, ctx) => withHost(ctx, (host) => host.compactionGuard(event.reason, ctx), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))

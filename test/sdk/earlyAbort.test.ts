@@ -59,4 +59,25 @@ describe("an abort during start-up", () => {
     expect(h.requests).toHaveLength(1)
     expect(h.editorTexts).toEqual([])
   })
+
+  it("Escape while a turn another extension started waits for start-up aborts that turn's first model call", async () => {
+    const startup = heldStartup()
+    h = await createHarness({ loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h.script([say("must not be asked")])
+    const run = h.session.sendCustomMessage({ customType: "other/kick", content: "go on", display: true }, { triggerTurn: true })
+    await inputHookReached(h)
+    // Pi handles this Escape itself too (its editor aborts the run), so it is not consumed.
+    expect(h.terminal.press("\x1b")).toBe(false)
+    startup.release()
+    await run
+    await h.waitForIdle()
+    expect(h.requests).toHaveLength(0)
+    const last = h.entries().filter((entry) => entry.type === "message").at(-1) as { message: { role: string; stopReason?: string } }
+    expect(last.message).toMatchObject({ role: "assistant", stopReason: "aborted" })
+
+    // The next turn is not touched.
+    h.script([say("answer")])
+    await h.prompt("hello")
+    expect(h.requests).toHaveLength(1)
+  })
 })
