@@ -4,7 +4,7 @@ import { registerCommands } from "./adapters/commands.ts"
 import { registerHooks } from "./adapters/hooks.ts"
 import { registerRenderers } from "./adapters/renderers.ts"
 import { registerTools } from "./adapters/tools.ts"
-import { missingApiMethods, unsupportedHostNotice } from "./domain/hostApi.ts"
+import { missingApiMethods, missingEvents, unsupportedHostNotice } from "./domain/hostApi.ts"
 import type { Host, HostOptions } from "./runtime.ts"
 
 export interface PiContextOptions extends HostOptions {
@@ -38,6 +38,8 @@ const refusesHost = (pi: ExtensionAPI): boolean => {
   // Read off the namespace: a host without this export must still get the notice.
   const version = typeof PiCodingAgent.VERSION === "string" ? PiCodingAgent.VERSION : undefined
   const missing = missingApiMethods(pi)
+  const events = missingEvents(version)
+  if (events !== undefined) missing.push(events)
   if (missing.includes("pi.on()")) throw new Error(unsupportedHostNotice(missing, version))
   let told = false
   // pi-context drops its boundary hooks between turns, so it needs the unsubscribe function Pi 1.x returns.

@@ -1,6 +1,6 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { describe, expect, it } from "vitest"
-import { missingApiMethods } from "../../src/domain/hostApi.ts"
+import { missingApiMethods, missingEvents } from "../../src/domain/hostApi.ts"
 import { createPiContext } from "../../src/main.ts"
 
 /** A Pi stand-in with every method pi-context calls at load, recording what was registered. */
@@ -33,6 +33,12 @@ describe("a Pi whose API lacks what pi-context needs", () => {
     expect(missingApiMethods(fakePi().pi)).toEqual([])
     expect(missingApiMethods(fakePi(["getSettings", "registerEntryRenderer"]).pi)).toEqual(["pi.registerEntryRenderer()", "pi.getSettings()"])
     expect(missingApiMethods(undefined)).toHaveLength(7)
+  })
+
+  it("names the events an older Pi would accept but never send", () => {
+    expect(missingEvents("0.86.1")).toMatch(/context_with_system, turn_end boundary and agent_settled events \(Pi 1\.1\.0 or newer\)/)
+    expect(missingEvents("1.0.4")).toBeDefined()
+    for (const version of ["1.1.0", "1.3.0", "1.6.0", "2.0.0", "1.10.0-beta.1", undefined, "dev"]) expect(missingEvents(version)).toBeUndefined()
   })
 
   it("registers nothing but one notice at start-up, which names what is missing, once", async () => {
