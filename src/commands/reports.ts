@@ -6,7 +6,7 @@ import { renderNotice } from "../domain/thresholds.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
@@ -52,8 +52,8 @@ export const doctorReport = Effect.gen(function*() {
       : check(false, `${unreadable.length} unreadable pi-context entries are ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}`)
   )
 
-  const path = yield* trace.filePath
-  lines.push(Option.match(path, { onNone: () => check(true, "trace: off"), onSome: (file) => check(true, `trace: ${file}`) }))
+  const traceStatus = yield* trace.status
+  lines.push(check(traceStatus._tag !== "Failed", describeTrace(traceStatus)))
   return lines.join("\n")
 })
 
@@ -65,12 +65,14 @@ const decodeTraceLine = Schema.decodeUnknownOption(
 export const traceReport = Effect.gen(function*() {
   const trace = yield* Trace
   const fs = yield* FileSystem.FileSystem
-  const path = yield* trace.filePath
-  if (Option.isNone(path)) return "pi-context trace is off (setting pi-context.traceLevel)."
-  const text = yield* fs.readFileString(path.value).pipe(Effect.orElseSucceed(() => ""))
+  const status = yield* trace.status
+  if (status._tag === "Off") return "pi-context trace is off (setting pi-context.traceLevel)."
+  // After a write failure the lines written before it are still worth showing.
+  const text = yield* fs.readFileString(status.path).pipe(Effect.orElseSucceed(() => ""))
   const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-15).map((line) => {
     const parsed = Option.getOrElse(decodeTraceLine(line), () => ({ ts: undefined, event: undefined }))
     return `  ${(parsed.ts ?? "").slice(11, 19)} ${parsed.event ?? "(unreadable line)"}`
   })
-  return [`pi-context trace: ${path.value}`, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
+  const head = status._tag === "Failed" ? `pi-context ${describeTrace(status)}` : `pi-context trace: ${status.path}`
+  return [head, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
 })
