@@ -4,6 +4,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { replyTokens } from "./domain/projection.ts"
 import { CustomType } from "./domain/protocol.ts"
@@ -134,7 +135,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: ExtensionContext) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), undefined),
+    sessionStart: (reason: string, ctx: ExtensionContext) =>
+      run(ctx, "session_start", Effect.andThen(Lifecycle.use((l) => l.sessionStarted(reason)), reportNotesWritability), undefined),
     sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),

@@ -1,4 +1,4 @@
-import { Effect, FileSystem, Option, Schema } from "effect"
+import { Effect, FileSystem, Option, Path, Schema } from "effect"
 import { inspectTail } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
@@ -8,6 +8,7 @@ import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
+import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -17,15 +18,26 @@ export const doctorReport = Effect.gen(function*() {
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
   const trace = yield* Trace
+  const path = yield* Path.Path
   const lines: Array<string> = ["pi-context doctor"]
 
   const identity = yield* notesIdentity()
   const snapshot = yield* notes.snapshot(identity)
+  const writable = yield* notesWritability
+  lines.push(
+    writable.rootWritability._tag === "Writable"
+      ? check(true, `notes root: ${identity.root}`)
+      : check(false, `notes root: ${blockedReason(writable.rootWritability, identity.root, "it")} (${writable.rootWritability.at}); ${notesRootFix}`)
+  )
   for (const home of snapshot.homes) {
+    const writability = writable.homes.find((entry) => entry.home === home.home)?.writability
     lines.push(
-      home._tag === "Available"
-        ? check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
-        : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+      // A file in the way also makes the home unreadable; saying so is the more useful of the two.
+      writability?._tag === "Blocked"
+        ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")} (${writability.at})`)
+        : home._tag === "Unavailable"
+        ? check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+        : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
     )
   }
 
