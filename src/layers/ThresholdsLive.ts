@@ -32,7 +32,10 @@ interface SourceRead {
 }
 
 /** Parses a settings file, keeping numbers a JS number cannot hold as written (`1e400`), so a notice can name them. */
-const parseSettings: (text: string) => Option.Option<unknown> = Option.liftThrowable((text: string) => JSON.parse(text, keepWrittenNumbers))
+const parseSettings: (text: string) => Option.Option<unknown> = Option.liftThrowable((text: string) =>
+  // A byte-order mark is dropped first, as Pi's own settings loader does.
+  JSON.parse(text.replace(/^\uFEFF/, ""), keepWrittenNumbers)
+)
 
 /** Why a settings file cannot be read, in words and without its path (the notice names the file itself). */
 const unreadableWhy = (tag: string): string =>

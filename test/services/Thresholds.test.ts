@@ -163,6 +163,13 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(yield* run(thresholds.policy)), [40960, 28672, 16384])
     }).pipe(Effect.provide(TestLayer)))
 
+  it.effect("a file that starts with a byte-order mark is read, as Pi reads it", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({ global: "\uFEFF{ \"pi-context\": { \"warningLine\": 30000 } }" })
+      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
+      assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
+    }).pipe(Effect.provide(TestLayer)))
+
   it.effect("unknown keys in either file are each told once, with where they were found", () =>
     Effect.gen(function*() {
       const { thresholds, run, session } = yield* withSettings({
