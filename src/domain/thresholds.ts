@@ -130,7 +130,7 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     const section = isObject(settings) ? settings[SettingsKey] : undefined
     if (section === undefined) continue
     if (!isObject(section)) {
-      notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", source })
+      notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", outcome: "using the defaults", source })
       continue
     }
     notices.push(...unknownTopKeys(section, source))
@@ -141,12 +141,20 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     const models = section.models
     if (models === undefined) continue
     if (!isObject(models)) {
-      notices.push({ key: `${SettingsKey}.models`, value: models, used: "no model overrides", reason: "is not an object", source })
+      notices.push({
+        key: `${SettingsKey}.models`,
+        value: models,
+        used: "no model overrides",
+        reason: "is not an object",
+        outcome: "no model overrides apply",
+        source
+      })
       continue
     }
     for (const [pattern, entry] of Object.entries(models)) {
       if (!isObject(entry)) {
-        notices.push({ key: `${SettingsKey}.models["${pattern}"]`, value: entry, used: "ignored", reason: "is not an object", source })
+        const key = `${SettingsKey}.models["${pattern}"]`
+        notices.push({ key, value: entry, used: "ignored", reason: "is not an object", outcome: "it is ignored", source })
         continue
       }
       overrides.push({ pattern, entry, source })
