@@ -14,9 +14,10 @@ import type { Host, HostOptions } from "./runtime.ts"
 export const createPiContext = (options: HostOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
   let host: Promise<Host> | undefined
   const load = (): Promise<Host> => (host ??= import("./runtime.ts").then(({ makeHost }) => makeHost(pi, options)))
-  const armBoundaries = registerHooks(pi, load)
-  registerTools(pi, load, armBoundaries)
-  registerCommands(pi, load)
+  const hooks = registerHooks(pi, load)
+  registerTools(pi, load, hooks.armBoundaries)
+  // A command waits for start-up, so its entries never land before the root boot.
+  registerCommands(pi, () => hooks.started().then(load))
   registerRenderers(pi)
 }
 

@@ -7,7 +7,6 @@ import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effec
 import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { replyTokens } from "./domain/projection.ts"
-import { CustomType } from "./domain/protocol.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
 import type { TurnOutcome } from "./domain/resetControl.ts"
@@ -72,9 +71,9 @@ const replyFacts = (message: AgentMessage, ctx: ExtensionContext) => {
   return { overflow, tokens: replyTokens(message) ?? null }
 }
 
-const hiddenWarning = (text: string, windowId: string): AgentMessage => ({
+const hiddenMessage = (customType: string, text: string, windowId: string): AgentMessage => ({
   role: "custom",
-  customType: CustomType.warning,
+  customType,
   content: text,
   display: false,
   details: { windowId },
@@ -145,17 +144,28 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
       lifecycle(
         ctx,
         "context_with_system",
-        (l) => l.project(messages, hiddenWarning),
+        (l) => l.project(messages, hiddenMessage),
         { messages: undefined, needs: unsureNeeds }
       ),
     boundaryNeeds: (ctx: ExtensionContext, reply?: AgentMessage) =>
       lifecycle(ctx, "boundary hooks", (l) => l.boundaryNeeds(reply === undefined ? undefined : replyFacts(reply, ctx)), unsureNeeds),
     turnEnd: (
-      event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome; message: AgentMessage; context: { contextMessages: ReadonlyArray<AgentMessage> } },
+      event: {
+        entries: ReadonlyArray<unknown>
+        outcome: TurnOutcome
+        message: AgentMessage
+        toolResults: ReadonlyArray<unknown>
+        context: { contextMessages: ReadonlyArray<AgentMessage> }
+      },
       ctx: ExtensionContext
     ) =>
       lifecycle(ctx, "turn_end", (l) =>
-        l.turnEnded({ incoming: event.entries, messages: event.context.contextMessages, ...turnFacts(event.outcome, event.message, ctx) }), undefined),
+        l.turnEnded({
+          incoming: event.entries,
+          messages: event.context.contextMessages,
+          toolTurn: event.toolResults.length > 0,
+          ...turnFacts(event.outcome, event.message, ctx)
+        }), undefined),
     beforeSettle: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome }, ctx: ExtensionContext) =>
       lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }), undefined),
     settled: (aborted: boolean, ctx: ExtensionContext) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), undefined),

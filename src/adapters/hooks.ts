@@ -21,6 +21,12 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
 /** Re-checks which boundary hooks must be live, after something that may change it. */
 export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Promise<void>
 
+export interface Hooks {
+  readonly armBoundaries: ArmBoundaries
+  /** Resolves once start-up (root boot, repair) is done: a command must not write before it. */
+  readonly started: () => Promise<unknown>
+}
+
 /**
  * Pi's events, forwarded to the host. `session_start` starts loading the
  * runtime without waiting for it: Pi's start-up is not blocked by Effect's
@@ -34,7 +40,7 @@ export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Pro
  * around each handler of those events (about 150–200 ms per turn on a
  * 50,000-entry session), even one that returns nothing.
  */
-export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmBoundaries => {
+export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hooks => {
   let started: Promise<unknown> = Promise.resolve()
   let loadFailureReported = false
 
@@ -119,5 +125,5 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): ArmB
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))
   pi.on("session_shutdown", async (_event, ctx) => withHost(ctx, (host) => host.dispose(), undefined))
-  return arm
+  return { armBoundaries: arm, started: () => started }
 }

@@ -14,6 +14,9 @@ export const lifecycleToolSpecs: ReadonlyArray<ToolSpec> = [
       "Before calling wipe_memory, write your checkpoint into notes: the session MAP.md and a note with goal, decisions, open problems and the next step.",
       "Call wipe_memory when pi-context warns that the window is nearly full, or when a task phase is done and the history is no longer needed."
     ],
-    parameters: Type.Object({})
+    parameters: Type.Object({}),
+    // The checkpoint check reads the window's notes results from the session: a note written
+    // earlier in the same batch must be there before this call runs.
+    executionMode: "sequential"
   }
 ]

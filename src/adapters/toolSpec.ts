@@ -13,4 +13,9 @@ export interface ToolSpec {
   readonly promptSnippet?: string
   readonly promptGuidelines?: ReadonlyArray<string>
   readonly parameters: TSchema
+  /**
+   * `sequential`: a batch holding this tool runs one call at a time, each
+   * result on the session before the next call starts.
+   */
+  readonly executionMode?: "sequential"
 }

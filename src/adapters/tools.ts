@@ -20,6 +20,7 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBo
       ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
       ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
       parameters: spec.parameters,
+      ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const outcome = await (await load()).tool(spec.name, params, ctx)
         // A tool (wipe_memory) may have asked for a boundary at this turn's end.

@@ -14,12 +14,24 @@ export interface BootIdentity {
   readonly previousWindowId: string | undefined
 }
 
+/** What a boot after a reset says about the window that ended and the notes' freshness. */
+export interface BootContinuity {
+  /** w-number of the window that just ended. */
+  readonly previousOrdinal: number
+  /** Whether a notes_write or notes_update succeeded in it (decided by the lifecycle from durable entries). */
+  readonly checkpointed: boolean
+  /** Each window of the branch, oldest first: w-number and start (epoch ms). Maps a note's mtime to its window. */
+  readonly windowStarts: ReadonlyArray<{ readonly ordinal: number; readonly startedAt: number }>
+}
+
 export interface BootInput {
   readonly identity: BootIdentity
   readonly snapshot: NotesSnapshot
   readonly budgetTokens: number
   /** Epoch ms the relative ages are measured from; pass the snapshot's `takenAt` for a stable boot. */
   readonly now: number
+  /** Absent for a root boot or a repair: the boot then says nothing about the previous window. */
+  readonly continuity?: BootContinuity
 }
 
 export interface Boot {
@@ -118,6 +130,35 @@ const protocolBlock: ReadonlyArray<string> = [
   "5. context_remaining tells how much of this window is left. Before it runs out, write your checkpoint into this session's notes and its MAP, then call wipe_memory to continue in a fresh window from these notes."
 ]
 
+/** The window (w-number) a moment falls in: the last one started at or before it. */
+export const windowAt = (windowStarts: BootContinuity["windowStarts"], at: number): number | undefined => {
+  let ordinal: number | undefined
+  for (const start of windowStarts) if (start.startedAt <= at) ordinal = start.ordinal
+  return ordinal
+}
+
+const checkpointLine = ({ previousOrdinal, checkpointed }: BootContinuity): string =>
+  checkpointed
+    ? `The previous window ended with a checkpoint: notes updated in window w${previousOrdinal}.`
+    // A model-driven reset without a note carries no digest, so the line promises only what every reset carries.
+    : `w${previousOrdinal} ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept; the history tools read w${previousOrdinal} in full.`
+
+/** When this session's notes last changed, from the newest note's own timestamp. */
+const freshnessLine = (continuity: BootContinuity, snapshot: NotesSnapshot, now: number): string => {
+  const session = snapshot.homes.find((home) => home.home === "session")
+  if (session === undefined || session._tag === "Unavailable") return "This session's notes could not be read, so when they were last updated is unknown."
+  // The MAP counts: a checkpoint may be only an update of the MAP.
+  const notes: ReadonlyArray<{ readonly address: string; readonly updatedMs: number }> = session.map === undefined ? session.recent : [...session.recent, session.map]
+  const newest = notes.reduce<typeof notes[number] | undefined>((best, note) => (best === undefined || note.updatedMs > best.updatedMs ? note : best), undefined)
+  if (newest === undefined) return "This session has no notes yet."
+  const ordinal = windowAt(continuity.windowStarts, newest.updatedMs)
+  const where = ordinal === undefined ? "before this session's first window" : `in window w${ordinal}`
+  return `This session's notes were last updated ${where}, ${formatAge(newest.updatedMs, now)} (${newest.address}).`
+}
+
+const continuityLines = (input: BootInput): ReadonlyArray<string> =>
+  input.continuity === undefined ? [] : [checkpointLine(input.continuity), freshnessLine(input.continuity, input.snapshot, input.now)]
+
 interface Selection {
   readonly rows: ReadonlySet<NoteRow>
   /** Homes whose MAP is shown only as a pointer. */
@@ -166,7 +207,7 @@ const render = (input: BootInput, selection: Selection, omittedRows: number): st
     : []
   const sections = [
     identityBlock(identity).join("\n"),
-    resetLine(identity),
+    [resetLine(identity), ...continuityLines(input)].join("\n"),
     homesBlock(identity).join("\n"),
     protocolBlock.join("\n"),
     ["## Notes index", ...omissions].join("\n"),
@@ -184,8 +225,9 @@ const mapDropOrder: ReadonlyArray<Home> = [...Homes].reverse()
 
 /**
  * The hidden boot of a window. Pure: the same input renders the same text,
- * byte for byte. The identity, reset line, homes and protocol are always
- * kept; only index rows and MAP excerpts yield to the budget, visibly.
+ * byte for byte. The identity, reset and continuity lines, homes and
+ * protocol are always kept; only index rows and MAP excerpts yield to the
+ * budget, visibly.
  */
 export const renderBoot = (input: BootInput): Boot => {
   const available = input.snapshot.homes.flatMap((home) => (home._tag === "Available" ? [home] : []))

@@ -18,21 +18,55 @@ export const continuationText =
   "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
   "Use the history tools if you need something said before the reset."
 
-/** How much of the user's last message an automatic reset carries over. */
+/**
+ * The close-out: carried, hidden, by the one request after a tool turn that
+ * crossed the hard line. The window resets at the end of that turn whatever
+ * the model does.
+ */
+export const closeOutText =
+  "[pi-context] Close-out: this context window is full. After this turn it resets automatically and a fresh window starts from your notes. " +
+  "Use this turn to write your checkpoint: update this session's MAP and write a note with the goal, the current state, the decisions made " +
+  "and the next step (notes_write or notes_update), then call wipe_memory. Do not start new work in this turn; " +
+  "anything not in your notes will only be reachable through the history tools."
+
+/** How much of the pending request a continuation quotes. */
 export const CarriedRequestLimit = 1_500
 
-/**
- * The continuation. A reset the model did not ask for (the hard line, an
- * overflow) may land before it wrote down what the user last asked, so that
- * message's beginning is carried over; the history tools have all of it.
- */
-export const continuationFor = (lastUserMessage: string | undefined): string => {
-  if (lastUserMessage === undefined || lastUserMessage.trim() === "") return continuationText
-  const points = Array.from(lastUserMessage.trim())
-  const excerpt = points.length > CarriedRequestLimit
-    ? `${points.slice(0, CarriedRequestLimit).join("")}\n[… ${points.length - CarriedRequestLimit} more characters; find the message with history_search and read it with history_read]`
+/** The pending request's beginning, with the pointer to the history tools when it is cut. */
+export const requestExcerpt = (request: string, limit: number = CarriedRequestLimit): string => {
+  const points = Array.from(request.trim())
+  return points.length > limit
+    ? `${points.slice(0, limit).join("")}\n[… ${points.length - limit} more characters; find the message with history_search and read it with history_read]`
     : points.join("")
-  return `${continuationText}\n\nThis reset was automatic (the window was full), so here is the user's last message before it:\n\n${excerpt}`
+}
+
+/** How a continuation introduces the pending request: the reset may itself have been what it asked for. */
+export const pendingIntro =
+  "The user's latest message had no reply when the window ended. Unless your notes show it is done " +
+  "(or it only asked for this reset), take it up now:"
+
+export interface ContinuationInput {
+  /** The user's request the window left unanswered (`pendingRequest`), if any. */
+  readonly pending: string | undefined
+  /**
+   * The window's digest, for a reset the model did not ask for: it already
+   * quotes the pending request first. Undefined for the model's and the user's resets.
+   */
+  readonly digest: string | undefined
+}
+
+/**
+ * The continuation. The pending request survives every reset: an automatic
+ * one carries the window's digest (which quotes it first); any other quotes
+ * the request itself. A request that was answered is not carried.
+ */
+export const continuationFor = (input: ContinuationInput): string => {
+  if (input.digest !== undefined && input.digest.trim() !== "") {
+    return `${continuationText}\n\nThis reset was automatic (the window was full, or a request overflowed it). Besides your notes, ` +
+      `here is what the window held, taken from its entries:\n\n${input.digest.trim()}`
+  }
+  if (input.pending === undefined || input.pending.trim() === "") return continuationText
+  return `${continuationText}\n\n${pendingIntro}\n\n${requestExcerpt(input.pending)}`
 }
 
 export const bootMessage = (windowId: string, bootText: string): Extract<BoundaryDraft, { type: "custom_message" }> => ({

@@ -5,6 +5,8 @@ export const CustomType = {
   continuation: "pi-context/continuation",
   guidance: "pi-context/guidance",
   warning: "pi-context/warning",
+  /** The close-out instruction: hidden, carried by one request, never written to the session. */
+  closeOut: "pi-context/close-out",
   state: "pi-context/state"
 } as const
 

@@ -1,10 +1,17 @@
 /**
- * The reset-control reducer: one state value with two axes, one named effect
- * per transition. Pure; the Lifecycle layer performs the writes.
+ * The reset-control reducer: one state value, one named effect per
+ * transition, each with the reason it was taken. Pure; the Lifecycle layer
+ * performs the writes and traces every effect with its reason.
  */
 
-/** Who asked for the reset. The hard line and overflow are automatic. */
-export type ResetSource = "tool" | "hard-line" | "overflow"
+/**
+ * Who asked for the reset. `tool`: the model (`wipe_memory`); `command`: the
+ * user (`/wipe-memory`). The hard line, an ignored close-out and an overflow
+ * are automatic: the model did not ask, so the window's digest is carried.
+ */
+export type ResetSource = "tool" | "command" | "hard-line" | "close-out" | "overflow"
+
+export const isAutomaticSource = (source: ResetSource): boolean => source === "hard-line" || source === "close-out" || source === "overflow"
 
 export type RequestAxis =
   | { readonly _tag: "NoRequest" }
@@ -13,19 +20,34 @@ export type RequestAxis =
 /**
  * The overflow failure chain. `pending`: an overflow awaits its one recovery.
  * `spent`: the recovery was used. `pending-spent`: another overflow after the
- * recovery; it gets none. A completed turn or settlement ends the chain.
+ * recovery; it gets none. Settlement ends the chain.
  */
 export type OverflowAxis = "idle" | "pending" | "pending-spent" | "spent"
+
+/**
+ * The close-out before an automatic reset mid-run. `Due`: a tool turn crossed
+ * the hard line; the next request carries the close-out instruction. `Sent`:
+ * a request carried it; the boundary follows at that turn's end.
+ */
+export type CloseOutAxis =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Due"; readonly windowId: string }
+  | { readonly _tag: "Sent"; readonly windowId: string }
 
 export interface ResetControl {
   readonly request: RequestAxis
   readonly overflow: OverflowAxis
+  readonly closeOut: CloseOutAxis
+  /** The window whose one close-out was sent; it survives settlement, so a window never gets two. */
+  readonly closeOutUsed: string | undefined
+  /** `/wipe-memory` arrived while a run was active: the window to reset once the run settles. */
+  readonly commandWipe: string | undefined
 }
 
 export type TurnOutcome = "completed" | "aborted" | "error"
 
 export type ResetEvent =
-  /** The model called `wipe_memory` in this window. */
+  /** The model called `wipe_memory` in this window (and the checkpoint check let it through). */
   | { readonly _tag: "WipeRequested"; readonly windowId: string }
   | {
     readonly _tag: "TurnEnded"
@@ -37,70 +59,144 @@ export type ResetEvent =
     readonly hardLineDue: boolean
     /** pi-context is on and automatic resets are allowed. */
     readonly automatic: boolean
+    /** The turn ran tools, so the run goes on; otherwise it was a text reply that ends the run. */
+    readonly toolTurn: boolean
   }
-  | { readonly _tag: "BeforeSettle"; readonly outcome: TurnOutcome; readonly automatic: boolean }
-  | { readonly _tag: "Settled" }
-  /** Session start, tree navigation, `/pi-context off`: transient state is dropped. */
+  /** A provider request for this window is being built. */
+  | { readonly _tag: "RequestBuilt"; readonly windowId: string }
+  | { readonly _tag: "BeforeSettle"; readonly windowId: string; readonly outcome: TurnOutcome; readonly automatic: boolean }
+  /** The run settled (Pi is idle); `windowId` is the active window now. */
+  | { readonly _tag: "Settled"; readonly windowId: string }
+  /** The user's `/wipe-memory`, its boot rendered; `idle`: no run is active right now. */
+  | { readonly _tag: "CommandWipe"; readonly windowId: string; readonly idle: boolean }
+  /** Session start, tree navigation, `/pi-context off`, a committed `/wipe-memory`: transient state is dropped. */
   | { readonly _tag: "Cleared" }
 
 export type ResetEffect =
-  | { readonly _tag: "none" }
-  | { readonly _tag: "requested" }
-  | { readonly _tag: "already-requested" }
-  | { readonly _tag: "commit-boundary"; readonly source: ResetSource }
-  | { readonly _tag: "recover-overflow" }
+  | { readonly _tag: "none"; readonly reason?: string }
+  | { readonly _tag: "requested"; readonly reason: string }
+  | { readonly _tag: "already-requested"; readonly reason: string }
+  /** Write the boundary at this event; `continue`: start the next request in the fresh window. */
+  | { readonly _tag: "commit-boundary"; readonly source: ResetSource; readonly continue: boolean; readonly reason: string }
+  | { readonly _tag: "recover-overflow"; readonly reason: string }
+  | { readonly _tag: "close-out-due"; readonly reason: string }
+  /** Add the close-out instruction to this request. */
+  | { readonly _tag: "carry-close-out"; readonly reason: string }
+  /** Append the user's boundary now, while idle. */
+  | { readonly _tag: "append-command-boundary"; readonly reason: string }
+  | { readonly _tag: "command-waits"; readonly reason: string }
 
 export interface Transition {
   readonly state: ResetControl
   readonly effect: ResetEffect
 }
 
-export const initialResetControl: ResetControl = { request: { _tag: "NoRequest" }, overflow: "idle" }
+export const initialResetControl: ResetControl = {
+  request: { _tag: "NoRequest" },
+  overflow: "idle",
+  closeOut: { _tag: "None" },
+  closeOutUsed: undefined,
+  commandWipe: undefined
+}
 
 const none: ResetEffect = { _tag: "none" }
 const noRequest: RequestAxis = { _tag: "NoRequest" }
+const noCloseOut: CloseOutAxis = { _tag: "None" }
 
 /** An overflow arrives: the first in a chain may be recovered, later ones may not. */
 const overflowArrives = (overflow: OverflowAxis): OverflowAxis =>
   overflow === "idle" ? "pending" : overflow === "pending" ? "pending" : "pending-spent"
 
+const closeOutFor = (state: ResetControl, windowId: string): boolean => state.closeOut._tag !== "None" && state.closeOut.windowId === windowId
+
+const turnEnded = (state: ResetControl, event: Extract<ResetEvent, { _tag: "TurnEnded" }>): Transition => {
+  // An abort drops the request and the close-out; the overflow chain ends only when the run
+  // settles, so an abort inside a recovery's continuation cannot buy a second recovery.
+  if (event.outcome === "aborted") {
+    return { state: { ...state, request: noRequest, closeOut: noCloseOut }, effect: none }
+  }
+  if (event.outcome === "error" || event.overflow) {
+    // An ordinary provider error stays Pi's to retry; only an overflow (an error, or a
+    // reply cut short by context pressure) joins the chain, recovered at settlement.
+    const overflow = event.overflow && event.automatic ? overflowArrives(state.overflow) : state.overflow
+    return { state: { ...state, request: noRequest, overflow }, effect: none }
+  }
+  // Every completed turn consumes the request; a request from an older window is stale.
+  const next: ResetControl = { ...state, request: noRequest, overflow: "idle", closeOut: noCloseOut }
+  const commit = (source: ResetSource, reason: string): Transition => ({
+    state: next,
+    effect: { _tag: "commit-boundary", source, continue: event.toolTurn, reason }
+  })
+  if (state.request._tag === "Requested" && state.request.windowId === event.windowId) {
+    return commit("tool", "the model called wipe_memory in this turn")
+  }
+  if (state.closeOut._tag === "Sent" && state.closeOut.windowId === event.windowId && event.automatic) {
+    return commit("close-out", "the close-out turn ended without wipe_memory")
+  }
+  if (!(event.hardLineDue && event.automatic)) return { state: next, effect: none }
+  // A text reply ends the run: the boundary is written at its own turn_end without `continue`, so no
+  // model call follows; a message queued meanwhile then starts in the fresh window, not the full one.
+  if (!event.toolTurn) return commit("hard-line", "a finished reply crossed the hard line: reset without a model call")
+  if (state.closeOutUsed === event.windowId) return commit("hard-line", "the hard line was crossed again after this window's close-out")
+  return {
+    state: { ...next, closeOut: { _tag: "Due", windowId: event.windowId } },
+    effect: { _tag: "close-out-due", reason: "a tool turn crossed the hard line: one close-out turn before the reset" }
+  }
+}
+
 export const reduceResetControl = (state: ResetControl, event: ResetEvent): Transition => {
   switch (event._tag) {
     case "WipeRequested": {
       if (state.request._tag === "Requested" && state.request.windowId === event.windowId) {
-        return { state, effect: { _tag: "already-requested" } }
+        return { state, effect: { _tag: "already-requested", reason: "wipe_memory was already called in this batch" } }
       }
-      return { state: { ...state, request: { _tag: "Requested", windowId: event.windowId } }, effect: { _tag: "requested" } }
+      return {
+        state: { ...state, request: { _tag: "Requested", windowId: event.windowId } },
+        effect: { _tag: "requested", reason: "wipe_memory called" }
+      }
     }
-    case "TurnEnded": {
-      // An abort drops the request; the overflow chain ends only when the run settles, so an
-      // abort inside a recovery's continuation cannot buy a second recovery.
-      if (event.outcome === "aborted") return { state: { request: noRequest, overflow: state.overflow }, effect: none }
-      if (event.outcome === "error" || event.overflow) {
-        // An ordinary provider error stays Pi's to retry; only an overflow (an error, or a
-        // reply cut short by context pressure) joins the chain, recovered at settlement.
-        const overflow = event.overflow && event.automatic ? overflowArrives(state.overflow) : state.overflow
-        return { state: { request: noRequest, overflow }, effect: none }
+    case "TurnEnded":
+      return turnEnded(state, event)
+    case "RequestBuilt": {
+      if (!closeOutFor(state, event.windowId)) return { state, effect: none }
+      // A retry of the close-out request carries it again; the window's one close-out is this turn.
+      return {
+        state: { ...state, closeOut: { _tag: "Sent", windowId: event.windowId }, closeOutUsed: event.windowId },
+        effect: { _tag: "carry-close-out", reason: state.closeOut._tag === "Due" ? "close-out due" : "retry of the close-out request" }
       }
-      const explicit = state.request._tag === "Requested" && state.request.windowId === event.windowId
-      // Every completed turn consumes the request; a request from an older window is stale.
-      const next: ResetControl = { request: noRequest, overflow: "idle" }
-      if (explicit) return { state: next, effect: { _tag: "commit-boundary", source: "tool" } }
-      if (event.hardLineDue && event.automatic) return { state: next, effect: { _tag: "commit-boundary", source: "hard-line" } }
-      return { state: next, effect: none }
     }
     case "BeforeSettle": {
       // Never a continuation after an abort; the chain itself ends when the run settles.
-      if (event.outcome === "aborted") return { state: { request: noRequest, overflow: state.overflow }, effect: none }
+      if (event.outcome === "aborted") return { state: { ...state, request: noRequest, closeOut: noCloseOut }, effect: none }
       if (state.overflow === "pending" && event.automatic) {
-        return { state: { request: noRequest, overflow: "spent" }, effect: { _tag: "recover-overflow" } }
+        return {
+          state: { ...state, request: noRequest, overflow: "spent", closeOut: noCloseOut },
+          effect: { _tag: "recover-overflow", reason: "the run ended in a context overflow" }
+        }
       }
       if (state.overflow === "pending" || state.overflow === "pending-spent") {
-        return { state: { request: noRequest, overflow: "spent" }, effect: none }
+        return { state: { ...state, request: noRequest, overflow: "spent", closeOut: noCloseOut }, effect: none }
       }
-      return { state: { ...state, request: noRequest }, effect: none }
+      if (closeOutFor(state, event.windowId) && event.automatic) {
+        return {
+          state: { ...state, request: noRequest, closeOut: noCloseOut },
+          effect: { _tag: "commit-boundary", source: "close-out", continue: false, reason: "the run ended during its close-out" }
+        }
+      }
+      return { state: { ...state, request: noRequest, closeOut: noCloseOut }, effect: none }
     }
-    case "Settled":
+    case "Settled": {
+      const settled: ResetControl = { ...initialResetControl, closeOutUsed: state.closeOutUsed }
+      if (state.commandWipe === undefined) return { state: settled, effect: none }
+      if (state.commandWipe !== event.windowId) {
+        return { state: settled, effect: { _tag: "none", reason: "the window /wipe-memory asked to reset was already reset by the run" } }
+      }
+      return { state: settled, effect: { _tag: "append-command-boundary", reason: "/wipe-memory waited for the run to settle" } }
+    }
+    case "CommandWipe":
+      return event.idle
+        ? { state: { ...state, commandWipe: undefined }, effect: { _tag: "append-command-boundary", reason: "/wipe-memory while idle" } }
+        : { state: { ...state, commandWipe: event.windowId }, effect: { _tag: "command-waits", reason: "a run is active: reset when it settles" } }
     case "Cleared":
       return { state: initialResetControl, effect: none }
   }
@@ -110,16 +206,17 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
 export interface BoundaryNeeds {
   /** `turn_end`: a boundary or a reminder may be written at this turn's end. */
   readonly turnEnd: boolean
-  /** `agent_before_settle`: an overflow awaits its recovery. */
+  /** `agent_before_settle`: an overflow awaits its recovery, or a close-out its boundary. */
   readonly beforeSettle: boolean
 }
 
 /**
  * Pi rebuilds the whole session's context around every `turn_end` and
  * `agent_before_settle` handler, so they are live only when needed: a wipe is
- * pending, a reminder is staged, a reply just overflowed, or the window is at
- * its warning line (where the hard line may fall due) or its usage is
- * unknown; and, for settlement, while an overflow awaits recovery.
+ * pending, a reminder is staged, a reply just overflowed, a close-out is under
+ * way, or the window is at its warning line (where the hard line may fall
+ * due) or its usage is unknown; and, for settlement, while an overflow awaits
+ * recovery or a close-out its boundary.
  */
 export const boundaryNeeds = (input: {
   readonly control: ResetControl
@@ -129,8 +226,11 @@ export const boundaryNeeds = (input: {
   /** Tokens left in the window, or null when unknown. */
   readonly tokensLeft: number | null
   readonly warningLine: number
-}): BoundaryNeeds => ({
-  turnEnd: input.control.request._tag === "Requested" || input.reminderStaged || input.replyOverflowed ||
-    (input.automatic && (input.tokensLeft === null || input.tokensLeft <= input.warningLine)),
-  beforeSettle: input.control.overflow === "pending" || input.control.overflow === "pending-spent"
-})
+}): BoundaryNeeds => {
+  const closingOut = input.control.closeOut._tag !== "None"
+  return {
+    turnEnd: input.control.request._tag === "Requested" || input.reminderStaged || input.replyOverflowed || closingOut ||
+      (input.automatic && (input.tokensLeft === null || input.tokensLeft <= input.warningLine)),
+    beforeSettle: input.control.overflow === "pending" || input.control.overflow === "pending-spent" || closingOut
+  }
+}

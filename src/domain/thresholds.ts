@@ -1,3 +1,4 @@
+import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
 import { SettingsKey } from "./protocol.ts"
 import {
   type Candidate,
@@ -43,6 +44,8 @@ export interface ResolvedPolicy {
   readonly automaticReset: Sourced<boolean>
   readonly traceLevel: Sourced<TraceLevel>
   readonly bootBudgetTokens: Sourced<number>
+  readonly checkpointCheck: Sourced<boolean> // a window's first wipe_memory without a note is refused
+  readonly digestTokens: Sourced<number> // the budget of an automatic reset's digest
   /** Pi's `compaction.reserveTokens` for this model, validated. */
   readonly reserve: Sourced<number>
   readonly lines: Lines
@@ -71,6 +74,8 @@ export interface PolicySettings {
   readonly automaticReset?: boolean
   readonly traceLevel?: TraceLevel
   readonly bootBudgetTokens?: number
+  readonly checkpointCheck?: boolean
+  readonly digestTokens?: number
   readonly guidanceLine?: number
   readonly warningLine?: number
   readonly hardLine?: number
@@ -280,6 +285,8 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
     bootBudgetTokens = { ...bootBudgetTokens, value: used }
   }
 
+  const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
+  const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
   const hard = pick(candidatesFor(gathered, "hardLine"), checkTokens(false), reserve, notices)
   const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Defaults.warningRunway), notices)
@@ -292,6 +299,8 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
     automaticReset,
     traceLevel,
     bootBudgetTokens,
+    checkpointCheck,
+    digestTokens,
     reserve,
     lines,
     model,

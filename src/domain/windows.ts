@@ -48,3 +48,19 @@ export const isEnabled = (branch: ReadonlyArray<BranchEntry>, settingDefault: bo
   }
   return settingDefault
 }
+
+/**
+ * Each window of the branch, oldest first: its w-number and where it started
+ * (epoch ms), the root at the branch's first entry and every other window at
+ * its marker. Maps a note's mtime to the window it was written in.
+ */
+export const windowStarts = (branch: ReadonlyArray<BranchEntry>): ReadonlyArray<{ readonly ordinal: number; readonly startedAt: number }> => {
+  const starts: Array<{ readonly ordinal: number; readonly startedAt: number }> = []
+  const first = branch[0]
+  if (first === undefined) return starts
+  starts.push({ ordinal: 1, startedAt: Date.parse(first.timestamp) || 0 })
+  for (const entry of branch) {
+    if (entry._tag === "Marker") starts.push({ ordinal: starts.length + 1, startedAt: Date.parse(entry.timestamp) || 0 })
+  }
+  return starts
+}

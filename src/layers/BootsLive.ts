@@ -1,5 +1,5 @@
 import { Cause, Effect, Layer, Option } from "effect"
-import { renderBoot } from "../domain/boot.ts"
+import { type BootContinuity, renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { Boots } from "../services/Boots.ts"
 import { BootBuildFailed } from "../services/Lifecycle.ts"
@@ -16,7 +16,11 @@ export const layer = Layer.effect(
     const thresholds = yield* Thresholds
     const trace = yield* Trace
 
-    const render = Effect.fn("Boots.render")(function*(window: { readonly windowId: string; readonly previousWindowId: string | undefined }) {
+    const render = Effect.fn("Boots.render")(function*(window: {
+      readonly windowId: string
+      readonly previousWindowId: string | undefined
+      readonly continuity?: BootContinuity
+    }) {
       const session = yield* PiSession
       const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
       const model = yield* session.model
@@ -35,13 +39,17 @@ export const layer = Layer.effect(
         },
         snapshot,
         budgetTokens: policy.bootBudgetTokens.value,
-        now: snapshot.takenAt
+        now: snapshot.takenAt,
+        continuity: window.continuity
       })
       yield* trace.info("boot.rendered", {
         windowId: window.windowId,
         chars: boot.text.length,
         omittedRows: boot.omittedRows,
-        unavailableHomes: boot.unavailableHomes.join(",")
+        unavailableHomes: boot.unavailableHomes.join(","),
+        ...(window.continuity === undefined
+          ? {}
+          : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
       if (boot.unavailableHomes.length > 0) {
         yield* session.notify(

@@ -1,12 +1,9 @@
-import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Layer, Option } from "effect"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
 import { interruptWhenAborted, PiSession } from "../services/PiSession.ts"
-
-const isCommandContext = (ctx: ExtensionContext): ctx is ExtensionCommandContext =>
-  typeof (ctx as Partial<ExtensionCommandContext>).waitForIdle === "function"
 
 const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
 
@@ -61,7 +58,6 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
     settings: Effect.sync(() => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
     isProjectTrusted: Effect.sync(() => ctx.isProjectTrusted()),
     isIdle: Effect.sync(() => ctx.isIdle()),
-    waitForIdle: isCommandContext(ctx) ? Effect.promise(() => ctx.waitForIdle()) : Effect.void,
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendMessage: (message, options) =>
       Effect.sync(() =>

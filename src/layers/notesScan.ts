@@ -409,7 +409,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           _tag: "Available",
           home,
           location,
-          map: map === undefined || map.body === undefined ? undefined : { address: map.address, body: map.body, bytes: map.bytes },
+          map: map === undefined || map.body === undefined ? undefined : { address: map.address, body: map.body, bytes: map.bytes, updatedMs: map.updatedMs },
           recent: top.map((note) => rowOf(state, note, note.title ?? "")),
           noteCount: state.notes.size - (map === undefined ? 0 : 1)
         }

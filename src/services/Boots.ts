@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { BootContinuity } from "../domain/boot.ts"
 import type { BootBuildFailed } from "./Lifecycle.ts"
 import type { PiSession } from "./PiSession.ts"
 
@@ -8,6 +9,8 @@ export class Boots extends Context.Service<Boots, {
   readonly render: (window: {
     readonly windowId: string
     readonly previousWindowId: string | undefined
+    /** After a reset: how the previous window ended, and the windows' starts for the notes' freshness. */
+    readonly continuity?: BootContinuity
   }) => Effect.Effect<string, BootBuildFailed, PiSession>
   /** A fork starts with a copy of its parent's session notes (when its own home is empty). */
   readonly inheritForkNotes: Effect.Effect<void, never, PiSession>

@@ -29,11 +29,15 @@ export interface BoundaryInput {
   readonly overflow: boolean
   /** Pi's context after the turn, when it has one: the window's usage is measured from it. */
   readonly messages?: ReadonlyArray<{ readonly role: string }>
+  /** The turn ran tools (the run goes on); absent or false for a text reply. */
+  readonly toolTurn?: boolean
 }
 
 export interface WipeReply {
   readonly text: string
   readonly scheduled: boolean
+  /** The checkpoint check refused this call: an ordinary result that says what to do. */
+  readonly refused: boolean
 }
 
 /** Whether to let Pi's native compaction or tree summary run. */
@@ -48,14 +52,14 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   readonly treeChanged: Effect.Effect<void, never, PiSession>
   readonly modelChanged: Effect.Effect<void, never, PiSession>
   readonly turnStarted: Effect.Effect<void, never, PiSession>
-  /** The provider request for the active window, or undefined to send Pi's own. */
   /**
    * The provider request for the active window (undefined: send Pi's own), and
-   * the boundary hooks this request leaves needed.
+   * the boundary hooks this request leaves needed. `hidden` builds the hidden
+   * messages a request may carry (the final warning, the close-out).
    */
   readonly project: <M extends ProjectableMessage>(
     messages: ReadonlyArray<M>,
-    warning: (text: string, windowId: string) => M
+    hidden: (customType: string, text: string, windowId: string) => M
   ) => Effect.Effect<{ readonly messages: ReadonlyArray<M> | undefined; readonly needs: BoundaryNeeds }, never, PiSession>
   readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>
   /**
@@ -66,7 +70,7 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   readonly turnEnded: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
   readonly beforeSettle: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
   readonly settled: (aborted: boolean) => Effect.Effect<void, never, PiSession>
-  /** `/wipe-memory`: waits for idle and appends a boundary without calling a model. */
+  /** `/wipe-memory`: appends a boundary while idle, or when the active run settles; never calls a model. */
   readonly wipeNow: Effect.Effect<void, never, PiSession>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>
   /** `manual` is the user's `/compact`; Pi's automatic attempts are told about once per window. */

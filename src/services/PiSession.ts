@@ -56,9 +56,8 @@ export class PiSession extends Context.Service<PiSession, {
   readonly settings: Effect.Effect<Readonly<Record<string, unknown>>>
   /** Whether Pi trusts this project, so its `.pi/settings.json` applies. */
   readonly isProjectTrusted: Effect.Effect<boolean>
+  /** No agent run is active (a prompt still in its input hooks has not started one). */
   readonly isIdle: Effect.Effect<boolean>
-  /** Waits until the agent stops streaming. Only safe from a command. */
-  readonly waitForIdle: Effect.Effect<void>
   readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>

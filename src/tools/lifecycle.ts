@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ToolName } from "../domain/protocol.ts"
-import { failed, type ToolOutcome } from "../domain/toolOutcome.ts"
+import { failed, ok, type ToolOutcome } from "../domain/toolOutcome.ts"
 import { Lifecycle } from "../services/Lifecycle.ts"
 import type { PiSession } from "../services/PiSession.ts"
 
@@ -11,7 +11,9 @@ const wipeMemory = Effect.fn("tools.wipe_memory")(function*(_params: unknown): E
 > {
   const reply = yield* (yield* Lifecycle).requestWipe
   // Terminal: nothing else in this window needs the model once the wipe is scheduled.
-  return reply.scheduled ? { _tag: "Ok", text: reply.text, terminate: true } : failed("disabled", reply.text)
+  if (reply.scheduled) return { _tag: "Ok", text: reply.text, terminate: true }
+  // A refusal by the checkpoint check is an ordinary result: the model writes its notes and calls again.
+  return reply.refused ? ok(reply.text) : failed("disabled", reply.text)
 })
 
 export const lifecycleToolHandlers = {

@@ -5,6 +5,7 @@ import { type SessionEntry, SessionManager } from "@earendil-works/pi-coding-age
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation, kinds, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
+import { checkpointAndWipe } from "../support/steps.ts"
 
 /**
  * The budget in Pi's real loop. The faux model reports usage as chars/4 of the
@@ -15,7 +16,7 @@ import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../supp
 const contextWindow = 10_000
 const lines = { guidanceLine: 6_000, warningLine: 4_000, hardLine: 2_000 }
 
-const wipe = () => fauxAssistantMessage([fauxToolCall("wipe_memory", {})], { stopReason: "toolUse" })
+const wipe = checkpointAndWipe
 const say = (text: string) => fauxAssistantMessage(text)
 const askRemaining = () => fauxAssistantMessage([fauxToolCall("context_remaining", {})], { stopReason: "toolUse" })
 /** A prompt of about `tokens` tokens by the faux model's (and Pi's) chars/4 estimate. */
@@ -133,8 +134,9 @@ describe("budget in Pi's agent loop", () => {
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)
-    expect(all.slice(marker[0]! - 4, marker[0]! + 3)).toEqual([
+    expect(all.slice(marker[0]! - 5, marker[0]! + 3)).toEqual([
       "message:assistant",
+      "message:toolResult",
       "message:toolResult",
       "custom_message:pi-context/warning",
       "compaction",
@@ -228,7 +230,7 @@ describe("budget in Pi's agent loop", () => {
     expect(ofCustomType(h.entries(), "pi-context/guidance").map(windowIdOf)).toEqual([rootWindow(h), rootWindow(h)])
   })
 
-  it("the hard line resets a model that ignored the warning: the completed turn commits the boundary by itself", async () => {
+  it("the hard line resets a model that ignored the warning: a finished reply commits the boundary, with no model call", async () => {
     h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
     h.script([say("ok"), say("ignoring the warning"), say("still ignoring"), say("fresh window")])
     await h.prompt("hello")
@@ -243,17 +245,19 @@ describe("budget in Pi's agent loop", () => {
       "compaction",
       "custom:pi-context/reset-marker",
       "custom_message:pi-context/boot",
-      "custom_message:pi-context/continuation",
-      "message:assistant"
+      "custom_message:pi-context/continuation"
     ])
-    // The continuation ran in the fresh window, without the old conversation.
-    expect(h.requests).toHaveLength(4)
+    // The reply had finished the run: no model call of pi-context's own.
+    expect(h.requests).toHaveLength(3)
+    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("memory reset"))
+    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · (\d+|\?)% · w2$/)
+    // The user's next prompt starts the fresh window, without the old conversation.
+    await h.prompt("next step")
     const fresh = conversation(h.requests[3]!)
     expect(fresh[0]).toMatch(/^user: ## Context window/)
-    expect(fresh.at(-1)).toMatch(/^user: Your context window was just reset/)
+    expect(fresh[1]).toMatch(/^user: Your context window was just reset/)
+    expect(fresh.at(-1)).toBe("user: next step")
     expect(fresh.join("\n")).not.toContain(WARNING)
-    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("memory reset"))
-    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · \d+% · w2$/)
   })
 
   it("with Pi's compaction.enabled false the warning and the hard line still work (hard line = Pi's reserve)", async () => {
@@ -277,6 +281,8 @@ describe("budget in Pi's agent loop", () => {
       "compaction",
       "custom:pi-context/reset-marker"
     ])
+    expect(h.requests).toHaveLength(2)
+    await h.prompt("go on")
     expect(conversation(h.requests[2]!)[0]).toMatch(/^user: ## Context window/)
   })
 

@@ -3,11 +3,12 @@ import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat
 import { afterEach, describe, expect, it } from "vitest"
 import { ofCustomType, toolResults } from "../support/entries.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
+import { checkpointAndWipe } from "../support/steps.ts"
 
 const call = (name: string, args: JsonObject) =>
   fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 const say = (text: string) => fauxAssistantMessage(text)
-const wipe = () => call("wipe_memory", {})
+const wipe = checkpointAndWipe
 
 
 /** The text between the `---` fences of a history_read result. */

@@ -4,8 +4,9 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation, kinds, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
+import { checkpointAndWipe } from "../support/steps.ts"
 
-const wipe = () => fauxAssistantMessage([fauxToolCall("wipe_memory", {})], { stopReason: "toolUse" })
+const wipe = checkpointAndWipe
 const say = (text: string) => fauxAssistantMessage(text)
 const overflowError = () =>
   fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long: 250000 tokens > 200000 maximum" })
@@ -42,9 +43,11 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(fresh[0]).toMatch(/^user: ## Context window/)
     expect(fresh[0]).toContain(`Current window: ${markerWindowId(markerEntry)}`)
     expect(fresh[1]).toMatch(/^user: Your context window was just reset/)
-    // The model asked for this reset after writing its notes: nothing is carried over.
+    // The model asked for this reset after writing its notes: the old window stays behind, but the
+    // user's latest message had no reply, so the continuation quotes it as pending.
     expect(fresh.join("\n")).not.toContain("ZEBRA")
-    expect(fresh.join("\n")).not.toContain("now wipe")
+    expect(fresh[1]).toContain("had no reply when the window ended")
+    expect(fresh[1]!.endsWith("now wipe")).toBe(true)
     expect(h.requests[2]!.messages[0]!.role).toBe("system")
     // Pi's own usage now measures the new window, not the old total.
     expect(h.session.getContextUsage()!.tokens!).toBeLessThan(h.requests.length * 2_000)
@@ -64,7 +67,8 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(h.session.extensionRunner!.hasHandlers("turn_end")).toBe(false)
     expect(h.session.extensionRunner!.hasHandlers("agent_before_settle")).toBe(false)
     await h.prompt("now wipe")
-    expect(armedAfterTool).toEqual([true])
+    // The note's result comes first; wipe_memory arms turn_end for its boundary.
+    expect(armedAfterTool).toEqual([false, true])
     expect(markerIndexes(h.entries())).toHaveLength(1)
     expect(h.session.extensionRunner!.hasHandlers("turn_end")).toBe(false)
   })
@@ -75,6 +79,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
       fauxAssistantMessage([
         fauxToolCall("wipe_memory", {}),
         fauxToolCall("notes_write", { address: "checkpoint", content: "# Checkpoint\nnext: step 3" }),
+        fauxToolCall("wipe_memory", {}),
         fauxToolCall("wipe_memory", {})
       ], { stopReason: "toolUse" }),
       say("resumed")
@@ -83,10 +88,13 @@ describe("reset lifecycle in Pi's agent loop", () => {
     const all = kinds(h.entries())
     expect(markerIndexes(h.entries())).toHaveLength(1)
     const firstBoundary = all.indexOf("compaction")
-    expect(all.slice(firstBoundary - 3, firstBoundary)).toEqual(["message:toolResult", "message:toolResult", "message:toolResult"])
-    const results = h.entries().slice(firstBoundary - 3, firstBoundary).map((entry) => JSON.stringify(entry))
+    expect(all.slice(firstBoundary - 4, firstBoundary)).toEqual(["message:toolResult", "message:toolResult", "message:toolResult", "message:toolResult"])
+    const results = h.entries().slice(firstBoundary - 4, firstBoundary).map((entry) => JSON.stringify(entry))
+    // The batch runs in order: the wipe before the note is refused, the one after it is honoured.
+    expect(results[0]).toContain("Not reset yet")
     expect(results[1]).toContain("Created checkpoint")
-    expect(results[2]).toContain("already scheduled")
+    expect(results[2]).toContain("Memory wipe scheduled")
+    expect(results[3]).toContain("already scheduled")
     // The boot of the new window already indexes the note written in the same batch.
     const boot = ofCustomType(h.entries(), "pi-context/boot").at(-1) as { content: string }
     expect(boot.content).toContain("checkpoint")
@@ -98,7 +106,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
       (context) => {
         // The user presses Escape while the model's wipe call is in flight.
         setTimeout(() => void h.session.abort(), 0)
-        return fauxAssistantMessage([fauxToolCall("wipe_memory", {})], { stopReason: "toolUse" })
+        return wipe()
       },
       say("should not run")
     ])
@@ -120,7 +128,8 @@ describe("reset lifecycle in Pi's agent loop", () => {
     const fresh = conversation(h.requests[2]!)
     expect(fresh[0]).toMatch(/^user: ## Context window/)
     // The reset was automatic, so the user's last message is carried into the new window.
-    expect(fresh[1]).toMatch(/^user: Your context window was just reset[\s\S]*user's last message before it:\n\na huge request$/)
+    expect(fresh[1]).toMatch(/^user: Your context window was just reset[\s\S]*This reset was automatic/)
+    expect(fresh[1]).toMatch(/pending request[^\n]*\n> a huge request/)
     expect(h.faux.getPendingResponseCount()).toBe(1)
   })
 

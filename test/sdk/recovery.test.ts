@@ -5,8 +5,9 @@ import { SessionManager } from "@earendil-works/pi-coding-agent"
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation, kinds, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
+import { checkpointAndWipe } from "../support/steps.ts"
 
-const wipe = () => fauxAssistantMessage([fauxToolCall("wipe_memory", {})], { stopReason: "toolUse" })
+const wipe = checkpointAndWipe
 const say = (text: string) => fauxAssistantMessage(text)
 const settings = { compaction: { enabled: false, keepRecentTokens: 1 } }
 

@@ -8,7 +8,7 @@ import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
@@ -46,7 +46,7 @@ const incoming = [{ type: "custom", customType: "other-extension/state", data: {
 describe("Lifecycle", () => {
   it.effect("an abort while the notes snapshot is read interrupts the read and writes no boundary", () => {
     const abort = new AbortController()
-    const fake = makeFakeSession({ signal: abort.signal, entries: [messageEntry("user", "hello")] })
+    const fake = makeFakeSession({ signal: abort.signal, entries: [messageEntry("user", "hello"), checkpointEntry()] })
     return Effect.gen(function*() {
       const reading = yield* Deferred.make<void>()
       const interrupted = yield* Deferred.make<void>()
@@ -57,7 +57,7 @@ describe("Lifecycle", () => {
         )
       yield* Effect.gen(function*() {
         yield* requestWipe(fake)
-        const fiber = yield* Effect.forkChild(turn(fake, { incoming, outcome: "completed", overflow: false }))
+        const fiber = yield* Effect.forkChild(turn(fake, { incoming, outcome: "completed", overflow: false, toolTurn: true }))
         yield* Deferred.await(reading)
         abort.abort()
         const reply = yield* Fiber.join(fiber)
@@ -68,10 +68,10 @@ describe("Lifecycle", () => {
   })
 
   it.effect("a failed boot keeps the incoming drafts, requests no continuation, and says why", () => {
-    const fake = makeFakeSession({ entries: [messageEntry("user", "hello")] })
+    const fake = makeFakeSession({ entries: [messageEntry("user", "hello"), checkpointEntry()] })
     return Effect.gen(function*() {
       yield* requestWipe(fake)
-      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false })
+      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false, toolTurn: true })
       // No reply leaves Pi's own drafts on the boundary untouched, and asks for no continuation.
       assert.isUndefined(reply)
       assert.isTrue(fake.notices.some((notice) => notice.level === "error" && notice.message.includes("no reset was written")))
@@ -79,13 +79,13 @@ describe("Lifecycle", () => {
   })
 
   it.effect("a committed boundary is the incoming drafts, then compaction, marker, boot and continuation, with continue", () => {
-    const fake = makeFakeSession({ entries: [messageEntry("user", "hello")] })
+    const fake = makeFakeSession({ entries: [messageEntry("user", "hello"), checkpointEntry()] })
     return Effect.gen(function*() {
       const first = yield* requestWipe(fake)
       const second = yield* requestWipe(fake)
       assert.isTrue(first.scheduled)
       assert.include(second.text, "already scheduled")
-      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false })
+      const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false, toolTurn: true })
       assert.strictEqual(reply?.continue, true)
       const entries = reply!.entries as Array<{ type: string; customType?: string; data?: { windowId: string }; details?: { windowId: string } }>
       assert.deepStrictEqual(entries.map((e) => e.customType ?? e.type), [

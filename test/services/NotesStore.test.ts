@@ -128,7 +128,8 @@ describe("NotesStore on disk", () => {
       const agent = snapshot.homes[3]!
       assert.strictEqual(agent._tag, "Available")
       if (agent._tag === "Available") {
-        assert.deepStrictEqual(agent.map, { address: "@agent/MAP.md", body: "- methods: how I test\n", bytes: agent.map!.bytes })
+        assert.deepStrictEqual(agent.map, { address: "@agent/MAP.md", body: "- methods: how I test\n", bytes: agent.map!.bytes, updatedMs: agent.map!.updatedMs })
+        assert.isAbove(agent.map!.updatedMs, 0)
         assert.deepStrictEqual(agent.recent.map((row) => [row.address, row.title]), [["@agent/methods.md", "How I test"]])
         assert.strictEqual(agent.location, "agents/pi")
       }

@@ -89,7 +89,6 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     settings: Effect.succeed(options.settings ?? {}),
     isProjectTrusted: Effect.succeed(options.projectTrusted ?? false),
     isIdle: Effect.succeed(true),
-    waitForIdle: Effect.void,
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {
         fake.appended.push({ customType, data })
@@ -113,3 +112,6 @@ export const messageEntry = (role: string, text: string, extra: Record<string, u
   type: "message",
   message: { role, content: [{ type: "text", text }], timestamp: 0, ...extra }
 })
+
+/** A successful `notes_write` result: the window has a checkpoint, so `wipe_memory` goes through. */
+export const checkpointEntry = () => messageEntry("toolResult", "Created checkpoint (40 B).", { toolName: "notes_write", toolCallId: "call-1", isError: false })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type BootIdentity, DefaultBootBudgetTokens, estimateTokens, MapExcerptLimit, renderBoot } from "../../src/domain/boot.ts"
+import { type BootContinuity, type BootIdentity, DefaultBootBudgetTokens, estimateTokens, MapExcerptLimit, renderBoot } from "../../src/domain/boot.ts"
 import { type Home, Homes } from "../../src/domain/notes/address.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
 import { ToolName } from "../../src/domain/protocol.ts"
@@ -33,7 +33,7 @@ const available = (home: Home, count: number, mapBody?: string): HomeSnapshot =>
   _tag: "Available",
   home,
   location: home,
-  map: mapBody === undefined ? undefined : { address: `${prefix(home)}MAP.md`, body: mapBody, bytes: mapBody.length },
+  map: mapBody === undefined ? undefined : { address: `${prefix(home)}MAP.md`, body: mapBody, bytes: mapBody.length, updatedMs: now - 1000 * hour },
   recent: rowsFor(home, Math.min(count, 12), Homes.indexOf(home)),
   noteCount: count
 })
@@ -137,5 +137,76 @@ describe("boot renderer", () => {
     const b = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now: now + 24 * hour })
     assert.include(a.text, "- note-0.md · \"Title session 0\" · 100 B · updated just now")
     assert.include(b.text, "- note-0.md · \"Title session 0\" · 100 B · updated 24 h ago")
+  })
+
+  describe("continuity", () => {
+    // w1 started 30 h ago, w2 20 h ago, w3 (the one that just ended) 2 h ago.
+    const windowStarts = [{ ordinal: 1, startedAt: now - 30 * hour }, { ordinal: 2, startedAt: now - 20 * hour }, { ordinal: 3, startedAt: now - 2 * hour }]
+    const continuity = (checkpointed: boolean): BootContinuity => ({ previousOrdinal: 3, checkpointed, windowStarts })
+    const sessionNotes = (ages: ReadonlyArray<number>, mapAge?: number): NotesSnapshot =>
+      snapshotOf(Homes.map((home) => {
+        const base = available(home, home === "session" ? ages.length : 2, home === "session" && mapAge !== undefined ? "- plan" : undefined)
+        if (home !== "session" || base._tag !== "Available") return base
+        return {
+          ...base,
+          map: base.map === undefined ? undefined : { ...base.map, updatedMs: now - mapAge! * hour },
+          recent: ages.map((age, i) => ({ home, address: `step-${i}.md`, bytes: 10, updatedMs: now - age * hour, title: "" }))
+        }
+      }))
+
+    it("says the previous window ended with a checkpoint", () => {
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      assert.include(text, "The previous window ended with a checkpoint: notes updated in window w3.")
+      assert.notInclude(text, "without a checkpoint")
+    })
+
+    it("says the previous window ended without a checkpoint, pointing at the digest", () => {
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      assert.include(text, "w3 ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept")
+    })
+
+    it("tells in which window and how long ago the session's notes were last updated", () => {
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25, 19]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      assert.include(text, "This session's notes were last updated in window w2, 19 h ago (step-1.md).")
+    })
+
+    it("counts the session MAP as a note", () => {
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25], 1), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      assert.include(text, "last updated in window w3, 1 h ago (MAP.md).")
+    })
+
+    it("names notes older than the session's first window, and a session without notes", () => {
+      const old = renderBoot({ identity, snapshot: sessionNotes([40]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      assert.include(old.text, "last updated before this session's first window, 40 h ago (step-0.md).")
+      const none = renderBoot({ identity, snapshot: sessionNotes([]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      assert.include(none.text, "This session has no notes yet.")
+    })
+
+    it("says freshness is unknown when the session home cannot be read", () => {
+      const homes = fullSnapshot.homes.map((home): HomeSnapshot =>
+        home.home === "session" ? { _tag: "Unavailable", home: "session", location: "sessions/x", reason: "EIO" } : home
+      )
+      const { text } = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      assert.include(text, "This session's notes could not be read, so when they were last updated is unknown.")
+    })
+
+    it("reads as before without continuity", () => {
+      const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+      assert.notInclude(text, "checkpoint:")
+      assert.notInclude(text, "last updated in window")
+      assert.notInclude(text, "without a checkpoint")
+    })
+
+    it("keeps the continuity lines when the budget cuts rows", () => {
+      const snapshot = sessionNotes([1, 2, 3, 4, 5])
+      const full = renderBoot({ identity, snapshot, budgetTokens: 100_000, now, continuity: continuity(false) })
+      const budget = estimateTokens(full.text) - 40
+      const cut = renderBoot({ identity, snapshot, budgetTokens: budget, now, continuity: continuity(false) })
+      assert.isAtMost(estimateTokens(cut.text), budget)
+      assert.isAbove(cut.omittedRows, 0)
+      assert.include(cut.text, "w3 ended without a checkpoint")
+      // Freshness comes from the snapshot, not from the rows the budget kept.
+      assert.include(cut.text, "last updated in window w3, 1 h ago (step-0.md).")
+    })
   })
 })

@@ -108,14 +108,21 @@ describe("windows", () => {
 })
 
 describe("continuation", () => {
-  it("carries the user's last message over an automatic reset, cut at a stated length", async () => {
+  it("carries the pending request over every reset, cut at a stated length; an automatic reset carries the digest instead", async () => {
     const { continuationFor, continuationText, CarriedRequestLimit } = await import("../../src/domain/boundary.ts")
-    assert.strictEqual(continuationFor(undefined), continuationText)
-    assert.strictEqual(continuationFor("   "), continuationText)
-    assert.isTrue(continuationFor("fix the login bug").endsWith("user's last message before it:\n\nfix the login bug"))
+    assert.strictEqual(continuationFor({ pending: undefined, digest: undefined }), continuationText)
+    assert.strictEqual(continuationFor({ pending: "   ", digest: undefined }), continuationText)
+    assert.isTrue(continuationFor({ pending: "fix the login bug", digest: undefined }).endsWith("take it up now:\n\nfix the login bug"))
     const long = "é".repeat(CarriedRequestLimit + 10)
-    const carried = continuationFor(long)
+    const carried = continuationFor({ pending: long, digest: undefined })
     assert.include(carried, `${"é".repeat(CarriedRequestLimit)}\n[… 10 more characters; find the message with history_search`)
+    const automatic = continuationFor({ pending: "fix the login bug", digest: "## Pending request\nfix the login bug" })
+    assert.isTrue(automatic.startsWith(continuationText))
+    assert.include(automatic, "This reset was automatic")
+    // The digest quotes the pending request itself: it is not carried twice.
+    assert.strictEqual(automatic.split("fix the login bug").length - 1, 1)
+    // An empty digest (nothing to say) falls back to the pending request.
+    assert.include(continuationFor({ pending: "fix it", digest: "" }), "take it up now:\n\nfix it")
   })
 
   it("reads a user message's text from a raw entry, and nothing from other entries", async () => {

@@ -62,7 +62,7 @@ export type EventDraft =
     readonly document: Document
     readonly status?: ToolStatus
   }
-  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: string }
+  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: string; readonly args: unknown }
   | {
     readonly _tag: "Result"
     readonly callId: string
@@ -119,7 +119,7 @@ const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> =>
     if (!isRecord(part)) continue
     if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
     else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
-      calls.push({ _tag: "Call", callId: part.id, name: part.name, head: callHead(part.name, part.arguments) })
+      calls.push({ _tag: "Call", callId: part.id, name: part.name, head: callHead(part.name, part.arguments), args: part.arguments })
     }
   }
   const error = stringField(message, "errorMessage")

@@ -16,6 +16,8 @@ export interface HomeMap {
   readonly address: string
   readonly body: string
   readonly bytes: number
+  /** Last modification, epoch milliseconds. */
+  readonly updatedMs: number
 }
 
 export type HomeSnapshot =

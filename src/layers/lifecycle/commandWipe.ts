@@ -1,0 +1,67 @@
+import { Effect } from "effect"
+import type { ResetEvent, Transition } from "../../domain/resetControl.ts"
+import { CommandName } from "../../domain/protocol.ts"
+import { PiSession } from "../../services/PiSession.ts"
+import type { Trace } from "../../services/Trace.ts"
+import { type Boundaries, resetNotice } from "./boundaries.ts"
+import type { CurrentWindow } from "./windowView.ts"
+
+export const waitingNotice =
+  `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call).`
+
+/**
+ * The user's `/wipe-memory`: marker, boot and continuation appended in a row
+ * while Pi is idle, never between a tool call and its result. Idleness is
+ * checked again after the boot is rendered (a prompt may have started a run
+ * meanwhile); a busy session gets its boundary when the run settles.
+ */
+export const makeCommandWipe = (deps: {
+  readonly trace: Trace["Service"]
+  readonly boundaries: Boundaries
+  readonly step: (event: ResetEvent) => Effect.Effect<Transition>
+  readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
+  /** Drops transient state once the new window exists. */
+  readonly resetTransient: Effect.Effect<void>
+  readonly updateStatus: Effect.Effect<void, never, PiSession>
+}) => {
+  const { trace, boundaries, step, currentWindow, resetTransient, updateStatus } = deps
+
+  const wait = (windowId: string) =>
+    Effect.gen(function*() {
+      const transition = yield* step({ _tag: "CommandWipe", windowId, idle: false })
+      yield* trace.info("command.wipe", { effect: transition.effect._tag, reason: transition.effect.reason ?? "" })
+      yield* (yield* PiSession).notify(waitingNotice, "info")
+      yield* updateStatus
+    })
+
+  /**
+   * Renders the boundary and appends it if Pi is still idle; otherwise waits
+   * for the run to settle. `waited`: the run this command waited for has settled.
+   */
+  const appendWhenIdle = (waited: string | undefined) => Effect.gen(function*() {
+    const session = yield* PiSession
+    const window = yield* currentWindow
+    if (!(yield* session.isIdle)) return yield* wait(window.id)
+    const built = yield* Effect.exit(boundaries.buildReset(window, "command"))
+    if (built._tag === "Failure") return yield* boundaries.reportBootFailure(window.id, built.cause)
+    // Nothing may suspend from this check to the last append: a run cannot start in between.
+    if (!(yield* session.isIdle)) return yield* wait(window.id)
+    const transition = yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
+    for (const draft of built.value.drafts) {
+      if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
+      if (draft.type === "custom_message") yield* session.sendMessage(draft)
+    }
+    yield* resetTransient
+    yield* trace.setWindow(built.value.windowId)
+    yield* trace.info("boundary.commit", {
+      from: window.id,
+      to: built.value.windowId,
+      source: "command",
+      reason: waited ?? transition.effect.reason ?? ""
+    })
+    yield* session.notify(resetNotice(built.value.windowId), "info")
+    yield* updateStatus
+  })
+
+  return { appendWhenIdle }
+}

@@ -1,0 +1,51 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import * as BootsLive from "../../src/layers/BootsLive.ts"
+import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
+import * as TraceLive from "../../src/layers/TraceLive.ts"
+import { Boots } from "../../src/services/Boots.ts"
+import { NotesStore } from "../../src/services/NotesStore.ts"
+import { makeFakeSession } from "../support/FakePiSession.ts"
+
+const hour = 3_600_000
+const takenAt = Date.UTC(2025, 4, 1, 12)
+
+/** Session notes last written 3 h ago; the other homes empty. */
+const notes = Layer.succeed(NotesStore, {
+  snapshot: () =>
+    Effect.succeed({
+      takenAt,
+      homes: (["session", "project", "user", "agent", "model"] as const).map((home) => ({
+        _tag: "Available" as const,
+        home,
+        location: home,
+        map: undefined,
+        recent: home === "session" ? [{ home, address: "plan.md", bytes: 10, updatedMs: takenAt - 3 * hour, title: "" }] : [],
+        noteCount: home === "session" ? 1 : 0
+      }))
+    }),
+  projectKey: () => Effect.succeed("project-0000"),
+  copySessionHome: () => Effect.succeed({ copied: 0 })
+} as unknown as NotesStore["Service"])
+
+const boots = BootsLive.layer.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
+
+describe("Boots", () => {
+  it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {
+    const fake = makeFakeSession()
+    return Effect.gen(function*() {
+      const text = yield* Boots.use((b) =>
+        b.render({
+          windowId: "w-b",
+          previousWindowId: "w-a",
+          continuity: { previousOrdinal: 2, checkpointed: false, windowStarts: [{ ordinal: 1, startedAt: takenAt - 10 * hour }, { ordinal: 2, startedAt: takenAt - 4 * hour }] }
+        })
+      ).pipe(Effect.provide(fake.layer))
+      assert.include(text, "w2 ended without a checkpoint")
+      assert.include(text, "This session's notes were last updated in window w2, 3 h ago (plan.md).")
+      const plain = yield* Boots.use((b) => b.render({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+      assert.notInclude(plain, "checkpoint:")
+      assert.notInclude(plain, "last updated in window")
+    }).pipe(Effect.provide(boots))
+  })
+})
