@@ -32,10 +32,7 @@ export const checkTrace: Check<TraceLevel> = (value) =>
 
 /** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
 export const checkTokens = (positive: boolean): Check<number> => (value) => {
-  // Beyond what a JS number holds exactly (`1e400`): judged by its sign, named as written.
-  if (value instanceof WrittenNumber) return { reason: value.value < 0 ? "is negative" : "is too large" }
   if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
-  if (!Number.isFinite(value)) return { reason: "is not a finite number" }
   if (value < 0) return { reason: "is negative" }
   if (value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
   if (positive && value < 1) return { reason: "must be at least 1" }
@@ -58,7 +55,9 @@ export const pick = <A>(
   let chosen: Sourced<A> = fallback
   for (let i = candidates.length - 1; i >= 0; i--) {
     const candidate = candidates[i]!
-    const result = check(candidate.value)
+    // A number the file wrote beyond what JS holds exactly is checked as the number it parses to
+    // (1e400 is Infinity: too large); the notice still names it as written.
+    const result = check(candidate.value instanceof WrittenNumber ? candidate.value.value : candidate.value)
     if ("ok" in result) {
       chosen = { value: result.ok, source: candidate.source, key: candidate.key }
       break

@@ -94,9 +94,17 @@ describe("numbers beyond what JSON numbers hold", () => {
     ])
   })
 
-  it("without the written text, says the value is not finite instead of naming one nobody wrote", () => {
-    assert.deepStrictEqual(resolvePolicy([injectedSource({ hardLine: Infinity })], model).notices.map(renderNotice), [
-      "injected policy: pi-context.hardLine is not a finite number; using 16384."
+  it("without the written text, names the key but not a value nobody wrote", () => {
+    assert.deepStrictEqual(resolvePolicy([injectedSource({ hardLine: Infinity, warningLine: -Infinity })], model).notices.map(renderNotice), [
+      "injected policy: pi-context.hardLine is too large; using 16384.",
+      "injected policy: pi-context.warningLine is negative; using 28672."
+    ])
+  })
+
+  it("checks a written number beyond the safe integers as the number it is, for every key", () => {
+    assert.deepStrictEqual(rendered([global({ digestTokens: new WrittenNumber("1e20", 1e20), bootBudgetTokens: new WrittenNumber("1e20", 1e20) })]), [
+      "global settings: pi-context.bootBudgetTokens = 1e20 is too large; using 6000.",
+      "global settings: pi-context.digestTokens = 1e20 is above the maximum of 8000 tokens; using 8000."
     ])
   })
 })
