@@ -3,12 +3,14 @@ import { inspectTail } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
+import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -40,6 +42,9 @@ export const doctorReport = Effect.gen(function*() {
         : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
     )
   }
+
+  const history = yield* (yield* NotesHistory).describe
+  lines.push(check(history.ok, history.text), ...(yield* notesLintLines(identity)))
 
   const policy = yield* thresholds.policy
   lines.push(

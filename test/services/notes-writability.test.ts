@@ -11,6 +11,7 @@ import { writability } from "../../src/layers/notesWritable.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 /** The real file system, except that writing is refused at (and below) `readOnly`, as on a read-only mount. */
@@ -26,8 +27,11 @@ const readOnlyAt = (readOnly: string) =>
     }))
   ).pipe(Layer.provide(NodeServices.layer))
 
+/** The notes history has its own doctor line and tests; here it only answers. */
+const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
+
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {})).pipe(
+  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), quietHistory).pipe(
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
 
