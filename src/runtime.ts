@@ -5,6 +5,7 @@ import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { notesToolSpecs } from "./adapters/notesTools.ts"
+import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { notesHistoryCommand } from "./commands/notesHistory.ts"
 import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
 import { TidyTools } from "./domain/notes/tidy.ts"
@@ -174,7 +175,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: ExtensionContext) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), undefined),
+    sessionStart: (reason: string, ctx: ExtensionContext) =>
+      run(ctx, "session_start", Effect.andThen(Lifecycle.use((l) => l.sessionStarted(reason)), reportNotesWritability), undefined),
     sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),

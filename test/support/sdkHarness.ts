@@ -167,6 +167,11 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
   const requests: Array<ProviderContext> = []
   const record = (step: FauxResponseStep): FauxResponseStep => (context, streamOptions, state, model) => {
     requests.push(structuredClone(context) as ProviderContext)
+    // The faux provider's prompt-cache simulation counted every prompt token
+    // twice before pi-ai 1.5 (as input and as cache write). Without it, every
+    // Pi version reports the same total usage, so `npm run test:compat` tests
+    // pi-context rather than that accounting; the totals on 1.6 are unchanged.
+    if (streamOptions !== undefined) streamOptions.cacheRetention = "none"
     return typeof step === "function" ? step(context, streamOptions, state, model) : step
   }
 
