@@ -2,6 +2,7 @@ import { Result, Schema } from "effect"
 import { RE2JS } from "re2js"
 import { foldCase } from "./caseFold.ts"
 import type { ScanBudget } from "./scanBudget.ts"
+import { echo } from "./toolOutcome.ts"
 
 /**
  * Every text pattern a user or a model supplies is compiled here, to code
@@ -25,15 +26,13 @@ const locateWindow = 4_096
 const unitsPerBudgetCheck = 16_384
 const unitsPerLine = 256
 
-const clip = (text: string, max = 120): string => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`)
-
 /** A pattern that cannot be used; `reason` completes "the regex … ", with what to do. The one error of every tool that takes a pattern. */
 export class InvalidPattern extends Schema.TaggedError<InvalidPattern>()("InvalidPattern", {
   pattern: Schema.String,
   reason: Schema.String
 }) {
   override get message(): string {
-    return `the regex ${JSON.stringify(clip(this.pattern))} ${this.reason}.`
+    return `the regex "${echo(this.pattern)}" ${this.reason}.`
   }
 }
 
@@ -178,7 +177,7 @@ const regexPattern = (source: string, re: RE2JS): TextPattern => {
 const reasonOf = (error: unknown): string => {
   const text = (error instanceof Error ? error.message : String(error)).replace("(?i)", "").replace(/^error parsing regexp: /, "")
   const unsupported = /\\[1-9]|\(\?[=!<]/.test(text) ? " (RE2 has no backreferences or lookaround)" : ""
-  return `is invalid (${text})${unsupported}; fix it, or search for the text literally without regex: true`
+  return `is invalid (${echo(text, 300)})${unsupported}; fix it, or search for the text literally without regex: true`
 }
 
 /**

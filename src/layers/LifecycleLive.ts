@@ -24,7 +24,7 @@ import { Budget } from "../services/Budget.ts"
 import { type BoundaryReply, Lifecycle, type WipeReply } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
@@ -306,11 +306,10 @@ export const layer = Layer.effect(
     const statusReport = Effect.gen(function*() {
       const session = yield* PiSession
       const window = activeWindow(yield* session.branch, session.sessionId)
-      const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: ${window.id} (w${window.ordinal})`,
-        `trace: ${Option.getOrElse(traceFile, () => "off")}`,
+        describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windowUsage(yield* currentWindow) }))
       ].join("\n")
     })

@@ -53,7 +53,7 @@ describe("hostile input to the notes tools", () => {
       assert.strictEqual(code(found), "ok", text(found))
       assert.include(text(found), "- a.md:2 (offset 6): (x)[y]*")
       assert.isAtMost(utf8Length(text(found)), ToolResultByteLimit)
-      assert.match(text(found), /More results: notes_search with the same parameters and "cursor": "[^"]+"\.$/)
+      assert.match(text(found), /More results: notes_search with the same arguments as this call, plus \{"cursor":"[^"]+"\}\.$/)
     }).pipe(Effect.provide(storeLayer)))
 
   it.effect("notes_list answers a glob with many stars", () =>

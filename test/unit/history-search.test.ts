@@ -106,7 +106,7 @@ describe("history_search", () => {
     // A continuation does not repeat a query too long to fit: it names only the cursor.
     long.user(needle)
     const first = search(syncIndex(long), { ...query, limit: 1 })
-    assert.include(renderSearch(first, { ...query, limit: 1 }), `more: history_search with the same query and filters, and {"before":3}`)
+    assert.include(renderSearch(first, { ...query, limit: 1 }), `more: history_search with the same arguments as this call, plus {"before":3}`)
   })
 
   it("stops on a spent time budget after one event, with a cursor that resumes", () => {
