@@ -65,12 +65,24 @@ const toolHandlers: Readonly<Record<string, (params: unknown) => Effect.Effect<T
   ...budgetToolHandlers
 }
 
+/**
+ * Whether a reply overflowed, by Pi's own tests. They read fields a reply
+ * from another extension's provider may lack (its usage); such a reply
+ * counts as no overflow rather than failing the hook.
+ */
+const overflowed = (assistant: AssistantMessage, ctx: ExtensionContext): boolean => {
+  try {
+    return isContextOverflow(assistant, ctx.model?.contextWindow) ||
+      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens))
+  } catch {
+    return false
+  }
+}
+
 /** Pi's turn facts, reduced to what the lifecycle decides on. */
 const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
   const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
-  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
-    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
-      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
+  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" && overflowed(assistant, ctx)
   const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
   return { outcome: aborted ? "aborted" as const : outcome, overflow }
 }
@@ -101,6 +113,20 @@ const hiddenMessage = (customType: string, text: string, windowId: string): Agen
 export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
+  const reportedFaults = new Set<PiSessionLive.PiOperation>()
+
+  /** A Pi call that threw on foreign data: traced each time, told once per operation. */
+  const faultReporter = (ctx: ExtensionContext): PiSessionLive.PiFault => ({ operation, error }) => {
+    const reason = (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.slice(0, 160)
+    runtime.runFork(Trace.use((trace) => trace.info("pi.fault", { operation, reason })))
+    if (reportedFaults.has(operation)) return
+    reportedFaults.add(operation)
+    Effect.runSync(PiSessionLive.make(pi, ctx).notify(
+      `pi-context: Pi's ${operation} could not be read (${reason}); a session entry that another extension wrote ` +
+        `may have a shape Pi does not expect. Until it can be read, ${PiSessionLive.faultFallback[operation]}.`,
+      "warning"
+    ))
+  }
 
   const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runFast(
@@ -126,7 +152,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
-        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
+        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx, faultReporter(ctx)))
       )
     ).catch(() => fallback)
 

@@ -1,6 +1,5 @@
 import { Effect, FileSystem, Option, Path, Schema } from "effect"
-import { inspectTail } from "../domain/boundary.ts"
-import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
+import { inspectBranch } from "../domain/boundary.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
@@ -53,8 +52,7 @@ export const doctorReport = Effect.gen(function*() {
       : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
   )
 
-  const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
-  const inspection = inspectTail(tail)
+  const inspection = inspectBranch(yield* session.branch, session.sessionId)
   lines.push(
     inspection._tag === "Refuse"
       ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)
