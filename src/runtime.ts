@@ -32,6 +32,7 @@ import { budgetToolHandlers } from "./tools/budget.ts"
 import { historyToolHandlers } from "./tools/history.ts"
 import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
 import { notesToolHandlers } from "./tools/notes.ts"
+import { withTimeBudget } from "./tools/timeBudget.ts"
 
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
@@ -229,7 +230,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {
       const handler = toolHandlers[name]
       if (handler === undefined) return Promise.resolve(failed("invalid_argument", `pi-context has no tool named ${name}.`))
-      return run(ctx, name, handler(params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+      return run(ctx, name, withTimeBudget(name)(handler(params)), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
     },
     wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
     setEnabled: (enabled: boolean, ctx: ExtensionContext) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),

@@ -1,4 +1,5 @@
 import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
+import { compileGlob, hasGlobSyntax } from "./glob.ts"
 import { SettingsKey } from "./protocol.ts"
 import {
   type Candidate,
@@ -99,9 +100,6 @@ type Obj = Readonly<Record<string, unknown>>
 
 const isObject = isSettingsObject
 
-const globToRegExp = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)
-
 /**
  * How specific a `models` pattern is for this model, or undefined when it does not match.
  * Exact ids beat globs; among globs, more literal characters win.
@@ -110,9 +108,9 @@ const specificity = (pattern: string, model: ModelRef): number | undefined => {
   const full = `${model.provider}/${model.id}`
   if (pattern === full) return Number.MAX_SAFE_INTEGER
   if (pattern === model.id) return Number.MAX_SAFE_INTEGER - 1
-  if (!/[*?]/.test(pattern)) return undefined
-  const regex = globToRegExp(pattern)
-  return regex.test(full) || regex.test(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
+  if (!hasGlobSyntax(pattern)) return undefined
+  const glob = compileGlob(pattern)
+  return glob(full) || glob(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
 }
 
 interface Gathered {

@@ -16,6 +16,7 @@ export type ToolErrorCode =
   | "not_on_branch"
   | "unknown_window"
   | "bad_regex"
+  | "timed_out"
   | "disabled"
 
 /** What a pi-context tool returns, before the adapter turns it into a Pi tool result. */

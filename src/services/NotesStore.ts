@@ -3,6 +3,7 @@ import { type Home, Homes } from "../domain/notes/address.ts"
 import type { TextEdit } from "../domain/notes/edits.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import type { NoteRow, NotesSnapshot } from "../domain/notes/snapshot.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { TextWindow } from "../domain/textWindow.ts"
 
 /** A serialized note (frontmatter and body) may not exceed this many UTF-8 bytes. */
@@ -58,11 +59,6 @@ export class NoMatch extends Schema.TaggedError<NoMatch>()("NoMatch", {
 export class InvalidNoteRequest extends Schema.TaggedError<InvalidNoteRequest>()("InvalidNoteRequest", {
   address: Schema.String,
   message: Schema.String
-}) {}
-
-export class InvalidSearchPattern extends Schema.TaggedError<InvalidSearchPattern>()("InvalidSearchPattern", {
-  pattern: Schema.String,
-  reason: Schema.String
 }) {}
 
 /**
@@ -154,6 +150,8 @@ export interface SearchResult {
   readonly unreadable: ReadonlyArray<string>
   readonly nextCursor: string | undefined
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+  /** The search stopped on the call's time budget; `nextCursor` continues it. */
+  readonly stoppedEarly: boolean
 }
 
 export interface RetireResult {
@@ -186,7 +184,7 @@ export class NotesStore extends Context.Service<NotesStore, {
   readonly listRetired: (identity: NotesIdentity, home: Home | undefined) => Effect.Effect<ReadonlyArray<NoteRow>, NotesIoError>
   /** Most recent first; a failing home is reported, never fatal. */
   readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
-  readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidSearchPattern>
+  readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidPattern>
   /** All five homes read once into a closed value; per-home failures are values. */
   readonly snapshot: (identity: NotesIdentity) => Effect.Effect<NotesSnapshot>
   /** Copies a parent session's notes into a fork's session home when that home is still empty. */

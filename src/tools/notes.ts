@@ -13,14 +13,14 @@ import {
   resolveNotesRoot
 } from "../domain/notes/identity.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
-import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
+import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
 import {
   type AmbiguousEdit,
   type InvalidAddress,
   type InvalidNoteRequest,
-  type InvalidSearchPattern,
   type NoMatch,
   type NoteLocked,
   type NoteNotFound,
@@ -120,7 +120,7 @@ type NotesToolError =
   | AmbiguousEdit
   | NoMatch
   | InvalidNoteRequest
-  | InvalidSearchPattern
+  | InvalidPattern
   | NotesIoError
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
@@ -144,8 +144,8 @@ export const describeFailure = (error: NotesToolError): ToolOutcome => {
       return failed("no_match", `${error.address}: ${error.message}`)
     case "InvalidNoteRequest":
       return failed("invalid_argument", error.message)
-    case "InvalidSearchPattern":
-      return failed("bad_regex", `the regex "${echo(error.pattern)}" is invalid (${echo(error.reason, 300)}); fix it or search with regex: false.`)
+    case "InvalidPattern":
+      return failed("bad_regex", error.message)
     case "NotesIoError":
       return error.permanent
         ? failed("io_permanent", `${error.reason}. Retrying will not help: ${error.action}.`)
@@ -200,8 +200,13 @@ const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
-  const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (edits.length > NotesUpdateMaxEdits) {
+    return yield* new InvalidParams({
+      message: `notes_update takes at most ${NotesUpdateMaxEdits} edits per call and got ${edits.length}; send them in several calls, or replace the whole note with notes_write. Nothing was changed.`
+    })
+  }
+  const identity = yield* notesIdentity()
   if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
@@ -304,6 +309,9 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
       return [
         ...unavailableLine(result.unavailable, ToolName.notesSearch),
         ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).map((address) => echo(address)).join(", ")}.`]),
+        ...(result.stoppedEarly && shown === result.hits.length
+          ? ["The search stopped on its time budget before reaching the end; more lines may match."]
+          : []),
         cursor === undefined ? "End of results." : `More results: ${continuationCall(ToolName.notesSearch, decoded, { cursor })}.`
       ]
     }

@@ -101,7 +101,7 @@ export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
   const params = queryParams(query)
   const more = page.more === undefined
     ? "more: none (search finished)"
-    : `more: ${call("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan bound; continue to search further)" : ""}`
+    : `more: ${call("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
   return fitParts({ head: header, body: page.hits.map((hit) => hit.line).join("\n"), tail: more })
 }
 
@@ -125,7 +125,7 @@ export const describeIssue = (issue: HistoryIssue): {
     case "UnknownWindow":
       return {
         code: "unknown_window",
-        message: `no window ${JSON.stringify(issue.windowId)} on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
+        message: `no window "${shownWindowId(issue.windowId)}" on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
       }
     case "EventNotFound":
       return {
@@ -139,10 +139,7 @@ export const describeIssue = (issue: HistoryIssue): {
         code: "not_on_branch",
         message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
       }
-    case "BadRegex":
-      return {
-        code: "bad_regex",
-        message: `the pattern ${JSON.stringify(issue.pattern)} is not a valid JavaScript regular expression (${issue.reason}). Fix it, or search literally without "regex": true.`
-      }
+    case "InvalidPattern":
+      return { code: "bad_regex", message: issue.message }
   }
 }
