@@ -72,8 +72,10 @@ describe("an abort during start-up", () => {
     await run
     await h.waitForIdle()
     expect(h.requests).toHaveLength(0)
-    const last = h.entries().filter((entry) => entry.type === "message").at(-1) as { message: { role: string; stopReason?: string } }
-    expect(last.message).toMatchObject({ role: "assistant", stopReason: "aborted" })
+    const last = h.entries().filter((entry) => entry.type === "message").at(-1) as { message: { role: string; stopReason?: string; errorMessage?: string } }
+    // Pi 1.6 records the call as aborted; Pi 1.3 as an error "This operation was aborted".
+    expect(last.message.role).toBe("assistant")
+    expect(last.message.stopReason === "aborted" || /aborted/.test(last.message.errorMessage ?? "")).toBe(true)
 
     // The next turn is not touched.
     h.script([say("answer")])
