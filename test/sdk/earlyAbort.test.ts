@@ -74,7 +74,7 @@ describe("an abort during start-up", () => {
     await run
     await h.waitForIdle()
     expect(h.requests).toHaveLength(0)
-    const last = h.entries().filter((entry) => entry.type === "message").at(-1) as { message: { role: string; stopReason?: string } }
+    const last = h.entries().filter((entry) => entry.type === "message").at(-1) as { message: { role: string; stopReason?: string; errorMessage?: string } }
     // Pi before 1.5 records this aborted call as an error, "This operation was aborted" (seen by npm run test:compat).
     expect(last.message).toMatchObject(
       piBefore15 ? { role: "assistant", stopReason: "error", errorMessage: "This operation was aborted" } : { role: "assistant", stopReason: "aborted" }
