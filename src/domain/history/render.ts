@@ -125,7 +125,7 @@ export const describeIssue = (issue: HistoryIssue): {
     case "UnknownWindow":
       return {
         code: "unknown_window",
-        message: `no window ${JSON.stringify(issue.windowId)} on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
+        message: `no window "${shownWindowId(issue.windowId)}" on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
       }
     case "EventNotFound":
       return {
