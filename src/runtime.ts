@@ -17,6 +17,7 @@ import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
+import * as WindowLive from "./layers/WindowLive.ts"
 import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { Trace } from "./services/Trace.ts"
@@ -36,7 +37,8 @@ export const appLayer = (options: HostOptions = {}) => {
   const base = Layer.mergeAll(
     NotesStoreLive.layer,
     options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
-    TraceLive.layer
+    TraceLive.layer,
+    WindowLive.layer
   ).pipe(Layer.provideMerge(platform))
   const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer).pipe(Layer.provideMerge(base))
   return LifecycleLive.layer.pipe(Layer.provideMerge(middle))

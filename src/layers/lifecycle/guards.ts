@@ -5,7 +5,7 @@ import { hasMarker } from "../../domain/windows.ts"
 import type { GuardVerdict } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow } from "../../services/Window.ts"
 
 const compactionNotice =
   `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
