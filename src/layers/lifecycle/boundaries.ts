@@ -55,7 +55,7 @@ export const makeBoundaries = (deps: {
         const continuity: BootContinuity = {
           previousOrdinal: from.ordinal,
           checkpointed: activity.checkpointed,
-          windowStarts: (yield* window.windows).map(({ ordinal, startedAt }) => ({ ordinal, startedAt: startedAt ?? 0 }))
+          windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
         }
         const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id, continuity }))
         const pending = pendingRequest(entries)

@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import { classifyEntry } from "../../domain/entries.ts"
 import { CommandName } from "../../domain/protocol.ts"
-import { hasMarker } from "../../domain/windows.ts"
+import { hasMarker } from "../../domain/window/branch.ts"
 import type { GuardVerdict } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
