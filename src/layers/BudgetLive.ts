@@ -9,11 +9,11 @@ import {
   reminderText,
   remainingBefore,
   statusReport,
-  statusText,
-  type WindowUsage
+  statusText
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
-import { Budget, type BudgetNotice, type UsageInput } from "../services/Budget.ts"
+import type { WindowUsage } from "../domain/window/usage.ts"
+import { Budget, type BudgetNotice } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 
@@ -31,8 +31,7 @@ interface State {
   readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind; readonly notice: string }>
 }
 
-const toUsage = (usage: UsageInput): WindowUsage | undefined =>
-  usage === undefined ? undefined : Option.isOption(usage) ? Option.getOrUndefined(usage) : usage
+type Usage = WindowUsage | undefined
 
 export const layer = Layer.effect(
   Budget,
@@ -43,11 +42,11 @@ export const layer = Layer.effect(
     // Runs before every provider request: untraced, so it allocates no span.
     const observeRequest = Effect.fnUntraced(function*(input: {
       readonly windowId: string
-      readonly usage: UsageInput
+      readonly usage: Usage
       readonly branch: ReadonlyArray<BranchEntry>
     }) {
       const policy = yield* thresholds.policy
-      const usage = toUsage(input.usage)
+      const usage = input.usage
       const committed = committedReminders(input.branch, input.windowId)
       return yield* Ref.modify(state, (current) => {
         // Drafts of another window are stale; a committed reminder outranks a pending copy.
@@ -132,10 +131,10 @@ export const layer = Layer.effect(
       return due
     })
 
-    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: UsageInput }) {
+    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: Usage }) {
       const policy = yield* thresholds.policy
       return decide({
-        usage: toUsage(input.usage),
+        usage: input.usage,
         lines: policy.lines,
         automaticReset: policy.automaticReset.value,
         committed: { guidance: true, warning: true },
@@ -143,17 +142,17 @@ export const layer = Layer.effect(
       }).hardLineDue
     })
 
-    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: UsageInput }) {
+    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
       const policy = yield* thresholds.policy
-      return remainingBefore(toUsage(input.usage), policy.lines)
+      return remainingBefore(input.usage, policy.lines)
     })
 
-    const statusLine = (input: { readonly usage: UsageInput; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
-      Effect.succeed(statusText({ ...input, usage: toUsage(input.usage) }))
+    const statusLine = (input: { readonly usage: Usage; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
+      Effect.succeed(statusText(input))
 
-    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: UsageInput }) {
+    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: Usage }) {
       const policy = yield* thresholds.policy
-      return statusReport(policy, toUsage(input.usage))
+      return statusReport(policy, input.usage)
     })
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
