@@ -13,7 +13,7 @@ import {
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
-import { Budget, type BudgetNotice } from "../services/Budget.ts"
+import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 
@@ -22,6 +22,12 @@ interface Pending {
   readonly draft: ReminderDraft
   /** The user notice, frozen with the reminder's numbers. */
   readonly notice: string
+}
+
+/** A committed reminder's notice, due now. */
+interface Due {
+  readonly kind: ReminderKind
+  readonly message: string
 }
 
 interface State {
@@ -113,8 +119,8 @@ export const layer = Layer.effect(
       readonly branch: ReadonlyArray<BranchEntry>
     }) {
       const committed = committedReminders(input.branch, input.windowId)
-      const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<BudgetNotice>, State] => {
-        const due: Array<BudgetNotice> = []
+      const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
+        const due: Array<Due> = []
         const waiting: Array<State["handedOver"][number]> = []
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
@@ -128,7 +134,6 @@ export const layer = Layer.effect(
       yield* Effect.forEach(due, (notice) => session.notify(notice.message, notice.kind === "warning" ? "warning" : "info"), {
         discard: true
       })
-      return due
     })
 
     const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: Usage }) {

@@ -25,16 +25,12 @@ export interface RequestObservation {
   readonly warningLine: number
 }
 
-export interface BudgetNotice {
-  readonly kind: ReminderKind
-  readonly message: string
-}
-
 /**
  * Guidance and warning reminders for the active window. Drafts are staged per
  * extension instance and committed only by the lifecycle's `turn_end`
  * composer; committed reminder entries on the active branch are the authority
- * on what was delivered.
+ * on what was delivered. Like every service, it tells the user itself
+ * (`PiSession.notify`) rather than return notices for a caller to show.
  */
 export class Budget extends Context.Service<Budget, {
   /** Before each provider request: stages the reminders whose line this request crossed. */
@@ -50,14 +46,14 @@ export class Budget extends Context.Service<Budget, {
   /** Whether drafts wait for `turn_end`. */
   readonly hasStaged: Effect.Effect<boolean>
   /**
-   * At turn start or settlement: shows (via `PiSession.notify`) and returns the
-   * notices of reminders this instance handed to `turn_end` that are now
-   * committed on the active branch in `windowId`. Each at most once.
+   * At turn start or settlement: tells the user (`PiSession.notify`) of the
+   * reminders this instance handed to `turn_end` that are now committed on
+   * the active branch in `windowId`. Each at most once.
    */
   readonly noticesDue: (input: {
     readonly windowId: string
     readonly branch: ReadonlyArray<BranchEntry>
-  }) => Effect.Effect<ReadonlyArray<BudgetNotice>, never, PiSession>
+  }) => Effect.Effect<void, never, PiSession>
   /** Whether the hard line is crossed and `automaticReset` allows the lifecycle to reset by itself. */
   readonly hardLineDue: (input: { readonly windowId: string; readonly usage: Usage }) => Effect.Effect<boolean, never, PiSession>
   readonly remaining: (input: { readonly usage: Usage }) => Effect.Effect<Remaining, never, PiSession>
