@@ -138,7 +138,12 @@ export const layer = Layer.effect(
     const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(messages: ReadonlyArray<M>) {
       const session = yield* PiSession
       const window = yield* currentWindow
-      const reply = (messages: ReadonlyArray<M> | undefined, needs: BoundaryNeeds, warning = Option.none<string>(), closeOut = false): ProjectReply<M> => ({
+      const reply = (
+        messages: ReadonlyArray<M> | undefined,
+        needs: BoundaryNeeds,
+        warning = Option.none<string>(),
+        closeOut = false
+      ): ProjectReply<M> => ({
         messages,
         warning,
         closeOut: closeOut ? Option.some(closeOutText) : Option.none(),
