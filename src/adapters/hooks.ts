@@ -11,8 +11,6 @@ import type { BoundaryNeeds, BoundaryOutcome, BoundaryReply, ProjectReply } from
 import type { PiHost } from "./host.ts"
 import { replyFacts, turnFacts } from "./turnFacts.ts"
 
-type Host = PiHost
-
 /** Pi's boundary result from the lifecycle's reply; undefined leaves Pi's drafts as they are. */
 const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult | undefined =>
   reply === undefined
@@ -66,13 +64,13 @@ export interface Hooks {
  * around each handler of those events (about 150–200 ms per turn on a
  * 50,000-entry session), even one that returns nothing.
  */
-export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hooks => {
+export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Hooks => {
   let started: Promise<unknown> = Promise.resolve()
   let loadFailureReported = false
 
-  const withHost = async <A>(ctx: ExtensionContext, use: (host: Host) => Promise<A>, fallback: A): Promise<A> => {
+  const withHost = async <A>(ctx: ExtensionContext, use: (host: PiHost) => Promise<A>, fallback: A): Promise<A> => {
     await started
-    let host: Host
+    let host: PiHost
     try {
       host = await load()
     } catch (error) {
@@ -89,7 +87,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   let offBeforeSettle: (() => void) | undefined
 
   /** A boundary handler: the lifecycle's reply for Pi, and which boundary hooks stay live after it. */
-  const boundaryHandler = <E>(reply: (host: Host, event: E, ctx: ExtensionContext) => Promise<BoundaryOutcome>) =>
+  const boundaryHandler = <E>(reply: (host: PiHost, event: E, ctx: ExtensionContext) => Promise<BoundaryOutcome>) =>
   (event: E, ctx: ExtensionContext) =>
     withHost(ctx, async (host) => {
       const outcome = await reply(host, event, ctx)
