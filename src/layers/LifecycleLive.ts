@@ -32,7 +32,7 @@ import {
 } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
@@ -322,11 +322,10 @@ export const layer = Layer.effect(
 
     const statusReport = Effect.gen(function*() {
       const window = yield* currentWindow
-      const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: ${window.id} (w${window.ordinal})`,
-        `trace: ${Option.getOrElse(traceFile, () => "off")}`,
+        describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")
     })
