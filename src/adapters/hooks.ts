@@ -10,7 +10,6 @@ import { matchesKey } from "@earendil-works/pi-tui"
 import { CustomType } from "../domain/protocol.ts"
 import type { BoundaryNeeds, BoundaryOutcome, BoundaryReply, ProjectReply } from "../services/Lifecycle.ts"
 import type { PiHost } from "./host.ts"
-import { replyFacts, turnFacts } from "./turnFacts.ts"
 
 /** Pi's boundary result from the lifecycle's reply; undefined leaves Pi's drafts as they are. */
 const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult | undefined =>
@@ -128,14 +127,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
       return toBoundaryResult(outcome.reply)
     }, undefined)
 
-  const onTurnEnd = boundaryHandler<TurnEndEvent>((host, event, ctx) =>
-    host.turnEnd({
-      incoming: event.entries,
-      messages: event.context.contextMessages,
-      toolTurn: event.toolResults.length > 0,
-      ...turnFacts(event.outcome, event.message, ctx)
-    }, ctx)
-  )
+  const onTurnEnd = boundaryHandler<TurnEndEvent>((host, event, ctx) => host.turnEnd(event, ctx))
   const onBeforeSettle = boundaryHandler<AgentBeforeSettleEvent>((host, event, ctx) =>
     host.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }, ctx)
   )
@@ -194,7 +186,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   // A finished reply may have overflowed, or brought the window to its hard line.
   pi.on("message_end", async (event, ctx) => {
     if (event.message.role === "assistant") {
-      await withHost(ctx, async (host) => apply(await host.replyFinished(replyFacts(event.message, ctx), ctx)), undefined)
+      await withHost(ctx, async (host) => apply(await host.replyFinished(event.message, ctx)), undefined)
     }
   })
   pi.on("agent_settled", async (event, ctx) => {

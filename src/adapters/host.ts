@@ -1,14 +1,18 @@
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type { AgentMessage } from "@earendil-works/pi-agent-core"
+import type { ExtensionAPI, ExtensionContext, TurnEndEvent } from "@earendil-works/pi-coding-agent"
 import { Effect } from "effect"
 import * as PiSessionLive from "../layers/PiSessionLive.ts"
-import { type Host, type HostOptions, makeHost } from "../runtime.ts"
+import { type HostOptions, makeHost } from "../runtime.ts"
 import { notesToolSpecs } from "./notesTools.ts"
+import { replyFacts, turnFacts } from "./turnFacts.ts"
 
-/** The host over Pi's extension contexts. */
-export type PiHost = Host<ExtensionContext>
-
-/** The host runtime, with Pi's side of it: the PiSession port over each event's `ctx`, and tidy's own Pi session. */
-export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}): PiHost => {
+/**
+ * The host runtime with Pi's side of it: the PiSession port over each event's
+ * `ctx`, tidy's own Pi session, and Pi's turn and reply events reduced to the
+ * lifecycle's facts. Loaded with the runtime, after start-up: Pi's overflow
+ * tests live in pi-ai's root module, which costs hundreds of ms to import.
+ */
+export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const reportedFaults = new Set<PiSessionLive.PiOperation>()
 
   /** A Pi call that threw on foreign data: traced each time, told once per operation. */
@@ -25,7 +29,7 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}): PiHost 
     ))
   }
 
-  return makeHost<ExtensionContext>({
+  const host = makeHost<ExtensionContext>({
     session: (ctx, trace) => PiSessionLive.make(pi, ctx, faultReporter(ctx, trace)),
     tidySession: async (ctx, request) => {
       const { runTidySession } = await import("./tidySession.ts")
@@ -35,4 +39,19 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}): PiHost 
       })
     }
   }, options)
+
+  return {
+    ...host,
+    turnEnd: (event: TurnEndEvent, ctx: ExtensionContext) =>
+      host.turnEnd({
+        incoming: event.entries,
+        messages: event.context.contextMessages,
+        toolTurn: event.toolResults.length > 0,
+        ...turnFacts(event.outcome, event.message, ctx)
+      }, ctx),
+    replyFinished: (message: AgentMessage, ctx: ExtensionContext) => host.replyFinished(replyFacts(message, ctx), ctx)
+  }
 }
+
+/** The host over Pi's extension contexts. */
+export type PiHost = ReturnType<typeof makePiHost>

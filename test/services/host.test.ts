@@ -5,7 +5,6 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePiHost } from "../../src/adapters/host.ts"
-import { replyFacts } from "../../src/adapters/turnFacts.ts"
 
 describe("the host runtime", () => {
   let dispose: (() => Promise<void>) | undefined
@@ -73,7 +72,7 @@ describe("the host runtime", () => {
     // "stop" with a context window makes Pi's test read usage.input, which this reply lacks.
     const reply = { role: "assistant", content: [], stopReason: "stop", timestamp: 0 } as never
     // No overflow recovery is armed for it.
-    expect(await host.replyFinished(replyFacts(reply, ctx), ctx)).toMatchObject({ beforeSettle: false })
+    expect(await host.replyFinished(reply, ctx)).toMatchObject({ beforeSettle: false })
     expect(notices.filter((n) => n.includes("failed"))).toEqual([])
   })
 
