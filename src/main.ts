@@ -4,8 +4,9 @@ import { registerCommands } from "./adapters/commands.ts"
 import { registerHooks } from "./adapters/hooks.ts"
 import { registerRenderers } from "./adapters/renderers.ts"
 import { registerTools } from "./adapters/tools.ts"
+import type { PiHost } from "./adapters/host.ts"
 import { missingApiMethods, missingEvents, unsupportedHostNotice } from "./domain/hostApi.ts"
-import type { Host, HostOptions } from "./runtime.ts"
+import type { HostOptions } from "./runtime.ts"
 
 export interface PiContextOptions extends HostOptions {
   /** Awaited before the runtime loads; a test holds start-up open with it. */
@@ -20,11 +21,11 @@ export interface PiContextOptions extends HostOptions {
  */
 export const createPiContext = (options: PiContextOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
   if (refusesHost(pi)) return
-  let host: Promise<Host> | undefined
-  const load = (): Promise<Host> =>
-    (host ??= (options.beforeLoad?.() ?? Promise.resolve()).then(() => import("./runtime.ts")).then(({ makeHost }) => makeHost(pi, options)))
+  let host: Promise<PiHost> | undefined
+  const load = (): Promise<PiHost> =>
+    (host ??= (options.beforeLoad?.() ?? Promise.resolve()).then(() => import("./adapters/host.ts")).then(({ makePiHost }) => makePiHost(pi, options)))
   const hooks = registerHooks(pi, load)
-  registerTools(pi, load, hooks.armBoundaries)
+  registerTools(pi, load, hooks.applyNeeds)
   // A command waits for start-up, so its entries never land before the root boot.
   registerCommands(pi, () => hooks.started().then(load))
   registerRenderers(pi)

@@ -1,6 +1,6 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { CommandName } from "../domain/protocol.ts"
-import type { Host } from "../runtime.ts"
+import type { PiHost as Host } from "./host.ts"
 
 const subcommands = ["on", "off", "status", "doctor", "trace", "notes", "tidy"] as const
 

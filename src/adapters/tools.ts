@@ -1,9 +1,8 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { truncateUtf8 } from "../domain/toolOutcome.ts"
-import { ToolName } from "../domain/protocol.ts"
 import { collisionNotice, collisions } from "../domain/toolCollisions.ts"
-import type { Host } from "../runtime.ts"
-import type { ArmBoundaries } from "./hooks.ts"
+import type { PiHost } from "./host.ts"
+import type { ApplyNeeds } from "./hooks.ts"
 import { budgetToolSpecs } from "./budgetTools.ts"
 import { historyToolSpecs } from "./historyTools.ts"
 import { lifecycleToolSpecs } from "./lifecycleTools.ts"
@@ -16,7 +15,7 @@ export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...histor
  * host runtime. At start-up, a name that Pi resolves to another extension's
  * tool is told once, with its owner.
  */
-export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBoundaries: ArmBoundaries): void => {
+export const registerTools = (pi: ExtensionAPI, load: () => Promise<PiHost>, applyNeeds: ApplyNeeds): void => {
   let collisionsTold = false
   pi.on("session_start", (_event, ctx) => {
     if (collisionsTold || typeof pi.getAllTools !== "function") return
@@ -38,9 +37,9 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBo
       parameters: spec.parameters,
       ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-        const outcome = await (await load()).tool(spec.name, params, ctx)
-        // A tool (wipe_memory) may have asked for a boundary at this turn's end.
-        if (spec.name === ToolName.wipeMemory) await armBoundaries(ctx)
+        const { outcome, needs } = await (await load()).tool(spec.name, params, ctx)
+        // A lifecycle tool (wipe_memory) may have asked for a boundary at this turn's end.
+        if (needs !== undefined) applyNeeds(needs)
         const { text } = truncateUtf8(outcome.text)
         return outcome._tag === "Ok"
           ? { content: [{ type: "text", text }], details: outcome.details ?? {}, ...(outcome.terminate ? { terminate: true } : {}) }

@@ -1,5 +1,6 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
+import type { ResetSource } from "./resetControl.ts"
 import { isResetWindowOf } from "./windowId.ts"
 
 /** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
@@ -88,11 +89,17 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
 /**
  * One reset boundary, in order: a retain-none compaction (Pi's own context
  * build and usage estimate then start at the boundary), the marker, the
- * hidden boot, the continuation.
+ * hidden boot, the continuation. The marker records the reset's `source`:
+ * how the window before it ended.
  */
-export const resetDrafts = (windowId: string, bootText: string, continuation: string = continuationText): ReadonlyArray<BoundaryDraft> => [
+export const resetDrafts = (
+  windowId: string,
+  source: ResetSource,
+  bootText: string,
+  continuation: string = continuationText
+): ReadonlyArray<BoundaryDraft> => [
   { type: "compaction", summary: "", firstKeptEntryId: null, details: { source: "pi-context", windowId } },
-  { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
+  { type: "custom", customType: CustomType.resetMarker, data: { windowId, source } },
   bootMessage(windowId, bootText),
   continuationMessage(continuation)
 ]

@@ -21,7 +21,11 @@ export interface RawEntry {
  */
 export const WindowId = Schema.String.check(Schema.isPattern(/^[\x21-\x7e]+$/))
 
-export const ResetMarkerData = Schema.Struct({ windowId: WindowId })
+/**
+ * A reset marker's data: the window it opens and, since the Window room, the
+ * reset's source (how the previous window ended). Older markers have no source.
+ */
+export const ResetMarkerData = Schema.Struct({ windowId: WindowId, source: Schema.optionalKey(Schema.String) })
 export type ResetMarkerData = typeof ResetMarkerData.Type
 
 export const BootDetails = Schema.Struct({ windowId: WindowId })
@@ -43,7 +47,8 @@ const decodeState = Schema.decodeUnknownOption(StateData)
 
 /** One branch entry, classified into what pi-context cares about. */
 export type BranchEntry =
-  | { readonly _tag: "Marker"; readonly id: string; readonly timestamp: string; readonly windowId: string }
+  /** `source`: the reset that wrote the marker, as recorded (absent on markers written before it was). */
+  | { readonly _tag: "Marker"; readonly id: string; readonly timestamp: string; readonly windowId: string; readonly source?: string }
   | { readonly _tag: "Boot"; readonly id: string; readonly timestamp: string; readonly windowId: string }
   | { readonly _tag: "Continuation"; readonly id: string; readonly timestamp: string }
   | {
@@ -90,7 +95,8 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
         case CustomType.resetMarker:
           return Option.match(decodeMarker(raw.data), {
             onNone: () => foreign(raw, "reset marker without a valid windowId"),
-            onSome: ({ windowId }) => ({ _tag: "Marker", id, timestamp, windowId })
+            onSome: ({ windowId, source }) =>
+              source === undefined ? { _tag: "Marker", id, timestamp, windowId } : { _tag: "Marker", id, timestamp, windowId, source }
           })
         case CustomType.state:
           return Option.match(decodeState(raw.data), {

@@ -3,8 +3,8 @@ import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint
 import { isMarkerEntry } from "../domain/entries.ts"
 import { closeOutText } from "../domain/boundary.ts"
 import { projectRequest } from "../domain/projection.ts"
+import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
-import { renderNotice } from "../domain/thresholds.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -12,19 +12,28 @@ import {
   type ResetEvent,
   type Transition
 } from "../domain/resetControl.ts"
-import { activeWindow } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
 import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
-import { makeWindowView } from "./lifecycle/windowView.ts"
+import { makeEnabled } from "./lifecycle/enabled.ts"
 import { Budget } from "../services/Budget.ts"
-import { type BoundaryReply, Lifecycle, type WipeReply } from "../services/Lifecycle.ts"
+import {
+  type BoundaryNeeds,
+  type BoundaryOutcome,
+  type BoundaryInput,
+  type BoundaryReply,
+  Lifecycle,
+  type ProjectReply,
+  type ReplyFacts,
+  type WipeReply
+} from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
@@ -37,9 +46,10 @@ export const layer = Layer.effect(
     const budget = yield* Budget
     const boots = yield* Boots
     const control = yield* Ref.make(initialResetControl)
-    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, rememberReply, forget } =
-      yield* makeWindowView(thresholds)
-    const boundaries = yield* makeBoundaries({ trace, boots, thresholds })
+    const windows = yield* Window
+    const currentWindow = windows.current
+    const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
+    const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
     const startup = makeStartup({ trace, boots, boundaries, currentWindow, enabled })
     const guards = yield* makeGuards({ trace, currentWindow, enabled })
     /** Windows whose missing boot was already reported, so a notice is shown once. */
@@ -69,9 +79,8 @@ export const layer = Layer.effect(
       const session = yield* PiSession
       const on = yield* enabled
       const window = yield* currentWindow
-      const ordinal = yield* windowOrdinal(window.id)
-      const usage = yield* latestUsage(window)
-      const line = yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on })
+      const usage = yield* windows.usage
+      const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
       const waiting = (yield* Ref.get(control)).commandWipe === window.id
       yield* session.setStatus(waiting ? `${line} · will reset when idle` : line)
     })
@@ -87,19 +96,15 @@ export const layer = Layer.effect(
     const resetTransient = Effect.gen(function*() {
       yield* step({ _tag: "Cleared" })
       yield* budget.discard
-      yield* forget
+      yield* forgetEnabled
+      yield* windows.forget
     })
 
     const commandWipe = makeCommandWipe({ trace, boundaries, step, currentWindow, resetTransient, updateStatus })
 
-    const refreshPolicy = Effect.gen(function*() {
-      const session = yield* PiSession
-      for (const notice of yield* thresholds.refresh) yield* session.notify(`pi-context: ${renderNotice(notice)}`, "warning")
-    })
-
     const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
       const session = yield* PiSession
-      yield* refreshPolicy
+      yield* thresholds.refresh
       const policy = yield* thresholds.policy
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
@@ -111,10 +116,11 @@ export const layer = Layer.effect(
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
+      return yield* boundaryNeeds()
     })
 
     const treeChanged = Effect.gen(function*() {
-      yield* refreshPolicy
+      yield* thresholds.refresh
       yield* resetTransient
       const window = yield* currentWindow
       yield* trace.setWindow(window.id)
@@ -129,12 +135,21 @@ export const layer = Layer.effect(
         ([state, reminderStaged]) => decideBoundaryNeeds({ control: state, reminderStaged, ...facts })
       )
 
-    const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(
-      messages: ReadonlyArray<M>,
-      hidden: (customType: string, text: string, windowId: string) => M
-    ) {
+    const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(messages: ReadonlyArray<M>) {
       const session = yield* PiSession
       const window = yield* currentWindow
+      const reply = (
+        messages: ReadonlyArray<M> | undefined,
+        needs: BoundaryNeeds,
+        warning = Option.none<string>(),
+        closeOut = false
+      ): ProjectReply<M> => ({
+        messages,
+        warning,
+        closeOut: closeOut ? Option.some(closeOutText) : Option.none(),
+        windowId: window.id,
+        needs
+      })
       const projection = projectRequest(messages, window)
       if (projection._tag === "MissingBoot") {
         const reported = yield* Ref.get(missingBootReported)
@@ -148,12 +163,12 @@ export const layer = Layer.effect(
           )
         }
         yield* session.abort
-        return { messages: projection.safeHead, needs: yield* needsNow(noFacts) }
+        return reply(projection.safeHead, yield* needsNow(noFacts))
       }
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
-      if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
-      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* requestUsage(window, projected), branch: window.tail })
+      if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
+      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
       const needs = yield* needsNow({
         replyOverflowed: false,
@@ -161,12 +176,7 @@ export const layer = Layer.effect(
         tokensLeft: observed.left,
         warningLine: observed.warningLine
       })
-      // Hidden reminders go last, so the request extends the previous one and the prefix cache holds.
-      const extra = [
-        ...(Option.isSome(observed.warning) ? [hidden(CustomType.warning, observed.warning.value, window.id)] : []),
-        ...(closeOut ? [hidden(CustomType.closeOut, closeOutText, window.id)] : [])
-      ]
-      return { messages: extra.length > 0 ? [...projected, ...extra] : changed, needs }
+      return reply(changed, needs, observed.warning, closeOut)
     })
 
     const requestWipe = Effect.gen(function*() {
@@ -195,16 +205,15 @@ export const layer = Layer.effect(
       } satisfies WipeReply
     })
 
-    const boundaryNeeds = (reply?: { readonly overflow: boolean; readonly tokens: number | null }) =>
+    const boundaryNeeds = (reply?: ReplyFacts) =>
       Effect.gen(function*() {
         const window = yield* currentWindow
-        if (reply?.tokens != null) yield* rememberReply(window, reply.tokens)
+        if (reply?.tokens != null) yield* windows.rememberReply(window, reply.tokens)
         const policy = yield* thresholds.policy
-        const usage = yield* latestUsage(window)
         return yield* needsNow({
           replyOverflowed: reply?.overflow === true,
           automatic: (yield* enabled) && policy.automaticReset.value,
-          tokensLeft: usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens,
+          tokensLeft: tokensLeft(yield* windows.usage),
           warningLine: policy.lines.warning.value
         })
       })
@@ -213,10 +222,17 @@ export const layer = Layer.effect(
       return (yield* enabled) && (yield* thresholds.policy).automaticReset.value
     })
 
-    const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
+    /** A boundary hook's reply with the boundary hooks needed after it, in the same run. */
+    const withNeeds = <R>(reply: Effect.Effect<BoundaryReply | undefined, never, R>) =>
+      Effect.gen(function*() {
+        const boundary = yield* reply
+        return { reply: boundary, needs: yield* boundaryNeeds() } satisfies BoundaryOutcome
+      })
+
+    const turnReply = Effect.fn("Lifecycle.turnEnded")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const automatic = yield* automaticNow
-      const usage = input.messages === undefined ? yield* windowUsage(window) : yield* requestUsage(window, input.messages)
+      const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
       const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
       const transition = yield* step({
         _tag: "TurnEnded",
@@ -251,7 +267,7 @@ export const layer = Layer.effect(
       }
     })
 
-    const beforeSettle = Effect.fn("Lifecycle.beforeSettle")(function*(input: Parameters<Lifecycle["Service"]["beforeSettle"]>[0]) {
+    const settleReply = Effect.fn("Lifecycle.beforeSettle")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const transition = yield* step({ _tag: "BeforeSettle", windowId: window.id, outcome: input.outcome, automatic: yield* automaticNow })
       yield* budget.discard
@@ -275,6 +291,7 @@ export const layer = Layer.effect(
         // Pi is idle while it announces settlement and holds new prompts until every handler is done.
         if (transition.effect._tag === "append-command-boundary") yield* commandWipe.appendWhenIdle(transition.effect.reason)
         yield* updateStatus
+        return yield* boundaryNeeds()
       })
 
     const wipeNow = Effect.gen(function*() {
@@ -304,26 +321,25 @@ export const layer = Layer.effect(
       })
 
     const statusReport = Effect.gen(function*() {
-      const session = yield* PiSession
-      const window = activeWindow(yield* session.branch, session.sessionId)
+      const window = yield* currentWindow
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: ${window.id} (w${window.ordinal})`,
         describeTrace(yield* trace.status),
-        ...(yield* budget.statusReport({ usage: yield* windowUsage(yield* currentWindow) }))
+        ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")
     })
 
     return Lifecycle.of({
       sessionStarted,
       treeChanged,
-      modelChanged: Effect.andThen(refreshPolicy, updateStatus),
+      modelChanged: Effect.andThen(thresholds.refresh, updateStatus),
       turnStarted: Effect.andThen(emitNotices, updateStatus),
       project,
       requestWipe,
       boundaryNeeds,
-      turnEnded,
-      beforeSettle,
+      turnEnded: (input) => withNeeds(turnReply(input)),
+      beforeSettle: (input) => withNeeds(settleReply(input)),
       settled,
       wipeNow,
       setEnabled,

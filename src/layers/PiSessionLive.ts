@@ -75,7 +75,8 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
       }),
     rawBranchAt: (id) => Effect.sync(() => asRaw(sessionManager.getBranch(id))),
     leafId: Effect.sync(() => sessionManager.getLeafId()),
-    contextUsage: guarded("context usage", Option.none(), () => Option.fromNullishOr(ctx.getContextUsage())),
+    contextUsage: guarded("context usage", Option.none(), () =>
+      Option.fromNullishOr(ctx.getContextUsage()).pipe(Option.map(({ tokens, contextWindow }) => ({ tokens, contextWindow })))),
     model: guarded("model", Option.none(), () =>
       Option.fromNullishOr(ctx.model).pipe(
         Option.map((model) => ({ provider: model.provider, id: model.id, contextWindow: model.contextWindow }))

@@ -1,11 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { CustomType } from "../../src/domain/protocol.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
 import * as BudgetLive from "../../src/layers/BudgetLive.ts"
 import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
@@ -32,12 +34,13 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
   })
 
 const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
-  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), notes)
+  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, notes)
   return LifecycleLive.layer.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layer, BudgetLive.layer).pipe(Layer.provideMerge(base))))
 }
 
+/** A turn's end: what the lifecycle hands Pi (the boundary hooks needed after it are checked elsewhere). */
 const turn = (fake: FakeSession, input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) =>
-  Lifecycle.use((lifecycle) => lifecycle.turnEnded(input)).pipe(Effect.provide(fake.layer))
+  Lifecycle.use((lifecycle) => lifecycle.turnEnded(input)).pipe(Effect.map(({ reply }) => reply), Effect.provide(fake.layer))
 
 const requestWipe = (fake: FakeSession) => Lifecycle.use((lifecycle) => lifecycle.requestWipe).pipe(Effect.provide(fake.layer))
 
@@ -101,6 +104,29 @@ describe("Lifecycle", () => {
     }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
   })
 
+  it.effect("project returns the final warning as data, and each reply says which boundary hooks are needed next", () => {
+    const model = { provider: "faux", id: "faux-1", contextWindow: 200_000 }
+    const sessionId = "0123abcd-0000-7000-8000-0000000000bb"
+    const fake = makeFakeSession({ sessionId, model, usage: { tokens: 1_000, contextWindow: 200_000 }, entries: [messageEntry("user", "hello")] })
+    // A root window with no reply yet: the request's size is its own chars/4, here past the warning line.
+    const request = [{ role: "user", content: "x".repeat(4 * 180_000) }]
+    return Effect.gen(function*() {
+      const quiet = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
+      assert.deepStrictEqual(quiet, { reply: undefined, needs: { turnEnd: false, beforeSettle: false } })
+      const projected = yield* Lifecycle.use((l) => l.project(request)).pipe(Effect.provide(fake.layer))
+      // Pi's request is sent as built; the warning comes back as text for the adapter to append.
+      assert.isUndefined(projected.messages)
+      assert.isTrue(Option.isSome(projected.warning) && projected.warning.value.startsWith("[pi-context] Final context warning"))
+      assert.isTrue(Option.isNone(projected.closeOut))
+      assert.strictEqual(projected.windowId, rootWindowId(sessionId))
+      assert.isTrue(projected.needs.turnEnd)
+      // The warning's draft goes out at turn_end; the hard line is not reached, so nothing else is needed.
+      const ended = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
+      assert.deepStrictEqual((ended.reply?.entries as ReadonlyArray<{ customType: string }>).map((e) => e.customType), [CustomType.warning])
+      assert.isFalse(ended.needs.beforeSettle)
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+  })
+
   it.effect("wipe_memory records nothing while pi-context is off", () => {
     const fake = makeFakeSession({ entries: [fakeEntry({ type: "custom", customType: CustomType.state, data: { enabled: false } })] })
     return Effect.gen(function*() {
@@ -118,21 +144,22 @@ describe("Lifecycle", () => {
         Lifecycle.use((l) => l.compactionGuard("manual")).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
       const off = { type: "custom", customType: CustomType.state, data: { enabled: false } }
       const marker = { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:x:1" } }
-      assert.strictEqual((yield* verdict(makeFakeSession()))._tag, "Block")
-      assert.strictEqual((yield* verdict(makeFakeSession({ entries: [off] })))._tag, "Allow")
-      assert.strictEqual((yield* verdict(makeFakeSession({ entries: [marker, off] })))._tag, "Block")
+      assert.strictEqual(yield* verdict(makeFakeSession()), "Block")
+      assert.strictEqual(yield* verdict(makeFakeSession({ entries: [off] })), "Allow")
+      assert.strictEqual(yield* verdict(makeFakeSession({ entries: [marker, off] })), "Block")
     }))
 
   it.effect("Pi's automatic compaction attempts are cancelled quietly after the first notice in a window", () => {
     const fake = makeFakeSession()
     return Effect.gen(function*() {
       const guard = (reason: "manual" | "threshold") => Lifecycle.use((l) => l.compactionGuard(reason)).pipe(Effect.provide(fake.layer))
-      const first = yield* guard("threshold")
-      const second = yield* guard("threshold")
-      const manual = yield* guard("manual")
-      assert.isTrue(first._tag === "Block" && first.notice !== undefined)
-      assert.deepStrictEqual(second, { _tag: "Block", notice: undefined })
-      assert.isTrue(manual._tag === "Block" && manual.notice?.includes("/wipe-memory") === true)
+      assert.strictEqual(yield* guard("threshold"), "Block")
+      assert.strictEqual(fake.notices.length, 1)
+      assert.strictEqual(yield* guard("threshold"), "Block")
+      assert.strictEqual(fake.notices.length, 1)
+      assert.strictEqual(yield* guard("manual"), "Block")
+      assert.deepStrictEqual(fake.notices.map((n) => n.level), ["warning", "warning"])
+      assert.include(fake.notices[1]!.message, "/wipe-memory")
     }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
   })
 })

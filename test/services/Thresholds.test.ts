@@ -81,14 +81,14 @@ describe("Thresholds over real settings files", () => {
         global: "{ \"pi-context\": { \"warningLine\": 30000, ",
         project: { "pi-context": { guidanceLine: 45000 } }
       })
-      const first = yield* run(thresholds.refresh)
-      // Named as the user knows the file, never by its absolute path.
-      assert.deepStrictEqual(first.map(renderNotice), ["global settings: settings.json is not valid JSON; using the defaults."])
+      yield* run(thresholds.refresh)
       const policy = yield* run(thresholds.policy)
+      // Named as the user knows the file, never by its absolute path.
+      assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: settings.json is not valid JSON; using the defaults."])
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
-      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
-      // refresh hands its notices to the caller; policy does not show them a second time.
-      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
+      yield* run(thresholds.refresh)
+      // refresh tells the user; neither a second refresh nor policy tells again.
+      assert.deepStrictEqual(yield* Ref.get(session.notices), ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
@@ -103,10 +103,12 @@ describe("Thresholds over real settings files", () => {
 
   it.effect("wrong types: each key gets one notice and its default", () =>
     Effect.gen(function*() {
-      const { thresholds, run } = yield* withSettings({
+      const { thresholds, run, session } = yield* withSettings({
         global: { "pi-context": { guidanceLine: "big", automaticReset: "no", traceLevel: 3, models: [] } }
       })
-      const notices = yield* run(thresholds.refresh)
+      yield* run(thresholds.refresh)
+      const notices = (yield* run(thresholds.policy)).notices
+      assert.strictEqual((yield* Ref.get(session.notices)).length, 4)
       assert.deepStrictEqual(notices.map((n) => [n.key, n.used]), [
         ["pi-context.models", "no model overrides"],
         ["pi-context.automaticReset", true],
@@ -123,7 +125,8 @@ describe("Thresholds over real settings files", () => {
       const { thresholds, run } = yield* withSettings({
         global: { compaction: { reserveTokens: -5 }, "pi-context": { warningLine: -1, guidanceLine: 10_000_000 } }
       })
-      const notices = yield* run(thresholds.refresh)
+      yield* run(thresholds.refresh)
+      const notices = (yield* run(thresholds.policy)).notices
       assert.deepStrictEqual(notices.map((n) => [n.key, n.value, n.used]), [
         ["compaction.reserveTokens", -5, 16384],
         ["pi-context.warningLine", -1, 28672],
@@ -155,7 +158,8 @@ describe("Thresholds over real settings files", () => {
       const { thresholds, run } = yield* withSettings({
         global: "{ \"pi-context\": { \"hardLine\": 1e400, \"warningLine\": 99999999999999999999 } }"
       })
-      const notices = yield* run(thresholds.refresh)
+      yield* run(thresholds.refresh)
+      const notices = (yield* run(thresholds.policy)).notices
       assert.deepStrictEqual(notices.map(renderNotice), [
         "global settings: pi-context.hardLine = 1e400 is too large; using 16384.",
         "global settings: pi-context.warningLine = 99999999999999999999 is too large; using 28672."
@@ -165,8 +169,9 @@ describe("Thresholds over real settings files", () => {
 
   it.effect("a file that starts with a byte-order mark is read, as Pi reads it", () =>
     Effect.gen(function*() {
-      const { thresholds, run } = yield* withSettings({ global: "\uFEFF{ \"pi-context\": { \"warningLine\": 30000 } }" })
-      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
+      const { thresholds, run, session } = yield* withSettings({ global: "\uFEFF{ \"pi-context\": { \"warningLine\": 30000 } }" })
+      yield* run(thresholds.refresh)
+      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
     }).pipe(Effect.provide(TestLayer)))
 

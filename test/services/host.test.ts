@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { makeHost } from "../../src/runtime.ts"
+import { makePiHost } from "../../src/adapters/host.ts"
 
 describe("the host runtime", () => {
   let dispose: (() => Promise<void>) | undefined
@@ -30,11 +31,17 @@ describe("the host runtime", () => {
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
     } as unknown as ExtensionContext
-    const host = makeHost(pi)
+    const host = makePiHost(pi)
     dispose = host.dispose
     const messages = [{ role: "user", content: "hi", timestamp: 0 }] as never
     // Pi's own request is sent, and both boundary hooks stay live rather than miss a boundary.
-    const neutral = { messages: undefined, needs: { turnEnd: true, beforeSettle: true } }
+    const neutral = {
+      messages: undefined,
+      warning: Option.none(),
+      closeOut: Option.none(),
+      windowId: "",
+      needs: { turnEnd: true, beforeSettle: true }
+    }
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(notices).toEqual(["pi-context: context_with_system failed; Pi continues without it. See /pi-context trace."])
@@ -60,12 +67,12 @@ describe("the host runtime", () => {
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
     } as unknown as ExtensionContext
-    const host = makeHost(pi)
+    const host = makePiHost(pi)
     dispose = host.dispose
     // "stop" with a context window makes Pi's test read usage.input, which this reply lacks.
     const reply = { role: "assistant", content: [], stopReason: "stop", timestamp: 0 } as never
     // No overflow recovery is armed for it.
-    expect(await host.boundaryNeeds(ctx, reply)).toMatchObject({ beforeSettle: false })
+    expect(await host.replyFinished(reply, ctx)).toMatchObject({ beforeSettle: false })
     expect(notices.filter((n) => n.includes("failed"))).toEqual([])
   })
 
@@ -93,7 +100,7 @@ describe("the host runtime", () => {
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
     } as unknown as ExtensionContext
-    const host = makeHost(pi)
+    const host = makePiHost(pi)
     dispose = async () => {
       await host.dispose()
       if (previousRoot === undefined) delete process.env.PI_CONTEXT_NOTES_ROOT

@@ -8,13 +8,12 @@ import { pendingRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import { newWindowId } from "../../domain/windowId.ts"
-import { activeWindow, windowStarts } from "../../domain/windows.ts"
 import type { Boots } from "../../services/Boots.ts"
 import { NotesHistory } from "../../services/NotesHistory.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
 import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow, Window } from "../../services/Window.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
@@ -36,9 +35,10 @@ export const makeBoundaries = (deps: {
   readonly trace: Trace["Service"]
   readonly boots: Boots["Service"]
   readonly thresholds: Thresholds["Service"]
+  readonly window: Window["Service"]
 }) =>
   Effect.gen(function*() {
-    const { trace, boots, thresholds } = deps
+    const { trace, boots, thresholds, window } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
     const pendingResetNotice = yield* Ref.make<Option.Option<string>>(Option.none())
     const notesHistory = yield* Effect.serviceOption(NotesHistory)
@@ -55,12 +55,11 @@ export const makeBoundaries = (deps: {
         const policy = yield* thresholds.policy
         const windowId = newWindowId(session.sessionId, yield* randomHex8)
         const entries = yield* session.branchTail(isMarkerEntry)
-        const branch = yield* session.branch
         const activity = windowActivity(entries)
         const continuity: BootContinuity = {
-          previousOrdinal: activeWindow(branch, session.sessionId).ordinal,
+          previousOrdinal: from.ordinal,
           checkpointed: activity.checkpointed,
-          windowStarts: windowStarts(branch)
+          windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
         }
         const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id, continuity }))
         const pending = pendingRequest(entries)
@@ -74,7 +73,7 @@ export const makeBoundaries = (deps: {
           cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
         })
         const continuation = continuationFor({ pending, digest: digest?.text })
-        return { windowId, drafts: resetDrafts(windowId, boot, continuation), endingOrdinal: continuity.previousOrdinal }
+        return { windowId, drafts: resetDrafts(windowId, source, boot, continuation), endingOrdinal: continuity.previousOrdinal }
       })
 
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
