@@ -1,5 +1,8 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
+import type { ResetSource } from "./resetControl.ts"
+import type { ResetShown } from "./window/resetData.ts"
+import { compactionSummaryText } from "./window/resetShown.ts"
 
 /** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
 export type BoundaryDraft =
@@ -89,9 +92,19 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
  * build and usage estimate then start at the boundary), the marker, the
  * hidden boot, the continuation.
  */
-export const resetDrafts = (windowId: string, bootText: string, continuation: string = continuationText): ReadonlyArray<BoundaryDraft> => [
-  { type: "compaction", summary: "", firstKeptEntryId: null, details: { source: "pi-context", windowId } },
-  { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
+export const resetDrafts = (
+  windowId: string,
+  bootText: string,
+  continuation: string = continuationText,
+  reset?: { readonly source: ResetSource; readonly shown: ResetShown }
+): ReadonlyArray<BoundaryDraft> => [
+  {
+    type: "compaction",
+    summary: reset === undefined ? "" : compactionSummaryText(reset),
+    firstKeptEntryId: null,
+    details: { source: "pi-context", windowId }
+  },
+  { type: "custom", customType: CustomType.resetMarker, data: reset === undefined ? { windowId } : { windowId, ...reset } },
   bootMessage(windowId, bootText),
   continuationMessage(continuation)
 ]

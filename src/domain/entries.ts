@@ -1,5 +1,6 @@
 import { Option, Schema } from "effect"
 import { CustomType } from "./protocol.ts"
+import { ResetShown, ResetSourceSchema } from "./window/resetData.ts"
 
 /**
  * The loose shape of any Pi session entry, as it arrives from the session.
@@ -15,7 +16,15 @@ export interface RawEntry {
 
 export const WindowId = Schema.String.check(Schema.isMinLength(1))
 
-export const ResetMarkerData = Schema.Struct({ windowId: WindowId })
+/**
+ * The marker's data: its window, and (optional, so older markers decode) the
+ * reset's source and what its chat entry shows.
+ */
+export const ResetMarkerData = Schema.Struct({
+  windowId: WindowId,
+  source: Schema.optional(ResetSourceSchema),
+  shown: Schema.optional(ResetShown)
+})
 export type ResetMarkerData = typeof ResetMarkerData.Type
 
 export const BootDetails = Schema.Struct({ windowId: WindowId })

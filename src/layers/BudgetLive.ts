@@ -10,6 +10,7 @@ import {
   remainingBefore,
   statusReport,
   statusText,
+  tokensLeft,
   type WindowUsage
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
@@ -20,15 +21,13 @@ import { Thresholds } from "../services/Thresholds.ts"
 interface Pending {
   readonly kind: ReminderKind
   readonly draft: ReminderDraft
-  /** The user notice, frozen with the reminder's numbers. */
-  readonly notice: string
 }
 
 interface State {
   /** Drafts waiting for `turn_end`, all of one window. */
   readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
   /** Reminders handed to `turn_end`, waiting to be seen committed before their notice. */
-  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind; readonly notice: string }>
+  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind }>
 }
 
 const toUsage = (usage: UsageInput): WindowUsage | undefined =>
@@ -70,8 +69,7 @@ export const layer = Layer.effect(
             kind,
             input.windowId,
             reminderText(kind, decision.left!, policy.lines, policy.automaticReset.value)
-          ),
-          notice: reminderNotice(kind, decision.left!, policy.lines)
+          )
         }))
         const drafts = [...kept, ...fresh]
         const warning = drafts.find((pending) => pending.kind === "warning")
@@ -83,7 +81,9 @@ export const layer = Layer.effect(
             hardLineDue: decision.hardLineDue,
             remaining: remainingBefore(usage, policy.lines),
             automaticReset: policy.automaticReset.value,
-            warningLine: policy.lines.warning.value
+            warningLine: policy.lines.warning.value,
+            guidanceLine: policy.lines.guidance.value,
+            hardLine: policy.lines.hard.value
           },
           { ...current, staged: drafts.length === 0 ? undefined : { windowId: input.windowId, drafts } }
         ] as const
@@ -99,7 +99,7 @@ export const layer = Layer.effect(
           staged: undefined,
           handedOver: [
             ...current.handedOver.filter((h) => !drafts.some((d) => d.kind === h.kind && h.windowId === windowId)),
-            ...drafts.map(({ kind, notice }) => ({ windowId, kind, notice }))
+            ...drafts.map(({ kind }) => ({ windowId, kind }))
           ]
         }]
       })
@@ -112,7 +112,10 @@ export const layer = Layer.effect(
     const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
       readonly windowId: string
       readonly branch: ReadonlyArray<BranchEntry>
+      readonly usage: UsageInput
     }) {
+      const policy = yield* thresholds.policy
+      const left = tokensLeft(toUsage(input.usage))
       const committed = committedReminders(input.branch, input.windowId)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<BudgetNotice>, State] => {
         const due: Array<BudgetNotice> = []
@@ -120,7 +123,7 @@ export const layer = Layer.effect(
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
           if (handed.windowId !== input.windowId) continue
-          if (committed[handed.kind]) due.push({ kind: handed.kind, message: handed.notice })
+          if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.kind, left, policy.lines, policy.automaticReset.value) })
           else waiting.push(handed)
         }
         return [due, { ...current, handedOver: waiting }]

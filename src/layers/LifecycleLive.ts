@@ -79,8 +79,8 @@ export const layer = Layer.effect(
     const emitNotices = Effect.gen(function*() {
       const window = yield* currentWindow
       // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
-      yield* trace.setWindow(window.id)
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
+      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
+      yield* budget.noticesDue({ windowId: window.id, branch: window.tail, usage: yield* latestUsage(window) })
       yield* boundaries.resetNoticeDue(window)
     })
 
@@ -104,7 +104,7 @@ export const layer = Layer.effect(
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id)
+      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
       yield* boots.inheritForkNotes
@@ -117,7 +117,7 @@ export const layer = Layer.effect(
       yield* refreshPolicy
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id)
+      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* updateStatus
@@ -155,6 +155,15 @@ export const layer = Layer.effect(
       if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* requestUsage(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
+      for (const kind of observed.staged) {
+        yield* trace.info("budget.reminder", {
+          kind,
+          reason: `${kind === "guidance" ? "guidance" : "warning"} line crossed`,
+          left: observed.left,
+          line: kind === "guidance" ? observed.guidanceLine : observed.warningLine
+        })
+      }
+      if (closeOut) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: observed.hardLine })
       const needs = yield* needsNow({
         replyOverflowed: false,
         automatic: observed.automaticReset,
@@ -218,6 +227,11 @@ export const layer = Layer.effect(
       const automatic = yield* automaticNow
       const usage = input.messages === undefined ? yield* windowUsage(window) : yield* requestUsage(window, input.messages)
       const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
+      if (hardLineDue) {
+        const line = (yield* thresholds.policy).lines.hard.value
+        const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
+        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left, line, toolTurn: input.toolTurn === true })
+      }
       const transition = yield* step({
         _tag: "TurnEnded",
         windowId: window.id,

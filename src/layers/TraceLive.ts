@@ -18,6 +18,7 @@ interface TraceState {
   path: string | undefined
   sessionId: string | undefined
   windowId: string | undefined
+  window: string | undefined
   level: TraceLevel
   failure: string | undefined
   failureReported: boolean
@@ -45,6 +46,7 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
       level: logLevel.toLowerCase(),
       sessionId: state.sessionId,
       windowId: state.windowId,
+      window: state.window,
       event
     })
     try {
@@ -65,6 +67,7 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
       path: undefined,
       sessionId: undefined,
       windowId: undefined,
+      window: undefined,
       level: "info",
       failure: undefined,
       failureReported: false
@@ -80,7 +83,11 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
           state.sessionId = target.sessionId
           state.level = target.level
         }),
-      setWindow: (windowId) => Effect.sync(() => void (state.windowId = windowId)),
+      setWindow: (windowId, ordinal) =>
+        Effect.sync(() => {
+          state.window = ordinal === undefined ? (state.windowId === windowId ? state.window : undefined) : `w${ordinal}`
+          state.windowId = windowId
+        }),
       filePath: Effect.sync(() => Option.fromNullishOr(state.path)),
       level: Effect.sync(() => state.level),
       info: record("Info"),

@@ -22,6 +22,8 @@ export interface RequestObservation {
   /** The policy this decision used: whether pi-context resets by itself, and the warning line. */
   readonly automaticReset: boolean
   readonly warningLine: number
+  readonly guidanceLine: number
+  readonly hardLine: number
 }
 
 export interface BudgetNotice {
@@ -51,11 +53,13 @@ export class Budget extends Context.Service<Budget, {
   /**
    * At turn start or settlement: shows (via `PiSession.notify`) and returns the
    * notices of reminders this instance handed to `turn_end` that are now
-   * committed on the active branch in `windowId`. Each at most once.
+   * committed on the active branch in `windowId`. Each at most once, with
+   * the numbers of `usage` (the window's usage now).
    */
   readonly noticesDue: (input: {
     readonly windowId: string
     readonly branch: ReadonlyArray<BranchEntry>
+    readonly usage: UsageInput
   }) => Effect.Effect<ReadonlyArray<BudgetNotice>, never, PiSession>
   /** Whether the hard line is crossed and `automaticReset` allows the lifecycle to reset by itself. */
   readonly hardLineDue: (input: { readonly windowId: string; readonly usage: UsageInput }) => Effect.Effect<boolean, never, PiSession>

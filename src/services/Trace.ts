@@ -16,8 +16,8 @@ export interface TraceTarget {
 export class Trace extends Context.Service<Trace, {
   /** Points the trace at a session's file and level (on session start). */
   readonly open: (target: TraceTarget) => Effect.Effect<void>
-  /** Records which window later lines belong to. */
-  readonly setWindow: (windowId: string) => Effect.Effect<void>
+  /** Records which window later lines belong to: its opaque id and, when known, its w-number. */
+  readonly setWindow: (windowId: string, ordinal?: number) => Effect.Effect<void>
   readonly filePath: Effect.Effect<Option.Option<string>>
   readonly level: Effect.Effect<TraceLevel>
   /** A decision worth keeping. Fields must not carry message bodies or note contents. */

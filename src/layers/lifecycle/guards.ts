@@ -7,9 +7,14 @@ import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { CurrentWindow } from "./windowView.ts"
 
-const compactionNotice =
-  `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
-  `Run /${CommandName.wipeMemory} to start a fresh window from your notes, or /${CommandName.piContext} off on a branch without resets.`
+/** The /compact notice, fitted to the branch: erased history exists only on a branch with a reset. */
+export const compactionNotice = (branchHasReset: boolean): string =>
+  branchHasReset
+    ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
+      `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
+    : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
+      `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
+      `or /${CommandName.piContext} off to let Pi compact this branch.`
 
 const treeNotice =
   "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
@@ -29,12 +34,13 @@ export const makeGuards = (deps: {
     const compactionGuard = (reason: "manual" | "threshold" | "overflow") =>
       Effect.gen(function*() {
         const session = yield* PiSession
-        const block = (yield* enabled) || hasMarker(yield* session.branch)
+        const marked = hasMarker(yield* session.branch)
+        const block = (yield* enabled) || marked
         yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
         if (!block) return { _tag: "Allow" } as GuardVerdict
         const window = yield* currentWindow
         const told = yield* Ref.getAndUpdate(compactionNoticeShown, (shown) => new Set([...shown, window.id]))
-        const notice = reason === "manual" || !told.has(window.id) ? compactionNotice : undefined
+        const notice = reason === "manual" || !told.has(window.id) ? compactionNotice(marked) : undefined
         return { _tag: "Block", notice } as GuardVerdict
       })
 

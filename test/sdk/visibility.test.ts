@@ -1,0 +1,170 @@
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
+import type { ExtensionAPI, SessionEntry } from "@earendil-works/pi-coding-agent"
+import { Type } from "typebox"
+import { afterEach, describe, expect, it } from "vitest"
+import { conversation, ofCustomType } from "../support/entries.ts"
+import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
+import { checkpointAndWipe, say } from "../support/steps.ts"
+
+/**
+ * What the user sees of resets and of the budget, in Pi's real loop: the
+ * reset's chat entry and compaction summary, notices with the numbers of the
+ * moment they are shown, and the /compact notice fitted to the branch.
+ */
+const contextWindow = 10_000
+const lines = { guidanceLine: 6_000, warningLine: 4_000, hardLine: 2_000 }
+const filler = (tokens: number, tag = "z") => `${tag} ${"x".repeat(tokens * 4)}`
+const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
+
+const dirsWith = (settings: Record<string, unknown>): HarnessDirs => {
+  const dirs = makeDirs()
+  mkdirSync(dirs.agentDir, { recursive: true })
+  writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify(settings, null, 2))
+  return dirs
+}
+
+const markers = (h: Harness) => h.entries().filter((e) => e.type === "custom" && e.customType === "pi-context/reset-marker")
+const render = (h: Harness, entry: SessionEntry, expanded = false) =>
+  h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!(entry as never, { expanded } as never, plainTheme)!
+    .render(200)
+    .map((line) => line.trimEnd())
+    .join("\n")
+
+/** A tool that returns `tokens` tokens of text, to move the window in one tool turn. */
+const bulkTool = (tokens: number) => (pi: ExtensionAPI) =>
+  pi.registerTool({
+    name: "bulk",
+    label: "bulk",
+    description: "returns a large text",
+    parameters: Type.Object({}),
+    execute: async () => ({ content: [{ type: "text", text: "y".repeat(tokens * 4) }], details: {} })
+  })
+
+describe("resets that explain themselves", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("a model reset writes a chat entry with its kind, how full the window got, the new w-number, the notes indexed and the checkpoint", async () => {
+    h = await createHarness()
+    h.script([say("working"), checkpointAndWipe(), say("fresh start")])
+    await h.prompt("remember ZEBRA")
+    await h.prompt("now wipe")
+    const [marker] = markers(h)
+    const data = (marker as { data: Record<string, any> }).data
+    expect(data.source).toBe("tool")
+    expect(data.shown).toMatchObject({ ordinal: 2, notesIndexed: 1, checkpointed: true, contextWindow: expect.any(Number) })
+    expect(data.shown.peakTokens).toBeGreaterThan(0)
+    const percent = Math.round((data.shown.peakTokens / data.shown.contextWindow) * 100)
+    const line = render(h, marker!)
+    expect(line).toContain("context reset: the model called wipe_memory")
+    expect(line).toContain(`w1 peaked at ${percent}%`)
+    expect(line).toContain("w2 starts from 1 note")
+    expect(line).toContain("· checkpointed")
+    expect(line).not.toContain("pcx:")
+    expect(render(h, marker!, true)).toContain("The model wrote or updated notes in w1")
+    // The notice names the kind and the w-number, never the opaque id.
+    const notice = h.notices.find((n) => n.message.includes("context reset"))!
+    expect(notice.message).toBe("pi-context: context reset (the model called wipe_memory) · w2 starts from your notes")
+  })
+
+  it("the boundary's compaction entry says it is a reset, not a compaction, and the model never sees that text", async () => {
+    h = await createHarness()
+    h.script([checkpointAndWipe(), say("fresh start")])
+    await h.prompt("wipe now")
+    const compaction = h.entries().find((e) => e.type === "compaction") as { summary: string } | undefined
+    expect(compaction!.summary).toContain("pi-context reset (the model called wipe_memory), not a compaction: nothing was summarised")
+    expect(compaction!.summary).toContain("context window w2")
+    const fresh = conversation(h.requests.at(-1)!).join("\n")
+    expect(fresh).not.toContain("not a compaction")
+    expect(fresh).not.toContain("compacted into the following summary")
+  })
+
+  it("/wipe-memory gets the same chat entry, with no checkpoint when no note was written", async () => {
+    h = await createHarness()
+    h.script([say("hi")])
+    await h.prompt("hello")
+    await h.prompt("/wipe-memory")
+    const [marker] = markers(h)
+    expect((marker as { data: Record<string, any> }).data).toMatchObject({ source: "command", shown: { ordinal: 2, checkpointed: false, notesIndexed: 0 } })
+    expect(render(h, marker!)).toContain("context reset: /wipe-memory")
+    expect(render(h, marker!)).toContain("w2 starts from 0 notes · no checkpoint")
+    expect(h.notices.at(-1)!.message).toBe("pi-context: context reset (/wipe-memory) · w2 starts from your notes")
+  })
+
+  it("an old marker without the new fields still renders, as a reset of unknown kind", async () => {
+    h = await createHarness()
+    const line = render(h, { type: "custom", customType: "pi-context/reset-marker", data: { windowId: "pcx:abc:1234" }, id: "e1", parentId: null, timestamp: "" } as never)
+    expect(line).toContain("context reset (reset) · a new window starts from the notes")
+    expect(line).not.toContain("pcx:")
+  })
+})
+
+describe("budget notices carry the numbers as they are when shown", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("a guidance staged before a big tool result is announced with the window past the hard line, not with its stale figure", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow, extraExtensions: [bulkTool(4_000)], tools: ["bulk"] })
+    h.script([
+      say("ok"),
+      // The crossing request stages the guidance (about 5,000 tokens left); the tool's result takes the window past the hard line.
+      fauxAssistantMessage([fauxToolCall("bulk", {})], { stopReason: "toolUse" }),
+      say("done"),
+      say("after the close-out")
+    ])
+    await h.prompt("hello")
+    await h.prompt(filler(2_500))
+    const guidance = h.notices.filter((n) => n.message.includes("the model was asked to write its notes"))
+    expect(guidance).toHaveLength(1)
+    expect(guidance[0]!.message).not.toContain("before the final warning")
+    expect(guidance[0]!.message).toMatch(/context past the hard line \([\d,]+ tokens left\)/)
+  })
+
+  it("with automaticReset off, the warning tells what is left in the window, not 0 tokens", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": { ...lines, automaticReset: false } }), contextWindow })
+    h.script([say("ok"), say("noted")])
+    await h.prompt("hello")
+    await h.prompt(filler(4_500))
+    const warnings = ofCustomType(h.entries(), "pi-context/warning") as ReadonlyArray<{ content: string }>
+    expect(warnings).toHaveLength(1)
+    const remain = Number(/about ([\d,]+) tokens remain before this window is full/.exec(warnings[0]!.content)![1]!.replace(/,/g, ""))
+    expect(remain).toBeGreaterThan(lines.hardLine)
+    const notice = h.notices.find((n) => n.message.includes("final warning sent"))!
+    expect(notice.message).toMatch(/context almost full \([\d,]+ tokens left in the window; automatic reset is off\)/)
+  })
+})
+
+describe("the /compact notice fits the branch", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  const compactable = { compaction: { enabled: false, keepRecentTokens: 1 } }
+  const compactNotice = async (h: Harness) => {
+    await h.session.compact().catch(() => undefined)
+    return h.notices.filter((n) => n.message.includes("native compaction is cancelled")).at(-1)!
+  }
+
+  it("on a branch without resets: pi-context owns the window, /wipe-memory, nothing about erased history", async () => {
+    h = await createHarness({ settings: compactable })
+    h.script([say("hi"), say("again")])
+    await h.prompt("hello")
+    await h.prompt("more")
+    const notice = await compactNotice(h)
+    expect(notice.message).toContain("pi-context owns this context window")
+    expect(notice.message).toContain("/wipe-memory")
+    expect(notice.message).not.toContain("erased history")
+  })
+
+  it("after a reset: it would summarise erased history; /pi-context off is not offered (it would not allow compaction here)", async () => {
+    h = await createHarness({ settings: compactable })
+    h.script([checkpointAndWipe(), say("fresh"), say("more")])
+    await h.prompt("wipe")
+    await h.prompt("go on")
+    const notice = await compactNotice(h)
+    expect(notice.message).toContain("erased history")
+    expect(notice.message).toContain("/wipe-memory")
+    expect(notice.message).not.toContain("/pi-context off")
+  })
+})
