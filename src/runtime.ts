@@ -4,6 +4,10 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { notesToolSpecs } from "./adapters/notesTools.ts"
+import { notesHistoryCommand } from "./commands/notesHistory.ts"
+import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
+import { TidyTools } from "./domain/notes/tidy.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { replyTokens } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
@@ -13,11 +17,14 @@ import * as BootsLive from "./layers/BootsLive.ts"
 import * as BudgetLive from "./layers/BudgetLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
+import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
+import { activeWindow } from "./domain/windows.ts"
 import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
+import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { Trace } from "./services/Trace.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
@@ -28,7 +35,12 @@ import { notesToolHandlers } from "./tools/notes.ts"
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
   readonly policy?: PolicySettings | (() => PolicySettings)
+  /** The notes history's layer (tests inject a failing git); the system git by default. */
+  readonly notesHistory?: typeof NotesHistoryLive.layer
 }
+
+/** How long session shutdown waits for the notes history's last commits. */
+export const ShutdownCommitWaitMs = 3_000
 
 /** Every service the hooks and tools need, except the per-event PiSession. */
 export const appLayer = (options: HostOptions = {}) => {
@@ -38,7 +50,8 @@ export const appLayer = (options: HostOptions = {}) => {
     options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
     TraceLive.layer
   ).pipe(Layer.provideMerge(platform))
-  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer).pipe(Layer.provideMerge(base))
+  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer, options.notesHistory ?? NotesHistoryLive.layer)
+    .pipe(Layer.provideMerge(base))
   return LifecycleLive.layer.pipe(Layer.provideMerge(middle))
 }
 
@@ -108,6 +121,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
           Effect.gen(function*() {
             const failure = yield* (yield* Trace).takeFailure
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
+            const historyNotice = yield* (yield* NotesHistory).takeNotice
+            if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
         Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
@@ -193,7 +208,36 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     status: (ctx: ExtensionContext) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
     doctor: (ctx: ExtensionContext) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
     trace: (ctx: ExtensionContext) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
-    dispose: () => runtime.dispose()
+    notesHistory: (args: ReadonlyArray<string>, ctx: ExtensionContext) =>
+      run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
+    /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
+    tidy: (args: ReadonlyArray<string>, ctx: ExtensionContext) => {
+      const pass: TidyPass = (request) =>
+        Effect.promise(async () => {
+          const { runTidySession } = await import("./adapters/tidySession.ts")
+          return runTidySession(ctx, {
+            instructions: request.instructions,
+            prompt: request.prompt,
+            modelRef: request.modelRef,
+            tools: TidyTools.map((name) => ({
+              spec: notesToolSpecs.find((spec) => spec.name === name)!,
+              call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+            }))
+          })
+        })
+      return run(ctx, "/pi-context tidy", tidyCommand(args, pass), "pi-context: tidy unavailable")
+    },
+    /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
+    dispose: async (ctx?: ExtensionContext) => {
+      if (ctx !== undefined) {
+        await run(ctx, "session_shutdown", Effect.gen(function*() {
+          const session = yield* PiSession
+          const { ordinal } = activeWindow(yield* session.branch, session.sessionId)
+          yield* (yield* NotesHistory).sessionEnded({ ordinal }, ShutdownCommitWaitMs)
+        }), undefined)
+      }
+      await runtime.dispose()
+    }
   }
 }
 

@@ -3,11 +3,13 @@ import { inspectTail } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
+import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -28,6 +30,9 @@ export const doctorReport = Effect.gen(function*() {
         : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
     )
   }
+
+  const history = yield* (yield* NotesHistory).describe
+  lines.push(check(history.ok, history.text), ...(yield* notesLintLines(identity)))
 
   const policy = yield* thresholds.policy
   lines.push(

@@ -125,6 +125,11 @@ export interface SearchResult {
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
 }
 
+export interface RetireResult {
+  readonly address: string
+  readonly bytes: number
+}
+
 export type ReadError = InvalidAddress | NoteNotFound | NoteTooLarge | NotesIoError
 export type WriteError = InvalidAddress | NoteTooLarge | NoteLocked | NotesIoError
 export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | InvalidNoteRequest
@@ -141,6 +146,10 @@ export class NotesStore extends Context.Service<NotesStore, {
     edits: ReadonlyArray<TextEdit>,
     renameTo?: string
   ) => Effect.Effect<UpdateResult, UpdateError>
+  /** Moves a note to its home's wastebasket: out of the boot and listings, kept in the history. */
+  readonly retire: (identity: NotesIdentity, address: string) => Effect.Effect<RetireResult, WriteError | NoteNotFound>
+  /** The wastebasket of one home or all five, most recently retired first. */
+  readonly listRetired: (identity: NotesIdentity, home: Home | undefined) => Effect.Effect<ReadonlyArray<NoteRow>, NotesIoError>
   /** Most recent first; a failing home is reported, never fatal. */
   readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
   readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidSearchPattern>
@@ -152,6 +161,8 @@ export class NotesStore extends Context.Service<NotesStore, {
     fromSessionId: string,
     toSessionId: string
   ) => Effect.Effect<{ readonly copied: number }, NotesIoError>
+  /** The git root containing `cwd` (the main checkout for a linked worktree), else `cwd`. */
+  readonly projectRoot: (cwd: string) => Effect.Effect<string>
   /** `<name>-<hash>` of the git root containing `cwd` (the main checkout for a linked worktree), else of `cwd`. */
   readonly projectKey: (cwd: string) => Effect.Effect<string>
 }>()("pi-context/NotesStore") {}

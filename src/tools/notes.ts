@@ -4,13 +4,15 @@ import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
 import {
   agentSlug,
+  InProjectNotesFolder,
   modelSlug,
   NotesRootEnv,
   type NotesIdentity,
   piContextSetting,
+  projectNotesInProject,
   resolveNotesRoot
 } from "../domain/notes/identity.ts"
-import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
@@ -56,12 +58,14 @@ export const notesIdentity = Effect.fn("tools.notesIdentity")(function*() {
     home: Option.getOrUndefined(yield* optionalEnv("HOME")),
     resolve: (...segments) => resolve(...segments)
   })
+  const inProject = projectNotesInProject(piContextSetting(settings, "projectNotes"), yield* session.isProjectTrusted)
   const identity: NotesIdentity = {
     root,
     sessionId: session.sessionId,
     projectKey: yield* store.projectKey(session.cwd),
     agentName: agentSlug(piContextSetting(settings, "agentName")),
-    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id)))
+    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id))),
+    ...(inProject ? { projectDir: resolve(yield* store.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
   }
   return identity
 })
@@ -73,14 +77,16 @@ const WriteParams = Schema.Struct({ address: Schema.String, content: Schema.Stri
 const UpdateParams = Schema.Struct({
   address: Schema.String,
   edits: Schema.optionalKey(Schema.Array(Schema.Struct({ oldText: Schema.String, newText: Schema.String }))),
-  rename_to: Schema.optionalKey(Schema.String)
+  rename_to: Schema.optionalKey(Schema.String),
+  retire: Schema.optionalKey(Schema.Boolean)
 })
 const ReadParams = Schema.Struct({ address: Schema.String, offset: Schema.optionalKey(Int), limit: OptionalLimit })
 const ListParams = Schema.Struct({
   home: Schema.optionalKey(Schema.String),
   pattern: Schema.optionalKey(Schema.String),
   cursor: Schema.optionalKey(Schema.String),
-  limit: OptionalLimit
+  limit: OptionalLimit,
+  wastebasket: Schema.optionalKey(Schema.Boolean)
 })
 const SearchParams = Schema.Struct({
   query: Schema.String.check(Schema.isMinLength(1)),
@@ -176,11 +182,25 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
   const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
   return ok(`Updated ${result.address}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
+
+/** Soft delete: the note leaves the boot and notes_list for its home's wastebasket, and stays in the history. */
+const retireNote = Effect.fnUntraced(function*(identity: NotesIdentity, address: string, alsoEdits: boolean) {
+  if (alsoEdits) {
+    return yield* new InvalidParams({ message: `${ToolName.notesUpdate}: retire cannot be combined with edits or rename_to; retire the note alone` })
+  }
+  const result = yield* (yield* NotesStore).retire(identity, address)
+  return ok(
+    `Retired ${result.address} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
+      `(notes_list { "wastebasket": true }) and in the notes history. Remove it from the home's MAP if the MAP lists it.`,
+    { address: result.address, retired: true }
+  )
+})
 
 const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
@@ -205,6 +225,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
   const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
+  if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) =>
@@ -222,6 +243,18 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   )
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
 }, asOutcome)
+
+const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, home: Home | undefined, pattern: string | undefined, limit: number) {
+  const matches = addressMatcher(pattern)
+  const rows = (yield* (yield* NotesStore).listRetired(identity, home)).filter((row) => matches(row.address))
+  const now = yield* Clock.currentTimeMillis
+  const fitted = fitLines(
+    [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
+    rows.slice(0, limit).map((row) => `- ${row.address} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
+    (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown; narrow with home or pattern.` : "End of wastebasket."]
+  )
+  return ok(fitted.text, { count: fitted.shown, wastebasket: true })
+})
 
 const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 

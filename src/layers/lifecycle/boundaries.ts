@@ -12,6 +12,7 @@ import { activeWindow, windowStarts } from "../../domain/windows.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
 import { peakReplyTokens, sourceLabel } from "../../domain/window/resetShown.ts"
 import type { Boots } from "../../services/Boots.ts"
+import { NotesHistory } from "../../services/NotesHistory.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
 import type { Trace } from "../../services/Trace.ts"
@@ -44,6 +45,9 @@ export const makeBoundaries = (deps: {
     const { trace, boots, thresholds } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
     const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly notice: string }>>(Option.none())
+    const notesHistory = yield* Effect.serviceOption(NotesHistory)
+    /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
+    const commitNotes = (ordinal: number) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ ordinal }) : Effect.void)
 
     /**
      * Reset drafts for a boundary leaving `from`. Interrupted if the turn is
@@ -83,7 +87,12 @@ export const makeBoundaries = (deps: {
           cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
         })
         const continuation = continuationFor({ pending, digest: digest?.text })
-        return { windowId, ordinal: shown.ordinal, drafts: resetDrafts(windowId, boot.text, continuation, { source, shown }) }
+        return {
+          windowId,
+          ordinal: shown.ordinal,
+          drafts: resetDrafts(windowId, boot.text, continuation, { source, shown }),
+          endingOrdinal: continuity.previousOrdinal
+        }
       })
 
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
@@ -116,6 +125,7 @@ export const makeBoundaries = (deps: {
         const { windowId, ordinal } = built.value
         yield* Ref.set(pendingResetNotice, Option.some({ windowId, notice: resetNotice(ordinal, source) }))
         yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
+        yield* commitNotes(built.value.endingOrdinal)
         // Pi commits the drafts at this event: what follows is traced in the new window.
         yield* trace.setWindow(windowId, ordinal)
         return { _tag: "Committed", windowId, ordinal, drafts: built.value.drafts } as BoundaryCommit
@@ -130,7 +140,7 @@ export const makeBoundaries = (deps: {
         yield* (yield* PiSession).notify(pending.value.notice, "info")
       })
 
-    return { buildReset, commitBoundary, reportBootFailure, resetNoticeDue }
+    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }
   })
 
 export type Boundaries = Effect.Success<ReturnType<typeof makeBoundaries>>

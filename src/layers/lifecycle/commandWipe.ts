@@ -60,6 +60,7 @@ export const makeCommandWipe = (deps: {
       source: "command",
       reason: waited ?? transition.effect.reason ?? ""
     })
+    yield* boundaries.commitNotes(built.value.endingOrdinal)
     yield* session.notify(resetNotice(built.value.ordinal, "command"), "info")
     yield* updateStatus
   })
