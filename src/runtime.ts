@@ -23,6 +23,7 @@ import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
 import { activeWindow } from "./domain/windows.ts"
+import * as WindowLive from "./layers/WindowLive.ts"
 import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
@@ -48,7 +49,8 @@ export const appLayer = (options: HostOptions = {}) => {
   const base = Layer.mergeAll(
     NotesStoreLive.layer,
     options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
-    TraceLive.layer
+    TraceLive.layer,
+    WindowLive.layer
   ).pipe(Layer.provideMerge(platform))
   const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer, options.notesHistory ?? NotesHistoryLive.layer)
     .pipe(Layer.provideMerge(base))

@@ -90,21 +90,23 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
 /**
  * One reset boundary, in order: a retain-none compaction (Pi's own context
  * build and usage estimate then start at the boundary), the marker, the
- * hidden boot, the continuation.
+ * hidden boot, the continuation. The marker records the reset's `source`:
+ * how the window before it ended.
  */
 export const resetDrafts = (
   windowId: string,
+  source: ResetSource,
   bootText: string,
   continuation: string = continuationText,
-  reset?: { readonly source: ResetSource; readonly shown: ResetShown }
+  shown?: ResetShown
 ): ReadonlyArray<BoundaryDraft> => [
   {
     type: "compaction",
-    summary: reset === undefined ? "" : compactionSummaryText(reset),
+    summary: compactionSummaryText({ source, shown }),
     firstKeptEntryId: null,
     details: { source: "pi-context", windowId }
   },
-  { type: "custom", customType: CustomType.resetMarker, data: reset === undefined ? { windowId } : { windowId, ...reset } },
+  { type: "custom", customType: CustomType.resetMarker, data: shown === undefined ? { windowId, source } : { windowId, source, shown } },
   bootMessage(windowId, bootText),
   continuationMessage(continuation)
 ]

@@ -1,6 +1,6 @@
 import { Option, Schema } from "effect"
 import { CustomType } from "./protocol.ts"
-import { ResetShown, ResetSourceSchema } from "./window/resetData.ts"
+import { ResetShown } from "./window/resetData.ts"
 
 /**
  * The loose shape of any Pi session entry, as it arrives from the session.
@@ -17,13 +17,14 @@ export interface RawEntry {
 export const WindowId = Schema.String.check(Schema.isMinLength(1))
 
 /**
- * The marker's data: its window, and (optional, so older markers decode) the
- * reset's source and what its chat entry shows.
+ * A reset marker's data: the window it opens and, since the Window room, the
+ * reset's source (how the previous window ended) and what its chat entry
+ * shows. Older markers have neither.
  */
 export const ResetMarkerData = Schema.Struct({
   windowId: WindowId,
-  source: Schema.optional(ResetSourceSchema),
-  shown: Schema.optional(ResetShown)
+  source: Schema.optionalKey(Schema.String),
+  shown: Schema.optionalKey(ResetShown)
 })
 export type ResetMarkerData = typeof ResetMarkerData.Type
 
@@ -46,7 +47,8 @@ const decodeState = Schema.decodeUnknownOption(StateData)
 
 /** One branch entry, classified into what pi-context cares about. */
 export type BranchEntry =
-  | { readonly _tag: "Marker"; readonly id: string; readonly timestamp: string; readonly windowId: string }
+  /** `source`: the reset that wrote the marker, as recorded (absent on markers written before it was). */
+  | { readonly _tag: "Marker"; readonly id: string; readonly timestamp: string; readonly windowId: string; readonly source?: string }
   | { readonly _tag: "Boot"; readonly id: string; readonly timestamp: string; readonly windowId: string }
   | { readonly _tag: "Continuation"; readonly id: string; readonly timestamp: string }
   | {
@@ -93,7 +95,8 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
         case CustomType.resetMarker:
           return Option.match(decodeMarker(raw.data), {
             onNone: () => foreign(raw, "reset marker without a valid windowId"),
-            onSome: ({ windowId }) => ({ _tag: "Marker", id, timestamp, windowId })
+            onSome: ({ windowId, source }) =>
+              source === undefined ? { _tag: "Marker", id, timestamp, windowId } : { _tag: "Marker", id, timestamp, windowId, source }
           })
         case CustomType.state:
           return Option.match(decodeState(raw.data), {

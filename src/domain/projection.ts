@@ -108,7 +108,7 @@ const contentChars = (content: unknown): number => {
 const stringLength = (value: unknown): number => (typeof value === "string" ? value.length : 0)
 
 /** Pi's per-message token estimate (`estimateTokens` in its compaction module), on the fields it reads. */
-const estimateMessageTokens = (message: ProjectableMessage): number => {
+export const estimateMessageTokens = (message: ProjectableMessage): number => {
   const m = message as ProjectableMessage & Record<string, unknown>
   let chars = 0
   switch (m.role) {

@@ -3,6 +3,7 @@ import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint
 import { isMarkerEntry } from "../domain/entries.ts"
 import { closeOutText } from "../domain/boundary.ts"
 import { projectRequest } from "../domain/projection.ts"
+import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import {
@@ -12,19 +13,19 @@ import {
   type ResetEvent,
   type Transition
 } from "../domain/resetControl.ts"
-import { activeWindow } from "../domain/windows.ts"
 import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
 import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
-import { makeWindowView } from "./lifecycle/windowView.ts"
+import { makeEnabled } from "./lifecycle/enabled.ts"
 import { Budget } from "../services/Budget.ts"
 import { type BoundaryReply, Lifecycle, type WipeReply } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
@@ -37,9 +38,10 @@ export const layer = Layer.effect(
     const budget = yield* Budget
     const boots = yield* Boots
     const control = yield* Ref.make(initialResetControl)
-    const { currentWindow, enabled, rememberEnabled, windowOrdinal, windowUsage, requestUsage, latestUsage, rememberReply, forget } =
-      yield* makeWindowView(thresholds)
-    const boundaries = yield* makeBoundaries({ trace, boots, thresholds })
+    const windows = yield* Window
+    const currentWindow = windows.current
+    const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
+    const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
     const startup = makeStartup({ trace, boots, boundaries, currentWindow, enabled })
     const guards = yield* makeGuards({ trace, currentWindow, enabled })
     /** Windows whose missing boot was already reported, so a notice is shown once. */
@@ -69,9 +71,8 @@ export const layer = Layer.effect(
       const session = yield* PiSession
       const on = yield* enabled
       const window = yield* currentWindow
-      const ordinal = yield* windowOrdinal(window.id)
-      const usage = yield* latestUsage(window)
-      const line = yield* budget.statusLine({ usage, windowOrdinal: ordinal, enabled: on })
+      const usage = yield* windows.usage
+      const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
       const waiting = (yield* Ref.get(control)).commandWipe === window.id
       yield* session.setStatus(waiting ? `${line} · will reset when idle` : line)
     })
@@ -79,15 +80,16 @@ export const layer = Layer.effect(
     const emitNotices = Effect.gen(function*() {
       const window = yield* currentWindow
       // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
-      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail, usage: yield* latestUsage(window) })
+      yield* trace.setWindow(window.id, window.ordinal)
+      yield* budget.noticesDue({ windowId: window.id, branch: window.tail, usage: yield* windows.usage })
       yield* boundaries.resetNoticeDue(window)
     })
 
     const resetTransient = Effect.gen(function*() {
       yield* step({ _tag: "Cleared" })
       yield* budget.discard
-      yield* forget
+      yield* forgetEnabled
+      yield* windows.forget
     })
 
     const commandWipe = makeCommandWipe({ trace, boundaries, step, currentWindow, resetTransient, updateStatus })
@@ -104,7 +106,7 @@ export const layer = Layer.effect(
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
+      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
       yield* boots.inheritForkNotes
@@ -117,7 +119,7 @@ export const layer = Layer.effect(
       yield* refreshPolicy
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id, yield* windowOrdinal(window.id))
+      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* updateStatus
@@ -153,7 +155,7 @@ export const layer = Layer.effect(
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
-      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* requestUsage(window, projected), branch: window.tail })
+      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
       for (const kind of observed.staged) {
         yield* trace.info("budget.reminder", {
@@ -207,13 +209,12 @@ export const layer = Layer.effect(
     const boundaryNeeds = (reply?: { readonly overflow: boolean; readonly tokens: number | null }) =>
       Effect.gen(function*() {
         const window = yield* currentWindow
-        if (reply?.tokens != null) yield* rememberReply(window, reply.tokens)
+        if (reply?.tokens != null) yield* windows.rememberReply(window, reply.tokens)
         const policy = yield* thresholds.policy
-        const usage = yield* latestUsage(window)
         return yield* needsNow({
           replyOverflowed: reply?.overflow === true,
           automatic: (yield* enabled) && policy.automaticReset.value,
-          tokensLeft: usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens,
+          tokensLeft: tokensLeft(yield* windows.usage),
           warningLine: policy.lines.warning.value
         })
       })
@@ -225,7 +226,7 @@ export const layer = Layer.effect(
     const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
       const window = yield* currentWindow
       const automatic = yield* automaticNow
-      const usage = input.messages === undefined ? yield* windowUsage(window) : yield* requestUsage(window, input.messages)
+      const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
       const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
       if (hardLineDue) {
         const line = (yield* thresholds.policy).lines.hard.value
@@ -318,14 +319,13 @@ export const layer = Layer.effect(
       })
 
     const statusReport = Effect.gen(function*() {
-      const session = yield* PiSession
-      const window = activeWindow(yield* session.branch, session.sessionId)
+      const window = yield* currentWindow
       const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: ${window.id} (w${window.ordinal})`,
         `trace: ${Option.getOrElse(traceFile, () => "off")}`,
-        ...(yield* budget.statusReport({ usage: yield* windowUsage(yield* currentWindow) }))
+        ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")
     })
 

@@ -6,6 +6,7 @@ import * as BudgetLive from "../../src/layers/BudgetLive.ts"
 import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
@@ -32,7 +33,7 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
   })
 
 const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
-  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), notes)
+  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, notes)
   return LifecycleLive.layer.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layer, BudgetLive.layer).pipe(Layer.provideMerge(base))))
 }
 

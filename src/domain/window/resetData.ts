@@ -18,5 +18,3 @@ export const ResetShown = Schema.Struct({
   checkpointed: Schema.Boolean
 })
 export type ResetShown = typeof ResetShown.Type
-
-export const ResetSourceSchema = Schema.Literals(["tool", "command", "hard-line", "close-out", "overflow"])

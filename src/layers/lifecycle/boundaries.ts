@@ -8,7 +8,6 @@ import { pendingRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import { newWindowId } from "../../domain/windowId.ts"
-import { activeWindow, windowStarts } from "../../domain/windows.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
 import { peakReplyTokens, sourceLabel } from "../../domain/window/resetShown.ts"
 import type { Boots } from "../../services/Boots.ts"
@@ -16,7 +15,7 @@ import { NotesHistory } from "../../services/NotesHistory.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
 import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow, Window } from "../../services/Window.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
@@ -40,9 +39,10 @@ export const makeBoundaries = (deps: {
   readonly trace: Trace["Service"]
   readonly boots: Boots["Service"]
   readonly thresholds: Thresholds["Service"]
+  readonly window: Window["Service"]
 }) =>
   Effect.gen(function*() {
-    const { trace, boots, thresholds } = deps
+    const { trace, boots, thresholds, window } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
     const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly notice: string }>>(Option.none())
     const notesHistory = yield* Effect.serviceOption(NotesHistory)
@@ -59,13 +59,12 @@ export const makeBoundaries = (deps: {
         const policy = yield* thresholds.policy
         const windowId = newWindowId(session.sessionId, yield* randomHex8)
         const entries = yield* session.branchTail(isMarkerEntry)
-        const branch = yield* session.branch
         const activity = windowActivity(entries)
-        const previousOrdinal = activeWindow(branch, session.sessionId).ordinal
+        const previousOrdinal = from.ordinal
         const continuity: BootContinuity = {
           previousOrdinal,
           checkpointed: activity.checkpointed,
-          windowStarts: windowStarts(branch)
+          windowStarts: (yield* window.windows).map(({ ordinal, startedAt }) => ({ ordinal, startedAt: startedAt ?? 0 }))
         }
         const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
         const model = Option.getOrUndefined(yield* session.model)
@@ -90,7 +89,7 @@ export const makeBoundaries = (deps: {
         return {
           windowId,
           ordinal: shown.ordinal,
-          drafts: resetDrafts(windowId, boot.text, continuation, { source, shown }),
+          drafts: resetDrafts(windowId, source, boot.text, continuation, shown),
           endingOrdinal: continuity.previousOrdinal
         }
       })

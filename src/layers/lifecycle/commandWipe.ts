@@ -4,7 +4,7 @@ import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import { type Boundaries, resetNotice } from "./boundaries.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow } from "../../services/Window.ts"
 
 export const waitingNotice =
   `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call).`

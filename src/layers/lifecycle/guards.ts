@@ -5,7 +5,7 @@ import { hasMarker } from "../../domain/windows.ts"
 import type { GuardVerdict } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow } from "../../services/Window.ts"
 
 /** The /compact notice, fitted to the branch: erased history exists only on a branch with a reset. */
 export const compactionNotice = (branchHasReset: boolean): string =>

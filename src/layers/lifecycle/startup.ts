@@ -6,7 +6,7 @@ import type { BootBuildFailed } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { Boundaries } from "./boundaries.ts"
-import type { CurrentWindow } from "./windowView.ts"
+import type { CurrentWindow } from "../../services/Window.ts"
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
 export const makeStartup = (deps: {

@@ -1,0 +1,64 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { resetDrafts } from "../../src/domain/boundary.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
+import type { PiSession } from "../../src/services/PiSession.ts"
+import { Window } from "../../src/services/Window.ts"
+import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+
+const sessionId = "0123abcd-0000-7000-8000-0000000000aa"
+const model = { provider: "faux", id: "faux-1", contextWindow: 100_000 }
+
+/** Appends a reset boundary the way Pi commits the lifecycle's drafts: the marker, boot and continuation. */
+const appendBoundary = (fake: FakeSession, windowId: string) => {
+  for (const draft of resetDrafts(windowId, "command", "boot text")) {
+    if (draft.type === "custom") fake.entries.push({ ...draft, id: `m-${windowId}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(5_000).toISOString() })
+    if (draft.type === "custom_message") fake.entries.push({ ...draft, id: `${draft.customType}-${windowId}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(6_000).toISOString() })
+  }
+}
+
+const withWindow = <A>(fake: FakeSession, f: (window: Window["Service"]) => Effect.Effect<A, never, PiSession>) =>
+  Window.use(f).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+
+describe("Window", () => {
+  it.effect("follows the current window across a reset: id, w-number, start and tail from its marker", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        const root = yield* window.current
+        assert.deepStrictEqual([root.id, root.ordinal, root.isRoot, root.tail.length], [rootWindowId(sessionId), 1, true, 2])
+        appendBoundary(fake, "pcx:second")
+        const next = yield* window.current
+        assert.deepStrictEqual([next.id, next.ordinal, next.isRoot, next.startedAt], ["pcx:second", 2, false, 5_000])
+        assert.strictEqual(next.tail[0]!._tag, "Marker")
+        const facts = yield* window.windows
+        assert.deepStrictEqual(facts.map((w) => [w.ordinal, w.end._tag === "Reset" ? w.end.source : "open"]), [[1, "command"], [2, "open"]])
+      }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+    }))
+
+  it.effect("after a reset, usage is unknown until the window's first reply, whatever Pi still reports", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+      fake.usage = { tokens: 60_000, contextWindow: 100_000, percent: 60 }
+      assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
+      appendBoundary(fake, "pcx:second")
+      assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: null, contextWindow: 100_000 })
+      fake.entries.push({ ...messageEntry("assistant", "fresh"), id: "r1", parentId: fake.entries.at(-1)!.id, timestamp: new Date(7_000).toISOString() })
+      assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
+    }))
+
+  it.effect("a measured request or reply is the window's usage until the window changes", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi")] })
+      fake.usage = { tokens: 10, contextWindow: 100_000, percent: 0 }
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        yield* window.rememberReply(yield* window.current, 42_000)
+        assert.deepStrictEqual(yield* window.usage, { tokens: 42_000, contextWindow: 100_000 })
+        yield* window.forget
+        assert.deepStrictEqual(yield* window.usage, { tokens: 10, contextWindow: 100_000 })
+      }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+    }))
+})

@@ -1,0 +1,93 @@
+import { assert, describe, it } from "@effect/vitest"
+import { resetDrafts } from "../../src/domain/boundary.ts"
+import type { RawEntry } from "../../src/domain/entries.ts"
+import { CustomType } from "../../src/domain/protocol.ts"
+import { windowFacts } from "../../src/domain/window/windowFacts.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
+
+const sessionId = "019a0000-0000-7000-8000-00000000beef"
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString()
+
+/** A branch built in order, one minute per entry, each the child of the one before. */
+const branchOf = (...fields: ReadonlyArray<Record<string, unknown> & { readonly type: string }>): ReadonlyArray<RawEntry> =>
+  fields.map((entry, i) => ({ ...entry, id: `e${i}`, parentId: i === 0 ? null : `e${i - 1}`, timestamp: at(i) }))
+
+const user = (text: string) => ({ type: "message", message: { role: "user", content: text } })
+const reply = (text: string, totalTokens: number) => ({
+  type: "message",
+  message: { role: "assistant", content: [{ type: "text", text }], stopReason: "stop", usage: { totalTokens } }
+})
+const noteResult = (toolName: string, address: string, isError = false) => ({
+  type: "message",
+  message: { role: "toolResult", toolName, toolCallId: "c", isError, content: [], details: isError ? { code: "locked" } : { address } }
+})
+/** A reset boundary as the lifecycle writes it: compaction, marker (with its source), boot, continuation. */
+const boundary = (windowId: string, source: Parameters<typeof resetDrafts>[1], boot = "b".repeat(400)) =>
+  resetDrafts(windowId, source, boot).map((draft) => ({ ...draft }))
+const rootBoot = { type: "custom_message", customType: CustomType.boot, content: "r".repeat(80), display: false, details: { windowId: rootWindowId(sessionId) } }
+
+describe("windowFacts", () => {
+  it("an empty branch has one open root window with no start", () => {
+    const [root, ...rest] = windowFacts([], sessionId)
+    assert.strictEqual(rest.length, 0)
+    assert.deepStrictEqual(root, {
+      id: rootWindowId(sessionId),
+      ordinal: 1,
+      isRoot: true,
+      startedAt: undefined,
+      end: { _tag: "Open" },
+      lastActivityAt: undefined,
+      turns: 0,
+      peakTokens: null,
+      notesWritten: [],
+      bootTokens: null
+    })
+  })
+
+  it("splits the branch at each marker, numbers the windows and says how each ended", () => {
+    const branch = branchOf(
+      rootBoot, // 0
+      user("hi"), // 1
+      reply("one", 1_200), // 2
+      noteResult("notes_write", "session:MAP.md"), // 3
+      reply("two", 3_400), // 4
+      ...boundary("pcx:w2", "tool"), // 5 compaction, 6 marker, 7 boot, 8 continuation
+      reply("three", 900), // 9
+      noteResult("notes_update", "project:plan.md"), // 10
+      noteResult("notes_update", "project:plan.md"), // 11
+      noteResult("notes_write", "session:failed.md", true), // 12
+      ...boundary("pcx:w3", "command", "c".repeat(40)), // 13 compaction, 14 marker, 15 boot, 16 continuation
+      user("go on") // 17
+    )
+    const windows = windowFacts(branch, sessionId)
+    assert.deepStrictEqual(windows.map((w) => [w.id, w.ordinal, w.isRoot]), [
+      [rootWindowId(sessionId), 1, true],
+      ["pcx:w2", 2, false],
+      ["pcx:w3", 3, false]
+    ])
+    const [w1, w2, w3] = windows
+    assert.deepStrictEqual(w1!.end, { _tag: "Reset", source: "tool", at: Date.parse(at(6)) })
+    assert.deepStrictEqual(w2!.end, { _tag: "Reset", source: "command", at: Date.parse(at(14)) })
+    assert.deepStrictEqual(w3!.end, { _tag: "Open" })
+    assert.deepStrictEqual(windows.map((w) => w.startedAt), [Date.parse(at(0)), Date.parse(at(6)), Date.parse(at(14))])
+    assert.deepStrictEqual(windows.map((w) => w.lastActivityAt), [Date.parse(at(6)), Date.parse(at(14)), Date.parse(at(17))])
+    assert.deepStrictEqual(windows.map((w) => w.turns), [2, 1, 0])
+    assert.deepStrictEqual(windows.map((w) => w.peakTokens), [3_400, 900, null])
+    assert.deepStrictEqual(windows.map((w) => w.notesWritten), [["session:MAP.md"], ["project:plan.md"], []])
+    assert.deepStrictEqual(windows.map((w) => w.bootTokens), [20, 100, 10])
+  })
+
+  it("a marker written before sources were recorded ends its window with an unknown source", () => {
+    const branch = branchOf(user("hi"), { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:old" } })
+    const [w1, w2] = windowFacts(branch, sessionId)
+    assert.deepStrictEqual(w1!.end, { _tag: "Reset", source: "unknown", at: Date.parse(at(1)) })
+    assert.strictEqual(w2!.id, "pcx:old")
+  })
+
+  it("a fork's root window gets the fork's id; a boot of another window is not this window's boot", () => {
+    const forked = "019a0000-0000-7000-8000-0000000f0a1c"
+    const [root] = windowFacts(branchOf(rootBoot, user("hi")), forked)
+    assert.strictEqual(root!.id, rootWindowId(forked))
+    assert.strictEqual(root!.bootTokens, null)
+  })
+})
