@@ -2,6 +2,7 @@ import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-a
 import { registerCommands } from "./adapters/commands.ts"
 import { registerHooks } from "./adapters/hooks.ts"
 import { registerRenderers } from "./adapters/renderers.ts"
+import { registerReportRenderer } from "./adapters/reportView.ts"
 import { registerTools } from "./adapters/tools.ts"
 import type { Host, HostOptions } from "./runtime.ts"
 
@@ -19,6 +20,7 @@ export const createPiContext = (options: HostOptions = {}): ExtensionFactory => 
   // A command waits for start-up, so its entries never land before the root boot.
   registerCommands(pi, () => hooks.started().then(load))
   registerRenderers(pi)
+  registerReportRenderer(pi)
 }
 
 /** The Pi entry, as listed in package.json's `pi.extensions`. */
