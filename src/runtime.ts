@@ -200,7 +200,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
         Effect.gen(function*() {
           const verdict = yield* l.treeSummaryGuard(targetId, userWantsSummary)
           if (verdict._tag === "Allow") return undefined
-          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "info")
+          // A warning stays in the chat: Pi's "Navigated to selected point" would replace an info notice.
+          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "warning")
           return { summary: { summary: "", details: { source: "pi-context", reason: "reset boundary" } } }
         }), undefined),
     tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {

@@ -164,6 +164,15 @@ export const usedPercent = (usage: WindowUsage | undefined): number | null => {
   return left === null ? null : Math.min(100, Math.max(0, Math.round(((usage!.contextWindow - left) / usage!.contextWindow) * 100)))
 }
 
+/** How urgent the status line is: past the guidance line, past the warning line, or neither (or unknown). */
+export type StatusTone = "normal" | "guidance" | "warning"
+
+export const statusTone = (usage: WindowUsage | undefined, lines: Lines): StatusTone => {
+  const left = tokensLeft(usage)
+  if (left === null) return "normal"
+  return left <= lines.warning.value ? "warning" : left <= lines.guidance.value ? "guidance" : "normal"
+}
+
 /** The status line at a glance, e.g. `pi-context · 62% · w3`. */
 export const statusText = (input: {
   readonly usage: WindowUsage | undefined

@@ -6,6 +6,7 @@ import { projectRequest } from "../domain/projection.ts"
 import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
+import { statusTone } from "../domain/budget.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -74,7 +75,8 @@ export const layer = Layer.effect(
       const usage = yield* windows.usage
       const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
       const waiting = (yield* Ref.get(control)).commandWipe === window.id
-      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line)
+      const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
+      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
     })
 
     const emitNotices = Effect.gen(function*() {
@@ -144,7 +146,7 @@ export const layer = Layer.effect(
           yield* Ref.set(missingBootReported, new Set([...reported, window.id]))
           yield* trace.info("projection.missing-boot", { windowId: window.id })
           yield* session.notify(
-            `pi-context: window ${window.id} has no boot, so the request was stopped instead of sending erased history. ` +
+            `pi-context: window w${window.ordinal} has no boot, so the request was stopped instead of sending erased history. ` +
               `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`,
             "error"
           )

@@ -2,6 +2,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Layer, Option } from "effect"
+import type { StatusTone } from "../domain/budget.ts"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
 import { interruptWhenAborted, PiSession } from "../services/PiSession.ts"
 
@@ -25,6 +26,13 @@ const readSessionId = (path: string | undefined): string | undefined => {
 }
 
 /** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
+/** Pi's own footer turns yellow, then red, as the window fills: the status line takes the same theme colours. */
+const colourStatus = (ctx: ExtensionContext, text: string, tone: StatusTone): string => {
+  if (tone === "normal") return text
+  const theme = ctx.hasUI ? ctx.ui.theme : undefined
+  return typeof theme?.fg === "function" ? theme.fg(tone === "warning" ? "error" : "warning", text) : text
+}
+
 export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Service"] => {
   const sessionManager = ctx.sessionManager
   const rawBranch = Effect.sync(() => asRaw(sessionManager.getBranch()))
@@ -68,7 +76,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
         )
       ),
     notify: (message, level = "info") => Effect.sync(() => ctx.ui.notify(message, level)),
-    setStatus: (text) => Effect.sync(() => ctx.ui.setStatus("pi-context", text)),
+    setStatus: (text, tone = "normal") => Effect.sync(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
   })

@@ -300,7 +300,8 @@ describe("budget in Pi's agent loop", () => {
     expect(ofCustomType(h.entries(), "pi-context/warning")).toHaveLength(1)
     expect(markerIndexes(h.entries())).toHaveLength(0)
     expect(h.requests).toHaveLength(3)
-    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · \d+% · w1$/)
+    // Past the warning line the status line takes the theme's error colour (issue 12).
+    expect(h.statuses.at(-1)!.text).toMatch(/^<error>pi-context · \d+% · w1<\/error>$/)
   })
 
   it("reminder notices appear only after the reminder is committed", async () => {

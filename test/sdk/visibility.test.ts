@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { ExtensionAPI, SessionEntry } from "@earendil-works/pi-coding-agent"
@@ -166,5 +166,83 @@ describe("the /compact notice fits the branch", () => {
     expect(notice.message).toContain("erased history")
     expect(notice.message).toContain("/wipe-memory")
     expect(notice.message).not.toContain("/pi-context off")
+  })
+})
+
+describe("the status line", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("takes Pi's theme colours past the guidance line and past the warning line, and agrees with /pi-context status", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
+    h.script([say("ok"), say("fuller"), say("fullest")])
+    await h.prompt("hello")
+    const plain = h.statuses.at(-1)!.text!
+    expect(plain).toMatch(/^pi-context · \d+% · w1$/)
+    await h.prompt(filler(2_500))
+    expect(h.statuses.at(-1)!.text).toMatch(/^<warning>pi-context · \d+% · w1<\/warning>$/)
+    await h.prompt(filler(1_500, "y"))
+    const status = h.statuses.at(-1)!.text!
+    expect(status).toMatch(/^<error>pi-context · \d+% · w1<\/error>$/)
+    await h.prompt("/pi-context status")
+    const percent = /(\d+)%/.exec(status)![1]
+    expect(h.notices.at(-1)!.message).toContain(`(${percent}%)`)
+  })
+
+  it("says when a /wipe-memory waits for the run to finish", async () => {
+    h = await createHarness()
+    h.script([
+      () => {
+        void h.session.prompt("/wipe-memory")
+        return say("still working")
+      },
+      say("fresh")
+    ])
+    await h.prompt("work")
+    await h.waitForIdle()
+    expect(h.statuses.some((s) => s.text?.endsWith("· will reset when idle") === true)).toBe(true)
+    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("will reset when idle"))
+  })
+})
+
+describe("the trace", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  const traceFile = (h: Harness) => {
+    const dir = join(h.dirs.agentDir, "pi-context", "traces")
+    return readdirSync(dir).map((name) => readFileSync(join(dir, name), "utf8")).join("").trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>)
+  }
+
+  it("follows the window across a reset, traces every budget decision with its numbers, and shows reason and source per line", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
+    h.script([say("ok"), checkpointAndWipe(), say("fresh")])
+    await h.prompt("hello")
+    await h.prompt(filler(2_500))
+    await h.prompt("/pi-context trace")
+    const lines_ = traceFile(h)
+    const reminder = lines_.find((l) => l.event === "budget.reminder")!
+    expect(reminder).toMatchObject({ kind: "guidance", reason: "guidance line crossed", line: lines.guidanceLine, window: "w1" })
+    expect(reminder.left).toBeLessThanOrEqual(lines.guidanceLine)
+    const commit = lines_.findIndex((l) => l.event === "boundary.commit")
+    expect(lines_[commit]).toMatchObject({ source: "tool", toWindow: "w2", window: "w1" })
+    // Everything after the boundary is traced in the new window, without waiting for the next session start.
+    for (const line of lines_.slice(commit + 1)) expect(line.window).toBe("w2")
+    const report = h.notices.at(-1)!.message.split("\n")
+    expect(report[0]).toMatch(/^pi-context trace: /)
+    expect(report).toContainEqual(expect.stringMatching(/^ {2}\d\d:\d\d:\d\d w1 +budget\.reminder: guidance line crossed$/))
+    expect(report).toContainEqual(expect.stringMatching(/^ {2}\d\d:\d\d:\d\d w1 +boundary\.commit \[tool\]: /))
+  })
+
+  it("traces the hard line and the close-out with their numbers", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow, extraExtensions: [bulkTool(4_000)], tools: ["bulk"] })
+    h.script([say("ok"), fauxAssistantMessage([fauxToolCall("bulk", {})], { stopReason: "toolUse" }), say("closing out"), say("fresh")])
+    await h.prompt("hello")
+    await h.prompt(filler(2_500))
+    const lines_ = traceFile(h)
+    const closeOut = lines_.find((l) => l.event === "budget.close-out")!
+    expect(closeOut).toMatchObject({ line: lines.hardLine })
+    expect(closeOut.left).toBeLessThanOrEqual(lines.hardLine)
+    expect(lines_.find((l) => l.event === "budget.hard-line")).toMatchObject({ line: lines.hardLine, reason: "the turn ended past the hard line" })
   })
 })

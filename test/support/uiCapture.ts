@@ -24,7 +24,9 @@ export const captureUi = (): UiCapture => {
     input: async () => undefined,
     editor: async () => undefined,
     getEditorText: () => "",
-    onTerminalInput: () => () => {}
+    onTerminalInput: () => () => {},
+    // Colours show as tags, so a test can see which theme colour a text took.
+    theme: { fg: (color: string, text: string) => `<${color}>${text}</${color}>`, bg: (_color: string, text: string) => text } as never
   }
   const ui = new Proxy(known, {
     get: (target, key) => (key in target ? target[key as keyof ExtensionUIContext] : () => undefined)
