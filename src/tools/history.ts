@@ -81,7 +81,7 @@ const historySearch = Effect.fn("tools.history_search")(function*(params: unknow
   const decoded = decodeSearch(params)
   if (Result.isFailure(decoded)) return invalid(ToolName.historySearch, decoded.failure)
   const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
-  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit) }
+  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit), skipCurrentTurn: true }
   return yield* (yield* History).search(query).pipe(
     Effect.map((page) =>
       bounded(renderSearch(page, query), {
