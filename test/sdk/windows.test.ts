@@ -67,7 +67,8 @@ describe("the windows of a branch", () => {
 
     const report = windowsReport(h)
     expect(report).toMatch(/^pi-context windows · 3 on this branch, current w3/)
-    const blocks = report.split("\n").slice(1)
+    // After the header and the bar's legend, three lines per window.
+    const blocks = report.split("\n").slice(2)
     expected.forEach((window, i) => {
       const [head, peak, notes] = blocks.slice(i * 3, i * 3 + 3)
       expect(head).toMatch(new RegExp(`^w${i + 1} `))

@@ -70,7 +70,7 @@ describe("the windows view", () => {
   }
 
   it("draws the bar wider at 160 columns, against the warning and hard lines", () => {
-    const bar = (width: number) => windowsComponent(branch, scale, plainTheme, clock).render(width)[2]!
+    const bar = (width: number) => windowsComponent(branch, scale, plainTheme, clock).render(width)[3]!
     const cells = (line: string) => /\[([^\]]*)\]/.exec(line)![1]!.length
     expect(cells(bar(80))).toBe(40)
     expect(cells(bar(160))).toBe(60)
@@ -80,9 +80,10 @@ describe("the windows view", () => {
 
   it("colours the peak by the line it reached, with Pi's theme", () => {
     const lines = windowsComponent(branch, scale, colourTheme, clock).render(120)
-    expect(lines[2]).toContain("<success>█")
-    expect(lines[5]).toContain("<error>█")
-    expect(lines[4]).toContain("<warning>ended: hard line</warning>")
+    expect(lines[1]).toBe("<dim>peak usage of 200,000 tokens · | warning line · ! hard line</dim>")
+    expect(lines[3]).toContain("<success>█")
+    expect(lines[6]).toContain("<error>█")
+    expect(lines[5]).toContain("<warning>ended: hard line</warning>")
   })
 
   it("without a model it shows the peak in tokens, with no bar", () => {

@@ -135,12 +135,12 @@ export const windowsView = (windows: ReadonlyArray<WindowFacts>, options: ViewOp
   const current = windows[windows.length - 1]
   const header: ViewLine = [
     seg("pi-context windows", "accent"),
-    seg(` · ${windows.length} on this branch${current === undefined ? "" : `, current w${current.ordinal}`}`, "text"),
-    ...(options.scale === undefined
-      ? []
-      : [seg(` · bar: used of ${formatTokens(options.scale.contextWindow)}, | warning line, ! hard line`, "dim")])
+    seg(` · ${windows.length} on this branch${current === undefined ? "" : `, current w${current.ordinal}`}`, "text")
   ]
-  const lines: Array<ViewLine> = [header]
+  const legend: ReadonlyArray<ViewLine> = options.scale === undefined
+    ? []
+    : [[seg(`peak usage of ${formatTokens(options.scale.contextWindow)} tokens · | warning line · ! hard line`, "dim")]]
+  const lines: Array<ViewLine> = [header, ...legend]
   for (const facts of windows) lines.push(...windowBlock(facts, options))
   return lines.map((line) => fitLine(line, options.width))
 }
