@@ -246,3 +246,39 @@ describe("the trace", () => {
     expect(lines_.find((l) => l.event === "budget.hard-line")).toMatchObject({ line: lines.hardLine, reason: "the turn ended past the hard line" })
   })
 })
+
+describe("/pi-context notes", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("lists the root, counts per home and the notes newest first; reads one; shows the boot the model got", async () => {
+    h = await createHarness()
+    h.script([
+      fauxAssistantMessage([fauxToolCall("notes_write", { address: "plan", content: "# Plan\nstep one" })], { stopReason: "toolUse" }),
+      fauxAssistantMessage([fauxToolCall("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite" })], {
+        stopReason: "toolUse"
+      }),
+      say("noted")
+    ])
+    await h.prompt("write two notes")
+    await h.prompt("/pi-context notes")
+    const overview = h.notices.at(-1)!.message.split("\n")
+    expect(overview[0]).toBe(`pi-context notes · 2 notes · root ${h.dirs.notesRoot}`)
+    expect(overview[1]).toBe("  session 1 · project 1 · user 0 · agent 0 · model 0")
+    // Newest first, with size, age and title.
+    expect(overview[2]).toMatch(/^ {2}@project\/decisions\.md +\d+ B · just now +# Decisions|^ {2}@project\/decisions\.md +\d+ B · just now +Decisions/)
+    expect(overview[3]).toMatch(/^ {2}plan\.md +\d+ B · just now +(# )?Plan/)
+
+    await h.prompt("/pi-context notes read plan")
+    expect(h.notices.at(-1)!.message).toMatch(/^plan\.md · \d+ B\n# Plan\nstep one/)
+
+    await h.prompt("/pi-context notes boot")
+    const boot = h.notices.at(-1)!.message
+    expect(boot).toMatch(/^What the model got: the boot of w1, as sent\n## Context window/)
+    const sent = conversation(h.requests[0]!).find((line) => line.startsWith("user: ## Context window"))!
+    expect(boot.split("\n").slice(1).join("\n")).toBe(sent.slice("user: ".length))
+
+    await h.prompt("/pi-context notes read nowhere")
+    expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining("cannot read nowhere") })
+  })
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { notesComponent, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
+import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
 import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
 import type { WindowFacts } from "../../src/domain/window/facts.ts"
 import { usageBar } from "../../src/domain/window/view.ts"
@@ -132,5 +132,35 @@ describe("the notes overview", () => {
   it("cuts a long address at 80 columns and keeps it whole at 160", () => {
     expect(notesComponent(overview, plainTheme).render(80)[4]).toContain("…")
     expect(notesComponent(overview, plainTheme).render(160)[4]).toContain("@project/a-rather-long-address-for-decisions-about-the-parser.md")
+  })
+})
+
+describe("reports stay on screen", () => {
+  it("in Pi's TUI a report becomes a pi-context/report entry (which never reaches the model); elsewhere a notice in plain text", () => {
+    const appended: Array<{ customType: string; data: unknown }> = []
+    const notified: Array<string> = []
+    const pi = { appendEntry: (customType: string, data: unknown) => void appended.push({ customType, data }) } as never
+    const ctx = (mode: string) => ({ mode, ui: { notify: (message: string) => void notified.push(message) } }) as never
+    const report = { kind: "windows" as const, windows: branch, scale }
+    showReport(pi, ctx("tui"), report)
+    expect(appended).toEqual([{ customType: "pi-context/report", data: report }])
+    expect(notified).toEqual([])
+    showReport(pi, ctx("rpc"), report)
+    expect(notified[0]).toMatch(/^pi-context windows · 3 on this branch/)
+    showReport(pi, ctx("print"), textReport("pi-context doctor\nok   settings: no problems"))
+    expect(notified[1]).toBe("pi-context doctor\nok   settings: no problems")
+  })
+
+  it("the report entry renders each kind at the chat's width", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const draw = (data: unknown, width: number) => renderer!({ data }, { expanded: false }, plainTheme)!.render(width)
+    expect(draw({ kind: "windows", windows: branch, scale }, 80)[0]).toMatch(/^pi-context windows/)
+    expect(draw({ kind: "notes", overview }, 160)[0]).toMatch(/^pi-context notes · 4 notes/)
+    expect(draw({ kind: "text", title: "pi-context doctor", text: "ok   settings: no problems" }, 80)).toEqual([
+      "pi-context doctor",
+      "ok   settings: no problems"
+    ])
+    expect(renderer!({ data: { kind: "nonsense" } }, { expanded: false }, plainTheme)).toBeUndefined()
   })
 })
