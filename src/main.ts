@@ -4,7 +4,8 @@ import { registerHooks } from "./adapters/hooks.ts"
 import { registerRenderers } from "./adapters/renderers.ts"
 import { registerReportRenderer } from "./adapters/reportView.ts"
 import { registerTools } from "./adapters/tools.ts"
-import type { Host, HostOptions } from "./runtime.ts"
+import type { PiHost } from "./adapters/host.ts"
+import type { HostOptions } from "./runtime.ts"
 
 /**
  * An extension factory with options, for SDK hosts (e.g. an injected budget
@@ -13,10 +14,10 @@ import type { Host, HostOptions } from "./runtime.ts"
  * disposed on `session_shutdown`.
  */
 export const createPiContext = (options: HostOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
-  let host: Promise<Host> | undefined
-  const load = (): Promise<Host> => (host ??= import("./runtime.ts").then(({ makeHost }) => makeHost(pi, options)))
+  let host: Promise<PiHost> | undefined
+  const load = (): Promise<PiHost> => (host ??= import("./adapters/host.ts").then(({ makePiHost }) => makePiHost(pi, options)))
   const hooks = registerHooks(pi, load)
-  registerTools(pi, load, hooks.armBoundaries)
+  registerTools(pi, load, hooks.applyNeeds)
   // A command waits for start-up, so its entries never land before the root boot.
   registerCommands(pi, () => hooks.started().then(load))
   registerRenderers(pi)

@@ -1,36 +1,38 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import type { AgentMessage } from "@earendil-works/pi-agent-core"
-import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
-import { notesToolSpecs } from "./adapters/notesTools.ts"
 import { notesHistoryCommand } from "./commands/notesHistory.ts"
 import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
-import { TidyTools } from "./domain/notes/tidy.ts"
+import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
 import { windowsReport } from "./commands/windows.ts"
 import { currentBoot, notesOverview, noteText, saveNote } from "./commands/notes.ts"
 import type { NotesOverview } from "./domain/notes/overviewView.ts"
-import { replyTokens } from "./domain/projection.ts"
+import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
-import type { TurnOutcome } from "./domain/resetControl.ts"
 import * as BootsLive from "./layers/BootsLive.ts"
 import * as BudgetLive from "./layers/BudgetLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
-import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
-import { activeWindow } from "./domain/windows.ts"
 import * as WindowLive from "./layers/WindowLive.ts"
-import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
+import {
+  type BoundaryInput,
+  type BoundaryNeeds,
+  type BoundaryOutcome,
+  type GuardVerdict,
+  Lifecycle,
+  type ProjectReply,
+  type ReplyFacts
+} from "./services/Lifecycle.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { Trace } from "./services/Trace.ts"
+import { Window } from "./services/Window.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
 import { historyToolHandlers } from "./tools/history.ts"
 import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
@@ -69,44 +71,40 @@ const toolHandlers: Readonly<Record<string, (params: unknown) => Effect.Effect<T
   ...budgetToolHandlers
 }
 
-/** Pi's turn facts, reduced to what the lifecycle decides on. */
-const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
-  const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
-  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
-    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
-      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
-  const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
-  return { outcome: aborted ? "aborted" as const : outcome, overflow }
-}
+/** Tools whose call may change which boundary hooks are needed (`wipe_memory` asks for a boundary). */
+const lifecycleTools: ReadonlySet<string> = new Set(Object.keys(lifecycleToolHandlers))
 
 /** When the lifecycle cannot say, both boundary hooks stay live rather than miss a boundary. */
 const unsureNeeds: BoundaryNeeds = { turnEnd: true, beforeSettle: true }
 
-/** An assistant reply's facts for arming the boundary hooks: an overflow, or the tokens its request used. */
-const replyFacts = (message: AgentMessage, ctx: ExtensionContext) => {
-  const { overflow } = turnFacts("completed", message, ctx)
-  return { overflow, tokens: replyTokens(message) ?? null }
+const noBoundary: BoundaryOutcome = { reply: undefined, needs: unsureNeeds }
+
+/** A tidy pass's request, as the adapter runs it in its own Pi session. */
+export interface TidySessionRequest {
+  readonly instructions: string
+  readonly prompt: string
+  readonly modelRef: string | undefined
+  readonly tools: ReadonlyArray<{ readonly name: TidyTool; readonly call: (params: unknown) => Promise<ToolOutcome> }>
 }
 
-const hiddenMessage = (customType: string, text: string, windowId: string): AgentMessage => ({
-  role: "custom",
-  customType,
-  content: text,
-  display: false,
-  details: { windowId },
-  timestamp: Date.now()
-}) as AgentMessage
+/** What only Pi's side can do for the host, for one event's context `Ctx`. */
+export interface HostPort<Ctx> {
+  /** The PiSession port over that event's context. */
+  readonly session: (ctx: Ctx) => PiSession["Service"]
+  readonly tidySession: (ctx: Ctx, request: TidySessionRequest) => Promise<Effect.Success<ReturnType<TidyPass>>>
+}
 
 /**
- * One Effect runtime per extension instance. Every Pi hook runs an Effect
- * with that event's PiSession; a hook never throws: a failure is traced,
- * reported once per hook, and answered with the hook's neutral result.
+ * One Effect runtime per extension instance. Every Pi hook runs one Effect
+ * with that event's PiSession and answers with data; the adapters build Pi's
+ * values from it. A hook never throws: a failure is traced, reported once per
+ * hook, and answered with the hook's neutral result.
  */
-export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
+export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
 
-  const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
+  const run = <A>(ctx: Ctx, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runFast(
       effect.pipe(
         Effect.catchCause((cause) =>
@@ -130,7 +128,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
-        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
+        Effect.provideService(PiSession, port.session(ctx))
       )
     ).catch(() => fallback)
 
@@ -147,106 +145,79 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     return Promise.reject(Cause.squash(exit.cause))
   }
 
-
-
-  const lifecycle = <A>(ctx: ExtensionContext, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
+  const lifecycle = <A>(ctx: Ctx, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: ExtensionContext) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), undefined),
-    sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
-    modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
-    turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
-    /** The request to send (undefined: Pi's own), and the boundary hooks this request leaves needed, in one run. */
-    project: (messages: ReadonlyArray<AgentMessage>, ctx: ExtensionContext) =>
-      lifecycle(
-        ctx,
-        "context_with_system",
-        (l) => l.project(messages, hiddenMessage),
-        { messages: undefined, needs: unsureNeeds }
-      ),
-    boundaryNeeds: (ctx: ExtensionContext, reply?: AgentMessage) =>
-      lifecycle(ctx, "boundary hooks", (l) => l.boundaryNeeds(reply === undefined ? undefined : replyFacts(reply, ctx)), unsureNeeds),
-    turnEnd: (
-      event: {
-        entries: ReadonlyArray<unknown>
-        outcome: TurnOutcome
-        message: AgentMessage
-        toolResults: ReadonlyArray<unknown>
-        context: { contextMessages: ReadonlyArray<AgentMessage> }
-      },
-      ctx: ExtensionContext
-    ) =>
-      lifecycle(ctx, "turn_end", (l) =>
-        l.turnEnded({
-          incoming: event.entries,
-          messages: event.context.contextMessages,
-          toolTurn: event.toolResults.length > 0,
-          ...turnFacts(event.outcome, event.message, ctx)
-        }), undefined),
-    beforeSettle: (event: { entries: ReadonlyArray<unknown>; outcome: TurnOutcome }, ctx: ExtensionContext) =>
-      lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }), undefined),
-    settled: (aborted: boolean, ctx: ExtensionContext) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), undefined),
-    compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: ExtensionContext) =>
-      lifecycle(ctx, "session_before_compact", (l) =>
-        Effect.gen(function*() {
-          const verdict = yield* l.compactionGuard(reason)
-          if (verdict._tag === "Allow") return undefined
-          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "warning")
-          return { cancel: true } as const
-        }), undefined),
-    treeGuard: (targetId: string, userWantsSummary: boolean, ctx: ExtensionContext) =>
-      lifecycle(ctx, "session_before_tree", (l) =>
-        Effect.gen(function*() {
-          const verdict = yield* l.treeSummaryGuard(targetId, userWantsSummary)
-          if (verdict._tag === "Allow") return undefined
-          // A warning stays in the chat: Pi's "Navigated to selected point" would replace an info notice.
-          if (verdict.notice !== undefined) yield* (yield* PiSession).notify(verdict.notice, "warning")
-          return { summary: { summary: "", details: { source: "pi-context", reason: "reset boundary" } } }
-        }), undefined),
-    tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {
+    sessionStart: (reason: string, ctx: Ctx) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), unsureNeeds),
+    sessionTree: (ctx: Ctx) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
+    modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
+    turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
+    /** The request to send as data (the adapter appends the hidden messages), and the boundary hooks it leaves needed. */
+    project: <M extends ProjectableMessage>(messages: ReadonlyArray<M>, ctx: Ctx) =>
+      lifecycle(ctx, "context_with_system", (l) => l.project(messages), {
+        messages: undefined,
+        warning: Option.none(),
+        closeOut: Option.none(),
+        windowId: "",
+        needs: unsureNeeds
+      } satisfies ProjectReply<M> as ProjectReply<M>),
+    /** A finished assistant reply: the boundary hooks it leaves needed. */
+    replyFinished: (reply: ReplyFacts, ctx: Ctx) => lifecycle(ctx, "message_end", (l) => l.boundaryNeeds(reply), unsureNeeds),
+    turnEnd: (input: BoundaryInput, ctx: Ctx) => lifecycle(ctx, "turn_end", (l) => l.turnEnded(input), noBoundary),
+    beforeSettle: (input: BoundaryInput, ctx: Ctx) => lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle(input), noBoundary),
+    settled: (aborted: boolean, ctx: Ctx) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), unsureNeeds),
+    compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: Ctx) =>
+      lifecycle(ctx, "session_before_compact", (l) => l.compactionGuard(reason), "Allow" as GuardVerdict),
+    treeGuard: (targetId: string, userWantsSummary: boolean, ctx: Ctx) =>
+      lifecycle(ctx, "session_before_tree", (l) => l.treeSummaryGuard(targetId, userWantsSummary), "Allow" as GuardVerdict),
+    /** A tool's outcome; for a lifecycle tool, also the boundary hooks needed after it, from the same run. */
+    tool: (name: string, params: unknown, ctx: Ctx): Promise<{ readonly outcome: ToolOutcome; readonly needs: BoundaryNeeds | undefined }> => {
       const handler = toolHandlers[name]
-      if (handler === undefined) return Promise.resolve(failed("invalid_argument", `pi-context has no tool named ${name}.`))
-      return run(ctx, name, handler(params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+      if (handler === undefined) return Promise.resolve({ outcome: failed("invalid_argument", `pi-context has no tool named ${name}.`), needs: undefined })
+      const needs = lifecycleTools.has(name) ? Lifecycle.use((l) => l.boundaryNeeds()) : Effect.succeed(undefined)
+      return run(
+        ctx,
+        name,
+        Effect.map(Effect.zip(handler(params), needs), ([outcome, needs]) => ({ outcome, needs })),
+        { outcome: failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`), needs: lifecycleTools.has(name) ? unsureNeeds : undefined }
+      )
     },
-    wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
-    setEnabled: (enabled: boolean, ctx: ExtensionContext) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
-    status: (ctx: ExtensionContext) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
-    doctor: (ctx: ExtensionContext) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
-    trace: (ctx: ExtensionContext) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
-    windows: (ctx: ExtensionContext) => run(ctx, "/pi-context windows", windowsReport, { windows: [], scale: undefined }),
-    notesOverview: (ctx: ExtensionContext) =>
-      run(ctx, "/pi-context notes", notesOverview, { root: "(unknown)", homes: [], rows: [], more: 0 } as NotesOverview),
-    noteText: (address: string, ctx: ExtensionContext) =>
+    wipeCommand: (ctx: Ctx) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
+    setEnabled: (enabled: boolean, ctx: Ctx) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
+    status: (ctx: Ctx) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
+    doctor: (ctx: Ctx) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
+    trace: (ctx: Ctx) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
+    windows: (ctx: Ctx) => run(ctx, "/pi-context windows", windowsReport, { windows: [], scale: undefined }),
+    notesOverview: (ctx: Ctx) => run(ctx, "/pi-context notes", notesOverview, { root: "(unknown)", homes: [], rows: [], more: 0 } as NotesOverview),
+    noteText: (address: string, ctx: Ctx) =>
       run(ctx, "/pi-context notes read", noteText(address), { ok: false as const, address, body: `pi-context: cannot read ${address}`, size: "" }),
-    saveNote: (address: string, body: string, ctx: ExtensionContext) =>
+    saveNote: (address: string, body: string, ctx: Ctx) =>
       run(ctx, "/pi-context notes edit", saveNote(address, body), `pi-context: could not save ${address}`),
-    currentBoot: (ctx: ExtensionContext) => run(ctx, "/pi-context notes boot", currentBoot, { ordinal: 0, text: undefined as string | undefined }),
-    notesHistory: (args: ReadonlyArray<string>, ctx: ExtensionContext) =>
+    currentBoot: (ctx: Ctx) => run(ctx, "/pi-context notes boot", currentBoot, { ordinal: 0, text: undefined as string | undefined }),
+    notesHistory: (args: ReadonlyArray<string>, ctx: Ctx) =>
       run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
     /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
-    tidy: (args: ReadonlyArray<string>, ctx: ExtensionContext) => {
+    tidy: (args: ReadonlyArray<string>, ctx: Ctx) => {
       const pass: TidyPass = (request) =>
-        Effect.promise(async () => {
-          const { runTidySession } = await import("./adapters/tidySession.ts")
-          return runTidySession(ctx, {
+        Effect.promise(() =>
+          port.tidySession(ctx, {
             instructions: request.instructions,
             prompt: request.prompt,
             modelRef: request.modelRef,
             tools: TidyTools.map((name) => ({
-              spec: notesToolSpecs.find((spec) => spec.name === name)!,
+              name,
               call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
             }))
           })
-        })
+        )
       return run(ctx, "/pi-context tidy", tidyCommand(args, pass), "pi-context: tidy unavailable")
     },
     /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
-    dispose: async (ctx?: ExtensionContext) => {
+    dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const session = yield* PiSession
-          const { ordinal } = activeWindow(yield* session.branch, session.sessionId)
+          const { ordinal } = yield* (yield* Window).current
           yield* (yield* NotesHistory).sessionEnded({ ordinal }, ShutdownCommitWaitMs)
         }), undefined)
       }
@@ -255,4 +226,4 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   }
 }
 
-export type Host = ReturnType<typeof makeHost>
+export type Host<Ctx> = ReturnType<typeof makeHost<Ctx>>

@@ -83,7 +83,7 @@ export const benchNotesHistory = async (
     const start = performance.now()
     const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
-    if (reply?.continue !== true) throw new Error("the bench's boundary was not committed")
+    if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
     await runtime.runPromise(NotesHistory.use((history) => history.flush))
     return elapsed
   }

@@ -1,6 +1,6 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { CommandName } from "../domain/protocol.ts"
-import type { Host } from "../runtime.ts"
+import type { PiHost as Host } from "./host.ts"
 import { browseNotes } from "./notesBrowser.ts"
 import { showReport, textReport } from "./reportView.ts"
 

@@ -6,8 +6,12 @@ import type {
   TurnEndEvent,
   TurnEndEventResult
 } from "@earendil-works/pi-coding-agent"
-import type { BoundaryNeeds, BoundaryReply } from "../services/Lifecycle.ts"
-import type { Host } from "../runtime.ts"
+import { CustomType } from "../domain/protocol.ts"
+import type { BoundaryNeeds, BoundaryOutcome, BoundaryReply, ProjectReply } from "../services/Lifecycle.ts"
+import type { PiHost } from "./host.ts"
+import { replyFacts, turnFacts } from "./turnFacts.ts"
+
+type Host = PiHost
 
 /** Pi's boundary result from the lifecycle's reply; undefined leaves Pi's drafts as they are. */
 const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult | undefined =>
@@ -18,11 +22,33 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
       ...(reply.continue === undefined ? {} : { continue: reply.continue })
     }
 
-/** Re-checks which boundary hooks must be live, after something that may change it. */
-export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Promise<void>
+const hiddenMessage = (customType: string, text: string, windowId: string): AgentMessage => ({
+  role: "custom",
+  customType,
+  content: text,
+  display: false,
+  details: { windowId },
+  timestamp: Date.now()
+}) as AgentMessage
+
+/**
+ * Pi's request from the lifecycle's projection: hidden reminders go last, so
+ * the request extends the previous one and the prefix cache holds.
+ */
+const requestOf = (sent: ReadonlyArray<AgentMessage>, reply: ProjectReply<AgentMessage>): Array<AgentMessage> | undefined => {
+  const extra = [
+    ...(reply.warning._tag === "Some" ? [hiddenMessage(CustomType.warning, reply.warning.value, reply.windowId)] : []),
+    ...(reply.closeOut._tag === "Some" ? [hiddenMessage(CustomType.closeOut, reply.closeOut.value, reply.windowId)] : [])
+  ]
+  if (extra.length > 0) return [...(reply.messages ?? sent), ...extra]
+  return reply.messages === undefined ? undefined : [...reply.messages]
+}
+
+/** Makes the boundary hooks live, or not, as the lifecycle's last reply said. */
+export type ApplyNeeds = (needs: BoundaryNeeds) => void
 
 export interface Hooks {
-  readonly armBoundaries: ArmBoundaries
+  readonly applyNeeds: ApplyNeeds
   /** Resolves once start-up (root boot, repair) is done: a command must not write before it. */
   readonly started: () => Promise<unknown>
 }
@@ -62,20 +88,26 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   let offTurnEnd: (() => void) | undefined
   let offBeforeSettle: (() => void) | undefined
 
-  /** A boundary handler: the lifecycle's reply for Pi, then a fresh look at which boundary hooks stay live. */
-  const boundaryHandler = <E>(reply: (host: Host, event: E, ctx: ExtensionContext) => Promise<BoundaryReply | undefined>) =>
+  /** A boundary handler: the lifecycle's reply for Pi, and which boundary hooks stay live after it. */
+  const boundaryHandler = <E>(reply: (host: Host, event: E, ctx: ExtensionContext) => Promise<BoundaryOutcome>) =>
   (event: E, ctx: ExtensionContext) =>
     withHost(ctx, async (host) => {
-      const result = toBoundaryResult(await reply(host, event, ctx))
-      await armWith(host, ctx)
-      return result
+      const outcome = await reply(host, event, ctx)
+      apply(outcome.needs)
+      return toBoundaryResult(outcome.reply)
     }, undefined)
 
-  const onTurnEnd = boundaryHandler<TurnEndEvent>((host, event, ctx) => host.turnEnd(event, ctx))
-  const onBeforeSettle = boundaryHandler<AgentBeforeSettleEvent>((host, event, ctx) => host.beforeSettle(event, ctx))
-
-  const armWith = async (host: Host, ctx: ExtensionContext, reply?: AgentMessage): Promise<void> =>
-    apply(await host.boundaryNeeds(ctx, reply))
+  const onTurnEnd = boundaryHandler<TurnEndEvent>((host, event, ctx) =>
+    host.turnEnd({
+      incoming: event.entries,
+      messages: event.context.contextMessages,
+      toolTurn: event.toolResults.length > 0,
+      ...turnFacts(event.outcome, event.message, ctx)
+    }, ctx)
+  )
+  const onBeforeSettle = boundaryHandler<AgentBeforeSettleEvent>((host, event, ctx) =>
+    host.beforeSettle({ incoming: event.entries, outcome: event.outcome, overflow: false }, ctx)
+  )
 
   const apply = (needs: BoundaryNeeds): void => {
     if (needs.turnEnd && offTurnEnd === undefined) offTurnEnd = pi.on("turn_end", onTurnEnd)
@@ -90,13 +122,8 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
     }
   }
 
-  const arm: ArmBoundaries = (ctx, reply) => withHost(ctx, (host) => armWith(host, ctx, reply), undefined)
-
   pi.on("session_start", (event, ctx) => {
-    started = withHost(ctx, async (host) => {
-      await host.sessionStart(event.reason, ctx)
-      await armWith(host, ctx)
-    }, undefined).catch(() => undefined)
+    started = withHost(ctx, async (host) => apply(await host.sessionStart(event.reason, ctx)), undefined).catch(() => undefined)
   })
   // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it.
@@ -107,23 +134,26 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   pi.on("turn_start", async (_event, ctx) => withHost(ctx, (host) => host.turnStart(ctx), undefined))
   pi.on("context_with_system", async (event, ctx) =>
     withHost(ctx, async (host) => {
-      const { messages, needs } = await host.project(event.messages, ctx)
+      const reply = await host.project(event.messages, ctx)
       // The request may have staged a budget reminder for this turn's end.
-      apply(needs)
-      return messages === undefined ? undefined : { messages: [...messages] }
+      apply(reply.needs)
+      const messages = requestOf(event.messages, reply)
+      return messages === undefined ? undefined : { messages }
     }, undefined))
   // A finished reply may have overflowed, or brought the window to its hard line.
   pi.on("message_end", async (event, ctx) => {
-    if (event.message.role === "assistant") await withHost(ctx, (host) => armWith(host, ctx, event.message), undefined)
+    if (event.message.role === "assistant") {
+      await withHost(ctx, async (host) => apply(await host.replyFinished(replyFacts(event.message, ctx), ctx)), undefined)
+    }
   })
-  pi.on("agent_settled", async (event, ctx) =>
-    withHost(ctx, async (host) => {
-      await host.settled(event.aborted, ctx)
-      await armWith(host, ctx)
-    }, undefined))
-  pi.on("session_before_compact", async (event, ctx) => withHost(ctx, (host) => host.compactionGuard(event.reason, ctx), undefined))
+  pi.on("agent_settled", async (event, ctx) => withHost(ctx, async (host) => apply(await host.settled(event.aborted, ctx)), undefined))
+  pi.on("session_before_compact", async (event, ctx) =>
+    withHost(ctx, async (host) => ((await host.compactionGuard(event.reason, ctx)) === "Block" ? { cancel: true } : undefined), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
-    withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))
+    withHost(ctx, async (host) =>
+      (await host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx)) === "Block"
+        ? { summary: { summary: "", details: { source: "pi-context", reason: "reset boundary" } } }
+        : undefined, undefined))
   pi.on("session_shutdown", async (_event, ctx) => withHost(ctx, (host) => host.dispose(ctx), undefined))
-  return { armBoundaries: arm, started: () => started }
+  return { applyNeeds: apply, started: () => started }
 }

@@ -1,5 +1,5 @@
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent"
-import type { Host } from "../runtime.ts"
+import type { PiHost as Host } from "./host.ts"
 import { showReport } from "./reportView.ts"
 
 const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore]"

@@ -1,8 +1,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { truncateUtf8 } from "../domain/toolOutcome.ts"
-import { ToolName } from "../domain/protocol.ts"
-import type { Host } from "../runtime.ts"
-import type { ArmBoundaries } from "./hooks.ts"
+import type { PiHost } from "./host.ts"
+import type { ApplyNeeds } from "./hooks.ts"
 import { budgetToolSpecs } from "./budgetTools.ts"
 import { historyToolSpecs } from "./historyTools.ts"
 import { lifecycleToolSpecs } from "./lifecycleTools.ts"
@@ -12,7 +11,7 @@ import { notesToolSpecs } from "./notesTools.ts"
 export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...historyToolSpecs, ...budgetToolSpecs]
 
 /** Registers every pi-context tool; each call runs its Effect handler in the host runtime. */
-export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBoundaries: ArmBoundaries): void => {
+export const registerTools = (pi: ExtensionAPI, load: () => Promise<PiHost>, applyNeeds: ApplyNeeds): void => {
   for (const spec of allToolSpecs) {
     pi.registerTool({
       name: spec.name,
@@ -24,9 +23,9 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBo
       ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
       ...(notesToolNames.has(spec.name) ? notesRenderers(spec.name) : {}),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-        const outcome = await (await load()).tool(spec.name, params, ctx)
-        // A tool (wipe_memory) may have asked for a boundary at this turn's end.
-        if (spec.name === ToolName.wipeMemory) await armBoundaries(ctx)
+        const { outcome, needs } = await (await load()).tool(spec.name, params, ctx)
+        // A lifecycle tool (wipe_memory) may have asked for a boundary at this turn's end.
+        if (needs !== undefined) applyNeeds(needs)
         const { text } = truncateUtf8(outcome.text)
         return outcome._tag === "Ok"
           ? { content: [{ type: "text", text }], details: outcome.details ?? {}, ...(outcome.terminate ? { terminate: true } : {}) }

@@ -1,6 +1,5 @@
 import { Effect, FileSystem, Option, Schema } from "effect"
 import { inspectTail } from "../domain/boundary.ts"
-import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
@@ -8,6 +7,7 @@ import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
 import { notesIdentity } from "../tools/notes.ts"
 import { notesLintLines } from "./notesLint.ts"
 
@@ -41,8 +41,7 @@ export const doctorReport = Effect.gen(function*() {
       : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
   )
 
-  const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
-  const inspection = inspectTail(tail)
+  const inspection = inspectTail((yield* (yield* Window).current).tail)
   lines.push(
     inspection._tag === "Refuse"
       ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)

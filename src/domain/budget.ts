@@ -1,6 +1,7 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType, ToolName } from "./protocol.ts"
 import { type Lines, renderNotice, type ResolvedPolicy, type Sourced } from "./thresholds.ts"
+import { tokensLeft, usedPercent, type WindowUsage } from "./window/usage.ts"
 
 /**
  * Budget decisions for the active window: which reminders to stage, whether
@@ -10,12 +11,6 @@ import { type Lines, renderNotice, type ResolvedPolicy, type Sourced } from "./t
  */
 
 export type ReminderKind = "guidance" | "warning"
-
-/** Usage of the active window; `tokens` is null when Pi cannot estimate yet. */
-export interface WindowUsage {
-  readonly tokens: number | null
-  readonly contextWindow: number
-}
 
 export interface ReminderFlags {
   readonly guidance: boolean
@@ -55,12 +50,6 @@ export const committedReminders = (branch: ReadonlyArray<BranchEntry>, windowId:
   }
   return { guidance, warning }
 }
-
-/** Tokens left in the window, or null when unknown. May be negative past an overflow. */
-export const tokensLeft = (usage: WindowUsage | undefined): number | null =>
-  usage === undefined || usage.tokens === null || !Number.isFinite(usage.tokens) || !(usage.contextWindow > 0)
-    ? null
-    : usage.contextWindow - usage.tokens
 
 export interface Remaining {
   /** Tokens left before the final warning line, 0 once it is crossed; null when unknown. */
@@ -157,11 +146,6 @@ export const reminderNotice = (kind: ReminderKind, left: number | null, lines: L
   return automaticReset
     ? `pi-context: context almost full (${formatTokens(left - lines.hard.value)} tokens before the hard line, ${leftText}); ${sent}.`
     : `pi-context: context almost full (${leftText} in the window; automatic reset is off); ${sent}.`
-}
-
-export const usedPercent = (usage: WindowUsage | undefined): number | null => {
-  const left = tokensLeft(usage)
-  return left === null ? null : Math.min(100, Math.max(0, Math.round(((usage!.contextWindow - left) / usage!.contextWindow) * 100)))
 }
 
 /** How urgent the status line is: past the guidance line, past the warning line, or neither (or unknown). */

@@ -9,18 +9,23 @@ import {
   reminderText,
   remainingBefore,
   statusReport,
-  statusText,
-  tokensLeft,
-  type WindowUsage
+  statusText
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
-import { Budget, type BudgetNotice, type UsageInput } from "../services/Budget.ts"
+import { tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
+import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 
 interface Pending {
   readonly kind: ReminderKind
   readonly draft: ReminderDraft
+}
+
+/** A committed reminder's notice, due now. */
+interface Due {
+  readonly kind: ReminderKind
+  readonly message: string
 }
 
 interface State {
@@ -30,8 +35,7 @@ interface State {
   readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind }>
 }
 
-const toUsage = (usage: UsageInput): WindowUsage | undefined =>
-  usage === undefined ? undefined : Option.isOption(usage) ? Option.getOrUndefined(usage) : usage
+type Usage = WindowUsage | undefined
 
 export const layer = Layer.effect(
   Budget,
@@ -42,11 +46,11 @@ export const layer = Layer.effect(
     // Runs before every provider request: untraced, so it allocates no span.
     const observeRequest = Effect.fnUntraced(function*(input: {
       readonly windowId: string
-      readonly usage: UsageInput
+      readonly usage: Usage
       readonly branch: ReadonlyArray<BranchEntry>
     }) {
       const policy = yield* thresholds.policy
-      const usage = toUsage(input.usage)
+      const usage = input.usage
       const committed = committedReminders(input.branch, input.windowId)
       return yield* Ref.modify(state, (current) => {
         // Drafts of another window are stale; a committed reminder outranks a pending copy.
@@ -112,13 +116,13 @@ export const layer = Layer.effect(
     const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
       readonly windowId: string
       readonly branch: ReadonlyArray<BranchEntry>
-      readonly usage: UsageInput
+      readonly usage: Usage
     }) {
       const policy = yield* thresholds.policy
-      const left = tokensLeft(toUsage(input.usage))
+      const left = tokensLeft(input.usage)
       const committed = committedReminders(input.branch, input.windowId)
-      const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<BudgetNotice>, State] => {
-        const due: Array<BudgetNotice> = []
+      const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
+        const due: Array<Due> = []
         const waiting: Array<State["handedOver"][number]> = []
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
@@ -132,13 +136,12 @@ export const layer = Layer.effect(
       yield* Effect.forEach(due, (notice) => session.notify(notice.message, notice.kind === "warning" ? "warning" : "info"), {
         discard: true
       })
-      return due
     })
 
-    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: UsageInput }) {
+    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: Usage }) {
       const policy = yield* thresholds.policy
       return decide({
-        usage: toUsage(input.usage),
+        usage: input.usage,
         lines: policy.lines,
         automaticReset: policy.automaticReset.value,
         committed: { guidance: true, warning: true },
@@ -146,17 +149,17 @@ export const layer = Layer.effect(
       }).hardLineDue
     })
 
-    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: UsageInput }) {
+    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
       const policy = yield* thresholds.policy
-      return remainingBefore(toUsage(input.usage), policy.lines)
+      return remainingBefore(input.usage, policy.lines)
     })
 
-    const statusLine = (input: { readonly usage: UsageInput; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
-      Effect.succeed(statusText({ ...input, usage: toUsage(input.usage) }))
+    const statusLine = (input: { readonly usage: Usage; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
+      Effect.succeed(statusText(input))
 
-    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: UsageInput }) {
+    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: Usage }) {
       const policy = yield* thresholds.policy
-      return statusReport(policy, toUsage(input.usage))
+      return statusReport(policy, input.usage)
     })
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)

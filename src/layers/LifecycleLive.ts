@@ -5,7 +5,6 @@ import { closeOutText } from "../domain/boundary.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
-import { renderNotice } from "../domain/thresholds.ts"
 import { statusTone } from "../domain/budget.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
@@ -22,7 +21,16 @@ import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
 import { makeEnabled } from "./lifecycle/enabled.ts"
 import { Budget } from "../services/Budget.ts"
-import { type BoundaryReply, Lifecycle, type WipeReply } from "../services/Lifecycle.ts"
+import {
+  type BoundaryNeeds,
+  type BoundaryOutcome,
+  type BoundaryInput,
+  type BoundaryReply,
+  Lifecycle,
+  type ProjectReply,
+  type ReplyFacts,
+  type WipeReply
+} from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
@@ -96,14 +104,9 @@ export const layer = Layer.effect(
 
     const commandWipe = makeCommandWipe({ trace, boundaries, step, currentWindow, resetTransient, updateStatus })
 
-    const refreshPolicy = Effect.gen(function*() {
-      const session = yield* PiSession
-      for (const notice of yield* thresholds.refresh) yield* session.notify(`pi-context: ${renderNotice(notice)}`, "warning")
-    })
-
     const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
       const session = yield* PiSession
-      yield* refreshPolicy
+      yield* thresholds.refresh
       const policy = yield* thresholds.policy
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
@@ -115,10 +118,11 @@ export const layer = Layer.effect(
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
+      return yield* boundaryNeeds()
     })
 
     const treeChanged = Effect.gen(function*() {
-      yield* refreshPolicy
+      yield* thresholds.refresh
       yield* resetTransient
       const window = yield* currentWindow
       yield* trace.setWindow(window.id, window.ordinal)
@@ -133,12 +137,16 @@ export const layer = Layer.effect(
         ([state, reminderStaged]) => decideBoundaryNeeds({ control: state, reminderStaged, ...facts })
       )
 
-    const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(
-      messages: ReadonlyArray<M>,
-      hidden: (customType: string, text: string, windowId: string) => M
-    ) {
+    const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(messages: ReadonlyArray<M>) {
       const session = yield* PiSession
       const window = yield* currentWindow
+      const reply = (messages: ReadonlyArray<M> | undefined, needs: BoundaryNeeds, warning = Option.none<string>(), closeOut = false): ProjectReply<M> => ({
+        messages,
+        warning,
+        closeOut: closeOut ? Option.some(closeOutText) : Option.none(),
+        windowId: window.id,
+        needs
+      })
       const projection = projectRequest(messages, window)
       if (projection._tag === "MissingBoot") {
         const reported = yield* Ref.get(missingBootReported)
@@ -152,11 +160,11 @@ export const layer = Layer.effect(
           )
         }
         yield* session.abort
-        return { messages: projection.safeHead, needs: yield* needsNow(noFacts) }
+        return reply(projection.safeHead, yield* needsNow(noFacts))
       }
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
-      if (!(yield* enabled)) return { messages: changed, needs: yield* needsNow(noFacts) }
+      if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
       for (const kind of observed.staged) {
@@ -174,12 +182,7 @@ export const layer = Layer.effect(
         tokensLeft: observed.left,
         warningLine: observed.warningLine
       })
-      // Hidden reminders go last, so the request extends the previous one and the prefix cache holds.
-      const extra = [
-        ...(Option.isSome(observed.warning) ? [hidden(CustomType.warning, observed.warning.value, window.id)] : []),
-        ...(closeOut ? [hidden(CustomType.closeOut, closeOutText, window.id)] : [])
-      ]
-      return { messages: extra.length > 0 ? [...projected, ...extra] : changed, needs }
+      return reply(changed, needs, observed.warning, closeOut)
     })
 
     const requestWipe = Effect.gen(function*() {
@@ -208,7 +211,7 @@ export const layer = Layer.effect(
       } satisfies WipeReply
     })
 
-    const boundaryNeeds = (reply?: { readonly overflow: boolean; readonly tokens: number | null }) =>
+    const boundaryNeeds = (reply?: ReplyFacts) =>
       Effect.gen(function*() {
         const window = yield* currentWindow
         if (reply?.tokens != null) yield* windows.rememberReply(window, reply.tokens)
@@ -225,7 +228,14 @@ export const layer = Layer.effect(
       return (yield* enabled) && (yield* thresholds.policy).automaticReset.value
     })
 
-    const turnEnded = Effect.fn("Lifecycle.turnEnded")(function*(input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) {
+    /** A boundary hook's reply with the boundary hooks needed after it, in the same run. */
+    const withNeeds = <R>(reply: Effect.Effect<BoundaryReply | undefined, never, R>) =>
+      Effect.gen(function*() {
+        const boundary = yield* reply
+        return { reply: boundary, needs: yield* boundaryNeeds() } satisfies BoundaryOutcome
+      })
+
+    const turnReply = Effect.fn("Lifecycle.turnEnded")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const automatic = yield* automaticNow
       const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
@@ -268,7 +278,7 @@ export const layer = Layer.effect(
       }
     })
 
-    const beforeSettle = Effect.fn("Lifecycle.beforeSettle")(function*(input: Parameters<Lifecycle["Service"]["beforeSettle"]>[0]) {
+    const settleReply = Effect.fn("Lifecycle.beforeSettle")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const transition = yield* step({ _tag: "BeforeSettle", windowId: window.id, outcome: input.outcome, automatic: yield* automaticNow })
       yield* budget.discard
@@ -292,6 +302,7 @@ export const layer = Layer.effect(
         // Pi is idle while it announces settlement and holds new prompts until every handler is done.
         if (transition.effect._tag === "append-command-boundary") yield* commandWipe.appendWhenIdle(transition.effect.reason)
         yield* updateStatus
+        return yield* boundaryNeeds()
       })
 
     const wipeNow = Effect.gen(function*() {
@@ -334,13 +345,13 @@ export const layer = Layer.effect(
     return Lifecycle.of({
       sessionStarted,
       treeChanged,
-      modelChanged: Effect.andThen(refreshPolicy, updateStatus),
+      modelChanged: Effect.andThen(thresholds.refresh, updateStatus),
       turnStarted: Effect.andThen(emitNotices, updateStatus),
       project,
       requestWipe,
       boundaryNeeds,
-      turnEnded,
-      beforeSettle,
+      turnEnded: (input) => withNeeds(turnReply(input)),
+      beforeSettle: (input) => withNeeds(settleReply(input)),
       settled,
       wipeNow,
       setEnabled,

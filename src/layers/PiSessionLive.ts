@@ -57,7 +57,9 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
       }),
     rawBranchAt: (id) => Effect.sync(() => asRaw(sessionManager.getBranch(id))),
     leafId: Effect.sync(() => sessionManager.getLeafId()),
-    contextUsage: Effect.sync(() => Option.fromNullishOr(ctx.getContextUsage())),
+    contextUsage: Effect.sync(() =>
+      Option.fromNullishOr(ctx.getContextUsage()).pipe(Option.map(({ tokens, contextWindow }) => ({ tokens, contextWindow })))
+    ),
     model: Effect.sync(() =>
       Option.fromNullishOr(ctx.model).pipe(
         Option.map((model) => ({ provider: model.provider, id: model.id, contextWindow: model.contextWindow }))

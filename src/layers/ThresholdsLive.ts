@@ -33,22 +33,16 @@ const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Unkno
 
 const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
 
-/**
- * Reports each distinct notice once per extension instance and returns those
- * new now. `show` notifies the user here; `refresh` hands them to its caller instead.
- */
+/** Tells the user of each distinct notice once per extension instance. */
 const makeReporter = Effect.gen(function*() {
   const reported = yield* Ref.make<ReadonlySet<string>>(new Set())
-  return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>, show: boolean) {
+  return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>) {
     const fresh = yield* Ref.modify(reported, (seen): [ReadonlyArray<ThresholdNotice>, ReadonlySet<string>] => {
       const novel = notices.filter((notice) => !seen.has(noticeKey(notice)))
       return novel.length === 0 ? [novel, seen] : [novel, new Set([...seen, ...novel.map(noticeKey)])]
     })
-    if (show) {
-      const session = yield* PiSession
-      yield* Effect.forEach(fresh, (notice) => session.notify(`pi-context: ${renderNotice(notice)}`, "warning"), { discard: true })
-    }
-    return fresh
+    const session = yield* PiSession
+    yield* Effect.forEach(fresh, (notice) => session.notify(`pi-context: ${renderNotice(notice)}`, "warning"), { discard: true })
   })
 })
 
@@ -112,10 +106,10 @@ export const layer = Layer.effect(
       return loaded
     })
 
-    const resolve = Effect.fnUntraced(function*(loaded: Loaded, show: boolean) {
+    const resolve = Effect.fnUntraced(function*(loaded: Loaded) {
       const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel), loaded.notices)
-      const fresh = yield* report(policy.notices, show)
-      return { policy, fresh }
+      yield* report(policy.notices)
+      return policy
     })
 
     // The policy is asked for before every provider request: resolve it again
@@ -128,13 +122,13 @@ export const layer = Layer.effect(
       const modelKey = model === undefined ? "" : `${model.provider}/${model.id}/${model.contextWindow}`
       const last = yield* Ref.get(resolved)
       if (last !== undefined && last.loaded === loaded && last.model === modelKey) return last.policy
-      const fresh = (yield* resolve(loaded, true)).policy
+      const fresh = yield* resolve(loaded)
       yield* Ref.set(resolved, { loaded, model: modelKey, policy: fresh })
       return fresh
     })
 
     const refresh = Effect.gen(function*() {
-      return (yield* resolve(yield* load(), false)).fresh
+      yield* resolve(yield* load())
     }).pipe(Effect.withSpan("Thresholds.refresh"))
 
     return Thresholds.of({ policy, refresh })
@@ -152,7 +146,7 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
     Thresholds,
     Effect.gen(function*() {
       const report = yield* makeReporter
-      const resolveNow = Effect.fnUntraced(function*(show: boolean) {
+      const resolveNow = Effect.fnUntraced(function*() {
         const session = yield* PiSession
         const settings = yield* session.settings
         const sources: ReadonlyArray<SettingsSource> = [
@@ -160,11 +154,12 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
           injectedSource(typeof policy === "function" ? policy() : policy)
         ]
         const resolved = resolvePolicy(sources, yield* currentModel)
-        return { policy: resolved, fresh: yield* report(resolved.notices, show) }
+        yield* report(resolved.notices)
+        return resolved
       })
       return Thresholds.of({
-        policy: Effect.map(resolveNow(true), ({ policy }) => policy).pipe(Effect.withSpan("Thresholds.policy")),
-        refresh: Effect.map(resolveNow(false), ({ fresh }) => fresh).pipe(Effect.withSpan("Thresholds.refresh"))
+        policy: resolveNow().pipe(Effect.withSpan("Thresholds.policy")),
+        refresh: Effect.asVoid(resolveNow()).pipe(Effect.withSpan("Thresholds.refresh"))
       })
     })
   )

@@ -65,8 +65,7 @@ export const layer = Layer.effect(
     /** Pi's own figure for the window, with the reset correction. Costs Pi a walk of the whole session. */
     const reported = (window: CurrentWindow) =>
       Effect.gen(function*() {
-        const usage = Option.getOrUndefined(yield* (yield* PiSession).contextUsage)
-        return correctedUsage(usage === undefined ? undefined : { tokens: usage.tokens, contextWindow: usage.contextWindow }, window)
+        return correctedUsage(Option.getOrUndefined(yield* (yield* PiSession).contextUsage), window)
       })
 
     const usage = Effect.gen(function*() {

@@ -1,10 +1,11 @@
 import { Context, type Effect, type Option } from "effect"
-import type { ReminderDraft, ReminderKind, Remaining, WindowUsage } from "../domain/budget.ts"
+import type { ReminderDraft, ReminderKind, Remaining } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
+import type { WindowUsage } from "../domain/window/usage.ts"
 import type { PiSession } from "./PiSession.ts"
 
-/** Active-window usage as Pi reports it (`PiSession.contextUsage`) or as the lifecycle corrected it. */
-export type UsageInput = WindowUsage | Option.Option<WindowUsage> | undefined
+/** The current window's usage, from the Window service; undefined when no model is selected. */
+type Usage = WindowUsage | undefined
 
 export interface RequestObservation {
   /** Reminders staged by this request, in commit order. */
@@ -26,22 +27,18 @@ export interface RequestObservation {
   readonly hardLine: number
 }
 
-export interface BudgetNotice {
-  readonly kind: ReminderKind
-  readonly message: string
-}
-
 /**
  * Guidance and warning reminders for the active window. Drafts are staged per
  * extension instance and committed only by the lifecycle's `turn_end`
  * composer; committed reminder entries on the active branch are the authority
- * on what was delivered.
+ * on what was delivered. Like every service, it tells the user itself
+ * (`PiSession.notify`) rather than return notices for a caller to show.
  */
 export class Budget extends Context.Service<Budget, {
   /** Before each provider request: stages the reminders whose line this request crossed. */
   readonly observeRequest: (input: {
     readonly windowId: string
-    readonly usage: UsageInput
+    readonly usage: Usage
     readonly branch: ReadonlyArray<BranchEntry>
   }) => Effect.Effect<RequestObservation, never, PiSession>
   /** For `turn_end`: the staged drafts of `windowId`, guidance first, cleared. Drafts of another window are dropped. */
@@ -51,25 +48,25 @@ export class Budget extends Context.Service<Budget, {
   /** Whether drafts wait for `turn_end`. */
   readonly hasStaged: Effect.Effect<boolean>
   /**
-   * At turn start or settlement: shows (via `PiSession.notify`) and returns the
-   * notices of reminders this instance handed to `turn_end` that are now
-   * committed on the active branch in `windowId`. Each at most once, with
-   * the numbers of `usage` (the window's usage now).
+   * At turn start or settlement: tells the user (`PiSession.notify`) of the
+   * reminders this instance handed to `turn_end` that are now committed on
+   * the active branch in `windowId`. Each at most once, with the numbers of
+   * `usage` (the window's usage now, not when the reminder was staged).
    */
   readonly noticesDue: (input: {
     readonly windowId: string
     readonly branch: ReadonlyArray<BranchEntry>
-    readonly usage: UsageInput
-  }) => Effect.Effect<ReadonlyArray<BudgetNotice>, never, PiSession>
+    readonly usage: WindowUsage | undefined
+  }) => Effect.Effect<void, never, PiSession>
   /** Whether the hard line is crossed and `automaticReset` allows the lifecycle to reset by itself. */
-  readonly hardLineDue: (input: { readonly windowId: string; readonly usage: UsageInput }) => Effect.Effect<boolean, never, PiSession>
-  readonly remaining: (input: { readonly usage: UsageInput }) => Effect.Effect<Remaining, never, PiSession>
+  readonly hardLineDue: (input: { readonly windowId: string; readonly usage: Usage }) => Effect.Effect<boolean, never, PiSession>
+  readonly remaining: (input: { readonly usage: Usage }) => Effect.Effect<Remaining, never, PiSession>
   /** The status line, e.g. `pi-context · 62% · w3` (`pi-context off` when disabled). */
   readonly statusLine: (input: {
-    readonly usage: UsageInput
+    readonly usage: Usage
     readonly windowOrdinal: number
     readonly enabled?: boolean
   }) => Effect.Effect<string>
   /** The `/pi-context status` lines: every budget line for the current model and where its value came from. */
-  readonly statusReport: (input: { readonly usage: UsageInput }) => Effect.Effect<ReadonlyArray<string>, never, PiSession>
+  readonly statusReport: (input: { readonly usage: Usage }) => Effect.Effect<ReadonlyArray<string>, never, PiSession>
 }>()("pi-context/Budget") {}

@@ -1,4 +1,4 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { BoundaryDraft } from "../domain/boundary.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
 import type { BoundaryNeeds, TurnOutcome } from "../domain/resetControl.ts"
@@ -21,6 +21,33 @@ export interface BoundaryReply {
   readonly continue?: boolean
 }
 
+/** A boundary hook's answer: Pi's drafts (undefined: leave Pi's as they are), and the boundary hooks now needed. */
+export interface BoundaryOutcome {
+  readonly reply: BoundaryReply | undefined
+  readonly needs: BoundaryNeeds
+}
+
+/**
+ * The provider request for the active window, as data: the adapter appends
+ * the hidden warning and close-out (in that order) as Pi messages of `windowId`.
+ */
+export interface ProjectReply<M> {
+  /** The projected request; undefined: Pi's own. */
+  readonly messages: ReadonlyArray<M> | undefined
+  /** The final warning this request carries, while it is staged and not yet committed. */
+  readonly warning: Option.Option<string>
+  /** The close-out instruction, on the request built after a finished reply past the hard line. */
+  readonly closeOut: Option.Option<string>
+  readonly windowId: string
+  readonly needs: BoundaryNeeds
+}
+
+/** A just-finished assistant reply's facts: an overflow, or the tokens its request used (null: unknown). */
+export interface ReplyFacts {
+  readonly overflow: boolean
+  readonly tokens: number | null
+}
+
 export interface BoundaryInput {
   /** The drafts Pi (and earlier extensions) already put on the boundary. */
   readonly incoming: ReadonlyArray<unknown>
@@ -40,36 +67,27 @@ export interface WipeReply {
   readonly refused: boolean
 }
 
-/** Whether to let Pi's native compaction or tree summary run. */
-export type GuardVerdict =
-  | { readonly _tag: "Allow" }
-  /** `notice` is absent when the user was already told in this window (automatic compaction retries). */
-  | { readonly _tag: "Block"; readonly notice: string | undefined }
+/** Whether to let Pi's native compaction or tree summary run; a block has told the user why. */
+export type GuardVerdict = "Allow" | "Block"
 
-/** Owns resets: requests, the sole `turn_end` composer, the projection, repair and commands. */
+/**
+ * Owns resets: requests, the sole `turn_end` composer, the projection, repair
+ * and commands. Every reply to a hook that may change them carries the
+ * boundary hooks needed next. Notices are emitted (`PiSession.notify`), never returned.
+ */
 export class Lifecycle extends Context.Service<Lifecycle, {
-  readonly sessionStarted: (reason: string) => Effect.Effect<void, never, PiSession>
+  readonly sessionStarted: (reason: string) => Effect.Effect<BoundaryNeeds, never, PiSession>
   readonly treeChanged: Effect.Effect<void, never, PiSession>
   readonly modelChanged: Effect.Effect<void, never, PiSession>
   readonly turnStarted: Effect.Effect<void, never, PiSession>
-  /**
-   * The provider request for the active window (undefined: send Pi's own), and
-   * the boundary hooks this request leaves needed. `hidden` builds the hidden
-   * messages a request may carry (the final warning, the close-out).
-   */
-  readonly project: <M extends ProjectableMessage>(
-    messages: ReadonlyArray<M>,
-    hidden: (customType: string, text: string, windowId: string) => M
-  ) => Effect.Effect<{ readonly messages: ReadonlyArray<M> | undefined; readonly needs: BoundaryNeeds }, never, PiSession>
+  /** The provider request for the active window, and the boundary hooks this request leaves needed. */
+  readonly project: <M extends ProjectableMessage>(messages: ReadonlyArray<M>) => Effect.Effect<ProjectReply<M>, never, PiSession>
   readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>
-  /**
-   * What boundary hooks must be live. `reply` is a just-finished assistant
-   * message's facts: an overflow, or the tokens its request used.
-   */
-  readonly boundaryNeeds: (reply?: { readonly overflow: boolean; readonly tokens: number | null }) => Effect.Effect<BoundaryNeeds, never, PiSession>
-  readonly turnEnded: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
-  readonly beforeSettle: (input: BoundaryInput) => Effect.Effect<BoundaryReply | undefined, never, PiSession>
-  readonly settled: (aborted: boolean) => Effect.Effect<void, never, PiSession>
+  /** What boundary hooks must be live now; `reply`: an assistant message just finished. */
+  readonly boundaryNeeds: (reply?: ReplyFacts) => Effect.Effect<BoundaryNeeds, never, PiSession>
+  readonly turnEnded: (input: BoundaryInput) => Effect.Effect<BoundaryOutcome, never, PiSession>
+  readonly beforeSettle: (input: BoundaryInput) => Effect.Effect<BoundaryOutcome, never, PiSession>
+  readonly settled: (aborted: boolean) => Effect.Effect<BoundaryNeeds, never, PiSession>
   /** `/wipe-memory`: appends a boundary while idle, or when the active run settles; never calls a model. */
   readonly wipeNow: Effect.Effect<void, never, PiSession>
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>

@@ -1,15 +1,9 @@
 import { Context, Effect, Fiber, type Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
 import type { BranchEntry, RawEntry } from "../domain/entries.ts"
+import type { WindowUsage } from "../domain/window/usage.ts"
 
 export type NoticeLevel = "info" | "warning" | "error"
-
-export interface ContextUsage {
-  /** Tokens Pi estimates for the next request, or null when it cannot estimate yet. */
-  readonly tokens: number | null
-  readonly contextWindow: number
-  readonly percent: number | null
-}
 
 export interface ModelInfo {
   readonly provider: string
@@ -51,7 +45,8 @@ export class PiSession extends Context.Service<PiSession, {
   /** The branch from the root to entry `id` (inclusive), for tree navigation targets. */
   readonly rawBranchAt: (id: string) => Effect.Effect<ReadonlyArray<RawEntry>>
   readonly leafId: Effect.Effect<string | null>
-  readonly contextUsage: Effect.Effect<Option.Option<ContextUsage>>
+  /** Pi's own estimate for the next request, uncorrected: read it through the Window service. */
+  readonly contextUsage: Effect.Effect<Option.Option<WindowUsage>>
   readonly model: Effect.Effect<Option.Option<ModelInfo>>
   /** Pi's effective merged settings (global + trusted project). */
   readonly settings: Effect.Effect<Readonly<Record<string, unknown>>>

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ResolvedPolicy, ThresholdNotice } from "../domain/thresholds.ts"
+import type { ResolvedPolicy } from "../domain/thresholds.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /**
@@ -17,9 +17,7 @@ export class Thresholds extends Context.Service<Thresholds, {
   readonly policy: Effect.Effect<ResolvedPolicy, never, PiSession>
   /**
    * Re-reads the settings files (call on session start, tree navigation and
-   * model change) and returns the notices not reported before. It does not
-   * show them: the caller does (`pi-context: ${renderNotice(notice)}`), and
-   * `policy` will not show them again.
+   * model change) and tells the user of the notices not reported before.
    */
-  readonly refresh: Effect.Effect<ReadonlyArray<ThresholdNotice>, never, PiSession>
+  readonly refresh: Effect.Effect<void, never, PiSession>
 }>()("pi-context/Thresholds") {}

@@ -1,21 +1,22 @@
 import { Effect } from "effect"
-import { formatTokens, tokensLeft, usedPercent } from "../domain/budget.ts"
+import { formatTokens } from "../domain/budget.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { ok, type ToolOutcome } from "../domain/toolOutcome.ts"
+import { tokensLeft, usedPercent } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
-import { PiSession } from "../services/PiSession.ts"
+import type { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
 
 const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params: unknown): Effect.fn.Return<
   ToolOutcome,
   never,
-  Budget | Thresholds | PiSession
+  Budget | Thresholds | Window | PiSession
 > {
-  const session = yield* PiSession
-  const usage = yield* session.contextUsage
-  const { beforeWarning, beforeHard } = yield* (yield* Budget).remaining({ usage })
+  // The Window room's usage, as the status line and /pi-context status show it.
+  const window = yield* (yield* Window).usage
+  const { beforeWarning, beforeHard } = yield* (yield* Budget).remaining({ usage: window })
   const policy = yield* (yield* Thresholds).policy
-  const window = usage._tag === "Some" ? usage.value : undefined
   const left = tokensLeft(window)
   const details = {
     beforeWarning,
@@ -26,7 +27,7 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
   }
   if (left === null || beforeWarning === null || beforeHard === null) {
     return ok(
-      "Pi cannot estimate this window's usage yet (no model response in it so far): beforeWarning and beforeHard are unknown (null).",
+      "This window's usage is not known yet (no model response in it so far): beforeWarning and beforeHard are unknown (null).",
       details
     )
   }

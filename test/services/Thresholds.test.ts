@@ -81,13 +81,15 @@ describe("Thresholds over real settings files", () => {
         global: "{ \"pi-context\": { \"warningLine\": 30000, ",
         project: { "pi-context": { guidanceLine: 45000 } }
       })
-      const first = yield* run(thresholds.refresh)
-      assert.deepStrictEqual(first.map((n) => [n.key, n.value, n.used, n.source]), [[globalFile, "malformed JSON", "defaults", "global"]])
+      yield* run(thresholds.refresh)
       const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used, n.source]), [[globalFile, "malformed JSON", "defaults", "global"]])
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
-      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
-      // refresh hands its notices to the caller; policy does not show them a second time.
-      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
+      yield* run(thresholds.refresh)
+      // refresh tells the user; neither a second refresh nor policy tells again.
+      const shown = yield* Ref.get(session.notices)
+      assert.strictEqual(shown.length, 1)
+      assert.match(shown[0]!, /^pi-context: global settings: .*"malformed JSON" cannot be parsed/)
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
@@ -102,10 +104,12 @@ describe("Thresholds over real settings files", () => {
 
   it.effect("wrong types: each key gets one notice and its default", () =>
     Effect.gen(function*() {
-      const { thresholds, run } = yield* withSettings({
+      const { thresholds, run, session } = yield* withSettings({
         global: { "pi-context": { guidanceLine: "big", automaticReset: "no", traceLevel: 3, models: [] } }
       })
-      const notices = yield* run(thresholds.refresh)
+      yield* run(thresholds.refresh)
+      const notices = (yield* run(thresholds.policy)).notices
+      assert.strictEqual((yield* Ref.get(session.notices)).length, 4)
       assert.deepStrictEqual(notices.map((n) => [n.key, n.used]), [
         ["pi-context.models", "no model overrides"],
         ["pi-context.automaticReset", true],
@@ -122,7 +126,8 @@ describe("Thresholds over real settings files", () => {
       const { thresholds, run } = yield* withSettings({
         global: { compaction: { reserveTokens: -5 }, "pi-context": { warningLine: -1, guidanceLine: 10_000_000 } }
       })
-      const notices = yield* run(thresholds.refresh)
+      yield* run(thresholds.refresh)
+      const notices = (yield* run(thresholds.policy)).notices
       assert.deepStrictEqual(notices.map((n) => [n.key, n.value, n.used]), [
         ["compaction.reserveTokens", -5, 16384],
         ["pi-context.warningLine", -1, 28672],

@@ -41,7 +41,7 @@ describe("Window", () => {
   it.effect("after a reset, usage is unknown until the window's first reply, whatever Pi still reports", () =>
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
-      fake.usage = { tokens: 60_000, contextWindow: 100_000, percent: 60 }
+      fake.usage = { tokens: 60_000, contextWindow: 100_000 }
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
       appendBoundary(fake, "pcx:second")
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: null, contextWindow: 100_000 })
@@ -52,7 +52,7 @@ describe("Window", () => {
   it.effect("a measured request or reply is the window's usage until the window changes", () =>
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi")] })
-      fake.usage = { tokens: 10, contextWindow: 100_000, percent: 0 }
+      fake.usage = { tokens: 10, contextWindow: 100_000 }
       yield* Effect.gen(function*() {
         const window = yield* Window
         yield* window.rememberReply(yield* window.current, 42_000)

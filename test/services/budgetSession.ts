@@ -1,5 +1,6 @@
 import { Effect, Layer, Option, Ref } from "effect"
-import type { ContextUsage, ModelInfo } from "../../src/services/PiSession.ts"
+import type { WindowUsage } from "../../src/domain/window/usage.ts"
+import type { ModelInfo } from "../../src/services/PiSession.ts"
 import { PiSession } from "../../src/services/PiSession.ts"
 
 /** What the budget and thresholds tests control of Pi: paths, trust, model, usage, settings; notices are recorded. */
@@ -8,7 +9,7 @@ export interface SessionKnobs {
   readonly cwd: string
   readonly trusted: boolean
   readonly model: ModelInfo | undefined
-  readonly usage: ContextUsage | undefined
+  readonly usage: WindowUsage | undefined
   readonly settings: Readonly<Record<string, unknown>>
 }
 
@@ -35,6 +36,8 @@ export const makeSession = (initial: Partial<SessionKnobs>) =>
       isProjectTrusted: Effect.map(Ref.get(knobs), (k) => k.trusted),
       model: Effect.map(Ref.get(knobs), (k) => Option.fromNullishOr(k.model)),
       contextUsage: Effect.map(Ref.get(knobs), (k) => Option.fromNullishOr(k.usage)),
+      // An empty branch: the root window, whose usage is Pi's figure as the knobs set it.
+      branchTail: () => Effect.succeed([]),
       settings: Effect.map(Ref.get(knobs), (k) => k.settings),
       notify: (message) => Ref.update(notices, (all) => [...all, message]),
       interruptOnAbort: (effect) => effect

@@ -2,8 +2,9 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { makeHost } from "../../src/runtime.ts"
+import { makePiHost } from "../../src/adapters/host.ts"
 
 describe("the host runtime", () => {
   let dispose: (() => Promise<void>) | undefined
@@ -30,11 +31,17 @@ describe("the host runtime", () => {
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
     } as unknown as ExtensionContext
-    const host = makeHost(pi)
+    const host = makePiHost(pi)
     dispose = host.dispose
     const messages = [{ role: "user", content: "hi", timestamp: 0 }] as never
     // Pi's own request is sent, and both boundary hooks stay live rather than miss a boundary.
-    const neutral = { messages: undefined, needs: { turnEnd: true, beforeSettle: true } }
+    const neutral = {
+      messages: undefined,
+      warning: Option.none(),
+      closeOut: Option.none(),
+      windowId: "",
+      needs: { turnEnd: true, beforeSettle: true }
+    }
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(notices).toEqual(["pi-context: context_with_system failed; Pi continues without it. See /pi-context trace."])

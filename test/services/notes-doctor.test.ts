@@ -5,6 +5,7 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { doctorReport } from "../../src/commands/reports.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
 
 const now = 1_800_000_000_000
@@ -35,5 +36,5 @@ describe("doctor notes lint", () => {
       assert.include(report, "FAIL notes lint: 1 notes larger than a boot can show\n       MAP.md has ")
       assert.include(report, "FAIL notes lint: 1 duplicate notes\n       @agent/copy-b.md, @user/copy-a.md have the same content")
       assert.include(report, "FAIL notes lint: 1 notes untouched for a long time (90+ days)\n       @user/ancient.md was last updated 200 days ago")
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerInjected({})))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerInjected({}), WindowLive.layer))))
 })

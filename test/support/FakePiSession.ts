@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
+import type { WindowUsage } from "../../src/domain/window/usage.ts"
 import {
-  type ContextUsage,
   type CustomMessageDraft,
   interruptWhenAborted,
   type ModelInfo,
@@ -14,7 +14,7 @@ export interface FakeSessionOptions {
   readonly cwd?: string
   readonly agentDir?: string
   readonly entries?: ReadonlyArray<EntryFields>
-  readonly usage?: ContextUsage
+  readonly usage?: WindowUsage
   readonly model?: ModelInfo
   readonly settings?: Record<string, unknown>
   readonly projectTrusted?: boolean
@@ -34,7 +34,7 @@ export interface FakeSession {
   readonly statuses: Array<string | undefined>
   readonly sent: Array<CustomMessageDraft & { readonly triggerTurn: boolean }>
   readonly appended: Array<{ readonly customType: string; readonly data: unknown }>
-  usage: ContextUsage | undefined
+  usage: WindowUsage | undefined
   aborted: number
   readonly layer: Layer.Layer<PiSession>
 }

@@ -1,10 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { checkWipe, windowActivity } from "../../src/domain/checkpoint.ts"
 import { checkDigestTokens, DigestTokenRange } from "../../src/domain/digestBudget.ts"
-import type { BranchEntry, RawEntry } from "../../src/domain/entries.ts"
+import type { RawEntry } from "../../src/domain/entries.ts"
 import { pendingRequest } from "../../src/domain/pending.ts"
 import { resolvePolicy } from "../../src/domain/thresholds.ts"
-import { windowStarts } from "../../src/domain/windows.ts"
 
 let n = 0
 const raw = (message: unknown): RawEntry => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message })
@@ -72,19 +71,3 @@ describe("continuity settings", () => {
   })
 })
 
-describe("window starts", () => {
-  const at = (tag: "Marker" | "Message", timestamp: string): BranchEntry =>
-    tag === "Marker"
-      ? { _tag: "Marker", id: timestamp, timestamp, windowId: `w-${timestamp}` }
-      : { _tag: "Message", id: timestamp, timestamp, role: "user" }
-
-  it("numbers each window of the branch from the root and dates it by its first entry or its marker", () => {
-    const branch = [at("Message", "2026-01-01T00:00:00Z"), at("Marker", "2026-01-01T01:00:00Z"), at("Message", "2026-01-01T01:00:01Z"), at("Marker", "2026-01-01T02:00:00Z")]
-    assert.deepStrictEqual(windowStarts(branch), [
-      { ordinal: 1, startedAt: Date.parse("2026-01-01T00:00:00Z") },
-      { ordinal: 2, startedAt: Date.parse("2026-01-01T01:00:00Z") },
-      { ordinal: 3, startedAt: Date.parse("2026-01-01T02:00:00Z") }
-    ])
-    assert.deepStrictEqual(windowStarts([]), [])
-  })
-})

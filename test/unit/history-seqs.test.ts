@@ -153,7 +153,8 @@ describe("history seqs", () => {
     ])
     assert.strictEqual(rootWindowId(session.sessionId), rootWindowId("feedface-0000-4000"))
     assert.notStrictEqual(rootWindowId(session.sessionId), rootWindowId("feedface-0000-4001"))
-    assert.strictEqual(windowSummaries(index)[1]!.createdAt, session.entries[1]!.timestamp)
+    assert.strictEqual(windowSummaries(index)[1]!.startedAt, Date.parse(session.entries[1]!.timestamp))
+    assert.deepStrictEqual(windowSummaries(index).map((window) => window.ordinal), [1, 2, 3])
   })
 
   it("builds each document once: an extension touches only appended entries", () => {

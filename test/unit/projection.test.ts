@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { inspectTail } from "../../src/domain/boundary.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import { projectRequest } from "../../src/domain/projection.ts"
-import { activeWindow, isEnabled } from "../../src/domain/windows.ts"
+import { isEnabled } from "../../src/domain/enabled.ts"
 
 interface Msg {
   readonly role: string
@@ -89,17 +89,7 @@ describe("start-up repair inspection", () => {
   })
 })
 
-describe("windows", () => {
-  it("the active window is the last marker; ordinals count windows; the root id comes from the session", () => {
-    const root = activeWindow([message], "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000")
-    // UUIDv7 ids start with a timestamp; the root id keeps the random tail.
-    assert.deepStrictEqual([root.id, root.ordinal, root.previousId], ["pcx:eeeeffff0000:root", 1, undefined])
-    const third = activeWindow([message, marker("a"), message, marker("b")], "s")
-    assert.deepStrictEqual([third.id, third.ordinal, third.previousId], ["b", 3, "a"])
-    const second = activeWindow([marker("a")], "s")
-    assert.strictEqual(second.previousId, second.rootId)
-  })
-
+describe("enabled", () => {
   it("enabled follows the last state entry on the branch, else the setting", () => {
     assert.isTrue(isEnabled([message], true))
     assert.isFalse(isEnabled([at("State", { enabled: false })], true))

@@ -84,6 +84,10 @@ describe("windowFacts", () => {
     assert.strictEqual(w2!.id, "pcx:old")
   })
 
+  it("the root id comes from the session id: a UUIDv7 keeps its random tail, not its timestamp", () => {
+    assert.strictEqual(windowFacts([], "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000")[0]!.id, "pcx:eeeeffff0000:root")
+  })
+
   it("a fork's root window gets the fork's id; a boot of another window is not this window's boot", () => {
     const forked = "019a0000-0000-7000-8000-0000000f0a1c"
     const [root] = windowFacts(branchOf(rootBoot, user("hi")), forked)

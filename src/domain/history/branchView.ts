@@ -1,14 +1,23 @@
 import type { RawEntry } from "../entries.ts"
+import type { Window } from "../window/facts.ts"
+import { epochMs } from "../window/windowFacts.ts"
 import { rootWindowId } from "../windowId.ts"
-import type { SessionIndex } from "./sessionIndex.ts"
 
-/** A window of the active branch: from a reset marker (or the session start) to the next one. */
-export interface WindowView {
-  readonly id: string
-  /** The marker's time; for the root window, the first entry's time (none on an empty session). */
-  createdAt: string | undefined
-  /** Seqs of the window's events, ascending (branch order is append order). */
+/** A window of the active branch, with the seqs of its events, ascending (branch order is append order). */
+export interface WindowView extends Window {
   readonly seqs: Array<number>
+}
+
+export interface MarkerInfo {
+  readonly windowId: string
+  readonly timestamp: string
+}
+
+/** What the view reads of the history index: where windows open, and which seqs each entry created. */
+export interface BranchSource {
+  readonly sessionId: string
+  readonly markers: ReadonlyMap<string, MarkerInfo>
+  readonly seqsByEntry: ReadonlyMap<string, ReadonlyArray<number>>
 }
 
 /**
@@ -31,17 +40,23 @@ export interface BranchView {
 export const emptyBranchView = (sessionId: string): BranchView => ({
   leafId: null,
   length: 0,
-  windows: [{ id: rootWindowId(sessionId), createdAt: undefined, seqs: [] }],
+  windows: [{ id: rootWindowId(sessionId), ordinal: 1, isRoot: true, startedAt: undefined, seqs: [] }],
   windowOfSeq: [],
   seqs: []
 })
 
-const foldBranchEntry = (view: BranchView, index: SessionIndex, entry: { readonly id: string; readonly timestamp: string }): void => {
-  if (view.length === 0) view.windows[0]!.createdAt = entry.timestamp
+const foldBranchEntry = (view: BranchView, index: BranchSource, entry: { readonly id: string; readonly timestamp: string }): void => {
+  if (view.length === 0) view.windows[0] = { ...view.windows[0]!, startedAt: epochMs(entry.timestamp) }
   view.length++
   const marker = index.markers.get(entry.id)
   if (marker !== undefined) {
-    view.windows.push({ id: marker.windowId, createdAt: marker.timestamp, seqs: [] })
+    view.windows.push({
+      id: marker.windowId,
+      ordinal: view.windows.length + 1,
+      isRoot: false,
+      startedAt: epochMs(marker.timestamp),
+      seqs: []
+    })
     return
   }
   const seqs = index.seqsByEntry.get(entry.id)
@@ -60,12 +75,11 @@ const foldBranchEntry = (view: BranchView, index: SessionIndex, entry: { readonl
  * branch entry: the events' documents are already in the index. The caller
  * indexed every entry of `branch` first.
  */
-export const rebuildBranchView = (index: SessionIndex, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
+export const rebuildBranchView = (index: BranchSource, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
   const view = emptyBranchView(index.sessionId)
   for (const entry of branch) foldBranchEntry(view, index, entry)
   // A branch that does not end at the leaf we were told of was read mid-change: use it, but rebuild next time.
   view.leafId = (branch.length === 0 ? null : branch[branch.length - 1]!.id) === leafId ? leafId : undefined
-  index.branchRebuilds++
   return view
 }
 
@@ -97,7 +111,7 @@ export const pathThroughAppended = (
   return path.reverse()
 }
 
-export const extendBranchView = (view: BranchView, index: SessionIndex, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
+export const extendBranchView = (view: BranchView, index: BranchSource, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
   for (const entry of path) foldBranchEntry(view, index, entry)
   view.leafId = leafId
 }

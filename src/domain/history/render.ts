@@ -7,13 +7,11 @@ import { eventLabel, shortTime } from "./rows.ts"
 import type { HistoryIssue } from "./scope.ts"
 import type { SearchPage, SearchQuery } from "./search.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
-import type { WindowFacts } from "../window/facts.ts"
+import type { Window, WindowFacts } from "../window/facts.ts"
 import { windowFactsSummary } from "../window/view.ts"
 
-/** What `history_windows` reports for one window of the active branch. */
-export interface WindowSummary {
-  readonly id: string
-  readonly createdAt: string | undefined
+/** What `history_windows` reports for one window of the active branch: the window and the seqs of its events. */
+export interface WindowSummary extends Window {
   readonly firstSeq: number | undefined
   readonly lastSeq: number | undefined
   readonly count: number
@@ -24,7 +22,9 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
   const windows = index.branch.windows
   return windows.map((window, position) => ({
     id: window.id,
-    createdAt: window.createdAt,
+    ordinal: window.ordinal,
+    isRoot: window.isRoot,
+    startedAt: window.startedAt,
     firstSeq: window.seqs[0],
     lastSeq: window.seqs[window.seqs.length - 1],
     count: window.seqs.length,
@@ -34,7 +34,7 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
 
 const windowLine = (window: WindowSummary, facts: WindowFacts | undefined): string => {
   const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
-  const created = window.createdAt === undefined ? "" : ` created ${shortTime(window.createdAt)}`
+  const created = window.startedAt === undefined ? "" : ` created ${shortTime(new Date(window.startedAt).toISOString())}`
   const shown = facts === undefined ? "" : ` (${windowFactsSummary(facts)})`
   return `${window.id}${created} ${span}${shown}${window.current ? " [current]" : ""}`
 }

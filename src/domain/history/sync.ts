@@ -26,4 +26,5 @@ export const catchUp = (
 /** Rebuilds the branch view from the active branch, root to leaf (entries already indexed). */
 export const adoptBranch = (index: SessionIndex, branch: ReadonlyArray<RawEntry>, leafId: string | null): void => {
   index.branch = rebuildBranchView(index, branch, leafId)
+  index.branchRebuilds++
 }

@@ -64,7 +64,7 @@ export const makeBoundaries = (deps: {
         const continuity: BootContinuity = {
           previousOrdinal,
           checkpointed: activity.checkpointed,
-          windowStarts: (yield* window.windows).map(({ ordinal, startedAt }) => ({ ordinal, startedAt: startedAt ?? 0 }))
+          windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
         }
         const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
         const model = Option.getOrUndefined(yield* session.model)

@@ -1,5 +1,5 @@
 import { Effect, Option, Ref } from "effect"
-import { isEnabled } from "../../domain/windows.ts"
+import { isEnabled } from "../../domain/enabled.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
 

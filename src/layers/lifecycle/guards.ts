@@ -1,7 +1,7 @@
 import { Effect, Ref } from "effect"
 import { classifyEntry } from "../../domain/entries.ts"
 import { CommandName } from "../../domain/protocol.ts"
-import { hasMarker } from "../../domain/windows.ts"
+import { hasMarker } from "../../domain/window/branch.ts"
 import type { GuardVerdict } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
@@ -20,7 +20,7 @@ const treeNotice =
   "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
   "a summary would carry erased history across it. Use the history tools to look back instead."
 
-/** Pi's native compaction and tree summaries, which would carry erased history back. */
+/** Pi's native compaction and tree summaries, which would carry erased history back; a block tells the user why. */
 export const makeGuards = (deps: {
   readonly trace: Trace["Service"]
   readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
@@ -37,20 +37,23 @@ export const makeGuards = (deps: {
         const marked = hasMarker(yield* session.branch)
         const block = (yield* enabled) || marked
         yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
-        if (!block) return { _tag: "Allow" } as GuardVerdict
+        if (!block) return "Allow" as GuardVerdict
         const window = yield* currentWindow
         const told = yield* Ref.getAndUpdate(compactionNoticeShown, (shown) => new Set([...shown, window.id]))
-        const notice = reason === "manual" || !told.has(window.id) ? compactionNotice(marked) : undefined
-        return { _tag: "Block", notice } as GuardVerdict
+        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice(marked), "warning")
+        return "Block" as GuardVerdict
       })
 
     const treeSummaryGuard = (targetId: string, userWantsSummary: boolean) =>
       Effect.gen(function*() {
-        if (!userWantsSummary) return { _tag: "Allow" } as GuardVerdict
+        if (!userWantsSummary) return "Allow" as GuardVerdict
         const session = yield* PiSession
         const marked = hasMarker(yield* session.branch) || hasMarker((yield* session.rawBranchAt(targetId)).map(classifyEntry))
         yield* trace.info("tree.guard", { marked })
-        return marked ? { _tag: "Block", notice: treeNotice } as GuardVerdict : { _tag: "Allow" } as GuardVerdict
+        if (!marked) return "Allow" as GuardVerdict
+        // A warning stays in the chat: Pi's "Navigated to selected point" would replace an info notice.
+        yield* session.notify(treeNotice, "warning")
+        return "Block" as GuardVerdict
       })
 
     return { compactionGuard, treeSummaryGuard }

@@ -1,0 +1,22 @@
+import type { AgentMessage } from "@earendil-works/pi-agent-core"
+import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
+import type { ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { replyTokens } from "../domain/projection.ts"
+import type { TurnOutcome } from "../domain/resetControl.ts"
+import type { ReplyFacts } from "../services/Lifecycle.ts"
+
+/** Pi's turn facts, reduced to what the lifecycle decides on: the outcome (an abort wins) and whether the reply overflowed. */
+export const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
+  const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
+  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
+    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
+      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
+  const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
+  return { outcome: aborted ? "aborted" as const : outcome, overflow }
+}
+
+/** A finished assistant reply's facts for arming the boundary hooks: an overflow, or the tokens its request used. */
+export const replyFacts = (message: AgentMessage, ctx: ExtensionContext): ReplyFacts => ({
+  overflow: turnFacts("completed", message, ctx).overflow,
+  tokens: replyTokens(message) ?? null
+})
