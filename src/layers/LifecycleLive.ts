@@ -6,6 +6,7 @@ import { projectRequest } from "../domain/projection.ts"
 import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { statusTone } from "../domain/budget.ts"
+import { resumeNotice } from "../domain/window/resetShown.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -118,6 +119,8 @@ export const layer = Layer.effect(
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
+      // On resume Pi says "Session compacted N times", counting the boundaries' compaction entries.
+      if (!window.isRoot) yield* session.notify(resumeNotice(window.ordinal), "info")
       return yield* boundaryNeeds()
     })
 
@@ -336,7 +339,7 @@ export const layer = Layer.effect(
       const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
-        `window: ${window.id} (w${window.ordinal})`,
+        `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
         `trace: ${Option.getOrElse(traceFile, () => "off")}`,
         ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")

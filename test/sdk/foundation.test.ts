@@ -22,7 +22,7 @@ describe("pi-context loads as an installed package", () => {
     await h.prompt("/pi-context status")
     const status = h.notices.at(-1)!.message
     expect(status).toContain(`pi-context ${packageVersion}: on`)
-    expect(status).toMatch(/window: pcx:\w+:root \(w1\)/)
+    expect(status).toMatch(/window: w1 \(id pcx:\w+:root, for the history tools\)/)
     expect(status).toMatch(/usage: [\d,]+ of 200,000 tokens/)
     const traceFile = /trace: (\S+\.jsonl)/.exec(status)![1]!
     expect(traceFile.startsWith(h.dirs.agentDir)).toBe(true)

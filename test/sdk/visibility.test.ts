@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
-import type { ExtensionAPI, SessionEntry } from "@earendil-works/pi-coding-agent"
+import { type ExtensionAPI, type SessionEntry, SessionManager } from "@earendil-works/pi-coding-agent"
 import { Type } from "typebox"
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation, ofCustomType } from "../support/entries.ts"
@@ -280,5 +280,28 @@ describe("/pi-context notes", () => {
 
     await h.prompt("/pi-context notes read nowhere")
     expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining("cannot read nowhere") })
+  })
+})
+
+describe("a session with resets, opened again", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("says its resets were not compactions, with the current w-number (Pi's own line says 'Session compacted N times')", async () => {
+    const dirs = makeDirs()
+    const sessions = join(dirs.root, "sessions")
+    h = await createHarness({ dirs, sessionManager: (cwd) => SessionManager.create(cwd, sessions) })
+    h.script([checkpointAndWipe(), say("fresh")])
+    await h.prompt("wipe")
+    await h.prompt("/wipe-memory")
+    expect(h.notices.map((n) => n.message).join("\n")).not.toContain("not compactions")
+    const file = h.session.sessionManager.getSessionFile()!
+    await h.dispose()
+    h = await createHarness({ dirs, sessionManager: (cwd) => SessionManager.open(file, sessions, cwd) })
+    await h.prompt("/pi-context status") // a command waits for start-up
+    expect(h.notices).toContainEqual({
+      level: "info",
+      message: "pi-context: this branch had 2 context resets, not compactions: nothing was summarised. The model is in window w3; /pi-context windows lists them."
+    })
   })
 })

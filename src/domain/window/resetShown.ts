@@ -104,3 +104,14 @@ export const compactionSummaryText = (input: { readonly source: ResetSource; rea
     `The model starts ${window} from its notes; every earlier entry stays in this session and the history tools can read it back. ` +
     "The model does not see this text."
 }
+
+/**
+ * Said when a session with resets opens. Pi's own status line then reads
+ * "Session compacted N times" (it counts the boundaries' compaction entries);
+ * this notice, shown after it, takes its place and says what they were.
+ */
+export const resumeNotice = (ordinal: number): string => {
+  const resets = ordinal - 1
+  return `pi-context: this branch had ${resets} context ${resets === 1 ? "reset" : "resets"}, not compactions: nothing was summarised. ` +
+    `The model is in window w${ordinal}; /pi-context windows lists them.`
+}
