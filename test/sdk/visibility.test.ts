@@ -93,6 +93,44 @@ describe("resets that explain themselves", () => {
     expect(h.notices.at(-1)!.message).toBe("pi-context: context reset (/wipe-memory) · w2 starts from your notes")
   })
 
+  it("an overflow and the hard line say so in their chat entry, with no checkpoint when none was written", async () => {
+    h = await createHarness()
+    const overflow = fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long: 250000 tokens > 200000 maximum" })
+    h.script([say("ok"), overflow, say("answered in the fresh window")])
+    await h.prompt("hello")
+    await h.prompt("a huge request")
+    const [marker] = markers(h)
+    expect((marker as { data: Record<string, any> }).data).toMatchObject({ source: "overflow", shown: { ordinal: 2, checkpointed: false } })
+    expect(render(h, marker!)).toMatch(/^── context reset: provider overflow · w1 peaked at \d+% .* · w2 starts from 0 notes · no checkpoint ──$/)
+    expect(h.notices.map((n) => n.message)).toContainEqual("pi-context: context reset (provider overflow) · w2 starts from your notes")
+  })
+
+  it("a finished reply past the hard line resets with a chat entry that says so", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
+    h.script([say("ok"), say("a reply that ends past the hard line")])
+    await h.prompt("hello")
+    await h.prompt(filler(6_500))
+    const [marker] = markers(h)
+    expect((marker as { data: Record<string, any> }).data.source).toBe("hard-line")
+    const line = render(h, marker!)
+    expect(line).toContain("context reset: hard line reached")
+    const percent = Number(/w1 peaked at (\d+)%/.exec(line)![1])
+    expect(percent).toBeGreaterThanOrEqual(80)
+  })
+
+  it("after /wipe-memory the status line and /pi-context status agree: the new window's usage is unknown until its first reply", async () => {
+    h = await createHarness()
+    h.script([say("hi"), say("fresh")])
+    await h.prompt("hello")
+    await h.prompt("/wipe-memory")
+    expect(h.statuses.at(-1)!.text).toBe("pi-context · ?% · w2")
+    await h.prompt("/pi-context status")
+    expect(h.notices.at(-1)!.message).toContain("usage: unknown")
+    expect(h.notices.at(-1)!.message).toContain("window: w2 ")
+    await h.prompt("go on")
+    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · \d+% · w2$/)
+  })
+
   it("an old marker without the new fields still renders, as a reset of unknown kind", async () => {
     h = await createHarness()
     const line = render(h, { type: "custom", customType: "pi-context/reset-marker", data: { windowId: "pcx:abc:1234" }, id: "e1", parentId: null, timestamp: "" } as never)
