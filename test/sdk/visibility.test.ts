@@ -316,6 +316,9 @@ describe("/pi-context notes", () => {
     const sent = conversation(h.requests[0]!).find((line) => line.startsWith("user: ## Context window"))!
     expect(boot.split("\n").slice(1).join("\n")).toBe(sent.slice("user: ".length))
 
+    await h.prompt("/pi-context notes edit plan") // the editor is cancelled: nothing changes
+    expect(h.notices.at(-1)!.message).toBe("pi-context: plan.md unchanged.")
+
     await h.prompt("/pi-context notes read nowhere")
     expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining("cannot read nowhere") })
   })
@@ -341,5 +344,27 @@ describe("a session with resets, opened again", () => {
       level: "info",
       message: "pi-context: this branch had 2 context resets, not compactions: nothing was summarised. The model is in window w3; /pi-context windows lists them."
     })
+  })
+})
+
+describe("/pi-context notes edit", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("opens the note in Pi's editor and writes the edited text back", async () => {
+    const titles: Array<string> = []
+    h = await createHarness({
+      editor: (title, prefill) => {
+        titles.push(title)
+        return `${prefill ?? ""}\nedited by the user`
+      }
+    })
+    h.script([fauxAssistantMessage([fauxToolCall("notes_write", { address: "plan", content: "# Plan\nstep one" })], { stopReason: "toolUse" }), say("ok")])
+    await h.prompt("write a note")
+    await h.prompt("/pi-context notes edit plan")
+    expect(titles).toEqual(["plan.md (save to write it back)"])
+    expect(h.notices.at(-1)!.message).toMatch(/^pi-context: saved plan\.md \(\d+ B\)\.$/)
+    await h.prompt("/pi-context notes read plan")
+    expect(h.notices.at(-1)!.message).toContain("step one\nedited by the user")
   })
 })

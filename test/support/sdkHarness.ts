@@ -37,6 +37,8 @@ export interface HarnessOptions {
   /** Load pi-context (default true); false measures Pi alone. */
   readonly loadPackage?: boolean
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
+  /** What Pi's editor dialog returns (default: cancelled). */
+  readonly editor?: (title: string, prefill: string | undefined) => string | undefined
 }
 
 export interface HarnessDirs {
@@ -140,7 +142,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     settingsManager,
     tools: [...piContextTools, ...(options.tools ?? [])]
   })
-  const capture = captureUi()
+  const capture = captureUi(options.editor)
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,

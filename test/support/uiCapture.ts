@@ -12,8 +12,8 @@ export interface UiCapture {
   readonly ui: ExtensionUIContext
 }
 
-/** A UI context that records notices and status lines; every dialog answers "no". */
-export const captureUi = (): UiCapture => {
+/** A UI context that records notices and status lines; every dialog answers "no", the editor as `editor` says. */
+export const captureUi = (editor: (title: string, prefill: string | undefined) => string | undefined = () => undefined): UiCapture => {
   const notices: Array<Notice> = []
   const statuses: Array<{ key: string; text: string | undefined }> = []
   const known: Partial<ExtensionUIContext> = {
@@ -22,7 +22,7 @@ export const captureUi = (): UiCapture => {
     select: async () => undefined,
     confirm: async () => false,
     input: async () => undefined,
-    editor: async () => undefined,
+    editor: async (title, prefill) => editor(title, prefill),
     getEditorText: () => "",
     onTerminalInput: () => () => {},
     // Colours show as tags, so a test can see which theme colour a text took.
