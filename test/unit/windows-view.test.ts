@@ -92,6 +92,15 @@ describe("the windows view", () => {
     expect(text).not.toContain("[")
   })
 
+  it("draws the newest 20 windows of a long branch and names the earlier ones", () => {
+    const many = Array.from({ length: 25 }, (_, i) => facts({ ordinal: i + 1, end: i === 24 ? { _tag: "Open" } : { _tag: "Reset", source: "tool", at: t0 } }))
+    const lines = windowsComponent(many, scale, plainTheme, clock).render(80)
+    expect(lines[2]).toBe("5 earlier windows not shown; history_windows lists them all.")
+    expect(lines[3]).toMatch(/^w6 /)
+    expect(lines.at(-3)).toMatch(/^w25 /)
+    expect(lines).toHaveLength(3 + 20 * 3)
+  })
+
   it("the bar handles a window with no measured reply", () => {
     const bar = usageBar(null, scale, 20).map((s) => s.text).join("")
     expect(bar).toBe(`[${"·".repeat(17)}|!·]`)

@@ -130,6 +130,9 @@ const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<Vi
   return [head, peak, notes]
 }
 
+/** The newest windows the view draws; the rest are named, not drawn. */
+export const ViewWindows = 20
+
 /** The whole view: a header, then one block per window, oldest first, every line within `width`. */
 export const windowsView = (windows: ReadonlyArray<WindowFacts>, options: ViewOptions): ReadonlyArray<ViewLine> => {
   const current = windows[windows.length - 1]
@@ -141,7 +144,9 @@ export const windowsView = (windows: ReadonlyArray<WindowFacts>, options: ViewOp
     ? []
     : [[seg(`peak usage of ${formatTokens(options.scale.contextWindow)} tokens · | warning line · ! hard line`, "dim")]]
   const lines: Array<ViewLine> = [header, ...legend]
-  for (const facts of windows) lines.push(...windowBlock(facts, options))
+  const hidden = Math.max(0, windows.length - ViewWindows)
+  if (hidden > 0) lines.push([seg(`${hidden} earlier ${hidden === 1 ? "window" : "windows"} not shown; history_windows lists them all.`, "dim")])
+  for (const facts of windows.slice(hidden)) lines.push(...windowBlock(facts, options))
   return lines.map((line) => fitLine(line, options.width))
 }
 
