@@ -1,6 +1,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { notesHistoryCommand } from "./commands/notesHistory.ts"
 import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
 import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
@@ -37,6 +38,7 @@ import { budgetToolHandlers } from "./tools/budget.ts"
 import { historyToolHandlers } from "./tools/history.ts"
 import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
 import { notesToolHandlers } from "./tools/notes.ts"
+import { withTimeBudget } from "./tools/timeBudget.ts"
 
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
@@ -89,8 +91,8 @@ export interface TidySessionRequest {
 
 /** What only Pi's side can do for the host, for one event's context `Ctx`. */
 export interface HostPort<Ctx> {
-  /** The PiSession port over that event's context. */
-  readonly session: (ctx: Ctx) => PiSession["Service"]
+  /** The PiSession port over that event's context; `trace` records what the port saw go wrong. */
+  readonly session: (ctx: Ctx, trace: (event: string, fields: Readonly<Record<string, unknown>>) => void) => PiSession["Service"]
   readonly tidySession: (ctx: Ctx, request: TidySessionRequest) => Promise<Effect.Success<ReturnType<TidyPass>>>
 }
 
@@ -103,6 +105,9 @@ export interface HostPort<Ctx> {
 export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
+  /** A trace line from outside any effect (the PiSession port's fault reports). */
+  const traceInfo = (event: string, fields: Readonly<Record<string, unknown>>): void =>
+    void runtime.runFork(Trace.use((trace) => trace.info(event, fields)))
 
   const run = <A>(ctx: Ctx, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runFast(
@@ -128,7 +133,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
-        Effect.provideService(PiSession, port.session(ctx))
+        Effect.provideService(PiSession, port.session(ctx, traceInfo))
       )
     ).catch(() => fallback)
 
@@ -149,7 +154,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: Ctx) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), unsureNeeds),
+    sessionStart: (reason: string, ctx: Ctx) =>
+      run(ctx, "session_start", Effect.tap(Lifecycle.use((l) => l.sessionStarted(reason)), () => reportNotesWritability), unsureNeeds),
     sessionTree: (ctx: Ctx) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
@@ -179,7 +185,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       return run(
         ctx,
         name,
-        Effect.map(Effect.zip(handler(params), needs), ([outcome, needs]) => ({ outcome, needs })),
+        Effect.map(Effect.zip(withTimeBudget(name)(handler(params)), needs), ([outcome, needs]) => ({ outcome, needs })),
         { outcome: failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`), needs: lifecycleTools.has(name) ? unsureNeeds : undefined }
       )
     },

@@ -6,12 +6,11 @@ import type {
   TurnEndEvent,
   TurnEndEventResult
 } from "@earendil-works/pi-coding-agent"
+import { matchesKey } from "@earendil-works/pi-tui"
 import { CustomType } from "../domain/protocol.ts"
 import type { BoundaryNeeds, BoundaryOutcome, BoundaryReply, ProjectReply } from "../services/Lifecycle.ts"
 import type { PiHost } from "./host.ts"
 import { replyFacts, turnFacts } from "./turnFacts.ts"
-
-type Host = PiHost
 
 /** Pi's boundary result from the lifecycle's reply; undefined leaves Pi's drafts as they are. */
 const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult | undefined =>
@@ -47,6 +46,38 @@ const requestOf = (sent: ReadonlyArray<AgentMessage>, reply: ProjectReply<AgentM
 /** Makes the boundary hooks live, or not, as the lifecycle's last reply said. */
 export type ApplyNeeds = (needs: BoundaryNeeds) => void
 
+/**
+ * Waits for `wait`, unless Escape is pressed first (interactive mode: raw
+ * terminal input reaches extensions before the editor): then true at once.
+ * With `consume` the key stops here, since it belonged to what was waiting.
+ */
+const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>, consume = true): Promise<boolean> =>
+  new Promise((resolve) => {
+    let stop = (): void => {}
+    const finish = (escaped: boolean): void => {
+      quietly(stop)
+      stop = () => {}
+      resolve(escaped)
+    }
+    quietly(() => {
+      stop = ctx.ui.onTerminalInput((data) => {
+        if (!matchesKey(data, "escape")) return undefined
+        finish(true)
+        return consume ? { consume: true } : undefined
+      })
+    })
+    wait.then(() => finish(false), () => finish(false))
+  })
+
+/** A UI call that may be missing or throw in some modes: never a failed hook. */
+const quietly = (use: () => void): void => {
+  try {
+    use()
+  } catch {
+    // nothing to show it on
+  }
+}
+
 export interface Hooks {
   readonly applyNeeds: ApplyNeeds
   /** Resolves once start-up (root boot, repair) is done: a command must not write before it. */
@@ -66,13 +97,13 @@ export interface Hooks {
  * around each handler of those events (about 150–200 ms per turn on a
  * 50,000-entry session), even one that returns nothing.
  */
-export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hooks => {
+export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Hooks => {
   let started: Promise<unknown> = Promise.resolve()
   let loadFailureReported = false
 
-  const withHost = async <A>(ctx: ExtensionContext, use: (host: Host) => Promise<A>, fallback: A): Promise<A> => {
+  const withHost = async <A>(ctx: ExtensionContext, use: (host: PiHost) => Promise<A>, fallback: A): Promise<A> => {
     await started
-    let host: Host
+    let host: PiHost
     try {
       host = await load()
     } catch (error) {
@@ -89,7 +120,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   let offBeforeSettle: (() => void) | undefined
 
   /** A boundary handler: the lifecycle's reply for Pi, and which boundary hooks stay live after it. */
-  const boundaryHandler = <E>(reply: (host: Host, event: E, ctx: ExtensionContext) => Promise<BoundaryOutcome>) =>
+  const boundaryHandler = <E>(reply: (host: PiHost, event: E, ctx: ExtensionContext) => Promise<BoundaryOutcome>) =>
   (event: E, ctx: ExtensionContext) =>
     withHost(ctx, async (host) => {
       const outcome = await reply(host, event, ctx)
@@ -127,26 +158,49 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   })
   // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it.
-  pi.on("input", async (_event, ctx) => withHost(ctx, async () => ({ action: "continue" as const }), { action: "continue" as const }))
-  pi.on("before_agent_start", async (_event, ctx) => withHost(ctx, async () => undefined, undefined))
+  // Pi has no run to abort yet, so Escape meanwhile would be lost: it cancels the prompt here.
+  pi.on("input", async (event, ctx) => {
+    const cancelled = await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined))
+    if (!cancelled) return { action: "continue" as const }
+    if (event.source === "interactive") quietly(() => ctx.ui.setEditorText(event.text))
+    quietly(() => ctx.ui.notify("pi-context: prompt cancelled (Escape while pi-context was starting); nothing was sent. Your text is back in the editor.", "info"))
+    return { action: "handled" as const }
+  })
+  // A run that no prompt started (another extension's turn) can wait for start-up here. Escape then
+  // reaches Pi, which marks the run aborted but still makes its first model call: that call is aborted
+  // at its request.
+  let abortFirstRequest = false
+  pi.on("before_agent_start", async (_event, ctx) => {
+    if (await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined), false)) abortFirstRequest = true
+    return undefined
+  })
   pi.on("session_tree", async (_event, ctx) => withHost(ctx, (host) => host.sessionTree(ctx), undefined))
   pi.on("model_select", async (_event, ctx) => withHost(ctx, (host) => host.modelSelect(ctx), undefined))
   pi.on("turn_start", async (_event, ctx) => withHost(ctx, (host) => host.turnStart(ctx), undefined))
-  pi.on("context_with_system", async (event, ctx) =>
-    withHost(ctx, async (host) => {
+  pi.on("context_with_system", async (event, ctx) => {
+    if (abortFirstRequest) {
+      abortFirstRequest = false
+      quietly(() => ctx.abort())
+      return undefined
+    }
+    return withHost(ctx, async (host) => {
       const reply = await host.project(event.messages, ctx)
       // The request may have staged a budget reminder for this turn's end.
       apply(reply.needs)
       const messages = requestOf(event.messages, reply)
       return messages === undefined ? undefined : { messages }
-    }, undefined))
+    }, undefined)
+  })
   // A finished reply may have overflowed, or brought the window to its hard line.
   pi.on("message_end", async (event, ctx) => {
     if (event.message.role === "assistant") {
       await withHost(ctx, async (host) => apply(await host.replyFinished(replyFacts(event.message, ctx), ctx)), undefined)
     }
   })
-  pi.on("agent_settled", async (event, ctx) => withHost(ctx, async (host) => apply(await host.settled(event.aborted, ctx)), undefined))
+  pi.on("agent_settled", async (event, ctx) => {
+    abortFirstRequest = false
+    return withHost(ctx, async (host) => apply(await host.settled(event.aborted, ctx)), undefined)
+  })
   pi.on("session_before_compact", async (event, ctx) =>
     withHost(ctx, async (host) => ((await host.compactionGuard(event.reason, ctx)) === "Block" ? { cancel: true } : undefined), undefined))
   pi.on("session_before_tree", async (event, ctx) =>

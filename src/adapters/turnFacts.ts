@@ -5,12 +5,24 @@ import { replyTokens } from "../domain/projection.ts"
 import type { TurnOutcome } from "../domain/resetControl.ts"
 import type { ReplyFacts } from "../services/Lifecycle.ts"
 
+/**
+ * Whether a reply overflowed, by Pi's own tests. They read fields a reply
+ * from another extension's provider may lack (its usage); such a reply
+ * counts as no overflow rather than failing the hook.
+ */
+const overflowed = (assistant: AssistantMessage, ctx: ExtensionContext): boolean => {
+  try {
+    return isContextOverflow(assistant, ctx.model?.contextWindow) ||
+      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens))
+  } catch {
+    return false
+  }
+}
+
 /** Pi's turn facts, reduced to what the lifecycle decides on: the outcome (an abort wins) and whether the reply overflowed. */
 export const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
   const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
-  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
-    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
-      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
+  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" && overflowed(assistant, ctx)
   const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
   return { outcome: aborted ? "aborted" as const : outcome, overflow }
 }

@@ -1,14 +1,14 @@
-import { Effect, FileSystem, Option, Schema } from "effect"
-import { inspectTail } from "../domain/boundary.ts"
+import { Effect, FileSystem, Option, Path, Schema } from "effect"
+import { inspectBranch } from "../domain/boundary.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
-import { Window } from "../services/Window.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
+import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
@@ -19,15 +19,26 @@ export const doctorReport = Effect.gen(function*() {
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
   const trace = yield* Trace
+  const path = yield* Path.Path
   const lines: Array<string> = ["pi-context doctor"]
 
   const identity = yield* notesIdentity()
   const snapshot = yield* notes.snapshot(identity)
+  const writable = yield* notesWritability
+  lines.push(
+    writable.rootWritability._tag === "Writable"
+      ? check(true, `notes root: ${identity.root}`)
+      : check(false, `notes root: ${blockedReason(writable.rootWritability, identity.root, "it")} (${writable.rootWritability.at}); ${notesRootFix}`)
+  )
   for (const home of snapshot.homes) {
+    const writability = writable.homes.find((entry) => entry.home === home.home)?.writability
     lines.push(
-      home._tag === "Available"
-        ? check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
-        : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+      // A file in the way also makes the home unreadable; saying so is the more useful of the two.
+      writability?._tag === "Blocked"
+        ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")} (${writability.at})`)
+        : home._tag === "Unavailable"
+        ? check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+        : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
     )
   }
 
@@ -41,7 +52,7 @@ export const doctorReport = Effect.gen(function*() {
       : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
   )
 
-  const inspection = inspectTail((yield* (yield* Window).current).tail)
+  const inspection = inspectBranch(yield* session.branch, session.sessionId)
   lines.push(
     inspection._tag === "Refuse"
       ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)
@@ -56,8 +67,8 @@ export const doctorReport = Effect.gen(function*() {
       : check(false, `${unreadable.length} unreadable pi-context entries are ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}`)
   )
 
-  const path = yield* trace.filePath
-  lines.push(Option.match(path, { onNone: () => check(true, "trace: off"), onSome: (file) => check(true, `trace: ${file}`) }))
+  const traceStatus = yield* trace.status
+  lines.push(check(traceStatus._tag !== "Failed", describeTrace(traceStatus)))
   return lines.join("\n")
 })
 
@@ -86,9 +97,11 @@ export const traceLineText = (line: string): string =>
 export const traceReport = Effect.gen(function*() {
   const trace = yield* Trace
   const fs = yield* FileSystem.FileSystem
-  const path = yield* trace.filePath
-  if (Option.isNone(path)) return "pi-context trace is off (setting pi-context.traceLevel)."
-  const text = yield* fs.readFileString(path.value).pipe(Effect.orElseSucceed(() => ""))
+  const status = yield* trace.status
+  if (status._tag === "Off") return "pi-context trace is off (setting pi-context.traceLevel)."
+  // After a write failure the lines written before it are still worth showing.
+  const text = yield* fs.readFileString(status.path).pipe(Effect.orElseSucceed(() => ""))
   const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-20).map(traceLineText)
-  return [`pi-context trace: ${path.value}`, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
+  const head = status._tag === "Failed" ? `pi-context ${describeTrace(status)}` : `pi-context trace: ${status.path}`
+  return [head, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
 })

@@ -34,7 +34,7 @@ import {
 } from "../services/Lifecycle.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
@@ -143,7 +143,12 @@ export const layer = Layer.effect(
     const project = Effect.fnUntraced(function*<M extends { readonly role: string }>(messages: ReadonlyArray<M>) {
       const session = yield* PiSession
       const window = yield* currentWindow
-      const reply = (messages: ReadonlyArray<M> | undefined, needs: BoundaryNeeds, warning = Option.none<string>(), closeOut = false): ProjectReply<M> => ({
+      const reply = (
+        messages: ReadonlyArray<M> | undefined,
+        needs: BoundaryNeeds,
+        warning = Option.none<string>(),
+        closeOut = false
+      ): ProjectReply<M> => ({
         messages,
         warning,
         closeOut: closeOut ? Option.some(closeOutText) : Option.none(),
@@ -336,11 +341,10 @@ export const layer = Layer.effect(
 
     const statusReport = Effect.gen(function*() {
       const window = yield* currentWindow
-      const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
-        `trace: ${Option.getOrElse(traceFile, () => "off")}`,
+        describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")
     })

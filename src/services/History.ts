@@ -4,6 +4,7 @@ import type { ReadPage, ReadQuery } from "../domain/history/read.ts"
 import type { WindowSummary } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/scope.ts"
 import type { SearchPage, SearchQuery } from "../domain/history/search.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { PiSession } from "./PiSession.ts"
 
 // Tags and fields mirror the domain's `HistoryIssue`, so an error is described by the same pure function.
@@ -22,12 +23,7 @@ export class NotOnBranch extends Schema.TaggedError<NotOnBranch>()("NotOnBranch"
   seq: Schema.Number
 }) {}
 
-export class BadRegex extends Schema.TaggedError<BadRegex>()("BadRegex", {
-  pattern: Schema.String,
-  reason: Schema.String
-}) {}
-
-export type HistoryError = UnknownWindow | EventNotFound | NotOnBranch | BadRegex
+export type HistoryError = UnknownWindow | EventNotFound | NotOnBranch | InvalidPattern
 
 /** The error class for each issue, so each operation keeps its own narrow error type. */
 export type HistoryErrorFor<I extends HistoryIssue> = Extract<HistoryError, { readonly _tag: I["_tag"] }>
@@ -42,8 +38,8 @@ const errorOf = (issue: HistoryIssue): HistoryError => {
       return new EventNotFound({ seq: issue.seq, lastSeq: issue.lastSeq })
     case "NotOnBranch":
       return new NotOnBranch({ seq: issue.seq })
-    case "BadRegex":
-      return new BadRegex({ pattern: issue.pattern, reason: issue.reason })
+    case "InvalidPattern":
+      return issue
   }
 }
 
@@ -66,7 +62,7 @@ export class History extends Context.Service<History, {
   /** The windows of the active branch, oldest first. */
   readonly windows: Effect.Effect<ReadonlyArray<WindowSummary>, never, PiSession>
   readonly list: (query: ListQuery) => Effect.Effect<ListPage, UnknownWindow, PiSession>
-  readonly search: (query: SearchQuery) => Effect.Effect<SearchPage, UnknownWindow | BadRegex, PiSession>
+  readonly search: (query: SearchQuery) => Effect.Effect<SearchPage, UnknownWindow | InvalidPattern, PiSession>
   readonly read: (query: ReadQuery) => Effect.Effect<ReadPage, EventNotFound | NotOnBranch, PiSession>
   readonly stats: Effect.Effect<HistoryStats, never, PiSession>
 }>()("pi-context/History") {}

@@ -1,7 +1,7 @@
 import { resolve } from "node:path"
-import { Clock, Effect, Option, Result, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
-import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
+import { AddressByteLimit, type Home, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
 import {
   agentSlug,
   InProjectNotesFolder,
@@ -13,15 +13,14 @@ import {
   resolveNotesRoot
 } from "../domain/notes/identity.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
-import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
-import { textWindow } from "../domain/textWindow.ts"
-import { failed, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
+import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
+import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
 import {
   type AmbiguousEdit,
   type InvalidAddress,
   type InvalidNoteRequest,
-  type InvalidSearchPattern,
   type NoMatch,
   type NoteLocked,
   type NoteNotFound,
@@ -121,7 +120,7 @@ type NotesToolError =
   | AmbiguousEdit
   | NoMatch
   | InvalidNoteRequest
-  | InvalidSearchPattern
+  | InvalidPattern
   | NotesIoError
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
@@ -130,23 +129,27 @@ export const describeFailure = (error: NotesToolError): ToolOutcome => {
     case "InvalidParams":
       return failed("invalid_argument", error.message)
     case "InvalidAddress":
-      return failed("invalid_address", `"${error.address}": ${error.reason}.`)
+      return failed(error.code ?? "invalid_address", `"${echo(error.address)}": ${error.reason}.`)
     case "NoteNotFound":
       return failed("not_found", `there is no note at ${error.address}; notes_list shows the existing notes.`)
     case "NoteTooLarge":
-      return failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
+      return error.existing === true
+        ? failed("too_large", `${error.address} is ${error.bytes} bytes on disk, over the ${error.limit}-byte limit for notes the store edits. Read it by offset with notes_read, write its parts as smaller notes with notes_write, then replace it with notes_write.`)
+        : failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
     case "NoteLocked":
-      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again.`)
+      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again in a moment. A lock that a crashed writer left is taken over within 30 s.`)
     case "AmbiguousEdit":
       return failed("ambiguous_edit", `${error.address}: ${error.message}`)
     case "NoMatch":
       return failed("no_match", `${error.address}: ${error.message}`)
     case "InvalidNoteRequest":
       return failed("invalid_argument", error.message)
-    case "InvalidSearchPattern":
-      return failed("bad_regex", `the regex "${error.pattern}" is invalid (${error.reason}); fix it or search with regex: false.`)
+    case "InvalidPattern":
+      return failed("bad_regex", error.message)
     case "NotesIoError":
-      return failed("io_error", `could not access ${error.path}: ${error.reason}. Try again; if it persists, tell the user.`)
+      return error.permanent
+        ? failed("io_permanent", `${error.reason}. Retrying will not help: ${error.action}.`)
+        : failed("io_error", `${error.reason}. Try again; if it keeps failing, tell the user.`)
   }
 }
 
@@ -158,18 +161,35 @@ const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool:
     `Unavailable homes (not included): ${unavailable.map((u) => `${u.home === "session" ? "session" : `@${u.home}`} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
   ]
 
-/** Joins `header`, as many `lines` as fit the tool bound, and the footer for the count that fit. */
+/**
+ * Joins `header`, as many `lines` as fit the tool bound, and the footer for
+ * the count that fit. The footer carries the cursor, so it is measured for
+ * the very count shown and never cut; a line too long for a page is cut
+ * instead, so a page always moves on.
+ */
 const fitLines = (header: ReadonlyArray<string>, lines: ReadonlyArray<string>, footer: (shown: number) => ReadonlyArray<string>): { readonly text: string; readonly shown: number } => {
-  const reserve = 1024
-  let bytes = utf8Length(header.join("\n")) + reserve
+  const head = header.join("\n")
+  const tailOf = (shown: number): string => footer(shown).join("\n")
+  const room = ToolResultByteLimit - utf8Length(head) - 2
+  const lineRoom = Math.max(256, room - utf8Length(tailOf(0)) - 2 * ContinuationReserve)
+  const fitted = lines.map((line) => (utf8Length(line) > lineRoom ? truncateLine(line, lineRoom) : line))
   let shown = 0
-  while (shown < lines.length && bytes + utf8Length(lines[shown]!) + 1 <= ToolResultByteLimit) {
-    bytes += utf8Length(lines[shown]!) + 1
-    shown++
+  let bytes = 0
+  const firstTail = utf8Length(tailOf(lines.length)) + ContinuationReserve
+  while (shown < fitted.length && bytes + utf8Length(fitted[shown]!) + 1 + firstTail <= room) bytes += utf8Length(fitted[shown++]!) + 1
+  if (shown === 0 && fitted.length > 0) shown = 1
+  let tail = tailOf(shown)
+  while (shown > 1 && utf8Length(head) + bytes + utf8Length(tail) + 2 > ToolResultByteLimit) {
+    bytes -= utf8Length(fitted[--shown]!) + 1
+    tail = tailOf(shown)
   }
-  const text = [...header, ...lines.slice(0, shown), ...footer(shown)].join("\n")
-  return { text: truncateUtf8(text).text, shown }
+  return { text: fitParts({ head, body: fitted.slice(0, shown).join("\n"), tail }), shown }
 }
+
+/** Room a cursor's own size may vary by between the counts tried (an address of up to 512 bytes, encoded). */
+const ContinuationReserve = 1024
+
+const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(line, bytes - 4).text}…`
 
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
@@ -180,8 +200,13 @@ const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
-  const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (edits.length > NotesUpdateMaxEdits) {
+    return yield* new InvalidParams({
+      message: `notes_update takes at most ${NotesUpdateMaxEdits} edits per call and got ${edits.length}; send them in several calls, or replace the whole note with notes_write. Nothing was changed.`
+    })
+  }
+  const identity = yield* notesIdentity()
   if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
@@ -202,19 +227,26 @@ const retireNote = Effect.fnUntraced(function*(identity: NotesIdentity, address:
   )
 })
 
+/** Bytes a `notes_read` header can take: the address twice (at most 515 bytes each) and the words around it. */
+const ReadHeaderReserve = 2 * (AddressByteLimit + 3) + 256
+
 const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
   const identity = yield* notesIdentity()
-  const note = yield* (yield* NotesStore).read(identity, decoded.address)
-  const window = textWindow(note.body, decoded.offset ?? 0, Math.min(decoded.limit ?? ReadLimitMax, ReadLimitMax))
+  const note = yield* (yield* NotesStore).readPage(identity, decoded.address, {
+    offset: decoded.offset ?? 0,
+    limit: Math.min(decoded.limit ?? ReadLimitMax, ReadLimitMax),
+    maxBytes: ToolResultByteLimit - ReadHeaderReserve
+  })
+  const window = note.window
   const end = window.offset + [...window.text].length
   const range = window.total === 0 ? "empty note" : `characters ${window.offset}-${end} of ${window.total}`
   const next = window.nextOffset === undefined
     ? "End of note."
     : `More follows: notes_read { "address": "${note.address}", "offset": ${window.nextOffset} }.`
-  const updated = note.updated === undefined ? "" : `, updated ${note.updated}`
-  const text = `${note.address} (${range}${updated}). ${next}\n\n${window.text}`
-  return ok(truncateUtf8(text).text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
+  const updated = note.updated === undefined ? "" : `, updated ${echo(note.updated, 40)}`
+  const text = fitParts({ head: `${note.address} (${range}${updated}). ${next}\n`, body: window.text })
+  return ok(text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
 
 const rowLine = (row: NoteRow, now: number): string =>
@@ -228,8 +260,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
-  const continueWith = (cursor: string) =>
-    `More notes: notes_list ${JSON.stringify({ ...decoded, cursor })}.`
+  const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
     [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
     result.rows.map((row) => rowLine(row, now)),
@@ -259,7 +290,7 @@ const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, hom
 const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 
 const searchCursorAfter = (hit: SearchHit): string => {
-  const parsed = Result.getOrThrow(parseAddress(hit.address))
+  const parsed = splitFormattedAddress(hit.address)
   return encodeSearchCursor({ h: homeOrder(parsed.home), p: parsed.path, l: hit.line })
 }
 
@@ -277,8 +308,11 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
       const cursor = shown < result.hits.length && last !== undefined ? searchCursorAfter(last) : result.nextCursor
       return [
         ...unavailableLine(result.unavailable, ToolName.notesSearch),
-        ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).join(", ")}.`]),
-        cursor === undefined ? "End of results." : `More results: notes_search ${JSON.stringify({ ...decoded, cursor })}.`
+        ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).map((address) => echo(address)).join(", ")}.`]),
+        ...(result.stoppedEarly && shown === result.hits.length
+          ? ["The search stopped on its time budget before reaching the end; more lines may match."]
+          : []),
+        cursor === undefined ? "End of results." : `More results: ${continuationCall(ToolName.notesSearch, decoded, { cursor })}.`
       ]
     }
   )

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { CustomType } from "../../src/domain/protocol.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
 import * as BudgetLive from "../../src/layers/BudgetLive.ts"
 import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
@@ -100,6 +101,29 @@ describe("Lifecycle", () => {
       assert.strictEqual(entries[3]!.details!.windowId, entries[2]!.data!.windowId)
       // The request was consumed: the next completed turn commits nothing.
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+  })
+
+  it.effect("project returns the final warning as data, and each reply says which boundary hooks are needed next", () => {
+    const model = { provider: "faux", id: "faux-1", contextWindow: 200_000 }
+    const sessionId = "0123abcd-0000-7000-8000-0000000000bb"
+    const fake = makeFakeSession({ sessionId, model, usage: { tokens: 1_000, contextWindow: 200_000 }, entries: [messageEntry("user", "hello")] })
+    // A root window with no reply yet: the request's size is its own chars/4, here past the warning line.
+    const request = [{ role: "user", content: "x".repeat(4 * 180_000) }]
+    return Effect.gen(function*() {
+      const quiet = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
+      assert.deepStrictEqual(quiet, { reply: undefined, needs: { turnEnd: false, beforeSettle: false } })
+      const projected = yield* Lifecycle.use((l) => l.project(request)).pipe(Effect.provide(fake.layer))
+      // Pi's request is sent as built; the warning comes back as text for the adapter to append.
+      assert.isUndefined(projected.messages)
+      assert.isTrue(Option.isSome(projected.warning) && projected.warning.value.startsWith("[pi-context] Final context warning"))
+      assert.isTrue(Option.isNone(projected.closeOut))
+      assert.strictEqual(projected.windowId, rootWindowId(sessionId))
+      assert.isTrue(projected.needs.turnEnd)
+      // The warning's draft goes out at turn_end; the hard line is not reached, so nothing else is needed.
+      const ended = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
+      assert.deepStrictEqual((ended.reply?.entries as ReadonlyArray<{ customType: string }>).map((e) => e.customType), [CustomType.warning])
+      assert.isFalse(ended.needs.beforeSettle)
     }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
   })
 

@@ -1,5 +1,5 @@
 import { ToolResultByteLimit } from "../protocol.ts"
-import { utf8Length } from "../toolOutcome.ts"
+import { clip, continuationCall, echo, fitParts, utf8Length } from "../toolOutcome.ts"
 import type { HistoryRole } from "./events.ts"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage } from "./read.ts"
@@ -32,11 +32,17 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
   }))
 }
 
+/** A window id as shown in a heading or listing: ids come from session entries, so a forged one can be any length. */
+export const shownWindowId = (id: string): string => echo(id, WindowIdShownPoints)
+
+/** Code points of a window id shown; longer ids are cut with an ellipsis (the full id stays in the tool's details). */
+export const WindowIdShownPoints = 120
+
 const windowLine = (window: WindowSummary, facts: WindowFacts | undefined): string => {
   const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
   const created = window.startedAt === undefined ? "" : ` created ${shortTime(new Date(window.startedAt).toISOString())}`
   const shown = facts === undefined ? "" : ` (${windowFactsSummary(facts)})`
-  return `${window.id}${created} ${span}${shown}${window.current ? " [current]" : ""}`
+  return `${shownWindowId(window.id)}${created} ${span}${shown}${window.current ? " [current]" : ""}`
 }
 
 /** Newest windows first to fit, then shown oldest first; what did not fit is named, never dropped silently. */
@@ -57,7 +63,7 @@ export const renderWindows = (windows: ReadonlyArray<WindowSummary>, facts: Read
   const footer = hidden === 0
     ? "List a window with history_list {\"window_id\": ...}; search all of them with history_search."
     : `${hidden} older window(s) not shown; reach their events with history_list {"before": ${windows[hidden]?.firstSeq ?? 1}}.`
-  return [header, ...lines, footer].join("\n")
+  return fitParts({ head: header, body: lines.join("\n"), tail: footer })
 }
 
 const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> => {
@@ -71,44 +77,47 @@ const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> =>
   return params
 }
 
-const call = (tool: string, params: Record<string, unknown>): string => `${tool} ${JSON.stringify(params)}`
+const call = (tool: string, params: Record<string, unknown>, cursor: Record<string, unknown>): string => continuationCall(tool, params, cursor)
+
+/** A query as shown in a heading: enough to recognise it, never the whole of a 30 KB one. */
+const shownQuery = (query: string): string => JSON.stringify(clip(query, 200))
 
 export const renderList = (page: ListPage, query: ListQuery): string => {
-  const scope = query.windowId === undefined ? "the active branch" : `window ${query.windowId}`
+  const scope = query.windowId === undefined ? "the active branch" : `window ${shownWindowId(query.windowId)}`
   const header = page.rows.length === 0
     ? `No events in ${scope} for this page.`
     : `Events of ${scope}, oldest first${page.folded ? " (runs of tool events folded)" : ""}:`
   const params = queryParams(query)
   const older = page.older === undefined
     ? "older: none"
-    : `older: ${call("history_list", { ...params, before: page.older })}`
+    : `older: ${call("history_list", params, { before: page.older })}`
   const newer = page.newer === undefined
     ? "newer: none"
-    : `newer: ${call("history_list", { ...params, after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
-  return [header, ...page.lines, older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n")
+    : `newer: ${call("history_list", params, { after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
+  return fitParts({ head: header, body: page.lines.join("\n"), tail: [older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n") })
 }
 
 export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
   const order = query.after === undefined ? "newest first" : "oldest first"
   const header = page.hits.length === 0
-    ? `No match for ${JSON.stringify(query.query)} in ${page.scanned} event(s) searched.`
-    : `${page.hits.length} event(s) matching ${JSON.stringify(query.query)}, ${order}; each preview starts at the match:`
+    ? `No match for ${shownQuery(query.query)} in ${page.scanned} event(s) searched.`
+    : `${page.hits.length} event(s) matching ${shownQuery(query.query)}, ${order}; each preview starts at the match:`
   const params = queryParams(query)
   const more = page.more === undefined
     ? "more: none (search finished)"
-    : `more: ${call("history_search", { ...params, ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan bound; continue to search further)" : ""}`
-  return [header, ...page.hits.map((hit) => hit.line), more].join("\n")
+    : `more: ${call("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
+  return fitParts({ head: header, body: page.hits.map((hit) => hit.line).join("\n"), tail: more })
 }
 
 export const renderRead = (read: ReadPage): string => {
   const { event, page } = read
   const end = page.offset + [...page.text].length
-  const header = `${eventLabel(event)} ${shortTime(event.timestamp)} window ${read.windowId}`
+  const header = `${eventLabel(event)} ${shortTime(event.timestamp)} window ${shownWindowId(read.windowId)}`
   const span = `code points ${page.offset}–${end} of ${page.total}`
   const next = page.nextOffset === undefined
     ? "end of event"
-    : `continue: ${call("history_read", { seq: event.seq, offset: page.nextOffset })}`
-  return `${header}\n${span}\n---\n${page.text}\n---\n${next}`
+    : `continue: ${call("history_read", {}, { seq: event.seq, offset: page.nextOffset })}`
+  return fitParts({ head: `${header}\n${span}\n---`, body: page.text, tail: `---\n${next}` })
 }
 
 /** A sentence a model can act on, under the stable code it can branch on. */
@@ -120,7 +129,7 @@ export const describeIssue = (issue: HistoryIssue): {
     case "UnknownWindow":
       return {
         code: "unknown_window",
-        message: `no window ${JSON.stringify(issue.windowId)} on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
+        message: `no window "${shownWindowId(issue.windowId)}" on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
       }
     case "EventNotFound":
       return {
@@ -134,10 +143,7 @@ export const describeIssue = (issue: HistoryIssue): {
         code: "not_on_branch",
         message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
       }
-    case "BadRegex":
-      return {
-        code: "bad_regex",
-        message: `the pattern ${JSON.stringify(issue.pattern)} is not a valid JavaScript regular expression (${issue.reason}). Fix it, or search literally without "regex": true.`
-      }
+    case "InvalidPattern":
+      return { code: "bad_regex", message: issue.message }
   }
 }

@@ -1,10 +1,11 @@
 import { Result } from "effect"
+import type { InvalidPattern } from "../patterns.ts"
 import { type BranchView, findWindow } from "./branchView.ts"
 import type { HistoryEvent, HistoryRole } from "./events.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
 /** Why a history query cannot be answered. Each maps to one stable tool error code. */
-export type HistoryIssue = UnknownWindowIssue | EventNotFoundIssue | NotOnBranchIssue | BadRegexIssue
+export type HistoryIssue = UnknownWindowIssue | EventNotFoundIssue | NotOnBranchIssue | InvalidPattern
 export interface UnknownWindowIssue {
   readonly _tag: "UnknownWindow"
   readonly windowId: string
@@ -18,11 +19,6 @@ export interface EventNotFoundIssue {
 export interface NotOnBranchIssue {
   readonly _tag: "NotOnBranch"
   readonly seq: number
-}
-export interface BadRegexIssue {
-  readonly _tag: "BadRegex"
-  readonly pattern: string
-  readonly reason: string
 }
 
 /** The filters list and search share. Cursors are exclusive seq bounds. */
