@@ -6,6 +6,9 @@ import { notesHistoryCommand } from "./commands/notesHistory.ts"
 import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
 import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
 import { doctorReport, traceReport } from "./commands/reports.ts"
+import { windowsReport } from "./commands/windows.ts"
+import { currentBoot, notesOverview, noteText, saveNote } from "./commands/notes.ts"
+import type { NotesOverview } from "./domain/notes/overviewView.ts"
 import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -191,6 +194,13 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     status: (ctx: Ctx) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
     doctor: (ctx: Ctx) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
     trace: (ctx: Ctx) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
+    windows: (ctx: Ctx) => run(ctx, "/pi-context windows", windowsReport, { windows: [], scale: undefined }),
+    notesOverview: (ctx: Ctx) => run(ctx, "/pi-context notes", notesOverview, { root: "(unknown)", homes: [], rows: [], more: 0 } as NotesOverview),
+    noteText: (address: string, ctx: Ctx) =>
+      run(ctx, "/pi-context notes read", noteText(address), { ok: false as const, address, body: `pi-context: cannot read ${address}`, size: "" }),
+    saveNote: (address: string, body: string, ctx: Ctx) =>
+      run(ctx, "/pi-context notes edit", saveNote(address, body), `pi-context: could not save ${address}`),
+    currentBoot: (ctx: Ctx) => run(ctx, "/pi-context notes boot", currentBoot, { ordinal: 0, text: undefined as string | undefined }),
     notesHistory: (args: ReadonlyArray<string>, ctx: Ctx) =>
       run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
     /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */

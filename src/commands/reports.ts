@@ -73,10 +73,27 @@ export const doctorReport = Effect.gen(function*() {
 })
 
 const decodeTraceLine = Schema.decodeUnknownOption(
-  Schema.fromJsonString(Schema.Struct({ ts: Schema.optional(Schema.String), event: Schema.optional(Schema.String) }))
+  Schema.fromJsonString(Schema.Struct({
+    ts: Schema.optional(Schema.String),
+    event: Schema.optional(Schema.String),
+    window: Schema.optional(Schema.String),
+    reason: Schema.optional(Schema.Unknown),
+    source: Schema.optional(Schema.Unknown)
+  }))
 )
 
-/** `/pi-context trace`: the trace file and its last events. */
+/** One trace line as the user reads it: time, window, event, then its source and reason when it has them. */
+export const traceLineText = (line: string): string =>
+  Option.match(decodeTraceLine(line), {
+    onNone: () => "  (unreadable line)",
+    onSome: (parsed) => {
+      const source = typeof parsed.source === "string" && parsed.source !== "" ? ` [${parsed.source}]` : ""
+      const reason = typeof parsed.reason === "string" && parsed.reason !== "" ? `: ${parsed.reason}` : ""
+      return `  ${(parsed.ts ?? "").slice(11, 19)} ${(parsed.window ?? "").padEnd(3)} ${parsed.event ?? "(no event)"}${source}${reason}`
+    }
+  })
+
+/** `/pi-context trace`: the trace file and its last events, each with its window, source and reason. */
 export const traceReport = Effect.gen(function*() {
   const trace = yield* Trace
   const fs = yield* FileSystem.FileSystem
@@ -84,10 +101,7 @@ export const traceReport = Effect.gen(function*() {
   if (status._tag === "Off") return "pi-context trace is off (setting pi-context.traceLevel)."
   // After a write failure the lines written before it are still worth showing.
   const text = yield* fs.readFileString(status.path).pipe(Effect.orElseSucceed(() => ""))
-  const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-15).map((line) => {
-    const parsed = Option.getOrElse(decodeTraceLine(line), () => ({ ts: undefined, event: undefined }))
-    return `  ${(parsed.ts ?? "").slice(11, 19)} ${parsed.event ?? "(unreadable line)"}`
-  })
+  const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-20).map(traceLineText)
   const head = status._tag === "Failed" ? `pi-context ${describeTrace(status)}` : `pi-context trace: ${status.path}`
   return [head, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
 })

@@ -16,7 +16,7 @@ export const layer = Layer.effect(
     const thresholds = yield* Thresholds
     const trace = yield* Trace
 
-    const render = Effect.fn("Boots.render")(function*(window: {
+    const renderCounted = Effect.fn("Boots.render")(function*(window: {
       readonly windowId: string
       readonly previousWindowId: string | undefined
       readonly continuity?: BootContinuity
@@ -57,7 +57,8 @@ export const layer = Layer.effect(
           "warning"
         )
       }
-      return boot.text
+      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
+      return { text: boot.text, notesIndexed }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
@@ -76,6 +77,6 @@ export const layer = Layer.effect(
       yield* trace.info("fork.notes-copied", { parentId, copied: result.success.copied })
     })
 
-    return Boots.of({ render, inheritForkNotes })
+    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, inheritForkNotes })
   })
 )

@@ -8,6 +8,7 @@ import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
 import { History, type HistoryError } from "../services/History.ts"
 import type { PiSession } from "../services/PiSession.ts"
+import { Window } from "../services/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
 const Cursor = Schema.optional(Schema.Int)
@@ -47,11 +48,12 @@ const fromError = (error: HistoryError): ToolOutcome => {
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
-const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | PiSession> {
   const decoded = decodeWindows(params ?? {})
   if (Result.isFailure(decoded)) return invalid(ToolName.historyWindows, decoded.failure)
   const windows = yield* (yield* History).windows
-  return bounded(renderWindows(windows), { windows: windows.slice(-100) })
+  const facts = yield* (yield* Window).windows
+  return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 
 const historyList = Effect.fn("tools.history_list")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
@@ -79,7 +81,7 @@ const historySearch = Effect.fn("tools.history_search")(function*(params: unknow
   const decoded = decodeSearch(params)
   if (Result.isFailure(decoded)) return invalid(ToolName.historySearch, decoded.failure)
   const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
-  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit) }
+  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit), skipCurrentTurn: true }
   return yield* (yield* History).search(query).pipe(
     Effect.map((page) =>
       bounded(renderSearch(page, query), {

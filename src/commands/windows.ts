@@ -1,0 +1,17 @@
+import { Effect, Option } from "effect"
+import type { WindowFacts } from "../domain/window/facts.ts"
+import type { BarScale } from "../domain/window/view.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
+
+/** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
+export const windowsReport = Effect.gen(function*() {
+  const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
+  const policy = yield* (yield* Thresholds).policy
+  const model = Option.getOrUndefined(yield* (yield* PiSession).model)
+  const scale: BarScale | undefined = model === undefined || !(model.contextWindow > 0)
+    ? undefined
+    : { contextWindow: model.contextWindow, warningLine: policy.lines.warning.value, hardLine: policy.lines.hard.value }
+  return { windows, scale }
+})
