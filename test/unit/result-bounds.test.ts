@@ -3,7 +3,7 @@ import * as fc from "fast-check"
 import { Result } from "effect"
 import { listPage } from "../../src/domain/history/listing.ts"
 import { readPage } from "../../src/domain/history/read.ts"
-import { describeIssue, renderRead, renderSearch } from "../../src/domain/history/render.ts"
+import { describeIssue, renderList, renderRead, renderSearch } from "../../src/domain/history/render.ts"
 import { searchPage } from "../../src/domain/history/search.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { textWindow, windowCollector } from "../../src/domain/textWindow.ts"
@@ -84,12 +84,25 @@ describe("history results keep their cursors whole", () => {
     assert.notInclude(rendered, CutMark)
   })
 
-  it("history_list for a forged window id 30 KB long: the marker starts no window, and the refusal stays short", () => {
+  it("history_list in a window whose forged id is 30 KB long: the heading shows a part, the continuation is whole", () => {
     const id = `pcx:${"w".repeat(30_000)}`
     const session = makeSession()
     session.marker(id)
     for (let i = 0; i < 30; i++) session.user(`message ${i}`)
-    const page = listPage(syncIndex(session), { windowId: id, limit: 10 })
+    const query = { windowId: id, limit: 10 }
+    const page = listPage(syncIndex(session), query)
+    assert.isTrue(Result.isSuccess(page))
+    if (Result.isFailure(page)) return
+    const rendered = renderList(page.success, query)
+    assert.isAtMost(utf8Length(rendered), ToolResultByteLimit)
+    assert.include(rendered, `older: history_list with the same arguments as this call, plus {"before":${page.success.older}}`)
+    assert.isTrue(rendered.endsWith("Read one event in full: history_read {\"seq\": N}."))
+  })
+
+  it("an unknown forged window id 30 KB long is refused in a short message", () => {
+    const session = makeSession()
+    for (let i = 0; i < 3; i++) session.user(`message ${i}`)
+    const page = listPage(syncIndex(session), { windowId: `pcx:${"w".repeat(30_000)}`, limit: 10 })
     assert.isTrue(Result.isFailure(page))
     if (Result.isSuccess(page)) return
     const { code, message } = describeIssue(page.failure)
