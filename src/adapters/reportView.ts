@@ -33,12 +33,12 @@ const textLines = (title: string, text: string) => (width: number): ReadonlyArra
   )
 
 /** The windows view as a component, for the chat and for render tests. */
-export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock) =>
-  new LinesComponent((width) => windowsView(windows, { width, scale, clock }), theme)
+export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock, expanded = false) =>
+  new LinesComponent((width) => windowsView(windows, { width, scale, clock, expanded }), theme)
 
 /** The windows view as plain text, for print and RPC modes and for the model. */
 export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock) =>
-  plainText(windowsView(windows, { width, scale, clock }))
+  plainText(windowsView(windows, { width, scale, clock, expanded: true }))
 
 /** The notes overview as a component, for the chat and for render tests. */
 export const notesComponent = (overview: NotesOverview, theme: Theme) => new LinesComponent((width) => notesOverviewView(overview, width), theme)
@@ -68,12 +68,12 @@ const isReport = (data: unknown): data is ReportData =>
     ((data as { kind?: unknown }).kind === "text" && typeof (data as { text?: unknown }).text === "string"))
 
 export const registerReportRenderer = (pi: ExtensionAPI): void => {
-  pi.registerEntryRenderer<unknown>(CustomType.report, (entry, _options, theme) => {
+  pi.registerEntryRenderer<unknown>(CustomType.report, (entry, options, theme) => {
     const data = entry.data
     if (!isReport(data)) return undefined
     switch (data.kind) {
       case "windows":
-        return windowsComponent(data.windows, data.scale, theme)
+        return windowsComponent(data.windows, data.scale, theme, localClock, options.expanded)
       case "notes":
         return notesComponent(data.overview, theme)
       case "text":

@@ -3,6 +3,7 @@ import { parseAddress, parseHome } from "../domain/notes/address.ts"
 import { parseNote } from "../domain/notes/frontmatter.ts"
 import {
   type CommitReason,
+  describePath,
   historyHomes,
   homePathspecs,
   isCommitRef,
@@ -10,8 +11,10 @@ import {
   LogFormat,
   notePaths,
   parseLog,
-  renderHistory
+  renderHistory,
+  shortSessionId
 } from "../domain/notes/history.ts"
+import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { type GitFailed, type GitRunner, HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
@@ -36,6 +39,8 @@ import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./not
  */
 
 const HistoryLimit = 30
+/** The windows view reads at most this many of the session's commits. */
+const SessionCommitLimit = 200
 const DiffCharLimit = 16_000
 
 type Ready = Repo & { readonly _tag: "Ready" }
@@ -184,6 +189,28 @@ export const layerWith = (git: GitRunner) =>
           return renderHistory(layout, scope.title, parseLog(log.stdout), HistoryLimit)
         })
 
+      /** The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd them out. */
+      const sessionChanges = Effect.gen(function*() {
+        const session = yield* PiSession
+        const { identity, repo } = yield* readyRepo
+        const layout = layoutOf(repo, identity)
+        const log = yield* run(repo, [
+          "-c",
+          "core.quotePath=false",
+          "log",
+          "-n",
+          String(SessionCommitLimit),
+          "--fixed-strings",
+          `--grep=of session ${shortSessionId(session.sessionId)}`,
+          `--format=${LogFormat}`,
+          "--name-status",
+          "--no-renames",
+          "--",
+          ...homePathspecs(layout, historyHomes(identity))
+        ]).pipe(Effect.catch(() => Effect.succeed({ stdout: "" })))
+        return Option.some(windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)))
+      }).pipe(Effect.catchCause(() => Effect.succeed(Option.none())))
+
       const resolveCommit = (repo: Ready, commit: string) =>
         isCommitRef(commit)
           ? run(repo, ["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
@@ -296,6 +323,7 @@ export const layerWith = (git: GitRunner) =>
         diff,
         restore,
         commitNow: commitNowFor,
+        sessionChanges,
         describe,
         takeNotice: Ref.modify(notices, (queued): [Option.Option<string>, ReadonlyArray<string>] =>
           queued.length === 0 ? [Option.none(), queued] : [Option.some(queued[0]!), queued.slice(1)])

@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/history.ts"
+import type { WindowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /** One `git` run that could not be started or did not succeed. */
@@ -52,6 +53,13 @@ export class NotesHistory extends Context.Service<NotesHistory, {
    * (tidy's before and after); the short hash of HEAD afterwards.
    */
   readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /**
+   * This session's window commits (the newest 200), by w-number, after the
+   * commits in flight land; none when the history is off, git is missing or
+   * there is no repository yet. For the windows view and `history_windows`
+   * only, never a hook.
+   */
+  readonly sessionChanges: Effect.Effect<Option.Option<ReadonlyMap<number, WindowNoteChanges>>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */

@@ -6,9 +6,11 @@ import { describeIssue, renderList, renderRead, renderSearch, renderWindows } fr
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
+import { windowsWithNoteChanges } from "../commands/windows.ts"
 import { History, type HistoryError } from "../services/History.ts"
+import type { NotesHistory } from "../services/NotesHistory.ts"
 import type { PiSession } from "../services/PiSession.ts"
-import { Window } from "../services/Window.ts"
+import type { Window } from "../services/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
 const Cursor = Schema.optional(Schema.Int)
@@ -48,11 +50,11 @@ const fromError = (error: HistoryError): ToolOutcome => {
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
-const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | PiSession> {
+const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesHistory | PiSession> {
   const decoded = decodeWindows(params ?? {})
   if (Result.isFailure(decoded)) return invalid(ToolName.historyWindows, decoded.failure)
   const windows = yield* (yield* History).windows
-  const facts = yield* (yield* Window).windows
+  const facts = yield* windowsWithNoteChanges
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 

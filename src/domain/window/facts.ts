@@ -1,3 +1,4 @@
+import type { WindowNoteChanges } from "../notes/windowChanges.ts"
 import type { ResetSource } from "../resetControl.ts"
 
 /**
@@ -32,4 +33,10 @@ export interface WindowFacts extends Window {
   readonly notesWritten: ReadonlyArray<string>
   /** Estimated tokens of the boot the window started from, or null when it has none. */
   readonly bootTokens: number | null
+  /**
+   * The window's note changes as its notes-history commits hold them (none
+   * committed yet: zero counts); absent when there is no history to read
+   * (off, no git, no repository yet).
+   */
+  readonly noteChanges?: WindowNoteChanges | undefined
 }

@@ -1,3 +1,4 @@
+import { changeTally, markedAddress, type WindowNoteChange } from "../notes/windowChanges.ts"
 import type { WindowFacts } from "./facts.ts"
 import { endLabel, percentOf } from "./resetShown.ts"
 
@@ -29,6 +30,8 @@ export interface ViewOptions {
   readonly scale: BarScale | undefined
   /** How a start time reads (local HH:MM in Pi, fixed in tests). */
   readonly clock: (epochMs: number) => string
+  /** Each committed note by name under its window's tally (Pi's expanded view, and plain text). */
+  readonly expanded?: boolean
 }
 
 const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
@@ -127,7 +130,25 @@ const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<Vi
     seg(" · boot ", "muted"),
     seg(facts.bootTokens === null ? "none" : `${formatTokens(facts.bootTokens)} tokens`, "text")
   ]
-  return [head, peak, notes]
+  return [head, peak, notes, ...committedLines(facts, options.expanded === true)]
+}
+
+/** Notes named per window; a window that changed more says how many more. */
+export const NotesNamed = 8
+
+const changeTone: Readonly<Record<WindowNoteChange["kind"], Tone>> = { added: "success", modified: "text", deleted: "warning" }
+
+/** The window's notes-history commits: the tally, and each note when expanded; nothing without a history. */
+const committedLines = (facts: WindowFacts, expanded: boolean): ReadonlyArray<ViewLine> => {
+  const changes = facts.noteChanges
+  if (changes === undefined) return []
+  const label = seg("    committed notes: ", "muted")
+  if (changes.commits.length === 0) return [[label, seg(facts.end._tag === "Open" ? "at the window's end" : "none", "dim")]]
+  const lines: Array<ViewLine> = [[label, seg(changeTally(changes), "text")]]
+  if (!expanded) return lines
+  for (const change of changes.notes.slice(0, NotesNamed)) lines.push([seg("      "), seg(markedAddress(change), changeTone[change.kind])])
+  if (changes.notes.length > NotesNamed) lines.push([seg(`      … and ${changes.notes.length - NotesNamed} more`, "dim")])
+  return lines
 }
 
 /** The newest windows the view draws; the rest are named, not drawn. */
@@ -158,5 +179,14 @@ export const windowFactsSummary = (facts: WindowFacts): string => {
   const peak = facts.peakTokens === null ? "peak unknown" : `peak ${formatTokens(facts.peakTokens)} tokens`
   const notes = facts.notesWritten.length === 0 ? "no notes written" : `notes written: ${facts.notesWritten.join(", ")}`
   const boot = facts.bootTokens === null ? "no boot" : `boot ${formatTokens(facts.bootTokens)} tokens`
-  return `w${facts.ordinal} · ${facts.turns} turns · ${peak} · ${end} · ${notes} · ${boot}`
+  return `w${facts.ordinal} · ${facts.turns} turns · ${peak} · ${end} · ${notes} · ${boot}${committedSummary(facts)}`
+}
+
+const committedSummary = (facts: WindowFacts): string => {
+  const changes = facts.noteChanges
+  if (changes === undefined) return ""
+  if (changes.commits.length === 0) return facts.end._tag === "Open" ? " · notes committed at the window's end" : " · no notes committed"
+  const named = changes.notes.slice(0, NotesNamed).map(markedAddress).join(", ")
+  const more = changes.notes.length > NotesNamed ? `, and ${changes.notes.length - NotesNamed} more` : ""
+  return ` · notes committed ${changeTally(changes)}${named === "" ? "" : ` (${named}${more})`}`
 }
