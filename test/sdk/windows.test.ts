@@ -1,4 +1,5 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
+import { execFileSync } from "node:child_process"
 import { afterEach, describe, expect, it } from "vitest"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
@@ -37,6 +38,29 @@ const expectedFromEntries = (branch: ReadonlyArray<SessionEntry>): ReadonlyArray
   return windows
 }
 
+/** The report's lines per window, each block from its `wN` head line to the next. */
+const windowBlocks = (report: string): ReadonlyArray<ReadonlyArray<string>> =>
+  report.split("\n").slice(2).reduce<Array<Array<string>>>((blocks, line) => {
+    if (/^w\d+ /.test(line)) blocks.push([line])
+    else blocks.at(-1)?.push(line)
+    return blocks
+  }, [])
+
+const git = (cwd: string, ...args: ReadonlyArray<string>) => execFileSync("git", [...args], { cwd, encoding: "utf8" })
+
+/** Each window's commits in the notes history, as git itself lists them: the subject's tally and the files with their status. */
+const commitsByWindow = (root: string, short: string) => {
+  const byWindow = new Map<number, { tally: string; files: Array<string> }>()
+  const log = git(root, "log", "--format=%x1e%s", "--name-status", "--no-renames")
+  for (const record of log.split("\x1e").slice(1)) {
+    const [subject = "", ...files] = record.trim().split("\n")
+    const match = new RegExp(`^w(\\d+) of session ${short}: (\\+\\d+ ~\\d+ −\\d+)$`).exec(subject)
+    if (match === null) continue
+    byWindow.set(Number(match[1]), { tally: match[2]!, files: files.filter((f) => f !== "").map((f) => f.replace("\t", " ")) })
+  }
+  return byWindow
+}
+
 const windowsReport = (h: Harness) => h.notices.filter((n) => n.message.startsWith("pi-context windows")).at(-1)!.message
 
 describe("the windows of a branch", () => {
@@ -67,10 +91,11 @@ describe("the windows of a branch", () => {
 
     const report = windowsReport(h)
     expect(report).toMatch(/^pi-context windows · 3 on this branch, current w3/)
-    // After the header and the bar's legend, three lines per window.
-    const blocks = report.split("\n").slice(2)
+    // After the header and the bar's legend, a block per window: its head, peak and notes lines first.
+    const blocks = windowBlocks(report)
+    expect(blocks).toHaveLength(3)
     expected.forEach((window, i) => {
-      const [head, peak, notes] = blocks.slice(i * 3, i * 3 + 3)
+      const [head, peak, notes] = blocks[i]!
       expect(head).toMatch(new RegExp(`^w${i + 1} `))
       expect(head).toContain(window.end === "open" ? "open (current)" : `ended: ${window.end}`)
       expect(peak).toContain(window.peak === null ? "no reply measured" : `${window.peak.toLocaleString("en-US")} tokens`)
@@ -89,5 +114,63 @@ describe("the windows of a branch", () => {
       expect(line).toContain(`ended by ${window.end}`)
       if (window.notes.length > 0) expect(line).toContain(`notes written: ${window.notes.join(", ")}`)
     })
+  })
+
+  it("two windows that write notes: the windows view and history_windows show each window's changes as its boundary commit holds them", async () => {
+    h = await createHarness()
+    const short = h.session.sessionManager.getSessionId().replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
+    h.script([
+      call("notes_write", { address: "plan", content: "# Plan\nv1\n" }),
+      call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }),
+      call("wipe_memory", {}),
+      say("first window done"),
+      call("notes_update", { address: "plan", edits: [{ oldText: "v1", newText: "v2" }] }),
+      call("notes_write", { address: "@project/extra", content: "# Extra\n" }),
+      call("wipe_memory", {}),
+      say("second window done"),
+      call("history_windows", {}),
+      say("seen")
+    ])
+    await h.prompt("write two notes, then wipe")
+    // Each window's commit lands before the next window writes (a commit holds the homes as they are when it runs).
+    await h.prompt("/pi-context windows")
+    expect(windowBlocks(windowsReport(h))[0]).toContain("    committed notes: +2 ~0 −0")
+    await h.prompt("change one, add one, then wipe")
+    // The command waits for the boundary commits still in flight (the faux model answers faster than git commits).
+    await h.prompt("/pi-context windows")
+    await h.prompt("list the windows")
+
+    const commits = commitsByWindow(h.dirs.notesRoot, short)
+    expect([...commits.keys()].sort()).toEqual([1, 2])
+    expect(commits.get(1)!.tally).toBe("+2 ~0 −0")
+    expect(commits.get(2)!.tally).toBe("+1 ~1 −0")
+
+    const blocks = windowBlocks(windowsReport(h))
+    expect(blocks).toHaveLength(3)
+    for (const ordinal of [1, 2]) {
+      const block = blocks[ordinal - 1]!
+      const { tally, files } = commits.get(ordinal)!
+      const at = block.findIndex((line) => line.startsWith("    committed notes: "))
+      expect(block[at]).toBe(`    committed notes: ${tally}`)
+      // Plain text names each note of the commit, with its change: a file `A path` is `+address`, `M path` is `~address`.
+      const named = block.slice(at + 1).map((line) => line.trim())
+      expect(named).toHaveLength(files.length)
+      for (const file of files) {
+        const [status, path] = file.split(" ") as [string, string]
+        const mark = status === "A" ? "+" : status === "M" ? "~" : "−"
+        const address = path.includes("/decisions.md") ? "@project/decisions.md" : path.includes("/extra.md") ? "@project/extra.md" : "plan.md"
+        expect(path.endsWith(address.replace(/^@project\//, ""))).toBe(true)
+        expect(named).toContain(`${mark}${address}`)
+      }
+    }
+    expect(blocks[2]).toContain("    committed notes: at the window's end")
+
+    const toolResult = (h.branch() as ReadonlyArray<any>).filter((e) => e.type === "message" && e.message.toolName === "history_windows").at(-1)
+    const text: string = toolResult.message.content.map((c: { text?: string }) => c.text ?? "").join("")
+    const w1 = text.split("\n").find((l) => l.includes("(w1 · "))!
+    expect(w1).toMatch(/· notes committed \+2 ~0 −0 \((\+@project\/decisions\.md, \+plan\.md|\+plan\.md, \+@project\/decisions\.md)\)/)
+    const w2 = text.split("\n").find((l) => l.includes("(w2 · "))!
+    expect(w2).toMatch(/· notes committed \+1 ~1 −0 \((\+@project\/extra\.md, ~plan\.md|~plan\.md, \+@project\/extra\.md)\)/)
+    expect(h.errors).toEqual([])
   })
 })

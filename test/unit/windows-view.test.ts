@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest"
 import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
 import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
 import type { WindowFacts } from "../../src/domain/window/facts.ts"
-import { usageBar } from "../../src/domain/window/view.ts"
+import { usageBar, windowFactsSummary } from "../../src/domain/window/view.ts"
+import { NoNoteChanges, type WindowNoteChanges } from "../../src/domain/notes/windowChanges.ts"
 
 /** Pi's TUI components render to lines; a theme that adds no colour leaves the text to compare. */
 const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
@@ -104,6 +105,71 @@ describe("the windows view", () => {
   it("the bar handles a window with no measured reply", () => {
     const bar = usageBar(null, scale, 20).map((s) => s.text).join("")
     expect(bar).toBe(`[${"·".repeat(17)}|!·]`)
+  })
+})
+
+const committed = (notes: WindowNoteChanges["notes"]): WindowNoteChanges => ({
+  added: notes.filter((n) => n.kind === "added").length,
+  modified: notes.filter((n) => n.kind === "modified").length,
+  deleted: notes.filter((n) => n.kind === "deleted").length,
+  notes,
+  commits: ["abc1234"]
+})
+const longAddress = "@project/a-rather-long-address-for-decisions-about-the-parser-and-its-error-recovery.md"
+const withHistory: ReadonlyArray<WindowFacts> = [
+  { ...branch[0]!, noteChanges: committed([{ address: "plan.md", kind: "added" }, { address: longAddress, kind: "added" }, { address: "@user/old.md", kind: "deleted" }]) },
+  { ...branch[1]!, noteChanges: NoNoteChanges },
+  { ...branch[2]!, noteChanges: NoNoteChanges }
+]
+
+describe("the windows view with a notes history", () => {
+  for (const width of [80, 160]) {
+    it(`at ${width} columns shows each window's committed tally beside the notes it wrote, and each note when expanded`, () => {
+      const collapsed = windowsComponent(withHistory, scale, plainTheme, clock).render(width)
+      const expanded = windowsComponent(withHistory, scale, plainTheme, clock, true).render(width)
+      for (const line of [...collapsed, ...expanded]) expect(visibleWidth(line)).toBeLessThanOrEqual(width)
+      // Each window's block: head, peak, notes written, then its commits.
+      expect(collapsed[4]).toContain("notes plan, @project/decisions · boot 812 tokens")
+      expect(collapsed[5]).toBe("    committed notes: +2 ~0 −1")
+      expect(collapsed[9]).toBe("    committed notes: none")
+      expect(collapsed[13]).toBe("    committed notes: at the window's end")
+      expect(collapsed).toHaveLength(2 + 3 * 4)
+      expect(collapsed.join("\n")).not.toContain("plan.md")
+
+      expect(expanded.slice(5, 9)).toEqual([
+        "    committed notes: +2 ~0 −1",
+        "      +plan.md",
+        width === 80 ? expect.stringMatching(/^ {6}\+@project\/a-rather-long.*…$/) : `      +${longAddress}`,
+        "      −@user/old.md"
+      ])
+      expect(expanded).toHaveLength(2 + 3 * 4 + 3)
+    })
+  }
+
+  it("names at most eight notes of a window, and how many more", () => {
+    const many = committed(Array.from({ length: 11 }, (_, i) => ({ address: `n${i}.md`, kind: "modified" as const })))
+    const lines = windowsPlainText([{ ...branch[2]!, noteChanges: many }], scale, 80, clock).split("\n")
+    expect(lines).toContain("    committed notes: +0 ~11 −0")
+    expect(lines).toContain("      ~n7.md")
+    expect(lines).not.toContain("      ~n8.md")
+    expect(lines).toContain("      … and 3 more")
+  })
+
+  it("plain text (print and RPC modes) names the notes; the TUI entry expands to them", () => {
+    const text = windowsPlainText(withHistory, scale, 100, clock)
+    expect(text).toContain("    committed notes: +2 ~0 −1\n      +plan.md\n")
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const draw = (expanded: boolean) => renderer!({ data: { kind: "windows", windows: withHistory, scale } }, { expanded }, plainTheme)!.render(80)
+    expect(draw(false)).not.toContain("      +plan.md")
+    expect(draw(true)).toContain("      +plan.md")
+  })
+
+  it("history_windows gives the model the same tally and notes; without a history, nothing of it", () => {
+    expect(windowFactsSummary(withHistory[0]!)).toContain(`· notes committed +2 ~0 −1 (+plan.md, +${longAddress}, −@user/old.md)`)
+    expect(windowFactsSummary(withHistory[1]!)).toMatch(/ · no notes committed$/)
+    expect(windowFactsSummary(withHistory[2]!)).toMatch(/ · notes committed at the window's end$/)
+    expect(windowFactsSummary(branch[0]!)).not.toContain("committed")
   })
 })
 
