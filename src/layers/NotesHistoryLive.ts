@@ -41,6 +41,8 @@ import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./not
 const HistoryLimit = 30
 /** The windows view reads at most this many of the session's commits. */
 const SessionCommitLimit = 200
+/** How long the windows view waits for commits in flight and the log, at most. */
+const SessionChangesWaitMs = 5_000
 const DiffCharLimit = 16_000
 
 type Ready = Repo & { readonly _tag: "Ready" }
@@ -209,7 +211,12 @@ export const layerWith = (git: GitRunner) =>
           ...homePathspecs(layout, historyHomes(identity))
         ]).pipe(Effect.catch(() => Effect.succeed({ stdout: "" })))
         return Option.some(windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)))
-      }).pipe(Effect.catchCause(() => Effect.succeed(Option.none())))
+      }).pipe(
+        // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
+        Effect.timeoutOption(SessionChangesWaitMs),
+        Effect.map(Option.flatten),
+        Effect.catchCause(() => Effect.succeed(Option.none()))
+      )
 
       const resolveCommit = (repo: Ready, commit: string) =>
         isCommitRef(commit)
