@@ -4,7 +4,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
-import { doctorReport, traceReport } from "./commands/reports.ts"
+import { type AnySubcommand, defaultSubcommand, subcommands } from "./commands/registry.ts"
 import { replyTokens } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -189,10 +189,12 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
       return run(ctx, name, handler(params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
     },
     wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
-    setEnabled: (enabled: boolean, ctx: ExtensionContext) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
-    status: (ctx: ExtensionContext) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
-    doctor: (ctx: ExtensionContext) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
-    trace: (ctx: ExtensionContext) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
+    /** The `/pi-context` subcommands, for the adapter to list and dispatch. */
+    subcommands,
+    defaultSubcommand,
+    /** Runs one subcommand with the words after its name: its report, if it has one. */
+    command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: ExtensionContext) =>
+      run(ctx, `/pi-context ${command.name}`, command.run(args), `pi-context: ${command.name} unavailable`),
     dispose: () => runtime.dispose()
   }
 }

@@ -1,4 +1,4 @@
-import { Effect, FileSystem, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { inspectTail } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
@@ -8,11 +8,12 @@ import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../tools/notes.ts"
+import { subcommand } from "./Subcommand.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
 /** `/pi-context doctor`: what could stop pi-context from working here, each with its fix. Reads only. */
-export const doctorReport = Effect.gen(function*() {
+const report = Effect.gen(function*() {
   const session = yield* PiSession
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
@@ -57,20 +58,4 @@ export const doctorReport = Effect.gen(function*() {
   return lines.join("\n")
 })
 
-const decodeTraceLine = Schema.decodeUnknownOption(
-  Schema.fromJsonString(Schema.Struct({ ts: Schema.optional(Schema.String), event: Schema.optional(Schema.String) }))
-)
-
-/** `/pi-context trace`: the trace file and its last events. */
-export const traceReport = Effect.gen(function*() {
-  const trace = yield* Trace
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* trace.filePath
-  if (Option.isNone(path)) return "pi-context trace is off (setting pi-context.traceLevel)."
-  const text = yield* fs.readFileString(path.value).pipe(Effect.orElseSucceed(() => ""))
-  const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-15).map((line) => {
-    const parsed = Option.getOrElse(decodeTraceLine(line), () => ({ ts: undefined, event: undefined }))
-    return `  ${(parsed.ts ?? "").slice(11, 19)} ${parsed.event ?? "(unreadable line)"}`
-  })
-  return [`pi-context trace: ${path.value}`, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
-})
+export const doctor = subcommand({ name: "doctor", run: () => report })
