@@ -7,7 +7,7 @@ import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "../tools/notes.ts"
+import { notesIdentity } from "./notes/identity.ts"
 
 export const layer = Layer.effect(
   Boots,

@@ -15,10 +15,11 @@ import {
   NotesStore,
   NoteTooLarge
 } from "../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notesDisk.ts"
-import { findProjectRoot } from "./notesProject.ts"
-import { makeHomeCache, withTitles } from "./notesScan.ts"
-import { searchNotes } from "./notesSearch.ts"
+import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notes/disk.ts"
+import { findProjectRoot } from "./notes/project.ts"
+import { makeHomeCache } from "./notes/homeCache.ts"
+import { withTitles } from "./notes/pocket.ts"
+import { searchNotes } from "./notes/search.ts"
 
 const encoder = new TextEncoder()
 

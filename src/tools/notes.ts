@@ -1,15 +1,7 @@
-import { resolve } from "node:path"
-import { Clock, Effect, Option, Result, Schema } from "effect"
+import { Clock, Effect, Result, Schema } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
-import {
-  agentSlug,
-  modelSlug,
-  NotesRootEnv,
-  type NotesIdentity,
-  piContextSetting,
-  resolveNotesRoot
-} from "../domain/notes/identity.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
 import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
@@ -35,36 +27,6 @@ import { PiSession } from "../services/PiSession.ts"
 export const ReadLimitMax = 7_500
 const ListLimit = { default: 50, max: 200 }
 const SearchLimit = { default: 20, max: 100 }
-
-/**
- * Read at call time: Effect's default ConfigProvider snapshots the environment
- * on first use, which would pin one notes root for every session of a process.
- */
-const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
-
-/** The identity of this call: the model, settings and cwd are read now, since any of them can change. */
-export const notesIdentity = Effect.fn("tools.notesIdentity")(function*() {
-  const session = yield* PiSession
-  const store = yield* NotesStore
-  const settings = yield* session.settings
-  const model = yield* session.model
-  const root = resolveNotesRoot({
-    env: Option.getOrUndefined(yield* optionalEnv(NotesRootEnv)),
-    setting: piContextSetting(settings, "notesRoot"),
-    agentDir: session.agentDir,
-    cwd: session.cwd,
-    home: Option.getOrUndefined(yield* optionalEnv("HOME")),
-    resolve: (...segments) => resolve(...segments)
-  })
-  const identity: NotesIdentity = {
-    root,
-    sessionId: session.sessionId,
-    projectKey: yield* store.projectKey(session.cwd),
-    agentName: agentSlug(piContextSetting(settings, "agentName")),
-    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id)))
-  }
-  return identity
-})
 
 const Int = Schema.Int
 const OptionalLimit = Schema.optionalKey(Int.check(Schema.isGreaterThanOrEqualTo(1)))

@@ -1,6 +1,23 @@
 import type { RawEntry } from "../entries.ts"
 import { rootWindowId } from "../windowId.ts"
-import type { SessionIndex } from "./sessionIndex.ts"
+
+/** A reset marker of the session: the window it opens and when. */
+export interface MarkerInfo {
+  readonly windowId: string
+  readonly timestamp: string
+}
+
+/**
+ * What the view reads of the session index: its markers and the seqs each
+ * entry created. The index provides it; the view never needs the rest.
+ */
+export interface IndexedEntries {
+  readonly sessionId: string
+  readonly seqsByEntry: ReadonlyMap<string, ReadonlyArray<number>>
+  readonly markers: ReadonlyMap<string, MarkerInfo>
+  /** Counts rebuilds, the measure that the view follows the leaf without rereading the branch. */
+  branchRebuilds: number
+}
 
 /** A window of the active branch: from a reset marker (or the session start) to the next one. */
 export interface WindowView {
@@ -36,7 +53,7 @@ export const emptyBranchView = (sessionId: string): BranchView => ({
   seqs: []
 })
 
-const foldBranchEntry = (view: BranchView, index: SessionIndex, entry: { readonly id: string; readonly timestamp: string }): void => {
+const foldBranchEntry = (view: BranchView, index: IndexedEntries, entry: { readonly id: string; readonly timestamp: string }): void => {
   if (view.length === 0) view.windows[0]!.createdAt = entry.timestamp
   view.length++
   const marker = index.markers.get(entry.id)
@@ -60,7 +77,7 @@ const foldBranchEntry = (view: BranchView, index: SessionIndex, entry: { readonl
  * branch entry: the events' documents are already in the index. The caller
  * indexed every entry of `branch` first.
  */
-export const rebuildBranchView = (index: SessionIndex, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
+export const rebuildBranchView = (index: IndexedEntries, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
   const view = emptyBranchView(index.sessionId)
   for (const entry of branch) foldBranchEntry(view, index, entry)
   // A branch that does not end at the leaf we were told of was read mid-change: use it, but rebuild next time.
@@ -97,7 +114,7 @@ export const pathThroughAppended = (
   return path.reverse()
 }
 
-export const extendBranchView = (view: BranchView, index: SessionIndex, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
+export const extendBranchView = (view: BranchView, index: IndexedEntries, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
   for (const entry of path) foldBranchEntry(view, index, entry)
   view.leafId = leafId
 }

@@ -1,17 +1,12 @@
 import { classifyEntry, type RawEntry } from "../entries.ts"
 import { CustomType } from "../protocol.ts"
-import { type BranchView, emptyBranchView } from "./branchView.ts"
+import { type BranchView, emptyBranchView, type MarkerInfo } from "./branchView.ts"
 import { draftsOfEntry, type HistoryEvent, toolDocument } from "./events.ts"
 
 interface PendingCall {
   readonly seq: number
   /** `name {args}`: the head its result completes. */
   readonly head: string
-}
-
-export interface MarkerInfo {
-  readonly windowId: string
-  readonly timestamp: string
 }
 
 /**

@@ -1,16 +1,16 @@
 import { Effect, Option, PlatformError } from "effect"
-import { formatAddress, type Home, homeOrder } from "../domain/notes/address.ts"
-import { parseNote } from "../domain/notes/frontmatter.ts"
-import { decodeSearchCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import { codePointLength } from "../domain/textWindow.ts"
+import { formatAddress, type Home, homeOrder } from "../../domain/notes/address.ts"
+import { parseNote } from "../../domain/notes/frontmatter.ts"
+import { decodeSearchCursor, encodeSearchCursor } from "../../domain/notes/paging.ts"
+import { codePointLength } from "../../domain/textWindow.ts"
 import {
   InvalidNoteRequest,
   InvalidSearchPattern,
   NotesHomeUnavailable,
   type SearchHit,
   type SearchResult
-} from "../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./notesDisk.ts"
+} from "../../services/NotesStore.ts"
+import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
 
 const HitTextLimit = 200
 

@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import { hostname } from "node:os"
 import { Clock, Effect, FileSystem, Option, Path, PlatformError, Random, Schema } from "effect"
-import { NoteLocked } from "../services/NotesStore.ts"
+import { NoteLocked } from "../../services/NotesStore.ts"
 
 /**
  * Disk primitives of the notes store: atomic replace, a cross-process lock
