@@ -22,7 +22,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { DefaultBootBudgetTokens, renderBoot } from "../src/domain/boot.ts"
 import { Homes } from "../src/domain/notes/address.ts"
 import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
-import { layer as notesLayer } from "../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
 
 const NotesPerHome = 2_000

@@ -1,5 +1,3 @@
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
@@ -15,6 +13,7 @@ import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as PiSessionLive from "./layers/PiSessionLive.ts"
+import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
 import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
@@ -30,17 +29,18 @@ export interface HostOptions {
   readonly policy?: PolicySettings | (() => PolicySettings)
 }
 
-/** Every service the hooks and tools need, except the per-event PiSession. */
-export const appLayer = (options: HostOptions = {}) => {
-  const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-  const base = Layer.mergeAll(
+/** Every service the hooks and tools need, except the per-event PiSession; each layer brings its own dependencies. */
+export const appLayer = (options: HostOptions = {}) =>
+  Layer.mergeAll(
+    LifecycleLive.layer,
+    BootsLive.layer,
+    BudgetLive.layer,
+    HistoryLive.layer,
     NotesStoreLive.layer,
-    options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
-    TraceLive.layer
-  ).pipe(Layer.provideMerge(platform))
-  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer).pipe(Layer.provideMerge(base))
-  return LifecycleLive.layer.pipe(Layer.provideMerge(middle))
-}
+    ThresholdsLive.layer,
+    TraceLive.layer,
+    Platform.layer
+  ).pipe(Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy)))
 
 type AppServices = Layer.Success<ReturnType<typeof appLayer>>
 

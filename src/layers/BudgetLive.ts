@@ -16,6 +16,7 @@ import type { BranchEntry } from "../domain/entries.ts"
 import { Budget, type BudgetNotice, type UsageInput } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import * as ThresholdsLive from "./ThresholdsLive.ts"
 
 interface Pending {
   readonly kind: ReminderKind
@@ -34,7 +35,7 @@ interface State {
 const toUsage = (usage: UsageInput): WindowUsage | undefined =>
   usage === undefined ? undefined : Option.isOption(usage) ? Option.getOrUndefined(usage) : usage
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   Budget,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
@@ -161,3 +162,6 @@ export const layer = Layer.effect(
     return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
   })
 )
+
+/** The budget with the policy it reads. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))

@@ -19,6 +19,7 @@ import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLoc
 import { findProjectRoot } from "./notes/project.ts"
 import { makeHomeCache } from "./notes/homeCache.ts"
 import { withTitles } from "./notes/pocket.ts"
+import * as Platform from "./platform.ts"
 import { searchNotes } from "./notes/search.ts"
 
 const encoder = new TextEncoder()
@@ -30,7 +31,7 @@ interface Located {
   readonly file: string
 }
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   NotesStore,
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -282,3 +283,6 @@ export const layer = Layer.effect(
     return NotesStore.of({ read, write, update, list, search, snapshot, copySessionHome, projectKey })
   })
 )
+
+/** The notes store on Node's file system. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Platform.layer))

@@ -28,7 +28,7 @@ const notes = Layer.succeed(NotesStore, {
   copySessionHome: () => Effect.succeed({ copied: 0 })
 } as unknown as NotesStore["Service"])
 
-const boots = BootsLive.layer.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
+const boots = BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
 
 describe("Boots", () => {
   it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {

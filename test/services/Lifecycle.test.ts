@@ -33,7 +33,7 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
 
 const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
   const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), notes)
-  return LifecycleLive.layer.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layer, BudgetLive.layer).pipe(Layer.provideMerge(base))))
+  return LifecycleLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layerWithoutDependencies, BudgetLive.layerWithoutDependencies).pipe(Layer.provideMerge(base))))
 }
 
 const turn = (fake: FakeSession, input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) =>
