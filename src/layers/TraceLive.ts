@@ -82,7 +82,6 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
         }),
       setWindow: (windowId) => Effect.sync(() => void (state.windowId = windowId)),
       filePath: Effect.sync(() => Option.fromNullishOr(state.path)),
-      level: Effect.sync(() => state.level),
       info: record("Info"),
       debug: record("Debug"),
       takeFailure: Effect.sync(() => {

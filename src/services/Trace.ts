@@ -19,7 +19,6 @@ export class Trace extends Context.Service<Trace, {
   /** Records which window later lines belong to. */
   readonly setWindow: (windowId: string) => Effect.Effect<void>
   readonly filePath: Effect.Effect<Option.Option<string>>
-  readonly level: Effect.Effect<TraceLevel>
   /** A decision worth keeping. Fields must not carry message bodies or note contents. */
   readonly info: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>
   /** Detail for debugging; may carry sizes and excerpts. */

@@ -3,11 +3,11 @@ import { classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
 import {
   type ContextUsage,
   type CustomMessageDraft,
-  interruptWhenAborted,
   type ModelInfo,
   type NoticeLevel,
   PiSession
 } from "../../src/services/PiSession.ts"
+import { interruptWhenAborted } from "../../src/layers/abort.ts"
 
 export interface FakeSessionOptions {
   readonly sessionId?: string

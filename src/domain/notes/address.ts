@@ -22,9 +22,6 @@ const encoder = new TextEncoder()
 export const formatAddress = (address: NoteAddress): string =>
   address.home === "session" ? address.path : `@${address.home}/${address.path}`
 
-/** The prefix a model uses for `home` (empty for the session home). */
-export const homePrefix = (home: Home): string => (home === "session" ? "" : `@${home}/`)
-
 const controlCharacter = /[\u0000-\u001f\u007f]/
 
 const describeCodePoint = (char: string): string =>
@@ -110,6 +107,3 @@ export const parseHome = (raw: string): Home | undefined => {
   const name = raw.replace(/^@/, "").replace(/\/$/, "")
   return (Homes as ReadonlyArray<string>).includes(name) ? (name as Home) : undefined
 }
-
-/** The address of a home's index note. */
-export const mapAddress = (home: Home): NoteAddress => ({ home, path: "MAP.md" })
