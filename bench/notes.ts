@@ -10,20 +10,24 @@
  *   another "process" (a plain writeFileSync, outside the timing) rewrites one
  *   note in place, and the boot must show it first with its new title.
  *
+ * - commit_window_ms and the hook figures of the notes history: see
+ *   bench/support/notesHistoryBench.ts.
+ *
  *   npm exec -- node bench/notes.ts
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { DefaultBootBudgetTokens, renderBoot } from "../src/domain/boot.ts"
 import { Homes } from "../src/domain/notes/address.ts"
-import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
+import { homeSegments, type NotesIdentity, projectKeyOf } from "../src/domain/notes/identity.ts"
 import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
+import { benchNotesHistory, type HistoryFigures } from "./support/notesHistoryBench.ts"
 
 const NotesPerHome = 2_000
 const Runs = 9
@@ -40,13 +44,14 @@ const noteText = (home: string, i: number): string =>
   (i % 1000 === 7 ? "The needle-phrase appears here.\n" : "")
 
 /** Five homes, `NotesPerHome` notes each, in folders of 100, plus a MAP per home. */
+const seededNote = (dir: string, i: number): string => join(dir, `topic-${Math.floor(i / 100)}`, `note-${i}.md`)
+
 const seed = (identity: NotesIdentity): void => {
   for (const home of Homes) {
     const dir = join(identity.root, ...homeSegments(identity, home))
     for (let i = 0; i < NotesPerHome; i++) {
-      const folder = join(dir, `topic-${Math.floor(i / 100)}`)
-      if (i % 100 === 0) mkdirSync(folder, { recursive: true })
-      writeFileSync(join(folder, `note-${i}.md`), noteText(home, i))
+      if (i % 100 === 0) mkdirSync(join(dir, `topic-${Math.floor(i / 100)}`), { recursive: true })
+      writeFileSync(seededNote(dir, i), noteText(home, i))
     }
     writeFileSync(join(dir, "MAP.md"), `# ${home} map\n` + Array.from({ length: 30 }, (_, i) => `- topic-${i}/note-${i}: what it holds`).join("\n"))
   }
@@ -67,9 +72,12 @@ const FirstRuns = 5
 
 const makeRuntime = () => ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
 
-export const main = async (): Promise<{ readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number }> => {
-  const root = mkdtempSync(join(tmpdir(), "pi-notes-bench-"))
-  const identity: NotesIdentity = { root, sessionId: "bench-session", projectKey: "bench-0000abcd", agentName: "pi", modelSlug: "bench-model" }
+export const main = async (): Promise<
+  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & HistoryFigures
+> => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-notes-bench-")))
+  // The project key a session with this root as its cwd derives, so the history bench commits these very homes.
+  const identity: NotesIdentity = { root, sessionId: "bench-session", projectKey: projectKeyOf(root), agentName: "pi", modelSlug: "bench-model" }
   const runtime = makeRuntime()
   try {
     seed(identity)
@@ -129,14 +137,18 @@ export const main = async (): Promise<{ readonly first_snapshot_ms: number; read
     await snapshotAndRender()
     const snapshotTimes = await timeRuns(editedSnapshot)
     const searchTimes = await timeRuns(search)
+    const history = await benchNotesHistory(identity, seededNote)
     const figures = {
       first_snapshot_ms: Number(median(firstTimes).toFixed(2)),
       snapshot_render_ms: Number(median(snapshotTimes).toFixed(2)),
-      search_10k_ms: Number(median(searchTimes).toFixed(2))
+      search_10k_ms: Number(median(searchTimes).toFixed(2)),
+      ...history
     }
     console.log(`notes: first snapshot + boot render of a fresh store over ${Homes.length} x ${NotesPerHome} notes: median ${figures.first_snapshot_ms} ms`)
     console.log(`notes: snapshot + boot render over ${Homes.length} x ${NotesPerHome} notes: median ${figures.snapshot_render_ms} ms (target < 50, one note edited in place before each), boot ${bootBytes} chars`)
     console.log(`notes: notes_search over ${Homes.length * NotesPerHome} notes: median ${figures.search_10k_ms} ms (target < 200), ${hits} hits`)
+    console.log(`notes: history commit of a window's ${20} changed notes in a ${Homes.length * NotesPerHome}-note root: median ${figures.commit_window_ms} ms (target < 100); first commit of every note ${figures.first_commit_ms} ms`)
+    console.log(`notes: turn_end at a reset boundary: median ${figures.boundary_hook_ms_with_commit} ms with the history's commit forked, ${figures.boundary_hook_ms_without_commit} ms without a history`)
     const out = join(dirname(fileURLToPath(import.meta.url)), "results", "notes.json")
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`)

@@ -2,7 +2,9 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@earendil-works/pi-ai"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
+import { notesToolSpecs } from "./adapters/notesTools.ts"
 import { type AnySubcommand, defaultSubcommand, subcommands } from "./commands/registry.ts"
+import { TidyTools } from "./domain/notes/tidy.ts"
 import { replyTokens } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -11,13 +13,17 @@ import * as BootsLive from "./layers/BootsLive.ts"
 import * as BudgetLive from "./layers/BudgetLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
+import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as PiSessionLive from "./layers/PiSessionLive.ts"
 import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
+import { activeWindow } from "./domain/windows.ts"
 import { type BoundaryNeeds, Lifecycle } from "./services/Lifecycle.ts"
+import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
+import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
 import { historyToolHandlers } from "./tools/history.ts"
@@ -27,9 +33,18 @@ import { notesToolHandlers } from "./tools/notes.ts"
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
   readonly policy?: PolicySettings | (() => PolicySettings)
+  /** The notes history's layer (tests inject a failing git); the system git by default. */
+  readonly notesHistory?: typeof NotesHistoryLive.layer
 }
 
-/** Every service the hooks and tools need, except the per-event PiSession; each layer brings its own dependencies. */
+/** How long session shutdown waits for the notes history's last commits. */
+export const ShutdownCommitWaitMs = 3_000
+
+/**
+ * Every service the hooks and tools need, except the per-event PiSession; each
+ * layer brings its own dependencies. The notes history is optional to the
+ * lifecycle, which reads it when it is built.
+ */
 export const appLayer = (options: HostOptions = {}) =>
   Layer.mergeAll(
     LifecycleLive.layer,
@@ -40,7 +55,10 @@ export const appLayer = (options: HostOptions = {}) =>
     ThresholdsLive.layer,
     TraceLive.layer,
     Platform.layer
-  ).pipe(Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy)))
+  ).pipe(
+    Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
+  )
 
 type AppServices = Layer.Success<ReturnType<typeof appLayer>>
 
@@ -108,6 +126,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
           Effect.gen(function*() {
             const failure = yield* (yield* Trace).takeFailure
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
+            const historyNotice = yield* (yield* NotesHistory).takeNotice
+            if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
         Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
@@ -128,6 +148,21 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   }
 
 
+
+  /** The tidy pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
+  const tidyPass = (ctx: ExtensionContext): TidyPass => (request) =>
+    Effect.promise(async () => {
+      const { runTidySession } = await import("./adapters/tidySession.ts")
+      return runTidySession(ctx, {
+        instructions: request.instructions,
+        prompt: request.prompt,
+        modelRef: request.modelRef,
+        tools: TidyTools.map((name) => ({
+          spec: notesToolSpecs.find((spec) => spec.name === name)!,
+          call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+        }))
+      })
+    })
 
   const lifecycle = <A>(ctx: ExtensionContext, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
@@ -194,8 +229,23 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     defaultSubcommand,
     /** Runs one subcommand with the words after its name: its report, if it has one. */
     command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: ExtensionContext) =>
-      run(ctx, `/pi-context ${command.name}`, command.run(args), `pi-context: ${command.name} unavailable`),
-    dispose: () => runtime.dispose()
+      run(
+        ctx,
+        `/pi-context ${command.name}`,
+        command.run(args).pipe(Effect.provideService(TidyModel, { pass: tidyPass(ctx) })),
+        `pi-context: ${command.name} unavailable`
+      ),
+    /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
+    dispose: async (ctx?: ExtensionContext) => {
+      if (ctx !== undefined) {
+        await run(ctx, "session_shutdown", Effect.gen(function*() {
+          const session = yield* PiSession
+          const { ordinal } = activeWindow(yield* session.branch, session.sessionId)
+          yield* (yield* NotesHistory).sessionEnded({ ordinal }, ShutdownCommitWaitMs)
+        }), undefined)
+      }
+      await runtime.dispose()
+    }
   }
 }
 

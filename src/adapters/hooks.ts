@@ -124,6 +124,6 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   pi.on("session_before_compact", async (event, ctx) => withHost(ctx, (host) => host.compactionGuard(event.reason, ctx), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))
-  pi.on("session_shutdown", async (_event, ctx) => withHost(ctx, (host) => host.dispose(), undefined))
+  pi.on("session_shutdown", async (_event, ctx) => withHost(ctx, (host) => host.dispose(ctx), undefined))
   return { armBoundaries: arm, started: () => started }
 }

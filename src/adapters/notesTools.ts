@@ -29,7 +29,8 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
     name: ToolName.notesUpdate,
     label: "Update note",
     description: "Apply exact-text edits to a note, all or nothing: each oldText must occur exactly once in the note as it is now " +
-      "(an error names the edit and the lines of ambiguous matches). Optionally rename or move the note with rename_to, alone or with edits.",
+      "(an error names the edit and the lines of ambiguous matches). Optionally rename or move the note with rename_to, alone or with edits. " +
+      "retire: true (alone) retires a note that is no longer true: it leaves the boot and notes_list for the wastebasket.",
     promptSnippet: "notes_update: exact-text edits and/or rename of a note, all or nothing",
     parameters: Type.Object({
       address,
@@ -40,7 +41,10 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
         }),
         { description: "Edits, matched against the note before any of them is applied." }
       )),
-      rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." }))
+      rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." })),
+      retire: Type.Optional(Type.Boolean({
+        description: "Retire the note instead of editing it (alone, without edits): it leaves the boot and notes_list for the wastebasket, and stays in the history."
+      }))
     })
   },
   {
@@ -67,7 +71,8 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
         description: "Filter on the address: a substring, or a glob with * (within a folder), ** (across folders) and ?."
       })),
       cursor: Type.Optional(cursor),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Notes per page (default 50, maximum 200)." }))
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Notes per page (default 50, maximum 200)." })),
+      wastebasket: Type.Optional(Type.Boolean({ description: "List the retired notes (notes_update with retire: true) instead." }))
     })
   },
   {

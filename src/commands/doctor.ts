@@ -3,12 +3,14 @@ import { inspectTail } from "../domain/boundary.ts"
 import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { subcommand } from "./Subcommand.ts"
+import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -29,6 +31,9 @@ const report = Effect.gen(function*() {
         : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
     )
   }
+
+  const history = yield* (yield* NotesHistory).describe
+  lines.push(check(history.ok, history.text), ...(yield* notesLintLines(identity)))
 
   const policy = yield* thresholds.policy
   lines.push(

@@ -2,7 +2,7 @@ import { Clock, Effect, FileSystem, Layer, Option, Path, PlatformError, Result }
 import { formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
 import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
 import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
-import { homeSegments, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
+import { homeDirectory, homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
 import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
 import {
   AmbiguousEdit,
@@ -21,6 +21,7 @@ import { makeHomeCache } from "./notes/homeCache.ts"
 import { withTitles } from "./notes/pocket.ts"
 import * as Platform from "./platform.ts"
 import { searchNotes } from "./notes/search.ts"
+import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notes/wastebasket.ts"
 
 const encoder = new TextEncoder()
 
@@ -40,7 +41,7 @@ export const layerWithoutDependencies = Layer.effect(
     // Watched per home; its watchers close with the layer's scope (the runtime is disposed on session_shutdown).
     const cache = yield* makeHomeCache(ops)
 
-    const homeDir = (identity: NotesIdentity, home: Home): string => path.join(identity.root, ...homeSegments(identity, home))
+    const homeDir = (identity: NotesIdentity, home: Home): string => homeDirectory(identity, home, path.join)
 
     const locate = (identity: NotesIdentity, raw: string): Effect.Effect<Located, InvalidAddress> =>
       Result.match(parseAddress(raw), {
@@ -252,7 +253,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* cache.settle
       const homes = yield* Effect.forEach(
         Homes,
-        (home) => cache.snapshot(home, homeDir(identity, home), homeSegments(identity, home).join("/")),
+        (home) => cache.snapshot(home, homeDir(identity, home), homeLocation(identity, home)),
         { concurrency: "unbounded" }
       )
       return { takenAt, homes }
@@ -276,11 +277,35 @@ export const layerWithoutDependencies = Layer.effect(
       return { copied: parentNotes.length }
     })
 
+    const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw)
+      const binned = retiredFile(ops, identity, located.address.home, located.address.path)
+      // A missing note is told as such, before its lock (whose folder may not exist) is taken.
+      yield* readExisting(located)
+      return yield* withNoteLocks(
+        ops,
+        [located.file],
+        located.shown,
+        Effect.gen(function*() {
+          const { bytes } = yield* readExisting(located)
+          yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
+          return { address: located.shown, bytes }
+        })
+      ).pipe(
+        Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error)
+      )
+    })
+
+    const listRetired = (identity: NotesIdentity, home: Home | undefined) => listWastebasket(ops, identity, allHomes(home))
+
+    const projectRoot = (cwd: string) => findProjectRoot(ops, cwd)
+
     const projectKey = Effect.fn("NotesStore.projectKey")(function*(cwd: string) {
       return projectKeyOf(yield* findProjectRoot(ops, cwd))
     })
 
-    return NotesStore.of({ read, write, update, list, search, snapshot, copySessionHome, projectKey })
+    return NotesStore.of({ read, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
   })
 )
 

@@ -17,25 +17,46 @@ export class NotesHomeUnavailable extends Schema.TaggedError<NotesHomeUnavailabl
 
 export class NoteNotFound extends Schema.TaggedError<NoteNotFound>()("NoteNotFound", {
   address: Schema.String
-}) {}
+}) {
+  readonly code = "not_found" as const
+  override get message(): string {
+    return `there is no note at ${this.address}; notes_list shows the existing notes.`
+  }
+}
 
 export class InvalidAddress extends Schema.TaggedError<InvalidAddress>()("InvalidAddress", {
   address: Schema.String,
   reason: Schema.String
-}) {}
+}) {
+  readonly code = "invalid_address" as const
+  override get message(): string {
+    return `"${this.address}": ${this.reason}.`
+  }
+}
 
 export class NoteTooLarge extends Schema.TaggedError<NoteTooLarge>()("NoteTooLarge", {
   address: Schema.String,
   bytes: Schema.Number,
   limit: Schema.Number
-}) {}
+}) {
+  readonly code = "too_large" as const
+  override get message(): string {
+    return `${this.address} would be ${this.bytes} bytes; the limit is ${this.limit} bytes. Split it into smaller notes.`
+  }
+}
 
 /** Another writer held the note's lock for longer than the store waits. */
 export class NoteLocked extends Schema.TaggedError<NoteLocked>()("NoteLocked", {
   address: Schema.String,
   waitedMs: Schema.Number
-}) {}
+}) {
+  readonly code = "locked" as const
+  override get message(): string {
+    return `${this.address} is locked by another writer (waited ${this.waitedMs} ms); try again.`
+  }
+}
 
+/** An edit's `oldText` matches more than once; `message` names the lines. */
 export class AmbiguousEdit extends Schema.TaggedError<AmbiguousEdit>()("AmbiguousEdit", {
   address: Schema.String,
   editIndex: Schema.Number,
@@ -58,12 +79,22 @@ export class InvalidNoteRequest extends Schema.TaggedError<InvalidNoteRequest>()
 export class InvalidSearchPattern extends Schema.TaggedError<InvalidSearchPattern>()("InvalidSearchPattern", {
   pattern: Schema.String,
   reason: Schema.String
-}) {}
+}) {
+  readonly code = "bad_regex" as const
+  override get message(): string {
+    return `the regex "${this.pattern}" is invalid (${this.reason}); fix it or search with regex: false.`
+  }
+}
 
 export class NotesIoError extends Schema.TaggedError<NotesIoError>()("NotesIoError", {
   path: Schema.String,
   reason: Schema.String
-}) {}
+}) {
+  readonly code = "io_error" as const
+  override get message(): string {
+    return `could not access ${this.path}: ${this.reason}. Try again; if it persists, tell the user.`
+  }
+}
 
 export interface NoteContent {
   readonly address: string
@@ -125,6 +156,11 @@ export interface SearchResult {
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
 }
 
+export interface RetireResult {
+  readonly address: string
+  readonly bytes: number
+}
+
 export type ReadError = InvalidAddress | NoteNotFound | NoteTooLarge | NotesIoError
 export type WriteError = InvalidAddress | NoteTooLarge | NoteLocked | NotesIoError
 export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | InvalidNoteRequest
@@ -141,6 +177,10 @@ export class NotesStore extends Context.Service<NotesStore, {
     edits: ReadonlyArray<TextEdit>,
     renameTo?: string
   ) => Effect.Effect<UpdateResult, UpdateError>
+  /** Moves a note to its home's wastebasket: out of the boot and listings, kept in the history. */
+  readonly retire: (identity: NotesIdentity, address: string) => Effect.Effect<RetireResult, WriteError | NoteNotFound>
+  /** The wastebasket of one home or all five, most recently retired first. */
+  readonly listRetired: (identity: NotesIdentity, home: Home | undefined) => Effect.Effect<ReadonlyArray<NoteRow>, NotesIoError>
   /** Most recent first; a failing home is reported, never fatal. */
   readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
   readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidSearchPattern>
@@ -152,6 +192,8 @@ export class NotesStore extends Context.Service<NotesStore, {
     fromSessionId: string,
     toSessionId: string
   ) => Effect.Effect<{ readonly copied: number }, NotesIoError>
+  /** The git root containing `cwd` (the main checkout for a linked worktree), else `cwd`. */
+  readonly projectRoot: (cwd: string) => Effect.Effect<string>
   /** `<name>-<hash>` of the git root containing `cwd` (the main checkout for a linked worktree), else of `cwd`. */
   readonly projectKey: (cwd: string) => Effect.Effect<string>
 }>()("pi-context/NotesStore") {}

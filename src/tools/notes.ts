@@ -2,7 +2,8 @@ import { Clock, Effect, Result, Schema } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
-import { encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
+import type { NotesIdentity } from "../domain/notes/identity.ts"
+import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
@@ -35,14 +36,16 @@ const WriteParams = Schema.Struct({ address: Schema.String, content: Schema.Stri
 const UpdateParams = Schema.Struct({
   address: Schema.String,
   edits: Schema.optionalKey(Schema.Array(Schema.Struct({ oldText: Schema.String, newText: Schema.String }))),
-  rename_to: Schema.optionalKey(Schema.String)
+  rename_to: Schema.optionalKey(Schema.String),
+  retire: Schema.optionalKey(Schema.Boolean)
 })
 const ReadParams = Schema.Struct({ address: Schema.String, offset: Schema.optionalKey(Int), limit: OptionalLimit })
 const ListParams = Schema.Struct({
   home: Schema.optionalKey(Schema.String),
   pattern: Schema.optionalKey(Schema.String),
   cursor: Schema.optionalKey(Schema.String),
-  limit: OptionalLimit
+  limit: OptionalLimit,
+  wastebasket: Schema.optionalKey(Schema.Boolean)
 })
 const SearchParams = Schema.Struct({
   query: Schema.String.check(Schema.isMinLength(1)),
@@ -81,28 +84,18 @@ type NotesToolError =
   | NotesIoError
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
+/** A store error as the model reads it: the error's own sentence, under its code. */
 export const describeFailure = (error: NotesToolError): ToolOutcome => {
   switch (error._tag) {
     case "InvalidParams":
+    case "InvalidNoteRequest":
       return failed("invalid_argument", error.message)
-    case "InvalidAddress":
-      return failed("invalid_address", `"${error.address}": ${error.reason}.`)
-    case "NoteNotFound":
-      return failed("not_found", `there is no note at ${error.address}; notes_list shows the existing notes.`)
-    case "NoteTooLarge":
-      return failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
-    case "NoteLocked":
-      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again.`)
     case "AmbiguousEdit":
       return failed("ambiguous_edit", `${error.address}: ${error.message}`)
     case "NoMatch":
       return failed("no_match", `${error.address}: ${error.message}`)
-    case "InvalidNoteRequest":
-      return failed("invalid_argument", error.message)
-    case "InvalidSearchPattern":
-      return failed("bad_regex", `the regex "${error.pattern}" is invalid (${error.reason}); fix it or search with regex: false.`)
-    case "NotesIoError":
-      return failed("io_error", `could not access ${error.path}: ${error.reason}. Try again; if it persists, tell the user.`)
+    default:
+      return failed(error.code, error.message)
   }
 }
 
@@ -138,11 +131,25 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
   const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
   return ok(`Updated ${result.address}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
+
+/** Soft delete: the note leaves the boot and notes_list for its home's wastebasket, and stays in the history. */
+const retireNote = Effect.fnUntraced(function*(identity: NotesIdentity, address: string, alsoEdits: boolean) {
+  if (alsoEdits) {
+    return yield* new InvalidParams({ message: `${ToolName.notesUpdate}: retire cannot be combined with edits or rename_to; retire the note alone` })
+  }
+  const result = yield* (yield* NotesStore).retire(identity, address)
+  return ok(
+    `Retired ${result.address} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
+      `(notes_list { "wastebasket": true }) and in the notes history. Remove it from the home's MAP if the MAP lists it.`,
+    { address: result.address, retired: true }
+  )
+})
 
 const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
@@ -167,6 +174,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
   const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
+  if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) =>
@@ -184,6 +192,18 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   )
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
 }, asOutcome)
+
+const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, home: Home | undefined, pattern: string | undefined, limit: number) {
+  const matches = addressMatcher(pattern)
+  const rows = (yield* (yield* NotesStore).listRetired(identity, home)).filter((row) => matches(row.address))
+  const now = yield* Clock.currentTimeMillis
+  const fitted = fitLines(
+    [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
+    rows.slice(0, limit).map((row) => `- ${row.address} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
+    (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown; narrow with home or pattern.` : "End of wastebasket."]
+  )
+  return ok(fitted.text, { count: fitted.shown, wastebasket: true })
+})
 
 const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 

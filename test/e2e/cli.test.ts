@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -151,6 +151,15 @@ describe("the real pi CLI with pi-context installed in the project", () => {
     expect(existsSync(noteFile)).toBe(true)
     expect(readFileSync(noteFile, "utf8")).toContain(noteBody)
     expect(existsSync(join(dirs.agentDir, "pi-context", "traces", `${header.id as string}.jsonl`))).toBe(true)
+  })
+
+  it("when the print run ends, the session's new note is committed to the notes history", async () => {
+    const run = await pi(dirs, promptArgs("--approve"))
+    expect(run.code, run.stderr).toBe(0)
+    const sessionId = records(run.stdout)[0]!.id as string
+    const short = sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
+    const log = execFileSync("git", ["log", "--format=%s", "--name-only"], { cwd: dirs.notesRoot, encoding: "utf8" })
+    expect(log).toContain(`w1 of session ${short} (shutdown): +1 ~0 −0\n\nsessions/${sessionId}/${noteAddress}.md`)
   })
 
   it("without project trust the installed package does not load (so the run above loaded it from .pi/settings.json)", async () => {

@@ -12,6 +12,12 @@ export interface NotesIdentity {
   readonly projectKey: string
   readonly agentName: string
   readonly modelSlug: string
+  /**
+   * The project home's absolute directory when it is kept inside the project
+   * (`<project>/.pi/notes`, setting `projectNotes: "in-project"` in a trusted
+   * project); absent, the project home is under the root.
+   */
+  readonly projectDir?: string | undefined
 }
 
 export const NotesRootEnv = "PI_CONTEXT_NOTES_ROOT"
@@ -58,6 +64,33 @@ export const homeSegments = (identity: NotesIdentity, home: Home): ReadonlyArray
       return ["models", identity.modelSlug]
   }
 }
+
+/** The absolute directory of a home: under the root, except a project home kept inside the project. */
+export const homeDirectory = (identity: NotesIdentity, home: Home, join: (...segments: ReadonlyArray<string>) => string): string =>
+  home === "project" && identity.projectDir !== undefined ? identity.projectDir : join(identity.root, ...homeSegments(identity, home))
+
+/** Where a home lives, as doctor and the boot name it: relative to the root, or in the project. */
+export const homeLocation = (identity: NotesIdentity, home: Home): string =>
+  home === "project" && identity.projectDir !== undefined ? `${InProjectNotesFolder.join("/")} in the project` : homeSegments(identity, home).join("/")
+
+/** The folder of the notes root that holds every home's wastebasket. */
+export const WastebasketFolder = "wastebasket"
+
+/** Where a home's retired notes go: a mirror of the homes under `<root>/wastebasket/`, or beside an in-project home. */
+export const wastebasketDirectory = (identity: NotesIdentity, home: Home, join: (...segments: ReadonlyArray<string>) => string): string =>
+  home === "project" && identity.projectDir !== undefined
+    ? join(identity.projectDir, "..", "notes-wastebasket")
+    : join(identity.root, WastebasketFolder, ...homeSegments(identity, home))
+
+/** The project-relative folder of shared project notes. */
+export const InProjectNotesFolder = [".pi", "notes"] as const
+
+/**
+ * Whether the project home lives inside the project: only when asked for
+ * (`projectNotes: "in-project"`) and the project is trusted, since an
+ * untrusted checkout's notes would reach the model's boot.
+ */
+export const projectNotesInProject = (setting: unknown, trusted: boolean): boolean => setting === "in-project" && trusted
 
 /** Reads `pi-context.<key>` from Pi's merged settings without trusting its shape. */
 export const piContextSetting = (settings: Readonly<Record<string, unknown>>, key: string): unknown => {

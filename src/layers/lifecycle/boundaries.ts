@@ -10,6 +10,7 @@ import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.t
 import { newWindowId } from "../../domain/windowId.ts"
 import { activeWindow, windowStarts } from "../../domain/windows.ts"
 import type { Boots } from "../../services/Boots.ts"
+import { NotesHistory } from "../../services/NotesHistory.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Thresholds } from "../../services/Thresholds.ts"
 import type { Trace } from "../../services/Trace.ts"
@@ -40,6 +41,9 @@ export const makeBoundaries = (deps: {
     const { trace, boots, thresholds } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
     const pendingResetNotice = yield* Ref.make<Option.Option<string>>(Option.none())
+    const notesHistory = yield* Effect.serviceOption(NotesHistory)
+    /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
+    const commitNotes = (ordinal: number) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ ordinal }) : Effect.void)
 
     /**
      * Reset drafts for a boundary leaving `from`. Interrupted if the turn is
@@ -70,7 +74,7 @@ export const makeBoundaries = (deps: {
           cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
         })
         const continuation = continuationFor({ pending, digest: digest?.text })
-        return { windowId, drafts: resetDrafts(windowId, boot, continuation) }
+        return { windowId, drafts: resetDrafts(windowId, boot, continuation), endingOrdinal: continuity.previousOrdinal }
       })
 
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
@@ -102,6 +106,7 @@ export const makeBoundaries = (deps: {
         }
         yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
         yield* trace.info("boundary.commit", { from: from.id, to: built.value.windowId, source, reason })
+        yield* commitNotes(built.value.endingOrdinal)
         return { _tag: "Committed", windowId: built.value.windowId, drafts: built.value.drafts } as BoundaryCommit
       })
 
@@ -114,7 +119,7 @@ export const makeBoundaries = (deps: {
         yield* (yield* PiSession).notify(resetNotice(window.id), "info")
       })
 
-    return { buildReset, commitBoundary, reportBootFailure, resetNoticeDue }
+    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }
   })
 
 export type Boundaries = Effect.Success<ReturnType<typeof makeBoundaries>>

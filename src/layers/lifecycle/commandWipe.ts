@@ -59,6 +59,7 @@ export const makeCommandWipe = (deps: {
       source: "command",
       reason: waited ?? transition.effect.reason ?? ""
     })
+    yield* boundaries.commitNotes(built.value.endingOrdinal)
     yield* session.notify(resetNotice(built.value.windowId), "info")
     yield* updateStatus
   })

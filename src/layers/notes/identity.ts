@@ -2,10 +2,12 @@ import { resolve } from "node:path"
 import { Effect, Option } from "effect"
 import {
   agentSlug,
+  InProjectNotesFolder,
   modelSlug,
   NotesRootEnv,
   type NotesIdentity,
   piContextSetting,
+  projectNotesInProject,
   resolveNotesRoot
 } from "../../domain/notes/identity.ts"
 import { NotesStore } from "../../services/NotesStore.ts"
@@ -31,12 +33,14 @@ export const notesIdentity = Effect.fn("notes.identity")(function*() {
     home: Option.getOrUndefined(yield* optionalEnv("HOME")),
     resolve: (...segments) => resolve(...segments)
   })
+  const inProject = projectNotesInProject(piContextSetting(settings, "projectNotes"), yield* session.isProjectTrusted)
   const identity: NotesIdentity = {
     root,
     sessionId: session.sessionId,
     projectKey: yield* store.projectKey(session.cwd),
     agentName: agentSlug(piContextSetting(settings, "agentName")),
-    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id)))
+    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id))),
+    ...(inProject ? { projectDir: resolve(yield* store.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
   }
   return identity
 })

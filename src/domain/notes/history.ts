@@ -1,0 +1,170 @@
+import { formatAddress, type Home, Homes } from "./address.ts"
+import { homeSegments, type NotesIdentity, WastebasketFolder } from "./identity.ts"
+
+/**
+ * The notes history, as pure text in and out: which notes a window changed
+ * (from `git status`), the commit message, the log of a note or a home, and
+ * where each home and its wastebasket sit inside the repository.
+ */
+
+export type ChangeKind = "added" | "modified" | "deleted"
+
+export interface NoteChange {
+  /** Path relative to the repository's top level, `/`-separated. */
+  readonly path: string
+  readonly kind: ChangeKind
+}
+
+/**
+ * Parses `git status --porcelain=v1 -z --no-renames`: `XY path\0` records.
+ * Untracked and added files are additions; a deletion in either column is a
+ * deletion; anything else that differs is a modification.
+ */
+export const parseStatus = (output: string): ReadonlyArray<NoteChange> => {
+  const changes: Array<NoteChange> = []
+  for (const record of output.split("\0")) {
+    if (record.length < 4) continue
+    const code = record.slice(0, 2)
+    const path = record.slice(3)
+    if (code === "!!") continue
+    const kind: ChangeKind = code === "??" || code.includes("A")
+      ? "added"
+      : code.includes("D")
+      ? "deleted"
+      : "modified"
+    changes.push({ path, kind })
+  }
+  return changes
+}
+
+export interface ChangeCounts {
+  readonly added: number
+  readonly modified: number
+  readonly deleted: number
+}
+
+export const countChanges = (changes: ReadonlyArray<NoteChange>): ChangeCounts => ({
+  added: changes.filter((c) => c.kind === "added").length,
+  modified: changes.filter((c) => c.kind === "modified").length,
+  deleted: changes.filter((c) => c.kind === "deleted").length
+})
+
+export const shortSessionId = (sessionId: string): string => sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "session"
+
+/** Why a commit was made: a window's boundary, the session's end, or a restore. */
+export type CommitReason =
+  | { readonly _tag: "Window"; readonly ordinal: number }
+  | { readonly _tag: "Shutdown"; readonly ordinal: number }
+  | { readonly _tag: "Restore"; readonly address: string; readonly from: string }
+  | { readonly _tag: "Tidy"; readonly phase: "before" | "after" }
+
+/** `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and the version. */
+export const commitMessage = (reason: CommitReason, sessionId: string, counts: ChangeCounts): string => {
+  const session = `session ${shortSessionId(sessionId)}`
+  const tally = `+${counts.added} ~${counts.modified} −${counts.deleted}`
+  switch (reason._tag) {
+    case "Window":
+      return `w${reason.ordinal} of ${session}: ${tally}`
+    case "Shutdown":
+      return `w${reason.ordinal} of ${session} (shutdown): ${tally}`
+    case "Restore":
+      return `restore ${reason.address} to ${reason.from.slice(0, 12)} (${session})`
+    case "Tidy":
+      return `tidy ${reason.phase} (${session}): ${tally}`
+  }
+}
+
+/** A commit as `/pi-context notes history` shows it. */
+export interface HistoryCommit {
+  readonly hash: string
+  readonly short: string
+  /** ISO 8601 author date. */
+  readonly date: string
+  readonly author: string
+  readonly subject: string
+  /** Paths the commit touched inside the asked-for scope, with git's status letter. */
+  readonly files: ReadonlyArray<{ readonly status: string; readonly path: string }>
+}
+
+/** The `--format` of the log this module parses: fields split by US, commits by RS. */
+export const LogFormat = "%x1e%H%x1f%h%x1f%aI%x1f%an%x1f%s"
+
+/** Parses `git log --format=<LogFormat> --name-status --no-renames`. */
+export const parseLog = (output: string): ReadonlyArray<HistoryCommit> =>
+  output.split("\x1e").flatMap((record) => {
+    const [head = "", ...rest] = record.split("\n")
+    const [hash, short, date, author, subject] = head.split("\x1f")
+    if (hash === undefined || short === undefined || date === undefined || author === undefined || subject === undefined) return []
+    const files = rest.flatMap((line) => {
+      const tab = line.indexOf("\t")
+      return tab <= 0 ? [] : [{ status: line.slice(0, tab), path: line.slice(tab + 1) }]
+    })
+    return [{ hash, short, date, author, subject, files }]
+  })
+
+/**
+ * A commit a user may name: a hash or a simple revision (`HEAD~2`, a branch).
+ * Anything that could be read as an option, or a range, is refused.
+ */
+export const isCommitRef = (raw: string): boolean => /^[A-Za-z0-9][A-Za-z0-9._~^/@{}-]{0,99}$/.test(raw) && !raw.includes("..")
+
+/** Where the notes root's homes sit inside the repository: `prefix` is the root's path from the top level. */
+export interface HistoryLayout {
+  readonly prefix: string
+  readonly identity: NotesIdentity
+}
+
+/** Homes the notes-root repository holds: a project home kept inside the project is the project's own. */
+export const historyHomes = (identity: NotesIdentity): ReadonlyArray<Home> =>
+  Homes.filter((home) => !(home === "project" && identity.projectDir !== undefined))
+
+const homeFolder = (layout: HistoryLayout, home: Home): string => `${layout.prefix}${homeSegments(layout.identity, home).join("/")}`
+
+const wasteFolder = (layout: HistoryLayout, home: Home): string =>
+  `${layout.prefix}${WastebasketFolder}/${homeSegments(layout.identity, home).join("/")}`
+
+const escapeGlob = (path: string): string => path.replace(/[\\*?[\]]/g, (char) => `\\${char}`)
+
+/** A folder's notes as a glob pathspec (a `[` in a user's folder name is taken literally). */
+export const folderPathspec = (folder: string): string => `:(glob)${escapeGlob(folder)}/**/*.md`
+
+/** The folder of a pathspec `folderPathspec` made; undefined for any other pathspec. */
+export const pathspecFolder = (spec: string): string | undefined =>
+  /^:\(glob\)(.+)\/\*\*\/\*\.md$/.exec(spec)?.[1]?.replace(/\\(.)/g, "$1")
+
+/** Glob pathspecs covering the notes of `homes` and their wastebaskets (never locks or temp files). */
+export const homePathspecs = (layout: HistoryLayout, homes: ReadonlyArray<Home>): ReadonlyArray<string> =>
+  homes.flatMap((home) => [folderPathspec(homeFolder(layout, home)), folderPathspec(wasteFolder(layout, home))])
+
+/** The two places a note can be in the repository: its home and its wastebasket. */
+export const notePaths = (layout: HistoryLayout, home: Home, notePath: string): { readonly live: string; readonly retired: string } => ({
+  live: `${homeFolder(layout, home)}/${notePath}`,
+  retired: `${wasteFolder(layout, home)}/${notePath}`
+})
+
+/** The address a repository path belongs to (marked retired when in a wastebasket), or the path itself. */
+export const describePath = (layout: HistoryLayout, path: string): string => {
+  for (const home of historyHomes(layout.identity)) {
+    const live = `${homeFolder(layout, home)}/`
+    const waste = `${wasteFolder(layout, home)}/`
+    if (path.startsWith(live)) return formatAddress({ home, path: path.slice(live.length) })
+    if (path.startsWith(waste)) return `${formatAddress({ home, path: path.slice(waste.length) })} (wastebasket)`
+  }
+  return path
+}
+
+const statusWord: Readonly<Record<string, string>> = { A: "+", M: "~", D: "−", T: "~" }
+
+/** Plain-text lines of a history listing, newest first. */
+export const renderHistory = (layout: HistoryLayout, title: string, commits: ReadonlyArray<HistoryCommit>, limit: number): string => {
+  if (commits.length === 0) return `${title}: no commits yet. Notes are committed at each window's boundary and when the session ends.`
+  const lines = [`${title}, newest first:`]
+  for (const commit of commits) {
+    lines.push(`  ${commit.short}  ${commit.date.slice(0, 16).replace("T", " ")}  ${commit.subject}`)
+    for (const file of commit.files.slice(0, 8)) lines.push(`      ${statusWord[file.status[0] ?? ""] ?? file.status} ${describePath(layout, file.path)}`)
+    if (commit.files.length > 8) lines.push(`      … and ${commit.files.length - 8} more`)
+  }
+  if (commits.length >= limit) lines.push(`  (the ${limit} most recent; older commits: git log in the notes root)`)
+  lines.push("Show one: /pi-context notes diff <commit> [address]; bring a version back: /pi-context notes restore <address> <commit>.")
+  return lines.join("\n")
+}

@@ -1,0 +1,59 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { CommitReason } from "../domain/notes/history.ts"
+import type { PiSession } from "./PiSession.ts"
+
+/** One `git` run that could not be started or did not succeed. */
+export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
+  command: Schema.String,
+  /** `missing` when there is no git to run; `failed` for a non-zero exit or a time-out. */
+  reason: Schema.Literals(["missing", "failed"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.reason === "missing" ? "git is not installed: no git on PATH" : `git ${this.command}: ${this.detail}`
+  }
+}
+
+export interface GitResult {
+  readonly stdout: string
+}
+
+/** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
+export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
+
+/** What a history command could not do, as the sentence the user reads. */
+export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()("HistoryUnavailable", {
+  message: Schema.String
+}) {}
+
+/**
+ * The notes root as a git repository: each window's changed notes are
+ * committed at its boundary and at the session's end, off the hooks'
+ * critical path, one commit at a time per root.
+ */
+export class NotesHistory extends Context.Service<NotesHistory, {
+  /** Forks the commit of the notes this window changed; returns at once. */
+  readonly windowEnded: (window: { readonly ordinal: number }) => Effect.Effect<void, never, PiSession>
+  /** Commits what the last window changed and waits for every pending commit, at most `timeoutMs`. */
+  readonly sessionEnded: (window: { readonly ordinal: number }, timeoutMs: number) => Effect.Effect<void, never, PiSession>
+  /** Waits for the commits forked so far (tests, the bench, shutdown). */
+  readonly flush: Effect.Effect<void>
+  /** `/pi-context notes history [address|@home]`. */
+  readonly history: (target: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /** `/pi-context notes diff <commit> [address]`. */
+  readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /**
+   * `/pi-context notes restore <address|@home|all> <commit>`: a note, a home or
+   * every home back to that commit's version; the restore is itself a commit.
+   */
+  readonly restore: (target: string, commit: string) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /**
+   * Commits what changed in the homes now, creating the repository if need be
+   * (tidy's before and after); the short hash of HEAD afterwards.
+   */
+  readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  /** One line for `/pi-context doctor`. */
+  readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
+  /** A notice a background commit left for the next hook to show, once. */
+  readonly takeNotice: Effect.Effect<Option.Option<string>>
+}>()("pi-context/NotesHistory") {}

@@ -1,0 +1,43 @@
+import { execFileSync } from "node:child_process"
+import type { JsonObject } from "@earendil-works/pi-ai"
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
+import { afterEach, describe, expect, it } from "vitest"
+import { createHarness, type Harness } from "../support/sdkHarness.ts"
+
+const call = (name: string, args: JsonObject) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
+const say = (text: string) => fauxAssistantMessage(text)
+const git = (cwd: string, ...args: ReadonlyArray<string>) => execFileSync("git", [...args], { cwd, encoding: "utf8" })
+
+describe("notes history in Pi's agent loop", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("a wipe_memory boundary commits the window's notes, and /pi-context notes lists, diffs and restores them", async () => {
+    h = await createHarness()
+    const short = h.session.sessionManager.getSessionId().replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
+    h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
+    await h.prompt("decide, then wipe")
+    // The history command waits for a commit still in flight on this root (the faux model answers faster than git commits).
+    await h.prompt("/pi-context notes history")
+    expect(h.notices.at(-1)!.message).toContain(`w1 of session ${short}: +1 ~0 −0`)
+    h.script([call("notes_write", { address: "@project/decisions", content: "overwritten by mistake\n" }), call("wipe_memory", {}), say("another window")])
+    await h.prompt("overwrite, then wipe")
+
+    await h.prompt("/pi-context notes history @project/decisions")
+    const listing = h.notices.at(-1)!.message
+    expect(listing).toContain(`w2 of session ${short}: +0 ~1 −0`)
+    expect(listing).toContain(`w1 of session ${short}: +1 ~0 −0`)
+    const subjects = git(h.dirs.notesRoot, "log", "--format=%h %s").trim().split("\n")
+    expect(subjects).toHaveLength(2)
+    const first = subjects[1]!.split(" ")[0]!
+
+    await h.prompt(`/pi-context notes diff ${first} @project/decisions`)
+    expect(h.notices.at(-1)!.message).toContain("+use sqlite")
+    await h.prompt(`/pi-context notes restore @project/decisions ${first}`)
+    expect(h.notices.at(-1)!.message).toMatch(/^Restored @project\/decisions\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
+    expect(git(h.dirs.notesRoot, "log", "-1", "--format=%s").trim()).toBe(`restore @project/decisions.md to ${git(h.dirs.notesRoot, "rev-parse", first).trim().slice(0, 12)} (session ${short})`)
+    await h.prompt("/pi-context notes")
+    expect(h.notices.at(-1)!.message).toContain("/pi-context notes restore <address> <commit>")
+    expect(h.errors).toEqual([])
+  })
+})

@@ -1,0 +1,40 @@
+import { execFileSync } from "node:child_process"
+import { Effect, FileSystem, Layer } from "effect"
+import { systemGit } from "../../src/layers/notes/git.ts"
+import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
+import * as TraceLive from "../../src/layers/TraceLive.ts"
+import type { GitRunner } from "../../src/services/NotesHistory.ts"
+import { NotesHistory } from "../../src/services/NotesHistory.ts"
+import { notesToolHandlers } from "../../src/tools/notes.ts"
+import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
+import { liveNotesLayer } from "./notesStoreFixtures.ts"
+
+/** The live store and a history on `git` (the system git unless a test injects one). */
+export const historyLayer = (git: GitRunner = systemGit) =>
+  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerWith(() => {}))))
+
+/** `git args` in `cwd`, for checking what the history holds. */
+export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
+  execFileSync("git", [...args], { cwd, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } })
+
+export const SessionId = "hist-session-0001"
+
+/** A fake Pi session whose notes root is `root`, calls to the notes tools, and to the history. */
+export const historySession = (root: string, options: FakeSessionOptions = {}) => {
+  const session = makeFakeSession({
+    sessionId: SessionId,
+    cwd: root,
+    settings: { "pi-context": { notesRoot: root } },
+    model: { provider: "test", id: "hist-model", contextWindow: 100_000 },
+    ...options
+  })
+  const tool = (name: keyof typeof notesToolHandlers, params: unknown) => Effect.provide(notesToolHandlers[name](params), session.layer)
+  const withHistory = <A, E>(f: (history: NotesHistory["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
+    Effect.provide(NotesHistory.use(f), session.layer)
+  /** A window boundary, then waiting for its commit (a hook never waits). */
+  const endWindow = (ordinal: number) =>
+    Effect.andThen(withHistory((history) => history.windowEnded({ ordinal })), NotesHistory.use((history) => history.flush))
+  return { session, tool, withHistory, endWindow }
+}
+
+export const tempRoot = (prefix: string) => FileSystem.FileSystem.use((fs) => fs.makeTempDirectoryScoped({ prefix }))
