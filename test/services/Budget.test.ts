@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { ReminderDraft } from "../../src/domain/budget.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
@@ -8,7 +8,7 @@ import { layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import { budgetToolHandlers } from "../../src/tools/budget.ts"
 import { Budget } from "../../src/services/Budget.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
-import { makeSession, type SessionKnobs } from "./budgetSession.ts"
+import { type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 // Default lines on a 200k window: guidance 40,960 left, warning 28,672, hard 16,384.
 const left = (tokens: number) => ({ tokens: 200_000 - tokens, contextWindow: 200_000 })
@@ -26,9 +26,9 @@ const committed = (draft: ReminderDraft): BranchEntry => ({
 })
 
 /** One extension instance: a Budget over an injected policy, and a fake Pi session. */
-const instance = (policy: PolicySettings = {}, knobs: Partial<SessionKnobs> = {}) =>
+const instance = (policy: PolicySettings = {}, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
-    const session = yield* makeSession(knobs)
+    const session = makeFakeSession({ ...settingsSessionOptions, ...knobs })
     const services = yield* Effect.gen(function*() {
       return { budget: yield* Budget, thresholds: yield* Thresholds }
     }).pipe(Effect.provide(budgetLayer.pipe(Layer.provideMerge(layerInjected(policy)))))
@@ -104,7 +104,7 @@ describe("Budget", () => {
       assert.deepStrictEqual(observed.staged, [])
       assert.isTrue(Option.isNone(observed.warning))
       assert.deepStrictEqual(yield* second.run(second.budget.noticesDue({ windowId: "root", branch })), [])
-      assert.deepStrictEqual(yield* Ref.get(second.session.notices), [])
+      assert.deepStrictEqual(second.session.notices.map((notice) => notice.message), [])
     }))
 
   it.effect("a sibling branch does not inherit a reminder, and a new window starts over", () =>
@@ -157,7 +157,7 @@ describe("Budget", () => {
       const due = yield* run(budget.noticesDue({ windowId: "root", branch }))
       assert.deepStrictEqual(due.map((n) => n.kind), ["guidance"])
       assert.deepStrictEqual(yield* run(budget.noticesDue({ windowId: "root", branch })), [])
-      const shown = yield* Ref.get(session.notices)
+      const shown = session.notices.map((notice) => notice.message)
       assert.strictEqual(shown.length, 1)
       assert.include(shown[0]!, "asked to write its notes")
     }))

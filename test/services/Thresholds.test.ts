@@ -1,14 +1,14 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem, Layer, Path, Ref } from "effect"
+import { Effect, FileSystem, Layer, Path } from "effect"
 import type { PolicySettings, ResolvedPolicy } from "../../src/domain/thresholds.ts"
 import { layerFromFiles as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
-import { defaultModel, makeSession, type SessionKnobs } from "./budgetSession.ts"
+import { defaultModel, type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 /** Real temp settings files laid out as Pi has them: `<agentDir>/settings.json`, `<cwd>/.pi/settings.json`. */
-const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: Partial<SessionKnobs> = {}) =>
+const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -23,7 +23,7 @@ const withSettings = (files: { readonly global?: unknown; readonly project?: unk
     const projectFile = path.join(cwd, ".pi", "settings.json")
     if (files.global !== undefined) yield* write(globalFile, files.global)
     if (files.project !== undefined) yield* write(projectFile, files.project)
-    const session = yield* makeSession({ agentDir, cwd, ...knobs })
+    const session = makeFakeSession({ ...settingsSessionOptions, agentDir, cwd, ...knobs })
     const thresholds = yield* serviceOf(thresholdsFromFiles)
     const run = <A>(effect: Effect.Effect<A, never, PiSession>) =>
       Effect.provide(effect, session.layer)
@@ -69,7 +69,7 @@ describe("Thresholds over real settings files", () => {
       const { thresholds, run } = yield* withSettings({
         global: { "pi-context": { warningLine: 30000 } },
         project: { compaction: { reserveTokens: 1000 }, "pi-context": { warningLine: 35000, guidanceLine: 90000 } }
-      }, { trusted: false })
+      }, { projectTrusted: false })
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [16384 + 24576, 30000, 16384])
       assert.deepStrictEqual(policy.notices, [])
@@ -87,7 +87,7 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
       assert.deepStrictEqual(yield* run(thresholds.refresh), [])
       // refresh hands its notices to the caller; policy does not show them a second time.
-      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [])
     }).pipe(Effect.provide(TestLayer)))
 
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
@@ -95,7 +95,7 @@ describe("Thresholds over real settings files", () => {
       const { thresholds, run, session } = yield* withSettings({ global: "not json" })
       yield* run(thresholds.policy)
       yield* run(thresholds.policy)
-      const shown = yield* Ref.get(session.notices)
+      const shown = session.notices.map((notice) => notice.message)
       assert.strictEqual(shown.length, 1)
       assert.match(shown[0]!, /^pi-context: global settings: .*settings\.json = "malformed JSON" cannot be parsed; using "defaults"\.$/)
     }).pipe(Effect.provide(TestLayer)))
@@ -144,7 +144,9 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [70000, 50000, 30000])
       assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source], ["model", "model"])
       assert.deepStrictEqual(policy.modelPatterns, ["claude-*"])
-      yield* Ref.update(session.knobs, (k) => ({ ...k, model: { provider: "openai", id: "gpt-5", contextWindow: 400_000 } }))
+      yield* Effect.sync(() => {
+        session.model = { provider: "openai", id: "gpt-5", contextWindow: 400_000 }
+      })
       const other = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(other), [40960, 20000, 16384])
     }).pipe(Effect.provide(TestLayer)))
@@ -164,7 +166,7 @@ describe("Thresholds with an injected policy", () => {
   it.effect("is resolved live on each decision and follows Pi's effective reserve", () =>
     Effect.gen(function*() {
       let policy: PolicySettings = { warningLine: 40000 }
-      const session = yield* makeSession({ model: defaultModel, settings: { compaction: { reserveTokens: 20000 } } })
+      const session = makeFakeSession({ ...settingsSessionOptions, model: defaultModel, settings: { compaction: { reserveTokens: 20000 } } })
       const thresholds = yield* serviceOf(layerInjected(() => policy))
       const first = yield* Effect.provide(thresholds.policy, session.layer)
       assert.deepStrictEqual([first.lines.warning.value, first.lines.warning.source, first.lines.hard.value], [40000, "injected", 20000])
@@ -175,11 +177,11 @@ describe("Thresholds with an injected policy", () => {
 
   it.effect("reports an invalid injected value once", () =>
     Effect.gen(function*() {
-      const session = yield* makeSession({})
+      const session = makeFakeSession(settingsSessionOptions)
       const thresholds = yield* serviceOf(layerInjected({ guidanceLine: -3 }))
       yield* Effect.provide(thresholds.policy, session.layer)
       yield* Effect.provide(thresholds.policy, session.layer)
-      const shown = yield* Ref.get(session.notices)
+      const shown = session.notices.map((notice) => notice.message)
       assert.deepStrictEqual(shown, ["pi-context: injected policy: pi-context.guidanceLine = -3 is negative; using 40960."])
     }))
 })
