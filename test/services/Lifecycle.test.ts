@@ -12,11 +12,11 @@ import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageE
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
-  Layer.succeed(NotesStore, {
+  Layer.mock(NotesStore)({
     snapshot,
     projectKey: () => Effect.succeed("project-0000"),
     copySessionHome: () => Effect.succeed({ copied: 0 })
-  } as unknown as NotesStore["Service"])
+  })
 
 const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
   Effect.succeed({

@@ -4,7 +4,7 @@ import { NotesStore } from "../../src/services/NotesStore.ts"
 import { notesIdentity } from "../../src/layers/notes/identity.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const store = Layer.succeed(NotesStore, { projectKey: () => Effect.succeed("project-0000") } as unknown as NotesStore["Service"])
+const store = Layer.mock(NotesStore)({ projectKey: () => Effect.succeed("project-0000") })
 
 describe("notes identity", () => {
   it.effect("reads PI_CONTEXT_NOTES_ROOT at each call, so sessions in one process can use different roots", () =>
