@@ -3,6 +3,7 @@ import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
+import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
@@ -23,11 +24,8 @@ import {
   type SearchHit
 } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
+import { decodeParams, InvalidParams } from "./params.ts"
 
-/** Code points per `notes_read` page: at most 4 bytes each, so a page stays under the tool bound. */
-export const ReadLimitMax = 7_500
-const ListLimit = { default: 50, max: 200 }
-const SearchLimit = { default: 20, max: 100 }
 
 const Int = Schema.Int
 const OptionalLimit = Schema.optionalKey(Int.check(Schema.isGreaterThanOrEqualTo(1)))
@@ -54,14 +52,6 @@ const SearchParams = Schema.Struct({
   cursor: Schema.optionalKey(Schema.String),
   limit: OptionalLimit
 })
-
-class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", { message: Schema.String }) {}
-
-const decodeParams = <S extends Schema.Decoder<unknown>>(schema: S, tool: string) => {
-  const decode = Schema.decodeUnknownEffect(schema as unknown as Schema.Codec<S["Type"], unknown>)
-  return (params: unknown) =>
-    decode(params).pipe(Effect.mapError((error) => new InvalidParams({ message: `${tool}: ${error.message}` })))
-}
 
 const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, InvalidParams> => {
   if (raw === undefined) return Effect.succeed(undefined)
@@ -155,7 +145,7 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
   const identity = yield* notesIdentity()
   const note = yield* (yield* NotesStore).read(identity, decoded.address)
-  const window = textWindow(note.body, decoded.offset ?? 0, Math.min(decoded.limit ?? ReadLimitMax, ReadLimitMax))
+  const window = textWindow(note.body, decoded.offset ?? 0, Math.min(decoded.limit ?? readLimit.default, readLimit.max))
   const end = window.offset + [...window.text].length
   const range = window.total === 0 ? "empty note" : `characters ${window.offset}-${end} of ${window.total}`
   const next = window.nextOffset === undefined
@@ -173,7 +163,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
-  const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
+  const limit = Math.min(decoded.limit ?? listLimit.default, listLimit.max)
   if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
@@ -216,7 +206,7 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
   const decoded = yield* decodeParams(SearchParams, ToolName.notesSearch)(params)
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
-  const limit = Math.min(decoded.limit ?? SearchLimit.default, SearchLimit.max)
+  const limit = Math.min(decoded.limit ?? searchLimit.default, searchLimit.max)
   const result = yield* (yield* NotesStore).search(identity, { query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
   const fitted = fitLines(
     [result.hits.length === 0 ? "No matching lines." : "Matching lines (address:line, offset for notes_read):"],
