@@ -1,11 +1,10 @@
 import { Clock, Effect, Result, Schema } from "effect"
-import { formatAge, formatBytes } from "../domain/boot.ts"
-import { type Home, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
+import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
+import { type Home, homeLabel, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { textWindow } from "../domain/textWindow.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
@@ -94,7 +93,7 @@ const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcom
 
 const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool: string): ReadonlyArray<string> =>
   unavailable.length === 0 ? [] : [
-    `Unavailable homes (not included): ${unavailable.map((u) => `${u.home === "session" ? "session" : `@${u.home}`} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
+    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
   ]
 
 /** Joins `header`, as many `lines` as fit the tool bound, and the footer for the count that fit. */
@@ -156,9 +155,6 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   return ok(truncateUtf8(text).text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
 
-const rowLine = (row: NoteRow, now: number): string =>
-  `- ${row.address}${row.title === "" ? "" : ` · "${row.title}"`} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
-
 const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
   const home = yield* decodeHome(decoded.home)
@@ -171,7 +167,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
     `More notes: notes_list ${JSON.stringify({ ...decoded, cursor })}.`
   const fitted = fitLines(
     [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
-    result.rows.map((row) => rowLine(row, now)),
+    result.rows.map((row) => noteRowLine(row, now)),
     (shown) => {
       const last = result.rows[shown - 1]
       const cursor = shown < result.rows.length && last !== undefined

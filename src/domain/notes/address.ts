@@ -18,6 +18,9 @@ const prefixedHomes: ReadonlyArray<Home> = ["project", "user", "agent", "model"]
 
 const encoder = new TextEncoder()
 
+/** How the model names a home: `session`, or `@home` for the others. */
+export const homeLabel = (home: Home): string => (home === "session" ? "session" : `@${home}`)
+
 /** How the model writes an address: no prefix for the session, `@home/` for the others. */
 export const formatAddress = (address: NoteAddress): string =>
   address.home === "session" ? address.path : `@${address.home}/${address.path}`
