@@ -1,5 +1,5 @@
 import { NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Path } from "effect"
 import type { PolicySettings, ResolvedPolicy } from "../../src/domain/thresholds.ts"
 import { layerFromFiles as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
@@ -40,7 +40,7 @@ const serviceOf = <E, R>(layer: Layer.Layer<Thresholds, E, R>) =>
     return yield* Thresholds
   }).pipe(Effect.provide(layer))
 
-describe("Thresholds over real settings files", () => {
+layer(TestLayer)("Thresholds over real settings files", (it) => {
   it.effect("global only: pi-context lines and Pi's reserve from the agent directory", () =>
     Effect.gen(function*() {
       const { thresholds, run } = yield* withSettings({
@@ -50,7 +50,7 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [50000, 20000 + 12288, 20000])
       assert.deepStrictEqual([policy.lines.guidance.source, policy.lines.warning.source, policy.lines.hard.source], ["global", "default", "global"])
       assert.deepStrictEqual(policy.notices, [])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a trusted project overrides per key and keeps the rest of global", () =>
     Effect.gen(function*() {
@@ -62,7 +62,7 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [60000, 35000, 18000])
       assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source, policy.automaticReset.source], ["project", "project", "global"])
       assert.strictEqual(policy.automaticReset.value, false)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("an untrusted project's settings are ignored", () =>
     Effect.gen(function*() {
@@ -73,7 +73,7 @@ describe("Thresholds over real settings files", () => {
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [16384 + 24576, 30000, 16384])
       assert.deepStrictEqual(policy.notices, [])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("malformed JSON gives one notice, once, and safe defaults", () =>
     Effect.gen(function*() {
@@ -88,7 +88,7 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(yield* run(thresholds.refresh), [])
       // refresh hands its notices to the caller; policy does not show them a second time.
       assert.deepStrictEqual(session.notices.map((notice) => notice.message), [])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
     Effect.gen(function*() {
@@ -98,7 +98,7 @@ describe("Thresholds over real settings files", () => {
       const shown = session.notices.map((notice) => notice.message)
       assert.strictEqual(shown.length, 1)
       assert.match(shown[0]!, /^pi-context: global settings: .*settings\.json = "malformed JSON" cannot be parsed; using "defaults"\.$/)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("wrong types: each key gets one notice and its default", () =>
     Effect.gen(function*() {
@@ -115,7 +115,7 @@ describe("Thresholds over real settings files", () => {
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
       assert.strictEqual(policy.automaticReset.value, true)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("negative and huge values are replaced and clamped into the model's window", () =>
     Effect.gen(function*() {
@@ -130,7 +130,7 @@ describe("Thresholds over real settings files", () => {
       ])
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a model override by glob, and Pi's per-model reserve", () =>
     Effect.gen(function*() {
@@ -149,7 +149,7 @@ describe("Thresholds over real settings files", () => {
       })
       const other = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(other), [40960, 20000, 16384])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("file-backed policy is cached until refresh", () =>
     Effect.gen(function*() {
@@ -159,7 +159,7 @@ describe("Thresholds over real settings files", () => {
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
       yield* run(thresholds.refresh)
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 31000)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 })
 
 describe("Thresholds with an injected policy", () => {
