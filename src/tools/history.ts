@@ -2,7 +2,7 @@ import { Effect, Result, Schema } from "effect"
 import { historyRoles } from "../domain/history/events.ts"
 import type { ListQuery } from "../domain/history/listing.ts"
 import { listLimit, searchLimit } from "../domain/history/limits.ts"
-import { describeIssue, renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
+import { renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
@@ -39,10 +39,8 @@ const clamp = (value: number | undefined, limits: { readonly default: number; re
 
 const invalid = (error: InvalidParams): ToolOutcome => failed("invalid_argument", error.message)
 
-const fromError = (error: HistoryError): ToolOutcome => {
-  const { code, message } = describeIssue(error)
-  return failed(code, message)
-}
+/** A history error as the model reads it: its own sentence, under its code. */
+const fromError = (error: HistoryError): ToolOutcome => failed(error.code, error.message)
 
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)

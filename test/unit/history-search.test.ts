@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { readPage } from "../../src/domain/history/read.ts"
-import { describeIssue, renderRead, renderSearch } from "../../src/domain/history/render.ts"
+import { renderRead, renderSearch } from "../../src/domain/history/render.ts"
 import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
@@ -64,8 +64,8 @@ describe("history_search", () => {
     const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 })
     assert.isTrue(Result.isFailure(bad))
     if (Result.isFailure(bad)) {
-      assert.strictEqual(describeIssue(bad.failure).code, "bad_regex")
-      assert.include(describeIssue(bad.failure).message, "(unclosed")
+      assert.strictEqual(bad.failure.code, "bad_regex")
+      assert.include(bad.failure.message, "(unclosed")
     }
     // Literal search treats regex syntax as text.
     assert.deepStrictEqual(search(index, { query: "(unclosed" }).hits, [])
@@ -116,8 +116,8 @@ describe("history_read", () => {
     const result = readPage(index, { seq: 3 })
     assert.isTrue(Result.isFailure(result))
     if (Result.isFailure(result)) {
-      assert.strictEqual(describeIssue(result.failure).code, "not_found")
-      assert.include(describeIssue(result.failure).message, "seqs run from 1 to 2")
+      assert.strictEqual(result.failure.code, "not_found")
+      assert.include(result.failure.message, "seqs run from 1 to 2")
     }
   })
 })

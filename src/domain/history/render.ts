@@ -4,7 +4,6 @@ import type { HistoryRole } from "./events.ts"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage } from "./read.ts"
 import { eventLabel, shortTime } from "./rows.ts"
-import type { HistoryIssue } from "./scope.ts"
 import type { SearchPage, SearchQuery } from "./search.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
@@ -105,35 +104,4 @@ export const renderRead = (read: ReadPage): string => {
     ? "end of event"
     : `continue: ${call("history_read", { seq: event.seq, offset: page.nextOffset })}`
   return `${header}\n${span}\n---\n${page.text}\n---\n${next}`
-}
-
-/** A sentence a model can act on, under the stable code it can branch on. */
-export const describeIssue = (issue: HistoryIssue): {
-  readonly code: "unknown_window" | "not_found" | "not_on_branch" | "bad_regex"
-  readonly message: string
-} => {
-  switch (issue._tag) {
-    case "UnknownWindow":
-      return {
-        code: "unknown_window",
-        message: `no window ${JSON.stringify(issue.windowId)} on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
-      }
-    case "EventNotFound":
-      return {
-        code: "not_found",
-        message: issue.lastSeq === 0
-          ? `no event #${issue.seq}: the session has no events yet.`
-          : `no event #${issue.seq}: seqs run from 1 to ${issue.lastSeq}. Use history_list or history_search to find one.`
-      }
-    case "NotOnBranch":
-      return {
-        code: "not_on_branch",
-        message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
-      }
-    case "BadRegex":
-      return {
-        code: "bad_regex",
-        message: `the pattern ${JSON.stringify(issue.pattern)} is not a valid JavaScript regular expression (${issue.reason}). Fix it, or search literally without "regex": true.`
-      }
-  }
 }

@@ -4,7 +4,8 @@ import { utf8Length } from "../toolOutcome.ts"
 import { windowOf } from "./branchView.ts"
 import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
-import { type BadRegexIssue, resolveScope, type ScopeQuery, type UnknownWindowIssue } from "./scope.ts"
+import { BadRegex, type UnknownWindow } from "./issues.ts"
+import { resolveScope, type ScopeQuery } from "./scope.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
 export interface SearchQuery extends ScopeQuery {
@@ -41,12 +42,12 @@ export const defaultScanBound = 16_000_000
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** Literal queries and regexes both match case-insensitively; a regex that does not compile is an issue, not a throw. */
-export const compileMatcher = (query: string, regex: boolean): Result.Result<RegExp, BadRegexIssue> => {
+export const compileMatcher = (query: string, regex: boolean): Result.Result<RegExp, BadRegex> => {
   if (!regex) return Result.succeed(new RegExp(escapeRegExp(query), "i"))
   try {
     return Result.succeed(new RegExp(query, "i"))
   } catch (error) {
-    return Result.fail({ _tag: "BadRegex", pattern: query, reason: error instanceof Error ? error.message : String(error) })
+    return Result.fail(new BadRegex({ pattern: query, reason: error instanceof Error ? error.message : String(error) }))
   }
 }
 
@@ -73,7 +74,7 @@ export const searchPage = (
   index: SessionIndex,
   query: SearchQuery,
   scanBound: number = defaultScanBound
-): Result.Result<SearchPage, UnknownWindowIssue | BadRegexIssue> => {
+): Result.Result<SearchPage, UnknownWindow | BadRegex> => {
   const matcher = compileMatcher(query.query, query.regex)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
   const resolved = resolveScope(index.branch, query)
