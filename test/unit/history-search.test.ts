@@ -6,7 +6,7 @@ import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
-import { makeSession, syncIndex } from "./history-session.ts"
+import { historySession, syncIndex } from "../support/historySession.ts"
 
 const search = (index: SessionIndex, query: Partial<SearchQuery> & { readonly query: string }, scanBound?: number): SearchPage => {
   const result = searchPage(index, { regex: false, limit: 10, ...query }, scanBound)
@@ -21,7 +21,7 @@ const read = (index: SessionIndex, seq: number, offset?: number, limit?: number)
 }
 
 describe("history_search", () => {
-  const session = makeSession()
+  const session = historySession()
   session.user("Remember the Zanzibar protocol for later")
   session.assistant("", [{ id: "c1", name: "bash", args: { command: "grep -r zanzibar src" } }])
   session.toolResult("c1", "bash", "src/auth.ts:12: // ZANZIBAR check")
@@ -83,7 +83,7 @@ describe("history_search", () => {
   })
 
   it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {
-    const big = makeSession()
+    const big = historySession()
     for (let n = 0; n < 60; n++) big.user(`needle ${"語".repeat(3000)}`)
     const page = search(syncIndex(big), { query: "needle", limit: 50 })
     assert.isAtMost(utf8Length(renderSearch(page, { query: "needle", regex: false, limit: 50 })), ToolResultByteLimit)
@@ -92,7 +92,7 @@ describe("history_search", () => {
 
 describe("history_read", () => {
   const text = "α🙂".repeat(10_000)
-  const session = makeSession()
+  const session = historySession()
   session.user(text)
   session.assistant("short")
   const index = syncIndex(session)
