@@ -258,10 +258,11 @@ const part = (run: () => unknown): number => {
 const tail = walk()
 const marker = classifyEntry(tail[0]!)
 const windowId = marker._tag === "Marker" ? marker.windowId : ""
+const classifiedTail = tail.map(classifyEntry)
 const parts = {
   walk: part(walk),
   classify: part(() => tail.map(classifyEntry)),
-  project: part(() => projectRequest(agentMessages, { id: windowId, isRoot: false })),
+  project: part(() => projectRequest(agentMessages, { id: windowId, isRoot: false, tail: classifiedTail })),
   usage: part(() => withSide.h.session.getContextUsage()),
   clone: part(() => structuredClone(agentMessages))
 }

@@ -16,7 +16,7 @@ const resultsDir = join(benchDir, "results")
 const self = basename(fileURLToPath(import.meta.url))
 
 /** The usual order (cheap first), then any other benchmark alphabetically. */
-const preferred = ["load.ts", "notes.ts", "history.ts", "budget.ts", "projection.ts", "hooks.ts", "continuity.ts", "turnover.ts"]
+const preferred = ["load.ts", "notes.ts", "history.ts", "adversarial.ts", "budget.ts", "projection.ts", "hooks.ts", "continuity.ts", "turnover.ts"]
 const found = readdirSync(benchDir).filter((name) => name.endsWith(".ts") && name !== self && !name.endsWith(".d.ts"))
 const benches = [
   ...preferred.filter((name) => found.includes(name)),

@@ -3,6 +3,7 @@ import { type AssistantMessage, isContextOverflow, isRecoverableLength } from "@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { notesToolSpecs } from "./adapters/notesTools.ts"
+import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { type AnySubcommand, defaultSubcommand, subcommands } from "./commands/registry.ts"
 import { TidyTools } from "./domain/notes/tidy.ts"
 import { replyTokens } from "./domain/projection.ts"
@@ -29,6 +30,7 @@ import { budgetToolHandlers } from "./tools/budget.ts"
 import { historyToolHandlers } from "./tools/history.ts"
 import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
 import { notesToolHandlers } from "./tools/notes.ts"
+import { withTimeBudget } from "./tools/timeBudget.ts"
 
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
@@ -69,12 +71,24 @@ const toolHandlers: Readonly<Record<string, (params: unknown) => Effect.Effect<T
   ...budgetToolHandlers
 }
 
+/**
+ * Whether a reply overflowed, by Pi's own tests. They read fields a reply
+ * from another extension's provider may lack (its usage); such a reply
+ * counts as no overflow rather than failing the hook.
+ */
+const overflowed = (assistant: AssistantMessage, ctx: ExtensionContext): boolean => {
+  try {
+    return isContextOverflow(assistant, ctx.model?.contextWindow) ||
+      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens))
+  } catch {
+    return false
+  }
+}
+
 /** Pi's turn facts, reduced to what the lifecycle decides on. */
 const turnFacts = (outcome: TurnOutcome, message: AgentMessage | undefined, ctx: ExtensionContext) => {
   const assistant = message !== undefined && message.role === "assistant" ? (message as AssistantMessage) : undefined
-  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" &&
-    (isContextOverflow(assistant, ctx.model?.contextWindow) ||
-      (ctx.model !== undefined && isRecoverableLength(assistant, ctx.model.maxTokens)))
+  const overflow = assistant !== undefined && assistant.stopReason !== "aborted" && overflowed(assistant, ctx)
   const aborted = outcome === "aborted" || assistant?.stopReason === "aborted" || ctx.signal?.aborted === true
   return { outcome: aborted ? "aborted" as const : outcome, overflow }
 }
@@ -105,6 +119,20 @@ const hiddenMessage = (customType: string, text: string, windowId: string): Agen
 export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
+  const reportedFaults = new Set<PiSessionLive.PiOperation>()
+
+  /** A Pi call that threw on foreign data: traced each time, told once per operation. */
+  const faultReporter = (ctx: ExtensionContext): PiSessionLive.PiFault => ({ operation, error }) => {
+    const reason = (error instanceof Error ? error.message : String(error)).split("\n", 1)[0]!.slice(0, 160)
+    runtime.runFork(Trace.use((trace) => trace.info("pi.fault", { operation, reason })))
+    if (reportedFaults.has(operation)) return
+    reportedFaults.add(operation)
+    Effect.runSync(PiSessionLive.make(pi, ctx).notify(
+      `pi-context: Pi's ${operation} could not be read (${reason}); a session entry that another extension wrote ` +
+        `may have a shape Pi does not expect. Until it can be read, ${PiSessionLive.faultFallback[operation]}.`,
+      "warning"
+    ))
+  }
 
   const run = <A>(ctx: ExtensionContext, label: string, effect: Effect.Effect<A, never, AppServices | PiSession>, fallback: A) =>
     runFast(
@@ -130,7 +158,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
           })
         ),
-        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx))
+        Effect.provideService(PiSession, PiSessionLive.make(pi, ctx, faultReporter(ctx)))
       )
     ).catch(() => fallback)
 
@@ -168,7 +196,8 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: ExtensionContext) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), undefined),
+    sessionStart: (reason: string, ctx: ExtensionContext) =>
+      run(ctx, "session_start", Effect.andThen(Lifecycle.use((l) => l.sessionStarted(reason)), reportNotesWritability), undefined),
     sessionTree: (ctx: ExtensionContext) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: ExtensionContext) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: ExtensionContext) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
@@ -221,7 +250,7 @@ export const makeHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     tool: (name: string, params: unknown, ctx: ExtensionContext): Promise<ToolOutcome> => {
       const handler = toolHandlers[name]
       if (handler === undefined) return Promise.resolve(failed("invalid_argument", `pi-context has no tool named ${name}.`))
-      return run(ctx, name, handler(params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+      return run(ctx, name, withTimeBudget(name)(handler(params)), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
     },
     wipeCommand: (ctx: ExtensionContext) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
     /** The `/pi-context` subcommands, for the adapter to list and dispatch. */

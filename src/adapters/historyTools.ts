@@ -42,7 +42,8 @@ export const historyToolSpecs: ReadonlyArray<ToolSpec> = [
     name: ToolName.historySearch,
     label: "History search",
     description: "Find past events whose text (for tools: name, arguments, status and output) matches `query`, " +
-      "case-insensitively: literal text, or a JavaScript regular expression with `regex: true`. Newest first, or " +
+      "case-insensitively: literal text, or a regular expression with `regex: true` (RE2 syntax, matched within a line: " +
+      "no backreferences or lookaround). Newest first, or " +
       "oldest first after an `after` seq. Each hit previews the text from the match and gives the history_read call " +
       "(seq and offset) that reads on from there.",
     promptSnippet: "history_search: find words or a regex in anything said or done before, across resets",

@@ -6,6 +6,7 @@ import type {
   TurnEndEvent,
   TurnEndEventResult
 } from "@earendil-works/pi-coding-agent"
+import { matchesKey } from "@earendil-works/pi-tui"
 import type { BoundaryNeeds, BoundaryReply } from "../services/Lifecycle.ts"
 import type { Host } from "../runtime.ts"
 
@@ -17,6 +18,38 @@ const toBoundaryResult = (reply: BoundaryReply | undefined): TurnEndEventResult 
       entries: [...reply.entries] as NonNullable<TurnEndEventResult["entries"]>,
       ...(reply.continue === undefined ? {} : { continue: reply.continue })
     }
+
+/**
+ * Waits for `wait`, unless Escape is pressed first (interactive mode: raw
+ * terminal input reaches extensions before the editor): then true at once.
+ * With `consume` the key stops here, since it belonged to what was waiting.
+ */
+const escapeWhile = (ctx: ExtensionContext, wait: Promise<unknown>, consume = true): Promise<boolean> =>
+  new Promise((resolve) => {
+    let stop = (): void => {}
+    const finish = (escaped: boolean): void => {
+      quietly(stop)
+      stop = () => {}
+      resolve(escaped)
+    }
+    quietly(() => {
+      stop = ctx.ui.onTerminalInput((data) => {
+        if (!matchesKey(data, "escape")) return undefined
+        finish(true)
+        return consume ? { consume: true } : undefined
+      })
+    })
+    wait.then(() => finish(false), () => finish(false))
+  })
+
+/** A UI call that may be missing or throw in some modes: never a failed hook. */
+const quietly = (use: () => void): void => {
+  try {
+    use()
+  } catch {
+    // nothing to show it on
+  }
+}
 
 /** Re-checks which boundary hooks must be live, after something that may change it. */
 export type ArmBoundaries = (ctx: ExtensionContext, reply?: AgentMessage) => Promise<void>
@@ -100,27 +133,49 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<Host>): Hook
   })
   // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it.
-  pi.on("input", async (_event, ctx) => withHost(ctx, async () => ({ action: "continue" as const }), { action: "continue" as const }))
-  pi.on("before_agent_start", async (_event, ctx) => withHost(ctx, async () => undefined, undefined))
+  // Pi has no run to abort yet, so Escape meanwhile would be lost: it cancels the prompt here.
+  pi.on("input", async (event, ctx) => {
+    const cancelled = await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined))
+    if (!cancelled) return { action: "continue" as const }
+    if (event.source === "interactive") quietly(() => ctx.ui.setEditorText(event.text))
+    quietly(() => ctx.ui.notify("pi-context: prompt cancelled (Escape while pi-context was starting); nothing was sent. Your text is back in the editor.", "info"))
+    return { action: "handled" as const }
+  })
+  // A run that no prompt started (another extension's turn) can wait for start-up here. Escape then
+  // reaches Pi, which marks the run aborted but still makes its first model call: that call is aborted
+  // at its request.
+  let abortFirstRequest = false
+  pi.on("before_agent_start", async (_event, ctx) => {
+    if (await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined), false)) abortFirstRequest = true
+    return undefined
+  })
   pi.on("session_tree", async (_event, ctx) => withHost(ctx, (host) => host.sessionTree(ctx), undefined))
   pi.on("model_select", async (_event, ctx) => withHost(ctx, (host) => host.modelSelect(ctx), undefined))
   pi.on("turn_start", async (_event, ctx) => withHost(ctx, (host) => host.turnStart(ctx), undefined))
-  pi.on("context_with_system", async (event, ctx) =>
-    withHost(ctx, async (host) => {
+  pi.on("context_with_system", async (event, ctx) => {
+    if (abortFirstRequest) {
+      abortFirstRequest = false
+      quietly(() => ctx.abort())
+      return undefined
+    }
+    return withHost(ctx, async (host) => {
       const { messages, needs } = await host.project(event.messages, ctx)
       // The request may have staged a budget reminder for this turn's end.
       apply(needs)
       return messages === undefined ? undefined : { messages: [...messages] }
-    }, undefined))
+    }, undefined)
+  })
   // A finished reply may have overflowed, or brought the window to its hard line.
   pi.on("message_end", async (event, ctx) => {
     if (event.message.role === "assistant") await withHost(ctx, (host) => armWith(host, ctx, event.message), undefined)
   })
-  pi.on("agent_settled", async (event, ctx) =>
-    withHost(ctx, async (host) => {
+  pi.on("agent_settled", async (event, ctx) => {
+    abortFirstRequest = false
+    return withHost(ctx, async (host) => {
       await host.settled(event.aborted, ctx)
       await armWith(host, ctx)
-    }, undefined))
+    }, undefined)
+  })
   pi.on("session_before_compact", async (event, ctx) => withHost(ctx, (host) => host.compactionGuard(event.reason, ctx), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, (host) => host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx), undefined))

@@ -1,6 +1,6 @@
 import { Type } from "typebox"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
-import { ToolName } from "../domain/protocol.ts"
+import { NotesUpdateMaxEdits, ToolName } from "../domain/protocol.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 
 const address = Type.String({
@@ -40,7 +40,7 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
           oldText: Type.String({ description: "Text to replace; must occur exactly once in the note." }),
           newText: Type.String({ description: "Replacement text." })
         }),
-        { description: "Edits, matched against the note before any of them is applied." }
+        { maxItems: NotesUpdateMaxEdits, description: `Edits (at most ${NotesUpdateMaxEdits}), matched against the note before any of them is applied.` }
       )),
       rename_to: Type.Optional(Type.String({ description: "New address for the note; must not exist yet." })),
       retire: Type.Optional(Type.Boolean({
@@ -79,11 +79,12 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
   {
     name: ToolName.notesSearch,
     label: "Search notes",
-    description: "Find lines in note bodies containing `query` (case-insensitive), or matching it as a regular expression with regex: true. " +
+    description: "Find lines in note bodies containing `query` (case-insensitive), or matching it as a regular expression with regex: true " +
+      "(RE2 syntax, line by line: no backreferences or lookaround). " +
       "Each hit gives the address, line number and the offset to pass to notes_read. Pageable with cursor.",
     promptSnippet: "notes_search: find lines in notes by text or regex",
     parameters: Type.Object({
-      query: Type.String({ minLength: 1, description: "Text to find, or a JavaScript regular expression when regex is true." }),
+      query: Type.String({ minLength: 1, description: "Text to find, or a regular expression (RE2) when regex is true." }),
       regex: Type.Optional(Type.Boolean({ description: "Treat query as a regular expression (case-insensitive)." })),
       home: Type.Optional(home),
       cursor: Type.Optional(cursor),

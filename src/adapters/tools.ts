@@ -1,6 +1,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { truncateUtf8 } from "../domain/toolOutcome.ts"
 import { ToolName } from "../domain/protocol.ts"
+import { collisionNotice, collisions } from "../domain/toolCollisions.ts"
 import type { Host } from "../runtime.ts"
 import type { ArmBoundaries } from "./hooks.ts"
 import { budgetToolSpecs } from "./budgetTools.ts"
@@ -10,8 +11,23 @@ import { notesToolSpecs } from "./notesTools.ts"
 
 export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...historyToolSpecs, ...budgetToolSpecs]
 
-/** Registers every pi-context tool; each call runs its Effect handler in the host runtime. */
+/**
+ * Registers every pi-context tool; each call runs its Effect handler in the
+ * host runtime. At start-up, a name that Pi resolves to another extension's
+ * tool is told once, with its owner.
+ */
 export const registerTools = (pi: ExtensionAPI, load: () => Promise<Host>, armBoundaries: ArmBoundaries): void => {
+  let collisionsTold = false
+  pi.on("session_start", (_event, ctx) => {
+    if (collisionsTold || typeof pi.getAllTools !== "function") return
+    collisionsTold = true
+    try {
+      const found = collisions(allToolSpecs, pi.getAllTools())
+      if (found.length > 0) ctx.ui.notify(collisionNotice(found), "warning")
+    } catch {
+      // Pi could not list its tools: nothing to compare against.
+    }
+  })
   for (const spec of allToolSpecs) {
     pi.registerTool({
       name: spec.name,

@@ -1,14 +1,14 @@
-import { Effect, Option } from "effect"
-import { inspectTail } from "../domain/boundary.ts"
-import { classifyEntry, isMarkerEntry } from "../domain/entries.ts"
+import { Effect, Path } from "effect"
+import { inspectBranch } from "../domain/boundary.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
+import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
 
@@ -20,15 +20,26 @@ const report = Effect.gen(function*() {
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
   const trace = yield* Trace
+  const path = yield* Path.Path
   const lines: Array<string> = ["pi-context doctor"]
 
   const identity = yield* notesIdentity()
   const snapshot = yield* notes.snapshot(identity)
+  const writable = yield* notesWritability
+  lines.push(
+    writable.rootWritability._tag === "Writable"
+      ? check(true, `notes root: ${identity.root}`)
+      : check(false, `notes root: ${blockedReason(writable.rootWritability, identity.root, "it")} (${writable.rootWritability.at}); ${notesRootFix}`)
+  )
   for (const home of snapshot.homes) {
+    const writability = writable.homes.find((entry) => entry.home === home.home)?.writability
     lines.push(
-      home._tag === "Available"
-        ? check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
-        : check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+      // A file in the way also makes the home unreadable; saying so is the more useful of the two.
+      writability?._tag === "Blocked"
+        ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")} (${writability.at})`)
+        : home._tag === "Unavailable"
+        ? check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
+        : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
     )
   }
 
@@ -42,8 +53,7 @@ const report = Effect.gen(function*() {
       : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
   )
 
-  const tail = (yield* session.branchTail(isMarkerEntry)).map(classifyEntry)
-  const inspection = inspectTail(tail)
+  const inspection = inspectBranch(yield* session.branch, session.sessionId)
   lines.push(
     inspection._tag === "Refuse"
       ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)
@@ -58,8 +68,8 @@ const report = Effect.gen(function*() {
       : check(false, `${unreadable.length} unreadable pi-context entries are ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}`)
   )
 
-  const path = yield* trace.filePath
-  lines.push(Option.match(path, { onNone: () => check(true, "trace: off"), onSome: (file) => check(true, `trace: ${file}`) }))
+  const traceStatus = yield* trace.status
+  lines.push(check(traceStatus._tag !== "Failed", describeTrace(traceStatus)))
   return lines.join("\n")
 })
 

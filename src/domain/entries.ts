@@ -13,7 +13,12 @@ export interface RawEntry {
   readonly [field: string]: unknown
 }
 
-export const WindowId = Schema.String.check(Schema.isMinLength(1))
+/**
+ * A window id as pi-context writes it (`pcx:<session>:<hex>`), loosely: one
+ * token of visible ASCII, at most 128 characters. A forged id of any other
+ * shape (a newline, a whole paragraph) would be echoed into the next boot.
+ */
+export const WindowId = Schema.String.check(Schema.isPattern(/^[\x21-\x7e]{1,128}$/))
 
 export const ResetMarkerData = Schema.Struct({ windowId: WindowId })
 export type ResetMarkerData = typeof ResetMarkerData.Type

@@ -1,3 +1,5 @@
+import { ownBootFromEnd } from "./boundary.ts"
+import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
 
 /** The fields of a Pi agent message that the projection reads. */
@@ -24,26 +26,38 @@ const bootWindowId = (message: ProjectableMessage): string | undefined => {
 
 const isBoot = (message: ProjectableMessage): boolean => message.role === "custom" && message.customType === CustomType.boot
 
+/** The window a request is projected for: its id, and for a reset window its branch tail from the marker. */
+export interface ProjectionWindow {
+  readonly id: string
+  readonly isRoot: boolean
+  readonly tail: ReadonlyArray<BranchEntry>
+}
+
 /**
  * The provider request for the active window. A reset window starts at its
- * boot (found by `details.windowId`); of what came before only the newest
- * system prompt survives. The boot is searched from the front: Pi's context
- * starts at the retain-none compaction written just before the marker, so the
- * boot is within the first few messages, where a scan from the end would read
- * the whole window on every request (a window holds one boot with its id:
- * repair never adds a second one). The root window keeps its history but only its own boot: a boot
- * copied from a parent session by a fork is replaced by this session's.
+ * own boot: the one right after its marker on the branch (`ownBootFromEnd`),
+ * never an earlier boot that carries the same id (a forged or duplicated
+ * marker reuses ids), and never any boot when its tail was refused. A request
+ * ends where the branch ends, so that boot is found by counting the window's
+ * boots back from the end of the request. Of what came before it only the
+ * newest system prompt survives. The root window keeps its history but only
+ * its own boot: a boot copied from a parent session by a fork is replaced by
+ * this session's.
  */
 export const projectRequest = <M extends ProjectableMessage>(
   messages: ReadonlyArray<M>,
-  window: { readonly id: string; readonly isRoot: boolean }
+  window: ProjectionWindow
 ): Projection<M> => {
   if (window.isRoot) return projectRoot(messages, window.id)
+  const fromEnd = ownBootFromEnd(window.tail)
   let bootIndex = -1
-  for (let i = 0; i < messages.length; i++) {
-    if (bootWindowId(messages[i]!) === window.id) {
-      bootIndex = i
-      break
+  if (fromEnd !== undefined) {
+    let seen = 0
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (bootWindowId(messages[i]!) === window.id && ++seen === fromEnd) {
+        bootIndex = i
+        break
+      }
     }
   }
   let system: M | undefined
@@ -98,7 +112,9 @@ const contentChars = (content: unknown): number => {
   if (typeof content === "string") return content.length
   if (!Array.isArray(content)) return 0
   let chars = 0
-  for (const block of content as ReadonlyArray<{ readonly type?: unknown; readonly text?: unknown }>) {
+  for (const block of content as ReadonlyArray<{ readonly type?: unknown; readonly text?: unknown } | null>) {
+    // Another extension's entry may hold anything here; it counts as nothing rather than throwing.
+    if (typeof block !== "object" || block === null) continue
     if (block.type === "text" && typeof block.text === "string") chars += block.text.length
     else if (block.type === "image") chars += imageChars
   }
@@ -127,7 +143,8 @@ const estimateMessageTokens = (message: ProjectableMessage): number => {
       break
     case "assistant": {
       if (!Array.isArray(m.content)) break
-      for (const block of m.content as ReadonlyArray<Record<string, unknown>>) {
+      for (const block of m.content as ReadonlyArray<Record<string, unknown> | null>) {
+        if (typeof block !== "object" || block === null) continue
         if (block.type === "text") chars += stringLength(block.text)
         else if (block.type === "thinking") chars += stringLength(block.thinking)
         else if (block.type === "toolCall") chars += stringLength(block.name) + JSON.stringify(block.arguments ?? {}).length

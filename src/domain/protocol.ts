@@ -34,3 +34,6 @@ export const SettingsKey = "pi-context"
 
 /** Every tool result is bounded to this many UTF-8 bytes of text. */
 export const ToolResultByteLimit = 32 * 1024
+
+/** Edits one `notes_update` call may carry: each is looked up in the whole note, so their number bounds the call's time. */
+export const NotesUpdateMaxEdits = 50

@@ -28,21 +28,72 @@ export const codePointLength = (text: string): number => {
   return count
 }
 
+/** UTF-8 bytes of one code point (a lone surrogate is encoded as U+FFFD, 3 bytes). */
+export const codePointBytes = (point: string): number => {
+  const code = point.codePointAt(0)!
+  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+}
+
 /**
- * A window of `limit` code points starting at `offset`. A negative offset
- * counts from the end (-100 = the last 100 code points). Offsets past the
- * end give an empty window with the total, never an error.
+ * A window of at most `limit` code points starting at `offset`, and at most
+ * `maxBytes` UTF-8 bytes, so a page that must fit a bound is cut here, where
+ * `nextOffset` still says where the cut was. A negative offset counts from
+ * the end (-100 = the last 100 code points). Offsets past the end give an
+ * empty window with the total, never an error.
  */
-export const textWindow = (text: string, offset: number, limit: number): TextWindow => {
+export const textWindow = (text: string, offset: number, limit: number, maxBytes: number = Number.POSITIVE_INFINITY): TextWindow => {
   const points = codePoints(text)
   const total = points.length
   const start = offset < 0 ? Math.max(0, total + offset) : Math.min(offset, total)
-  const end = Math.min(total, start + Math.max(0, limit))
+  const cap = Math.min(total, start + Math.max(0, limit))
+  let end = start
+  let bytes = 0
+  while (end < cap && bytes + codePointBytes(points[end]!) <= maxBytes) bytes += codePointBytes(points[end++]!)
   return {
     text: points.slice(start, end).join(""),
     offset: start,
     total,
     nextOffset: end < total ? end : undefined
+  }
+}
+
+/**
+ * The same window taken over text that arrives in pieces (a note too large
+ * to hold whole): `push` each piece in order, then `finish`. Only the window
+ * is kept, so memory is bounded by the page, whatever the text's size. A
+ * negative `offset` needs `total`, from a first counting pass.
+ */
+export const windowCollector = (offset: number, limit: number, maxBytes: number = Number.POSITIVE_INFINITY, total?: number) => {
+  const start = offset >= 0 ? offset : Math.max(0, (total ?? 0) + offset)
+  const parts: Array<string> = []
+  let index = 0
+  let bytes = 0
+  let end = start
+  let full = limit <= 0
+  return {
+    push: (piece: string): void => {
+      if (full || index + piece.length < start) {
+        // A piece wholly before the window (or after it is full) is only counted.
+        index += codePointLength(piece)
+        return
+      }
+      for (const point of piece) {
+        if (!full && index >= start) {
+          const size = codePointBytes(point)
+          if (end - start >= limit || bytes + size > maxBytes) full = true
+          else {
+            parts.push(point)
+            bytes += size
+            end++
+          }
+        }
+        index++
+      }
+    },
+    finish: (): TextWindow => {
+      const clamped = Math.min(start, index)
+      return { text: parts.join(""), offset: clamped, total: index, nextOffset: Math.max(end, clamped) < index ? Math.max(end, clamped) : undefined }
+    }
   }
 }
 

@@ -1,31 +1,37 @@
 import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
+import { compileGlob, hasGlobSyntax } from "./glob.ts"
 import { SettingsKey } from "./protocol.ts"
+import {
+  type Candidate,
+  checkBoolean,
+  checkNames,
+  checkTokens,
+  checkTrace,
+  dedupe,
+  pick,
+  type Sourced,
+  type TraceLevel
+} from "./settingsChecks.ts"
+import { badModelKeys, isModelKey, unknownTopKeys } from "./settingsKeys.ts"
+import { isSettingsObject, type ThresholdNotice, type ValueSource } from "./settingsNotice.ts"
+
+export type { Sourced, TraceLevel } from "./settingsChecks.ts"
+export {
+  isSettingsObject,
+  keepWrittenNumbers,
+  noticeKey,
+  renderNotice,
+  showValue,
+  type ThresholdNotice,
+  type ValueSource,
+  WrittenNumber
+} from "./settingsNotice.ts"
 
 /**
  * Threshold arithmetic: merges the `pi-context` key of every settings source,
  * validates and clamps each value, and derives the budget lines for one model.
  * Pure and total: a bad value becomes a notice and a safe value, never a throw.
  */
-
-export type ValueSource = "default" | "global" | "project" | "model" | "injected"
-export type TraceLevel = "off" | "info" | "debug"
-
-export interface Sourced<A> {
-  readonly value: A
-  readonly source: ValueSource
-  /** The settings key the value was read from, absent for a default. */
-  readonly key?: string
-}
-
-/** One distinct settings problem: which key, the value found, the value used instead. */
-export interface ThresholdNotice {
-  readonly key: string
-  readonly value: unknown
-  readonly used: unknown
-  readonly reason: string
-  /** The settings layer that held the bad value, when there is one. */
-  readonly source?: ValueSource
-}
 
 /** Lines in tokens remaining in the active window: guidance > warning > hard >= 0. */
 export interface Lines {
@@ -90,98 +96,9 @@ export const Defaults = {
   traceLevel: "info" as TraceLevel
 } as const
 
-const modelKeys = new Set(["automaticReset", "bootBudgetTokens", "guidanceLine", "warningLine", "hardLine"])
-
 type Obj = Readonly<Record<string, unknown>>
 
-const isObject = (value: unknown): value is Obj =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** A short rendering of a settings value for a notice (settings are JSON, injected ones may not be). */
-export const showValue = (value: unknown): string => {
-  if (value === undefined) return "undefined"
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null) {
-    return JSON.stringify(value) ?? String(value)
-  }
-  if (Array.isArray(value)) return "an array"
-  return typeof value === "object" ? "an object" : String(value)
-}
-
-/** Identity of a notice, so each distinct problem is reported once. */
-export const noticeKey = (notice: ThresholdNotice): string =>
-  `${notice.source ?? ""}|${notice.key}|${showValue(notice.value)}|${showValue(notice.used)}`
-
-const sourceLabel: Partial<Record<ValueSource, string>> = {
-  global: "global settings: ",
-  project: "project settings: ",
-  injected: "injected policy: "
-}
-
-/** One line for the user, without a `pi-context:` prefix (the caller adds its own). */
-export const renderNotice = (notice: ThresholdNotice): string =>
-  `${notice.source === undefined ? "" : sourceLabel[notice.source] ?? ""}${notice.key} = ${
-    showValue(notice.value)
-  } ${notice.reason}; using ${showValue(notice.used)}.`
-
-interface Candidate {
-  readonly key: string
-  readonly value: unknown
-  readonly source: ValueSource
-}
-
-type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
-
-const checkBoolean: Check<boolean> = (value) =>
-  typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
-
-const checkTrace: Check<TraceLevel> = (value) =>
-  value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }
-
-/** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
-const checkTokens = (positive: boolean): Check<number> => (value) => {
-  if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
-  if (value < 0) return { reason: "is negative" }
-  if (!Number.isFinite(value) || value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
-  if (positive && value < 1) return { reason: "must be at least 1" }
-  if (!Number.isInteger(value)) return { fix: Math.floor(value), reason: "is not a whole number of tokens" }
-  return { ok: value }
-}
-
-/**
- * Picks the winning candidate (the last one, i.e. the most specific source)
- * that passes `check`. Every rejected candidate above the winner yields a notice
- * naming the value used instead.
- */
-const pick = <A>(
-  candidates: ReadonlyArray<Candidate>,
-  check: Check<A>,
-  fallback: Sourced<A>,
-  notices: Array<ThresholdNotice>
-): Sourced<A> => {
-  const rejected: Array<{ readonly candidate: Candidate; readonly reason: string }> = []
-  let chosen: Sourced<A> = fallback
-  for (let i = candidates.length - 1; i >= 0; i--) {
-    const candidate = candidates[i]!
-    const result = check(candidate.value)
-    if ("ok" in result) {
-      chosen = { value: result.ok, source: candidate.source, key: candidate.key }
-      break
-    }
-    if ("fix" in result) {
-      chosen = { value: result.fix, source: candidate.source, key: candidate.key }
-      rejected.push({ candidate, reason: result.reason })
-      break
-    }
-    rejected.push({ candidate, reason: result.reason })
-  }
-  for (const { candidate, reason } of rejected) {
-    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.source })
-  }
-  return chosen
-}
-
-const globToRegExp = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)
+const isObject = isSettingsObject
 
 /**
  * How specific a `models` pattern is for this model, or undefined when it does not match.
@@ -191,9 +108,9 @@ const specificity = (pattern: string, model: ModelRef): number | undefined => {
   const full = `${model.provider}/${model.id}`
   if (pattern === full) return Number.MAX_SAFE_INTEGER
   if (pattern === model.id) return Number.MAX_SAFE_INTEGER - 1
-  if (!/[*?]/.test(pattern)) return undefined
-  const regex = globToRegExp(pattern)
-  return regex.test(full) || regex.test(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
+  if (!hasGlobSyntax(pattern)) return undefined
+  const glob = compileGlob(pattern)
+  return glob(full) || glob(model.id) ? pattern.replace(/[*?]/g, "").length : undefined
 }
 
 interface Gathered {
@@ -206,6 +123,7 @@ interface Gathered {
 const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefined, notices: Array<ThresholdNotice>): Gathered => {
   const top = new Map<string, Array<Candidate>>()
   const byPattern = new Map<string, { readonly rank: number; readonly entries: Array<{ readonly entry: Obj; readonly source: ValueSource }> }>()
+  const overrides: Array<{ readonly pattern: string; readonly entry: Obj; readonly source: ValueSource }> = []
   const push = (map: Map<string, Array<Candidate>>, name: string, candidate: Candidate) => {
     const list = map.get(name)
     if (list === undefined) map.set(name, [candidate])
@@ -215,9 +133,10 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     const section = isObject(settings) ? settings[SettingsKey] : undefined
     if (section === undefined) continue
     if (!isObject(section)) {
-      notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", source })
+      notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", outcome: "using the defaults", source })
       continue
     }
+    notices.push(...unknownTopKeys(section, source))
     for (const [name, value] of Object.entries(section)) {
       if (name === "models" || value === undefined) continue
       push(top, name, { key: `${SettingsKey}.${name}`, value, source })
@@ -225,14 +144,23 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     const models = section.models
     if (models === undefined) continue
     if (!isObject(models)) {
-      notices.push({ key: `${SettingsKey}.models`, value: models, used: "no model overrides", reason: "is not an object", source })
+      notices.push({
+        key: `${SettingsKey}.models`,
+        value: models,
+        used: "no model overrides",
+        reason: "is not an object",
+        outcome: "no model overrides apply",
+        source
+      })
       continue
     }
     for (const [pattern, entry] of Object.entries(models)) {
       if (!isObject(entry)) {
-        notices.push({ key: `${SettingsKey}.models["${pattern}"]`, value: entry, used: "ignored", reason: "is not an object", source })
+        const key = `${SettingsKey}.models["${pattern}"]`
+        notices.push({ key, value: entry, used: "ignored", reason: "is not an object", outcome: "it is ignored", source })
         continue
       }
+      overrides.push({ pattern, entry, source })
       const rank = model === undefined ? undefined : specificity(pattern, model)
       if (rank === undefined) continue
       const slot = byPattern.get(pattern)
@@ -240,18 +168,15 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
       else slot.entries.push({ entry, source })
     }
   }
+  for (const { pattern, entry, source } of overrides) notices.push(...badModelKeys(pattern, entry, source))
   // Model overrides beat every top-level key; among them the most specific pattern wins per key.
   const ordered = [...byPattern.entries()].sort((a, b) => a[1].rank - b[1].rank)
   const models = new Map<string, Array<Candidate>>()
   for (const [pattern, { entries }] of ordered) {
     for (const { entry, source } of entries) {
       for (const [name, value] of Object.entries(entry)) {
-        if (value === undefined) continue
+        if (value === undefined || !isModelKey(name)) continue
         const key = `${SettingsKey}.models["${pattern}"].${name}`
-        if (!modelKeys.has(name)) {
-          notices.push({ key, value, used: "ignored", reason: "cannot be set per model", source })
-          continue
-        }
         push(models, name, { key, value, source: source === "injected" ? "injected" : "model" })
       }
     }
@@ -365,6 +290,7 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
   const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Defaults.warningRunway), notices)
   const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Defaults.guidanceRunway), notices)
   const lines = orderLines({ guidance, warning, hard }, window, notices)
+  checkNames((name) => gathered.top.get(name) ?? [], notices)
 
   return {
     enabled,
@@ -379,16 +305,6 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
     modelPatterns: gathered.patterns,
     notices: dedupe(notices)
   }
-}
-
-const dedupe = (notices: ReadonlyArray<ThresholdNotice>): ReadonlyArray<ThresholdNotice> => {
-  const seen = new Set<string>()
-  return notices.filter((notice) => {
-    const key = noticeKey(notice)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
-  })
 }
 
 /** Wraps an injected policy as the top settings source. */

@@ -17,3 +17,13 @@ export const rootWindowId = (sessionId: string): string => `pcx:${sessionPart(se
 /** The id of a window opened by a reset; `random8hex` comes from the caller's `Random`. */
 export const newWindowId = (sessionId: string, random8hex: string): string =>
   `pcx:${sessionPart(sessionId)}:${random8hex}`
+
+/**
+ * Whether `windowId` names a window a reset in this session could have opened
+ * (never the root, which has no marker). A marker with any other id was copied
+ * or forged: repair never writes a boot for it.
+ */
+export const isResetWindowOf = (sessionId: string, windowId: string): boolean => {
+  const prefix = `pcx:${sessionPart(sessionId)}:`
+  return windowId.startsWith(prefix) && /^[0-9a-f]{8}$/.test(windowId.slice(prefix.length))
+}

@@ -3,11 +3,12 @@ import { type ListQuery, listPage } from "../domain/history/listing.ts"
 import { type ReadQuery, readPage } from "../domain/history/read.ts"
 import { windowSummaries } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/issues.ts"
-import { type SearchQuery, searchPage } from "../domain/history/search.ts"
+import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/search.ts"
 import type { SessionIndex } from "../domain/history/sessionIndex.ts"
 import { adoptBranch, catchUp } from "../domain/history/sync.ts"
 import { History } from "../services/History.ts"
 import { PiSession } from "../services/PiSession.ts"
+import { CurrentScanBudget } from "../services/ToolBudget.ts"
 
 /** Indexes kept per extension instance: the current session and a few it switched away from. */
 const sessionsKept = 4
@@ -57,7 +58,8 @@ export const layer = Layer.effect(
     })
 
     const search = Effect.fn("History.search")(function*(query: SearchQuery) {
-      return yield* fromResult(yield* withIndex((index) => searchPage(index, query)))
+      const startScan = yield* CurrentScanBudget
+      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, defaultScanBound, startScan())))
     })
 
     const read = Effect.fn("History.read")(function*(query: ReadQuery) {

@@ -31,7 +31,7 @@ import { type BoundaryReply, Lifecycle, type WipeReply } from "../services/Lifec
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Trace } from "../services/Trace.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
@@ -314,11 +314,10 @@ export const layerWithoutDependencies = Layer.effect(
     const statusReport = Effect.gen(function*() {
       const session = yield* PiSession
       const window = activeWindow(yield* session.branch, session.sessionId)
-      const traceFile = yield* trace.filePath
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
         `window: ${window.id} (w${window.ordinal})`,
-        `trace: ${Option.getOrElse(traceFile, () => "off")}`,
+        describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windowUsage(yield* currentWindow) }))
       ].join("\n")
     })

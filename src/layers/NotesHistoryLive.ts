@@ -17,6 +17,7 @@ import { type GitFailed, type GitRunner, HistoryUnavailable, NotesHistory } from
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
+import { describeStoreFailure } from "./notes/failure.ts"
 import { notesIdentity } from "./notes/identity.ts"
 import { systemGit } from "./notes/git.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
@@ -242,7 +243,7 @@ export const layerWith = (git: GitRunner) =>
               )
             )
             const written = yield* store.write(identity, address, parseNote(version.stdout).body).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${error.code}: ${error.message}`))
+              Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${describeStoreFailure(error).text}`))
             )
             // A retired note that comes back leaves the wastebasket.
             yield* Effect.ignore(fs.remove(path.join(repo.toplevel, places.retired)))

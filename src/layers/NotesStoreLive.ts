@@ -1,9 +1,10 @@
 import { Clock, Effect, FileSystem, Layer, Option, Path, PlatformError, Result } from "effect"
-import { formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
+import { type AddressUse, formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
 import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
 import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
 import { homeDirectory, homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
 import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
+import { textWindow } from "../domain/textWindow.ts"
 import {
   AmbiguousEdit,
   InvalidAddress,
@@ -13,15 +14,19 @@ import {
   NoteNotFound,
   NotesIoError,
   NotesStore,
-  NoteTooLarge
+  NoteTooLarge,
+  type PageRequest
 } from "../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, isNotFound, walkNotes, withNoteLocks, writeAtomically } from "./notes/disk.ts"
-import { findProjectRoot } from "./notes/project.ts"
+import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notes/disk.ts"
+import { type FailurePlace, notesIoError } from "./notes/errors.ts"
 import { makeHomeCache } from "./notes/homeCache.ts"
+import { makeNoteLocks } from "./notes/lock.ts"
 import { withTitles } from "./notes/pocket.ts"
-import * as Platform from "./platform.ts"
+import { findProjectRoot } from "./notes/project.ts"
+import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
 import { searchNotes } from "./notes/search.ts"
 import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notes/wastebasket.ts"
+import * as Platform from "./platform.ts"
 
 const encoder = new TextEncoder()
 
@@ -40,19 +45,45 @@ export const layerWithoutDependencies = Layer.effect(
     const ops: DiskOps = { fs, path }
     // Watched per home; its watchers close with the layer's scope (the runtime is disposed on session_shutdown).
     const cache = yield* makeHomeCache(ops)
+    const { withNoteLocks } = makeNoteLocks(ops)
 
     const homeDir = (identity: NotesIdentity, home: Home): string => homeDirectory(identity, home, path.join)
 
-    const locate = (identity: NotesIdentity, raw: string): Effect.Effect<Located, InvalidAddress> =>
-      Result.match(parseAddress(raw), {
-        onFailure: (reason) => Effect.fail(new InvalidAddress({ address: raw, reason })),
+    /**
+     * The file of each segment as it is on disk: a name stored in another
+     * Unicode normalization (NFD, as macOS and some editors write) is the
+     * same note as its NFC address. Only names with accents are looked up.
+     */
+    const onDisk = (dir: string, segments: ReadonlyArray<string>): Effect.Effect<string, PlatformError.PlatformError> =>
+      Effect.gen(function*() {
+        let current = dir
+        for (const segment of segments) {
+          const exact = path.join(current, segment)
+          if (segment === segment.normalize("NFD") || (yield* fs.exists(exact))) {
+            current = exact
+            continue
+          }
+          const names = yield* fs.readDirectory(current).pipe(Effect.catchIf(isNotFound, () => Effect.succeed([] as ReadonlyArray<string>)))
+          const stored = names.find((name) => name !== segment && name.normalize("NFC") === segment)
+          current = stored === undefined ? exact : path.join(current, stored)
+        }
+        return current
+      })
+
+    const locate = (identity: NotesIdentity, raw: string, use: AddressUse = "write"): Effect.Effect<Located, InvalidAddress | NotesIoError> =>
+      Result.match(parseAddress(raw, use), {
+        onFailure: (refusal) => Effect.fail(new InvalidAddress({ address: raw, reason: refusal.reason, code: refusal.code })),
         onSuccess: (address) => {
           const dir = homeDir(identity, address.home)
-          return Effect.succeed({ address, shown: formatAddress(address), homeDir: dir, file: path.join(dir, ...address.path.split("/")) })
+          const shown = formatAddress(address)
+          return onDisk(dir, address.path.split("/")).pipe(
+            Effect.map((file): Located => ({ address, shown, homeDir: dir, file })),
+            Effect.mapError(ioErrorAt({ address, shown, homeDir: dir }, "find"))
+          )
         }
       })
 
-    const ioError = (at: string) => (error: PlatformError.PlatformError) => new NotesIoError({ path: at, reason: describePlatformError(error) })
+    const ioErrorAt = (place: FailurePlace, operation: string) => notesIoError(path, place, operation)
 
     const isInside = (dir: string, candidate: string): boolean => candidate === dir || candidate.startsWith(dir + path.sep)
 
@@ -67,8 +98,8 @@ export const layerWithoutDependencies = Layer.effect(
 
     /** Refuses a note whose real location is outside its home's real location (a symlink out). */
     const ensureContained = Effect.fnUntraced(function*(located: Located) {
-      const realHome = yield* realExistingAncestor(located.homeDir).pipe(Effect.mapError(ioError(located.homeDir)))
-      const realTarget = yield* realExistingAncestor(located.file).pipe(Effect.mapError(ioError(located.file)))
+      const realHome = yield* realExistingAncestor(located.homeDir).pipe(Effect.mapError(ioErrorAt(located, "open")))
+      const realTarget = yield* realExistingAncestor(located.file).pipe(Effect.mapError(ioErrorAt(located, "open")))
       // Before the home exists its deepest ancestor is outside it; the target then resolves to the same place.
       if (!isInside(realHome, realTarget) && realTarget !== realHome) {
         return yield* new InvalidAddress({
@@ -78,19 +109,35 @@ export const layerWithoutDependencies = Layer.effect(
       }
     })
 
-    const readExisting = Effect.fnUntraced(function*(located: Located) {
+    /** The note's kind and size; a folder or anything else at its name is no note. */
+    const statNote = Effect.fnUntraced(function*(located: Located) {
       yield* ensureContained(located)
       const info = yield* fs.stat(located.file).pipe(
-        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioError(located.file)(error))
+        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
       )
       if (info.type !== "File") return yield* new NoteNotFound({ address: located.shown })
-      const size = Number(info.size)
-      if (size > NoteByteLimit) return yield* new NoteTooLarge({ address: located.shown, bytes: size, limit: NoteByteLimit })
-      const text = yield* fs.readFileString(located.file).pipe(
-        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioError(located.file)(error))
-      )
-      return { text, bytes: size }
+      return Number(info.size)
     })
+
+    const readWhole = (located: Located) =>
+      fs.readFileString(located.file).pipe(
+        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
+      )
+
+    /** The whole note, refused (and named as such) when it is over the limit already on disk. */
+    const readExisting = Effect.fnUntraced(function*(located: Located) {
+      const size = yield* statNote(located)
+      if (size > NoteByteLimit) return yield* new NoteTooLarge({ address: located.shown, bytes: size, limit: NoteByteLimit, existing: true })
+      return { text: yield* readWhole(located), bytes: size }
+    })
+
+    /** The frontmatter a replacing write keeps; a note over the limit gives its head's. */
+    const previousFrontmatter = (located: Located) =>
+      Effect.gen(function*() {
+        const size = yield* statNote(located)
+        if (size <= NoteByteLimit) return Option.some(parseNote(yield* readWhole(located)).frontmatter)
+        return Option.some(yield* readLargeFrontmatter(ops, located.file).pipe(Effect.mapError(ioErrorAt(located, "read"))))
+      }).pipe(Effect.catchTag("NoteNotFound", () => Effect.succeedNone))
 
     const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
@@ -104,16 +151,29 @@ export const layerWithoutDependencies = Layer.effect(
     const prepareDirectory = Effect.fnUntraced(function*(located: Located) {
       yield* ensureContained(located)
       const dir = path.dirname(located.file)
-      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioError(dir)))
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioErrorAt(located, "create the folder of")))
       // Re-check: a directory created through a symlinked parent would show up now.
       yield* ensureContained(located)
     })
 
     const read = Effect.fn("NotesStore.read")(function*(identity: NotesIdentity, raw: string) {
-      const located = yield* locate(identity, raw)
+      const located = yield* locate(identity, raw, "read")
       const { text, bytes } = yield* readExisting(located)
       const note = parseNote(text)
       return { address: located.shown, body: note.body, bytes, created: note.frontmatter.created, updated: note.frontmatter.updated }
+    })
+
+    const readPage = Effect.fn("NotesStore.readPage")(function*(identity: NotesIdentity, raw: string, page: PageRequest) {
+      const located = yield* locate(identity, raw, "read")
+      const bytes = yield* statNote(located)
+      if (bytes <= NoteByteLimit) {
+        const note = parseNote(yield* readWhole(located))
+        return { address: located.shown, window: textWindow(note.body, page.offset, page.limit, page.maxBytes), bytes, updated: note.frontmatter.updated }
+      }
+      const large = yield* readLargePage(ops, located.file, page).pipe(
+        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
+      )
+      return { address: located.shown, window: large.window, bytes, updated: large.frontmatter.updated }
     })
 
     const write = Effect.fn("NotesStore.write")(function*(identity: NotesIdentity, raw: string, body: string) {
@@ -121,19 +181,11 @@ export const layerWithoutDependencies = Layer.effect(
       yield* encodeNote(located, body)
       yield* prepareDirectory(located)
       return yield* withNoteLocks(
-        ops,
         [located.file],
         located.shown,
         Effect.gen(function*() {
-          const previous = yield* readExisting(located).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("NoteNotFound", () => Effect.succeedNone)
-          )
-          const frontmatter = stampFrontmatter(
-            Option.getOrUndefined(Option.map(previous, ({ text }) => parseNote(text).frontmatter)),
-            yield* nowIso,
-            `session:${identity.sessionId}`
-          )
+          const previous = yield* previousFrontmatter(located)
+          const frontmatter = stampFrontmatter(Option.getOrUndefined(previous), yield* nowIso, `session:${identity.sessionId}`)
           const data = yield* encodeNote(located, serializeNote({ frontmatter, body }))
           yield* writeAtomically(ops, located.file, data)
           return { address: located.shown, created: Option.isNone(previous), bytes: data.length }
@@ -141,7 +193,7 @@ export const layerWithoutDependencies = Layer.effect(
       ).pipe(
         // The next boot sees the write without waiting for a watcher, whatever became of it.
         Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error)
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "write")(error) : error)
       )
     })
 
@@ -160,7 +212,6 @@ export const layerWithoutDependencies = Layer.effect(
       yield* ensureContained(source)
       if (renaming) yield* prepareDirectory(target)
       return yield* withNoteLocks(
-        ops,
         renaming ? [source.file, target.file] : [source.file],
         source.shown,
         Effect.gen(function*() {
@@ -183,7 +234,7 @@ export const layerWithoutDependencies = Layer.effect(
           }
           const destination = renaming ? target : source
           if (renaming) {
-            const occupied = yield* fs.exists(target.file).pipe(Effect.mapError(ioError(target.file)))
+            const occupied = yield* fs.exists(target.file).pipe(Effect.mapError(ioErrorAt(target, "check")))
             if (occupied) {
               return yield* new InvalidNoteRequest({
                 address: target.shown,
@@ -207,7 +258,7 @@ export const layerWithoutDependencies = Layer.effect(
           cache.changed(source.homeDir, source.address.path)
           if (renaming) cache.changed(target.homeDir, target.address.path)
         })),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(source.file)(error) : error)
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(source, "update")(error) : error)
       )
     })
 
@@ -263,15 +314,16 @@ export const layerWithoutDependencies = Layer.effect(
       const from = path.join(root, "sessions", sessionSegment(fromSessionId))
       const to = path.join(root, "sessions", sessionSegment(toSessionId))
       if (from === to) return { copied: 0 }
-      const existing = yield* walkNotes(ops, to).pipe(Effect.mapError(ioError(to)))
+      const sessionAt = (dir: string, relative: string) => ioErrorAt({ address: { home: "session", path: relative }, shown: relative, homeDir: dir }, "copy")
+      const existing = yield* walkNotes(ops, to).pipe(Effect.mapError(sessionAt(to, "the fork's notes")))
       if (existing.length > 0) return { copied: 0 }
-      const parentNotes = yield* walkNotes(ops, from).pipe(Effect.mapError(ioError(from)))
+      const parentNotes = yield* walkNotes(ops, from).pipe(Effect.mapError(sessionAt(from, "the parent session's notes")))
       yield* Effect.forEach(parentNotes, (note) => {
         const destination = path.join(to, ...note.relative.split("/"))
         return fs.makeDirectory(path.dirname(destination), { recursive: true }).pipe(
           Effect.andThen(fs.readFile(note.absolute)),
           Effect.flatMap((data) => writeAtomically(ops, destination, data)),
-          Effect.mapError(ioError(destination))
+          Effect.mapError(sessionAt(to, note.relative))
         )
       }, { concurrency: 8, discard: true }).pipe(Effect.ensuring(Effect.sync(() => cache.forget(to))))
       return { copied: parentNotes.length }
@@ -281,19 +333,19 @@ export const layerWithoutDependencies = Layer.effect(
       const located = yield* locate(identity, raw)
       const binned = retiredFile(ops, identity, located.address.home, located.address.path)
       // A missing note is told as such, before its lock (whose folder may not exist) is taken.
-      yield* readExisting(located)
+      yield* statNote(located)
       return yield* withNoteLocks(
-        ops,
         [located.file],
         located.shown,
         Effect.gen(function*() {
-          const { bytes } = yield* readExisting(located)
+          // Only its size: a note over the write limit can be retired too.
+          const bytes = yield* statNote(located)
           yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
           return { address: located.shown, bytes }
         })
       ).pipe(
         Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioError(located.file)(error) : error)
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
       )
     })
 
@@ -305,7 +357,7 @@ export const layerWithoutDependencies = Layer.effect(
       return projectKeyOf(yield* findProjectRoot(ops, cwd))
     })
 
-    return NotesStore.of({ read, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
+    return NotesStore.of({ read, readPage, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
   })
 )
 

@@ -25,9 +25,35 @@ const readSessionId = (path: string | undefined): string | undefined => {
   }
 }
 
+/**
+ * A Pi call that threw: Pi's own helpers read every session entry, and one
+ * that another extension wrote in a shape Pi does not expect (a custom
+ * message whose content is not text) makes them throw. The host tells the
+ * user once per operation; the port answers neutrally meanwhile.
+ */
+export type PiFault = (fault: { readonly operation: PiOperation; readonly error: unknown }) => void
+
+export type PiOperation = "context usage" | "model" | "settings" | "project trust" | "idle state"
+
+/** What pi-context does without each answer, for the one notice. */
+export const faultFallback: Readonly<Record<PiOperation, string>> = {
+  "context usage": "the usage counts as unknown: the status line shows no figure, and the budget uses pi-context's own estimate of each request",
+  model: "the model counts as unknown, so no budget line applies",
+  settings: "pi-context uses its default settings",
+  "project trust": "the project's .pi/settings.json is not applied",
+  "idle state": "the agent counts as busy"
+}
+
+const ignoreFault: PiFault = () => {}
+
 /** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
-export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Service"] => {
+export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault = ignoreFault): PiSession["Service"] => {
   const sessionManager = ctx.sessionManager
+  /** A read from Pi that never throws: a failure is reported and answered with `fallback`. */
+  const guarded = <A>(operation: PiOperation, fallback: A, read: () => A): Effect.Effect<A> =>
+    Effect.try({ try: read, catch: (error) => error }).pipe(
+      Effect.catch((error) => Effect.sync(() => (onFault({ operation, error }), fallback)))
+    )
   const rawBranch = Effect.sync(() => asRaw(sessionManager.getBranch()))
   return PiSession.of({
     sessionId: sessionManager.getSessionId(),
@@ -50,15 +76,14 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
       }),
     rawBranchAt: (id) => Effect.sync(() => asRaw(sessionManager.getBranch(id))),
     leafId: Effect.sync(() => sessionManager.getLeafId()),
-    contextUsage: Effect.sync(() => Option.fromNullishOr(ctx.getContextUsage())),
-    model: Effect.sync(() =>
+    contextUsage: guarded("context usage", Option.none(), () => Option.fromNullishOr(ctx.getContextUsage())),
+    model: guarded("model", Option.none(), () =>
       Option.fromNullishOr(ctx.model).pipe(
         Option.map((model) => ({ provider: model.provider, id: model.id, contextWindow: model.contextWindow }))
-      )
-    ),
-    settings: Effect.sync(() => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
-    isProjectTrusted: Effect.sync(() => ctx.isProjectTrusted()),
-    isIdle: Effect.sync(() => ctx.isIdle()),
+      )),
+    settings: guarded("settings", {}, () => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
+    isProjectTrusted: guarded("project trust", false, () => ctx.isProjectTrusted()),
+    isIdle: guarded("idle state", false, () => ctx.isIdle()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendMessage: (message, options) =>
       Effect.sync(() =>
@@ -68,9 +93,12 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext): PiSession["Servic
           { triggerTurn: options?.triggerTurn === true }
         )
       ),
-    notify: (message, level = "info") => Effect.sync(() => ctx.ui.notify(message, level)),
-    setStatus: (text) => Effect.sync(() => ctx.ui.setStatus("pi-context", text)),
+    // A notice or status that cannot be shown (a UI gone with its session) is dropped, never a failed hook.
+    notify: (message, level = "info") => quietly(() => ctx.ui.notify(message, level)),
+    setStatus: (text) => quietly(() => ctx.ui.setStatus("pi-context", text)),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
   })
 }
+
+const quietly = (show: () => void): Effect.Effect<void> => Effect.ignore(Effect.try({ try: show, catch: (error) => error }))

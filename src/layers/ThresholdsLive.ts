@@ -1,6 +1,8 @@
-import { Context, Effect, FileSystem, Layer, Option, Path, Ref, Schema } from "effect"
+import { Context, Effect, FileSystem, Layer, Option, Path, Ref } from "effect"
 import {
   injectedSource,
+  isSettingsObject,
+  keepWrittenNumbers,
   type ModelRef,
   noticeKey,
   type PolicySettings,
@@ -23,14 +25,22 @@ interface Loaded {
 type FileRead =
   | { readonly _tag: "Text"; readonly text: string }
   | { readonly _tag: "Missing" }
-  | { readonly _tag: "Unreadable"; readonly message: string }
+  | { readonly _tag: "Unreadable"; readonly why: string }
 
 interface SourceRead {
   readonly source?: SettingsSource
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
 
-const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Unknown))
+/** Parses a settings file, keeping numbers a JS number cannot hold as written (`1e400`), so a notice can name them. */
+const parseSettings: (text: string) => Option.Option<unknown> = Option.liftThrowable((text: string) =>
+  // A byte-order mark is dropped first, as Pi's own settings loader does.
+  JSON.parse(text.replace(/^\uFEFF/, ""), keepWrittenNumbers)
+)
+
+/** Why a settings file cannot be read, in words and without its path (the notice names the file itself). */
+const unreadableWhy = (tag: string): string =>
+  tag === "PermissionDenied" ? "permission denied" : tag === "BadResource" ? "it is not a file" : "read error"
 
 const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
 
@@ -70,12 +80,14 @@ export const layerFromFiles = Layer.effect(
     const report = yield* makeReporter
 
     const readSource = Effect.fnUntraced(function*(file: string, source: "global" | "project"): Effect.fn.Return<SourceRead> {
+      // Named as the user knows it: the source label says which of the two files.
+      const key = source === "global" ? "settings.json" : ".pi/settings.json"
       const read = yield* fs.readFileString(file).pipe(
         Effect.map((text): FileRead => ({ _tag: "Text", text })),
         // A missing file is the ordinary case (no settings), not a problem.
         Effect.catch((error) =>
           Effect.succeed<FileRead>(
-            error.reason._tag === "NotFound" ? { _tag: "Missing" } : { _tag: "Unreadable", message: error.reason.message }
+            error.reason._tag === "NotFound" ? { _tag: "Missing" } : { _tag: "Unreadable", why: unreadableWhy(error.reason._tag) }
           )
         )
       )
@@ -83,17 +95,19 @@ export const layerFromFiles = Layer.effect(
         case "Missing":
           return { notices: [] }
         case "Unreadable":
-          return { notices: [{ key: file, value: "unreadable", used: "defaults", reason: `(${read.message})`, source }] }
+          return {
+            notices: [{ key, value: undefined, used: undefined, reason: `cannot be read (${read.why})`, outcome: "using the defaults", source }]
+          }
         case "Text":
           if (read.text.trim() === "") return { notices: [] }
-          return Option.match(decodeJson(read.text), {
+          return Option.match(parseSettings(read.text), {
             onNone: (): SourceRead => ({
-              notices: [{ key: file, value: "malformed JSON", used: "defaults", reason: "cannot be parsed", source }]
+              notices: [{ key, value: undefined, used: undefined, reason: "is not valid JSON", outcome: "using the defaults", source }]
             }),
             onSome: (settings): SourceRead =>
-              typeof settings === "object" && settings !== null && !Array.isArray(settings)
+              isSettingsObject(settings)
                 ? { source: { source, settings }, notices: [] }
-                : { notices: [{ key: file, value: settings, used: "defaults", reason: "is not a JSON object", source }] }
+                : { notices: [{ key, value: settings, used: undefined, reason: "is not a JSON object", outcome: "using the defaults", source }] }
           })
       }
     })

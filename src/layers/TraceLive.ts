@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Logger, Option, References } from "effect"
-import { Trace, type TraceLevel, type TraceTarget } from "../services/Trace.ts"
+import { Trace, type TraceLevel, type TraceStatus, type TraceTarget } from "../services/Trace.ts"
 
 /** Appends one line to a file. Throws on failure; the logger contains it. */
 export type TraceSink = (path: string, line: string) => void
@@ -9,6 +9,12 @@ export type TraceSink = (path: string, line: string) => void
 const fileSink: TraceSink = (path, line) => {
   mkdirSync(dirname(path), { recursive: true })
   appendFileSync(path, line)
+}
+
+/** The system error code (EACCES, ENOSPC, ENOTDIR), which names the problem without repeating the path. */
+const failureCode = (error: unknown): string => {
+  const code = typeof error === "object" && error !== null ? (error as { readonly code?: unknown }).code : undefined
+  return typeof code === "string" ? code : error instanceof Error ? error.name : "write failed"
 }
 
 /** Marks a log entry as a trace line, so unrelated Effect logs never reach the file. */
@@ -19,6 +25,7 @@ interface TraceState {
   sessionId: string | undefined
   windowId: string | undefined
   level: TraceLevel
+  /** The error code of the write that failed; tracing stays off for this file. */
   failure: string | undefined
   failureReported: boolean
 }
@@ -51,7 +58,7 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
       sink(state.path, `${line}\n`)
     } catch (error) {
       // A trace must never fail the hook that wrote it: stop tracing and say so once.
-      state.failure = `pi-context trace disabled: cannot write ${state.path} (${error instanceof Error ? error.message : String(error)})`
+      state.failure = failureCode(error)
     }
   })
 
@@ -76,18 +83,34 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
     const service = Trace.of({
       open: (target: TraceTarget) =>
         Effect.sync(() => {
-          state.path = target.level === "off" ? undefined : tracePath(target.agentDir, target.sessionId)
+          const path = target.level === "off" ? undefined : tracePath(target.agentDir, target.sessionId)
+          // Another file is another chance: a failure belongs to the file it happened on.
+          if (path !== state.path) {
+            state.failure = undefined
+            state.failureReported = false
+          }
+          state.path = path
           state.sessionId = target.sessionId
           state.level = target.level
         }),
       setWindow: (windowId) => Effect.sync(() => void (state.windowId = windowId)),
-      filePath: Effect.sync(() => Option.fromNullishOr(state.path)),
+      filePath: Effect.sync(() => Option.fromNullishOr(state.failure === undefined ? state.path : undefined)),
+      status: Effect.sync((): TraceStatus =>
+        state.path === undefined
+          ? { _tag: "Off" }
+          : state.failure === undefined
+          ? { _tag: "Writing", path: state.path }
+          : { _tag: "Failed", path: state.path, reason: `cannot write ${state.path} (${state.failure})` }
+      ),
       info: record("Info"),
       debug: record("Debug"),
       takeFailure: Effect.sync(() => {
         if (state.failure === undefined || state.failureReported) return Option.none()
         state.failureReported = true
-        return Option.some(state.failure)
+        return Option.some(
+          `pi-context trace disabled: it cannot write its file (${state.failure}). ` +
+            "Nothing else is affected; /pi-context status shows where the file was."
+        )
       })
     })
     return Layer.merge(

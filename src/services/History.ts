@@ -2,7 +2,8 @@ import { Context, type Effect } from "effect"
 import type { ListPage, ListQuery } from "../domain/history/listing.ts"
 import type { ReadPage, ReadQuery } from "../domain/history/read.ts"
 import type { WindowSummary } from "../domain/history/render.ts"
-import type { BadRegex, EventNotFound, HistoryIssue, NotOnBranch, UnknownWindow } from "../domain/history/issues.ts"
+import type { EventNotFound, HistoryIssue, NotOnBranch, UnknownWindow } from "../domain/history/issues.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
 import type { SearchPage, SearchQuery } from "../domain/history/search.ts"
 import type { PiSession } from "./PiSession.ts"
 
@@ -28,7 +29,7 @@ export class History extends Context.Service<History, {
   /** The windows of the active branch, oldest first. */
   readonly windows: Effect.Effect<ReadonlyArray<WindowSummary>, never, PiSession>
   readonly list: (query: ListQuery) => Effect.Effect<ListPage, UnknownWindow, PiSession>
-  readonly search: (query: SearchQuery) => Effect.Effect<SearchPage, UnknownWindow | BadRegex, PiSession>
+  readonly search: (query: SearchQuery) => Effect.Effect<SearchPage, UnknownWindow | InvalidPattern, PiSession>
   readonly read: (query: ReadQuery) => Effect.Effect<ReadPage, EventNotFound | NotOnBranch, PiSession>
   readonly stats: Effect.Effect<HistoryStats, never, PiSession>
 }>()("pi-context/History") {}

@@ -3,6 +3,8 @@ import { type Home, Homes } from "../domain/notes/address.ts"
 import type { TextEdit } from "../domain/notes/edits.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import type { NoteRow, NotesSnapshot } from "../domain/notes/snapshot.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
+import type { TextWindow } from "../domain/textWindow.ts"
 
 /** A serialized note (frontmatter and body) may not exceed this many UTF-8 bytes. */
 export const NoteByteLimit = 1_000_000
@@ -17,44 +19,28 @@ export class NotesHomeUnavailable extends Schema.TaggedError<NotesHomeUnavailabl
 
 export class NoteNotFound extends Schema.TaggedError<NoteNotFound>()("NoteNotFound", {
   address: Schema.String
-}) {
-  readonly code = "not_found" as const
-  override get message(): string {
-    return `there is no note at ${this.address}; notes_list shows the existing notes.`
-  }
-}
+}) {}
 
 export class InvalidAddress extends Schema.TaggedError<InvalidAddress>()("InvalidAddress", {
   address: Schema.String,
-  reason: Schema.String
-}) {
-  readonly code = "invalid_address" as const
-  override get message(): string {
-    return `"${this.address}": ${this.reason}.`
-  }
-}
+  reason: Schema.String,
+  /** `name_too_long` when a name is over `SegmentByteLimit`; otherwise absent. */
+  code: Schema.optionalKey(Schema.Literals(["invalid_address", "name_too_long"]))
+}) {}
 
 export class NoteTooLarge extends Schema.TaggedError<NoteTooLarge>()("NoteTooLarge", {
   address: Schema.String,
   bytes: Schema.Number,
-  limit: Schema.Number
-}) {
-  readonly code = "too_large" as const
-  override get message(): string {
-    return `${this.address} would be ${this.bytes} bytes; the limit is ${this.limit} bytes. Split it into smaller notes.`
-  }
-}
+  limit: Schema.Number,
+  /** The note on disk is already over the limit (written by hand), as opposed to a write that would make it so. */
+  existing: Schema.optionalKey(Schema.Boolean)
+}) {}
 
 /** Another writer held the note's lock for longer than the store waits. */
 export class NoteLocked extends Schema.TaggedError<NoteLocked>()("NoteLocked", {
   address: Schema.String,
   waitedMs: Schema.Number
-}) {
-  readonly code = "locked" as const
-  override get message(): string {
-    return `${this.address} is locked by another writer (waited ${this.waitedMs} ms); try again.`
-  }
-}
+}) {}
 
 /** An edit's `oldText` matches more than once; `message` names the lines. */
 export class AmbiguousEdit extends Schema.TaggedError<AmbiguousEdit>()("AmbiguousEdit", {
@@ -76,25 +62,19 @@ export class InvalidNoteRequest extends Schema.TaggedError<InvalidNoteRequest>()
   message: Schema.String
 }) {}
 
-export class InvalidSearchPattern extends Schema.TaggedError<InvalidSearchPattern>()("InvalidSearchPattern", {
-  pattern: Schema.String,
-  reason: Schema.String
-}) {
-  readonly code = "bad_regex" as const
-  override get message(): string {
-    return `the regex "${this.pattern}" is invalid (${this.reason}); fix it or search with regex: false.`
-  }
-}
-
+/**
+ * A file-system failure on one note, named by its address and home, never
+ * by a path of the user's machine. `permanent` says whether trying again
+ * can help; `reason` is the sentence a person or a model reads.
+ */
 export class NotesIoError extends Schema.TaggedError<NotesIoError>()("NotesIoError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  readonly code = "io_error" as const
-  override get message(): string {
-    return `could not access ${this.path}: ${this.reason}. Try again; if it persists, tell the user.`
-  }
-}
+  address: Schema.String,
+  home: HomeSchema,
+  errno: Schema.String,
+  permanent: Schema.Boolean,
+  reason: Schema.String,
+  action: Schema.String
+}) {}
 
 export interface NoteContent {
   readonly address: string
@@ -103,6 +83,23 @@ export interface NoteContent {
   readonly bytes: number
   readonly created: string | undefined
   readonly updated: string | undefined
+}
+
+/** One window of a note's body, read by offset whatever the note's size. */
+export interface NotePage {
+  readonly address: string
+  readonly window: TextWindow
+  /** Size of the whole file in UTF-8 bytes. */
+  readonly bytes: number
+  readonly updated: string | undefined
+}
+
+export interface PageRequest {
+  /** Code points; negative counts from the end. */
+  readonly offset: number
+  readonly limit: number
+  /** UTF-8 bytes the window's text may take. */
+  readonly maxBytes: number
 }
 
 export interface WriteResult {
@@ -154,6 +151,8 @@ export interface SearchResult {
   readonly unreadable: ReadonlyArray<string>
   readonly nextCursor: string | undefined
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+  /** The search stopped on the call's time budget; `nextCursor` continues it. */
+  readonly stoppedEarly: boolean
 }
 
 export interface RetireResult {
@@ -167,7 +166,10 @@ export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | 
 
 /** Five note homes on disk. The identity comes with each call, since the model can change. */
 export class NotesStore extends Context.Service<NotesStore, {
+  /** The whole note, up to `NoteByteLimit`. */
   readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>
+  /** A window of the body, for a note of any size (one over the limit is read in chunks). */
+  readonly readPage: (identity: NotesIdentity, address: string, page: PageRequest) => Effect.Effect<NotePage, ReadError>
   /** Creates or replaces the note's body; `created` says which. */
   readonly write: (identity: NotesIdentity, address: string, body: string) => Effect.Effect<WriteResult, WriteError>
   /** Exact-text edits and/or a rename, all or nothing, under the note's lock. */
@@ -183,7 +185,7 @@ export class NotesStore extends Context.Service<NotesStore, {
   readonly listRetired: (identity: NotesIdentity, home: Home | undefined) => Effect.Effect<ReadonlyArray<NoteRow>, NotesIoError>
   /** Most recent first; a failing home is reported, never fatal. */
   readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
-  readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidSearchPattern>
+  readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidPattern>
   /** All five homes read once into a closed value; per-home failures are values. */
   readonly snapshot: (identity: NotesIdentity) => Effect.Effect<NotesSnapshot>
   /** Copies a parent session's notes into a fork's session home when that home is still empty. */

@@ -8,6 +8,24 @@ export interface TraceTarget {
   readonly level: TraceLevel
 }
 
+/** Whether the trace is being written, and if not, why. */
+export type TraceStatus =
+  | { readonly _tag: "Writing"; readonly path: string }
+  | { readonly _tag: "Off" }
+  | { readonly _tag: "Failed"; readonly path: string; readonly reason: string }
+
+/** The `/pi-context status` and doctor line for the trace. */
+export const describeTrace = (status: TraceStatus): string => {
+  switch (status._tag) {
+    case "Writing":
+      return `trace: ${status.path}`
+    case "Off":
+      return "trace: off (pi-context.traceLevel)"
+    case "Failed":
+      return `trace off: ${status.reason}`
+  }
+}
+
 /**
  * Structured decision log: one JSON object per line in
  * `<agentDir>/pi-context/traces/<sessionId>.jsonl`. Tracing never fails a
@@ -18,7 +36,9 @@ export class Trace extends Context.Service<Trace, {
   readonly open: (target: TraceTarget) => Effect.Effect<void>
   /** Records which window later lines belong to. */
   readonly setWindow: (windowId: string) => Effect.Effect<void>
+  /** The file being written; None when tracing is off, by the setting or after a write failure. */
   readonly filePath: Effect.Effect<Option.Option<string>>
+  readonly status: Effect.Effect<TraceStatus>
   /** A decision worth keeping. Fields must not carry message bodies or note contents. */
   readonly info: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>
   /** Detail for debugging; may carry sizes and excerpts. */

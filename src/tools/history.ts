@@ -6,6 +6,7 @@ import { renderList, renderRead, renderSearch, renderWindows } from "../domain/h
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
+import { issueCode } from "../domain/history/issues.ts"
 import { History, type HistoryError } from "../services/History.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { decodeParams, type InvalidParams } from "./params.ts"
@@ -40,7 +41,7 @@ const clamp = (value: number | undefined, limits: { readonly default: number; re
 const invalid = (error: InvalidParams): ToolOutcome => failed("invalid_argument", error.message)
 
 /** A history error as the model reads it: its own sentence, under its code. */
-const fromError = (error: HistoryError): ToolOutcome => failed(error.code, error.message)
+const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error), error.message)
 
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)

@@ -1,18 +1,18 @@
-import { Clock, Effect, Result, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
-import { type Home, homeLabel, homeOrder, parseAddress, parseHome } from "../domain/notes/address.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
+import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
+import { describeStoreFailure } from "../layers/notes/failure.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import { ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
-import { textWindow } from "../domain/textWindow.ts"
-import { failed, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
+import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
+import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
 import {
   type AmbiguousEdit,
   type InvalidAddress,
   type InvalidNoteRequest,
-  type InvalidSearchPattern,
   type NoMatch,
   type NoteLocked,
   type NoteNotFound,
@@ -69,24 +69,12 @@ type NotesToolError =
   | AmbiguousEdit
   | NoMatch
   | InvalidNoteRequest
-  | InvalidSearchPattern
+  | InvalidPattern
   | NotesIoError
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
-/** A store error as the model reads it: the error's own sentence, under its code. */
-export const describeFailure = (error: NotesToolError): ToolOutcome => {
-  switch (error._tag) {
-    case "InvalidParams":
-    case "InvalidNoteRequest":
-      return failed("invalid_argument", error.message)
-    case "AmbiguousEdit":
-      return failed("ambiguous_edit", `${error.address}: ${error.message}`)
-    case "NoMatch":
-      return failed("no_match", `${error.address}: ${error.message}`)
-    default:
-      return failed(error.code, error.message)
-  }
-}
+export const describeFailure = (error: NotesToolError): ToolOutcome =>
+  error._tag === "InvalidParams" ? failed("invalid_argument", error.message) : describeStoreFailure(error)
 
 const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcome, E, R>): Effect.Effect<ToolOutcome, never, R> =>
   Effect.catch(effect, (error) => Effect.succeed(describeFailure(error)))
@@ -96,18 +84,35 @@ const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool:
     `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
   ]
 
-/** Joins `header`, as many `lines` as fit the tool bound, and the footer for the count that fit. */
+/**
+ * Joins `header`, as many `lines` as fit the tool bound, and the footer for
+ * the count that fit. The footer carries the cursor, so it is measured for
+ * the very count shown and never cut; a line too long for a page is cut
+ * instead, so a page always moves on.
+ */
 const fitLines = (header: ReadonlyArray<string>, lines: ReadonlyArray<string>, footer: (shown: number) => ReadonlyArray<string>): { readonly text: string; readonly shown: number } => {
-  const reserve = 1024
-  let bytes = utf8Length(header.join("\n")) + reserve
+  const head = header.join("\n")
+  const tailOf = (shown: number): string => footer(shown).join("\n")
+  const room = ToolResultByteLimit - utf8Length(head) - 2
+  const lineRoom = Math.max(256, room - utf8Length(tailOf(0)) - 2 * ContinuationReserve)
+  const fitted = lines.map((line) => (utf8Length(line) > lineRoom ? truncateLine(line, lineRoom) : line))
   let shown = 0
-  while (shown < lines.length && bytes + utf8Length(lines[shown]!) + 1 <= ToolResultByteLimit) {
-    bytes += utf8Length(lines[shown]!) + 1
-    shown++
+  let bytes = 0
+  const firstTail = utf8Length(tailOf(lines.length)) + ContinuationReserve
+  while (shown < fitted.length && bytes + utf8Length(fitted[shown]!) + 1 + firstTail <= room) bytes += utf8Length(fitted[shown++]!) + 1
+  if (shown === 0 && fitted.length > 0) shown = 1
+  let tail = tailOf(shown)
+  while (shown > 1 && utf8Length(head) + bytes + utf8Length(tail) + 2 > ToolResultByteLimit) {
+    bytes -= utf8Length(fitted[--shown]!) + 1
+    tail = tailOf(shown)
   }
-  const text = [...header, ...lines.slice(0, shown), ...footer(shown)].join("\n")
-  return { text: truncateUtf8(text).text, shown }
+  return { text: fitParts({ head, body: fitted.slice(0, shown).join("\n"), tail }), shown }
 }
+
+/** Room a cursor's own size may vary by between the counts tried (an address of up to 512 bytes, encoded). */
+const ContinuationReserve = 1024
+
+const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(line, bytes - 4).text}…`
 
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
@@ -118,8 +123,13 @@ const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const decoded = yield* decodeParams(UpdateParams, ToolName.notesUpdate)(params)
-  const identity = yield* notesIdentity()
   const edits = decoded.edits ?? []
+  if (edits.length > NotesUpdateMaxEdits) {
+    return yield* new InvalidParams({
+      message: `notes_update takes at most ${NotesUpdateMaxEdits} edits per call and got ${edits.length}; send them in several calls, or replace the whole note with notes_write. Nothing was changed.`
+    })
+  }
+  const identity = yield* notesIdentity()
   if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
   const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
@@ -140,19 +150,26 @@ const retireNote = Effect.fnUntraced(function*(identity: NotesIdentity, address:
   )
 })
 
+/** Bytes a `notes_read` header can take: the address twice (at most 515 bytes each) and the words around it. */
+const ReadHeaderReserve = 2 * (AddressByteLimit + 3) + 256
+
 const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
   const identity = yield* notesIdentity()
-  const note = yield* (yield* NotesStore).read(identity, decoded.address)
-  const window = textWindow(note.body, decoded.offset ?? 0, Math.min(decoded.limit ?? readLimit.default, readLimit.max))
+  const note = yield* (yield* NotesStore).readPage(identity, decoded.address, {
+    offset: decoded.offset ?? 0,
+    limit: Math.min(decoded.limit ?? readLimit.default, readLimit.max),
+    maxBytes: ToolResultByteLimit - ReadHeaderReserve
+  })
+  const window = note.window
   const end = window.offset + [...window.text].length
   const range = window.total === 0 ? "empty note" : `characters ${window.offset}-${end} of ${window.total}`
   const next = window.nextOffset === undefined
     ? "End of note."
     : `More follows: notes_read { "address": "${note.address}", "offset": ${window.nextOffset} }.`
-  const updated = note.updated === undefined ? "" : `, updated ${note.updated}`
-  const text = `${note.address} (${range}${updated}). ${next}\n\n${window.text}`
-  return ok(truncateUtf8(text).text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
+  const updated = note.updated === undefined ? "" : `, updated ${echo(note.updated, 40)}`
+  const text = fitParts({ head: `${note.address} (${range}${updated}). ${next}\n`, body: window.text })
+  return ok(text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
 
 const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
@@ -163,8 +180,7 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
-  const continueWith = (cursor: string) =>
-    `More notes: notes_list ${JSON.stringify({ ...decoded, cursor })}.`
+  const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
     [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
     result.rows.map((row) => noteRowLine(row, now)),
@@ -194,7 +210,7 @@ const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, hom
 const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 
 const searchCursorAfter = (hit: SearchHit): string => {
-  const parsed = Result.getOrThrow(parseAddress(hit.address))
+  const parsed = splitFormattedAddress(hit.address)
   return encodeSearchCursor({ h: homeOrder(parsed.home), p: parsed.path, l: hit.line })
 }
 
@@ -212,8 +228,11 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
       const cursor = shown < result.hits.length && last !== undefined ? searchCursorAfter(last) : result.nextCursor
       return [
         ...unavailableLine(result.unavailable, ToolName.notesSearch),
-        ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).join(", ")}.`]),
-        cursor === undefined ? "End of results." : `More results: notes_search ${JSON.stringify({ ...decoded, cursor })}.`
+        ...(result.unreadable.length === 0 ? [] : [`Could not read (not searched): ${result.unreadable.slice(0, 10).map((address) => echo(address)).join(", ")}.`]),
+        ...(result.stoppedEarly && shown === result.hits.length
+          ? ["The search stopped on its time budget before reaching the end; more lines may match."]
+          : []),
+        cursor === undefined ? "End of results." : `More results: ${continuationCall(ToolName.notesSearch, decoded, { cursor })}.`
       ]
     }
   )

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
-import { createHarness, type Harness } from "../support/sdkHarness.ts"
+import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
 
 const packageVersion = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string
 
@@ -31,6 +32,27 @@ describe("pi-context loads as an installed package", () => {
     expect(events).toContain("session.start")
     expect(h.statuses.at(-1)).toEqual({ key: "pi-context", text: expect.stringMatching(/^pi-context · \d+% · w1$/) })
     expect(h.errors).toEqual([])
+  })
+})
+
+describe("/pi-context status after tracing turned itself off", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("says why the trace is off instead of naming a file nothing is written to", async () => {
+    const dirs = makeDirs()
+    // A file where the traces folder belongs: the first trace line fails and tracing stops.
+    mkdirSync(dirs.agentDir, { recursive: true })
+    writeFileSync(join(dirs.agentDir, "pi-context"), "not a folder")
+    h = await createHarness({ dirs })
+    h.script([fauxAssistantMessage("hello")])
+    await h.prompt("hi")
+    await h.prompt("/pi-context status")
+    const status = h.notices.at(-1)!.message
+    expect(status).toMatch(/^trace off: cannot write \S+\.jsonl \(ENOTDIR\)$/m)
+    expect(status).not.toMatch(/^trace: /m)
+    expect(h.notices.filter((notice) => notice.message.includes("trace disabled"))).toHaveLength(1)
+    rmSync(dirs.root, { recursive: true, force: true })
   })
 })
 

@@ -1,7 +1,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, FileSystem, Layer, Path } from "effect"
-import type { PolicySettings, ResolvedPolicy } from "../../src/domain/thresholds.ts"
+import { type PolicySettings, renderNotice, type ResolvedPolicy } from "../../src/domain/thresholds.ts"
 import { layerFromFiles as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
@@ -77,12 +77,13 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
 
   it.effect("malformed JSON gives one notice, once, and safe defaults", () =>
     Effect.gen(function*() {
-      const { thresholds, run, session, globalFile } = yield* withSettings({
+      const { thresholds, run, session } = yield* withSettings({
         global: "{ \"pi-context\": { \"warningLine\": 30000, ",
         project: { "pi-context": { guidanceLine: 45000 } }
       })
       const first = yield* run(thresholds.refresh)
-      assert.deepStrictEqual(first.map((n) => [n.key, n.value, n.used, n.source]), [[globalFile, "malformed JSON", "defaults", "global"]])
+      // Named as the user knows the file, never by its absolute path.
+      assert.deepStrictEqual(first.map(renderNotice), ["global settings: settings.json is not valid JSON; using the defaults."])
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
       assert.deepStrictEqual(yield* run(thresholds.refresh), [])
@@ -97,7 +98,7 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
       yield* run(thresholds.policy)
       const shown = session.notices.map((notice) => notice.message)
       assert.strictEqual(shown.length, 1)
-      assert.match(shown[0]!, /^pi-context: global settings: .*settings\.json = "malformed JSON" cannot be parsed; using "defaults"\.$/)
+      assert.deepStrictEqual(shown, ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
     }))
 
   it.effect("wrong types: each key gets one notice and its default", () =>
@@ -150,6 +151,42 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
       const other = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(other), [40960, 20000, 16384])
     }))
+
+  it.effect("a number JSON cannot hold is named as the file wrote it", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({
+        global: "{ \"pi-context\": { \"hardLine\": 1e400, \"warningLine\": 99999999999999999999 } }"
+      })
+      const notices = yield* run(thresholds.refresh)
+      assert.deepStrictEqual(notices.map(renderNotice), [
+        "global settings: pi-context.hardLine = 1e400 is too large; using 16384.",
+        "global settings: pi-context.warningLine = 99999999999999999999 is too large; using 28672."
+      ])
+      assert.deepStrictEqual(lineTriple(yield* run(thresholds.policy)), [40960, 28672, 16384])
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("a file that starts with a byte-order mark is read, as Pi reads it", () =>
+    Effect.gen(function*() {
+      const { thresholds, run } = yield* withSettings({ global: "\uFEFF{ \"pi-context\": { \"warningLine\": 30000 } }" })
+      assert.deepStrictEqual(yield* run(thresholds.refresh), [])
+      assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
+    }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("unknown keys in either file are each told once, with where they were found", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session } = yield* withSettings({
+        global: { "pi-context": { hardline: 12000, models: { "claude-*": { warnLine: 40000 } } } },
+        project: { "pi-context": { enabeld: false, notesRoot: 3 } }
+      })
+      yield* run(thresholds.policy)
+      yield* run(thresholds.policy)
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [
+        "pi-context: global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
+        "pi-context: project settings: pi-context.enabeld = false is not a pi-context setting (did you mean enabled?); it is ignored.",
+        "pi-context: global settings: pi-context.models[\"claude-*\"].warnLine = 40000 is not a pi-context setting (did you mean warningLine?); it is ignored.",
+        "pi-context: project settings: pi-context.notesRoot = 3 is not a folder path (a string); it is ignored."
+      ])
+    }).pipe(Effect.provide(TestLayer)))
 
   it.effect("file-backed policy is cached until refresh", () =>
     Effect.gen(function*() {

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { layer as traceLayer, layerWith, tracePath } from "../../src/layers/TraceLive.ts"
-import { Trace } from "../../src/services/Trace.ts"
+import { describeTrace, Trace } from "../../src/services/Trace.ts"
 
 const agentDir = () => mkdtempSync(join(tmpdir(), "pi-context-trace-"))
 
@@ -57,6 +57,26 @@ describe("Trace", () => {
       assert.isTrue(Option.isSome(failure))
       assert.include(Option.getOrThrow(failure), "trace disabled")
       assert.isTrue(Option.isNone(yield* trace.takeFailure))
+    }).pipe(Effect.provide(traceLayer)))
+
+  it.effect("after a write failure the status says why tracing is off, and no longer names a file being written", () =>
+    Effect.gen(function*() {
+      const dir = agentDir()
+      writeFileSync(join(dir, "pi-context"), "not a directory")
+      const trace = yield* Trace
+      yield* trace.open({ sessionId: "s-4", agentDir: dir, level: "info" })
+      assert.strictEqual(describeTrace(yield* trace.status), `trace: ${tracePath(dir, "s-4")}`)
+      yield* trace.info("first", {})
+      const status = yield* trace.status
+      assert.strictEqual(status._tag, "Failed")
+      assert.strictEqual(describeTrace(status), `trace off: cannot write ${tracePath(dir, "s-4")} (ENOTDIR)`)
+      assert.isTrue(Option.isNone(yield* trace.filePath))
+      // The notice names the problem, not the user's paths.
+      const notice = Option.getOrThrow(yield* trace.takeFailure)
+      assert.include(notice, "(ENOTDIR)")
+      assert.notInclude(notice, dir)
+      yield* trace.open({ sessionId: "s-5", agentDir: dir, level: "off" })
+      assert.strictEqual(describeTrace(yield* trace.status), "trace: off (pi-context.traceLevel)")
     }).pipe(Effect.provide(traceLayer)))
 
   it.effect("stops calling a failing sink after the first failure", () =>

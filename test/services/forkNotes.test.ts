@@ -43,7 +43,7 @@ describe("a fork's session notes", () => {
   })
 
   it.effect("tell the user when the copy fails, and go on", () => {
-    const { events, layer } = setup(() => Effect.fail(new NotesIoError({ path: "session", reason: "EACCES" })))
+    const { events, layer } = setup(() => Effect.fail(new NotesIoError({ address: "", home: "session", errno: "EACCES", permanent: true, reason: "EACCES", action: "fix the permissions" })))
     const fake = makeFakeSession({ parentSessionId: parentId })
     return Effect.gen(function*() {
       yield* inheritForkNotes()

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
@@ -39,5 +39,72 @@ describe("the host runtime", () => {
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(await host.project(messages, ctx)).toEqual(neutral)
     expect(notices).toEqual(["pi-context: context_with_system failed; Pi continues without it. See /pi-context trace."])
+  })
+
+  it("a reply whose shape Pi's overflow test cannot read (no usage) counts as no overflow, and the hook still answers", async () => {
+    process.env.PI_CODING_AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-context-host-"))
+    const notices: Array<string> = []
+    const entries: Array<Record<string, unknown>> = []
+    const pi = { getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} } as unknown as ExtensionAPI
+    const ctx = {
+      cwd: tmpdir(),
+      ui: { notify: (message: string) => void notices.push(message), setStatus: () => {} },
+      sessionManager: {
+        getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000",
+        getHeader: () => undefined,
+        getLeafEntry: () => entries.at(-1),
+        getEntry: () => undefined,
+        getBranch: () => entries,
+        getEntries: () => entries
+      },
+      model: { provider: "other", id: "m", contextWindow: 1000, maxTokens: 100 },
+      getContextUsage: () => undefined,
+      isProjectTrusted: () => false
+    } as unknown as ExtensionContext
+    const host = makeHost(pi)
+    dispose = host.dispose
+    // "stop" with a context window makes Pi's test read usage.input, which this reply lacks.
+    const reply = { role: "assistant", content: [], stopReason: "stop", timestamp: 0 } as never
+    // No overflow recovery is armed for it.
+    expect(await host.boundaryNeeds(ctx, reply)).toMatchObject({ beforeSettle: false })
+    expect(notices.filter((n) => n.includes("failed"))).toEqual([])
+  })
+
+  it("tells at session start, once, that the notes root cannot be written", async () => {
+    const root = mkdtempSync(join(tmpdir(), "pi-context-host-"))
+    process.env.PI_CODING_AGENT_DIR = join(root, "agent")
+    const previousRoot = process.env.PI_CONTEXT_NOTES_ROOT
+    process.env.PI_CONTEXT_NOTES_ROOT = join(root, "notes")
+    writeFileSync(join(root, "notes"), "a file where the notes root belongs")
+    const notices: Array<string> = []
+    const pi = { getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} } as unknown as ExtensionAPI
+    const ctx = {
+      cwd: root,
+      ui: { notify: (message: string) => void notices.push(message), setStatus: () => {} },
+      sessionManager: {
+        getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001",
+        getHeader: () => undefined,
+        getLeafEntry: () => undefined,
+        getLeafId: () => null,
+        getEntry: () => undefined,
+        getBranch: () => [],
+        getEntries: () => []
+      },
+      model: undefined,
+      getContextUsage: () => undefined,
+      isProjectTrusted: () => false
+    } as unknown as ExtensionContext
+    const host = makeHost(pi)
+    dispose = async () => {
+      await host.dispose()
+      if (previousRoot === undefined) delete process.env.PI_CONTEXT_NOTES_ROOT
+      else process.env.PI_CONTEXT_NOTES_ROOT = previousRoot
+    }
+    await host.sessionStart("startup", ctx)
+    expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual([
+      "pi-context cannot write notes: the notes root is a file, not a folder. " +
+      "Point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions; /pi-context doctor shows where it is."
+    ])
+    expect(notices.filter((notice) => notice.includes("failed"))).toEqual([])
   })
 })

@@ -1,4 +1,4 @@
-import type { ExtensionUIContext } from "@earendil-works/pi-coding-agent"
+import type { ExtensionUIContext, TerminalInputHandler } from "@earendil-works/pi-coding-agent"
 
 export interface Notice {
   readonly message: string
@@ -9,6 +9,15 @@ export interface UiCapture {
   readonly notices: Array<Notice>
   /** Every status text set under each key, in order (undefined = cleared). */
   readonly statuses: Array<{ readonly key: string; readonly text: string | undefined }>
+  /** Every text an extension put back into the editor. */
+  readonly editorTexts: Array<string>
+  /** Raw terminal input, as interactive mode hands it to extensions before the editor. */
+  readonly terminal: {
+    /** Sends `data` to the listeners; true when one consumed it. */
+    readonly press: (data: string) => boolean
+    /** Resolves once some extension listens to terminal input. */
+    readonly listening: () => Promise<void>
+  }
   readonly ui: ExtensionUIContext
 }
 
@@ -16,6 +25,9 @@ export interface UiCapture {
 export const captureUi = (): UiCapture => {
   const notices: Array<Notice> = []
   const statuses: Array<{ key: string; text: string | undefined }> = []
+  const editorTexts: Array<string> = []
+  const listeners = new Set<TerminalInputHandler>()
+  const waiting: Array<() => void> = []
   const known: Partial<ExtensionUIContext> = {
     notify: (message, level) => void notices.push({ message, level: level ?? "info" }),
     setStatus: (key, text) => void statuses.push({ key, text }),
@@ -24,10 +36,19 @@ export const captureUi = (): UiCapture => {
     input: async () => undefined,
     editor: async () => undefined,
     getEditorText: () => "",
-    onTerminalInput: () => () => {}
+    setEditorText: (text) => void editorTexts.push(text),
+    onTerminalInput: (handler) => {
+      listeners.add(handler)
+      for (const wake of waiting.splice(0)) wake()
+      return () => void listeners.delete(handler)
+    }
   }
   const ui = new Proxy(known, {
     get: (target, key) => (key in target ? target[key as keyof ExtensionUIContext] : () => undefined)
   }) as ExtensionUIContext
-  return { notices, statuses, ui }
+  const terminal = {
+    press: (data: string) => [...listeners].some((listener) => listener(data)?.consume === true),
+    listening: () => (listeners.size > 0 ? Promise.resolve() : new Promise<void>((wake) => void waiting.push(wake)))
+  }
+  return { notices, statuses, editorTexts, terminal, ui }
 }

@@ -1,10 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { readPage } from "../../src/domain/history/read.ts"
+import { issueCode } from "../../src/domain/history/issues.ts"
 import { renderRead, renderSearch } from "../../src/domain/history/render.ts"
 import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
+import type { ScanBudget } from "../../src/domain/scanBudget.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
 import { historySession, syncIndex } from "../support/historySession.ts"
 
@@ -64,7 +66,7 @@ describe("history_search", () => {
     const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 })
     assert.isTrue(Result.isFailure(bad))
     if (Result.isFailure(bad)) {
-      assert.strictEqual(bad.failure.code, "bad_regex")
+      assert.strictEqual(issueCode(bad.failure), "bad_regex")
       assert.include(bad.failure.message, "(unclosed")
     }
     // Literal search treats regex syntax as text.
@@ -80,6 +82,68 @@ describe("history_search", () => {
     const resumed = search(index, { query: "zanzibar", before: 4 }, 1)
     assert.deepStrictEqual(resumed.hits.map((hit) => hit.event.seq), [3])
     assert.deepStrictEqual(resumed.more, { before: 3 })
+  })
+
+  it("answers the catastrophic regex (a+)+$ on RE2, line by line", () => {
+    const bombs = historySession()
+    bombs.user(`${"a".repeat(34)}!`)
+    bombs.user("first line\nends with aaa")
+    bombs.user(`${"a".repeat(34)}!\n${"a".repeat(100_000)}!`)
+    const page = search(syncIndex(bombs), { query: "(a+)+$", regex: true })
+    assert.deepStrictEqual(page.hits.map((hit) => [hit.event.seq, hit.offset]), [[2, "first line\nends with ".length]])
+  })
+
+  it("finds a literal query of 40,000 characters", () => {
+    const needle = "[x](y)*".repeat(6_000).slice(0, 40_000)
+    const long = historySession()
+    long.user(`before ${needle} after`)
+    long.user("unrelated")
+    const query = { query: needle.toUpperCase(), regex: false, limit: 10 }
+    const page = search(syncIndex(long), query)
+    assert.deepStrictEqual(page.hits.map((hit) => [hit.event.seq, hit.offset]), [[1, 7]])
+    const rendered = renderSearch(page, query)
+    assert.isAtMost(utf8Length(rendered), ToolResultByteLimit)
+    assert.include(rendered, "more: none (search finished)")
+    // A continuation does not repeat a query too long to fit: it names only the cursor.
+    long.user(needle)
+    const first = search(syncIndex(long), { ...query, limit: 1 })
+    assert.include(renderSearch(first, { ...query, limit: 1 }), `more: history_search with the same arguments as this call, plus {"before":3}`)
+  })
+
+  it("stops on a spent time budget after one event, with a cursor that resumes", () => {
+    const spent: ScanBudget = { spent: () => true }
+    const page = searchPage(index, { query: "zanzibar", regex: false, limit: 10 }, undefined, spent)
+    assert.isTrue(Result.isSuccess(page))
+    if (Result.isFailure(page)) return
+    assert.strictEqual(page.success.scanned, 1)
+    assert.isTrue(page.success.scanBoundReached)
+    assert.deepStrictEqual(page.success.more, { before: 4 })
+    assert.include(renderSearch(page.success, { query: "zanzibar", regex: false, limit: 10 }), "per-call scan limit of size or time")
+  })
+
+  it("pages to exactly the hits of an unbounded search, wherever the budget stops it, inside events too", () => {
+    const many = historySession()
+    for (let n = 0; n < 30; n++) {
+      many.user(Array.from({ length: 300 }, (_, i) => ((i + n) % 97 === 0 ? `hit ${n}-${i}` : `filler ${n}-${i}`)).join("\n"))
+    }
+    const manyIndex = syncIndex(many)
+    const pageAll = (spentAfter: number | undefined) => {
+      const found: Array<string> = []
+      let cursor: { readonly before?: number; readonly after?: number } = {}
+      for (let page = 0; page < 500; page++) {
+        let checks = 0
+        const budget: ScanBudget = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
+        const result = searchPage(manyIndex, { query: "^hit \\d+-\\d+$", regex: true, limit: 4, ...cursor }, undefined, budget)
+        if (Result.isFailure(result)) throw new Error(result.failure._tag)
+        found.push(...result.success.hits.map((hit) => `${hit.event.seq}@${hit.offset}`))
+        if (result.success.more === undefined) return found
+        cursor = result.success.more
+      }
+      return found
+    }
+    const all = pageAll(undefined)
+    assert.isAbove(all.length, 20)
+    for (const spentAfter of [0, 1, 2, 3]) assert.deepStrictEqual(pageAll(spentAfter), all, `spent after ${spentAfter} checks`)
   })
 
   it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {

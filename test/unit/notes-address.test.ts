@@ -1,6 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { addressRefusal, formatAddress, NoteAddressFromString, parseAddress, parseHome } from "../../src/domain/notes/address.ts"
+import {
+  addressRefusal,
+  formatAddress,
+  normalizeAddress,
+  NoteAddressFromString,
+  parseAddress,
+  parseHome,
+  refuseAddress
+} from "../../src/domain/notes/address.ts"
 
 const decode = Schema.decodeUnknownResult(NoteAddressFromString)
 
@@ -58,8 +66,75 @@ describe("note addresses", () => {
     })
   }
 
-  it("accepts exactly 512 bytes", () => {
-    assert.isUndefined(addressRefusal("a".repeat(512)))
+  it("accepts exactly 512 bytes, in names of at most 200 bytes", () => {
+    const address = `${Array.from({ length: 5 }, () => "a".repeat(100)).join("/")}/abcdefg`
+    assert.strictEqual(address.length, 512)
+    assert.isUndefined(addressRefusal(address))
+  })
+
+  describe("name lengths, in UTF-8 bytes with the .md the store adds", () => {
+    it("accepts a note name of 200 bytes with .md, and a folder name of 200 bytes", () => {
+      assert.isUndefined(addressRefusal("n".repeat(197)))
+      assert.isUndefined(addressRefusal(`${"f".repeat(200)}/x`))
+      assert.isUndefined(addressRefusal(`${"é".repeat(98)}.md`))
+    })
+
+    it("refuses a 240-character name with its own code, the limit and the fix", () => {
+      const refusal = refuseAddress("x".repeat(240))
+      assert.strictEqual(refusal?.code, "name_too_long")
+      assert.include(refusal!.reason, "is 243 bytes in UTF-8 with .md")
+      assert.include(refusal!.reason, "at most 200 bytes")
+      assert.include(refusal!.reason, "Shorten the name, or split it into folders")
+    })
+
+    it("counts bytes, not characters, and names the folder that is too long", () => {
+      assert.strictEqual(refuseAddress("n".repeat(198))?.code, "name_too_long")
+      assert.strictEqual(refuseAddress("é".repeat(99))?.code, "name_too_long")
+      const folder = refuseAddress(`@project/ok/${"日".repeat(67)}/note`)
+      assert.strictEqual(folder?.code, "name_too_long")
+      assert.include(folder!.reason, "folder name 2")
+      assert.include(folder!.reason, "201 bytes")
+    })
+  })
+
+  describe("Unicode", () => {
+    it("normalizes to NFC: an NFD name and its NFC form are one address", () => {
+      const nfd = "Cafe\u0301/U\u0308berblick"
+      const nfc = "Caf\u00e9/\u00dcberblick"
+      const parsed = parseAddress(nfd)
+      assert.isTrue(Result.isSuccess(parsed))
+      if (Result.isSuccess(parsed)) assert.strictEqual(parsed.success.path, `${nfc}.md`)
+      assert.deepStrictEqual(decode(nfd), decode(nfc))
+      assert.strictEqual(normalizeAddress(`@user/${nfd}`), `@user/${nfc}`)
+    })
+
+    const invisible: ReadonlyArray<readonly [string, string, RegExp]> = [
+      ["a right-to-left override", "invoice\u202Etxt.md", /bidirectional control U\+202E at position 7/],
+      ["a left-to-right embedding", "a\u202Ab", /bidirectional control U\+202A/],
+      ["a pop directional formatting", "a\u202Cb", /bidirectional control U\+202C/],
+      ["a right-to-left isolate", "a\u2067b", /bidirectional control U\+2067/],
+      ["a pop directional isolate", "a\u2069b", /bidirectional control U\+2069/],
+      ["a left-to-right mark", "a\u200Eb", /bidirectional control U\+200E/],
+      ["a right-to-left mark", "a\u200Fb", /bidirectional control U\+200F/],
+      ["a zero-width space", "pl\u200Ban", /invisible format character U\+200B at position 2/],
+      ["a zero-width non-joiner", "a\u200Cb", /invisible format character U\+200C/],
+      ["a zero-width joiner", "a\u200Db", /invisible format character U\+200D/],
+      ["a byte-order mark", "\uFEFFplan", /invisible format character U\+FEFF at position 0/],
+      ["a word joiner", "a\u2060b", /invisible format character U\+2060/],
+      ["a soft hyphen", "a\u00ADb", /invisible format character U\+00AD/],
+      ["an invisible tag character", "a\u{E0041}b", /invisible format character U\+E0041/],
+      ["a C1 control", "a\u0085b", /control character U\+0085/],
+      ["a line separator", "a\u2028b", /control character U\+2028/],
+      ["an unpaired surrogate", "a\uD800b", /unpaired UTF-16 surrogate at position 1/]
+    ]
+    for (const [name, raw, message] of invisible) {
+      it(`refuses ${name}`, () => {
+        const refusal = refuseAddress(raw)
+        assert.strictEqual(refusal?.code, "invalid_address")
+        assert.match(refusal!.reason, message)
+        assert.isTrue(Result.isFailure(decode(raw)))
+      })
+    }
   })
 
   it("formats back to the canonical address", () => {

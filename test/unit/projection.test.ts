@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { inspectTail } from "../../src/domain/boundary.ts"
+import { inspectBranch, inspectTail } from "../../src/domain/boundary.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import { projectRequest } from "../../src/domain/projection.ts"
 import { activeWindow, isEnabled } from "../../src/domain/windows.ts"
@@ -15,49 +15,96 @@ const user = (text: string): Msg => ({ role: "user", text })
 const boot = (windowId: string, text = `boot ${windowId}`): Msg => ({ role: "custom", customType: "pi-context/boot", details: { windowId }, text })
 const texts = (messages: ReadonlyArray<Msg>) => messages.map((m) => m.text)
 
+const at = (tag: BranchEntry["_tag"], fields: Record<string, unknown> = {}) => ({ _tag: tag, id: "x", timestamp: "t", ...fields }) as BranchEntry
+const marker = (windowId = "w") => at("Marker", { windowId })
+const bootEntry = (windowId = "w") => at("Boot", { windowId })
+const meta = at("Metadata", { type: "model_change" })
+const message = at("Message", { role: "user" })
+const continuation = at("Continuation")
+/** A reset window whose branch tail is `tail` (default: a complete boundary, then work). */
+const reset = (id: string, tail: ReadonlyArray<BranchEntry> = [marker(id), bootEntry(id), continuation, message]) => ({ id, isRoot: false, tail })
+const root = (id: string) => ({ id, isRoot: true, tail: [message] })
+
 describe("projection", () => {
   it("starts a reset window at its boot, keeping only the newest system prompt from before it", () => {
     const messages = [system("old prompt"), user("erased"), system("current prompt"), user("erased too"), boot("w2"), user("after"), system("later patch"), user("last")]
-    const projection = projectRequest(messages, { id: "w2", isRoot: false })
+    const projection = projectRequest(messages, reset("w2"))
     assert.strictEqual(projection._tag, "Projected")
     if (projection._tag === "Projected") {
       assert.deepStrictEqual(texts(projection.messages), ["current prompt", "boot w2", "after", "later patch", "last"])
     }
   })
 
-  it("finds the boot by details.windowId, never by position or text", () => {
+  it("finds the boot by details.windowId, never by text", () => {
     const messages = [system("p"), boot("w1", "same text"), user("window one"), boot("w2", "same text"), user("window two")]
-    assert.strictEqual(projectRequest(messages, { id: "w1", isRoot: false })._tag, "Unchanged")
-    const second = projectRequest(messages, { id: "w2", isRoot: false })
+    const second = projectRequest(messages, reset("w2"))
     assert.strictEqual(second._tag, "Projected")
     if (second._tag === "Projected") assert.deepStrictEqual(texts(second.messages), ["p", "same text", "window two"])
   })
 
+  it("uses the boot after this marker, never an earlier boot with the same id (a duplicated marker)", () => {
+    const messages = [system("p"), boot("w2", "first boot"), user("before the second marker"), boot("w2", "second boot"), user("after")]
+    const projection = projectRequest(messages, reset("w2"))
+    assert.strictEqual(projection._tag, "Projected")
+    if (projection._tag === "Projected") assert.deepStrictEqual(texts(projection.messages), ["p", "second boot", "after"])
+    // A later boot with the same id inside the window is not the window's start.
+    const withLater = [...messages, boot("w2", "forged later"), user("end")]
+    const kept = projectRequest(withLater, reset("w2", [marker("w2"), bootEntry("w2"), continuation, message, bootEntry("w2"), message]))
+    assert.strictEqual(kept._tag, "Projected")
+    if (kept._tag === "Projected") assert.deepStrictEqual(texts(kept.messages), ["p", "second boot", "after", "forged later", "end"])
+  })
+
+  it("a marker that reuses the root's id, or the current window's, with no boot after it sends only the system prompt", () => {
+    const messages = [system("p"), boot("root"), user("SECRET"), boot("w2"), user("SECRET too"), user("after the forged marker")]
+    for (const id of ["root", "w2"]) {
+      const projection = projectRequest(messages, reset(id, [marker(id), message]))
+      assert.strictEqual(projection._tag, "MissingBoot", id)
+      if (projection._tag === "MissingBoot") assert.deepStrictEqual(texts(projection.safeHead), ["p"])
+    }
+  })
+
+  it("a tail that start-up refuses sends only the system prompt, even with a boot after the marker", () => {
+    const messages = [system("p"), user("SECRET"), boot("w2"), user("after")]
+    for (
+      const tail of [
+        [marker("w2"), bootEntry("w2"), message],
+        [marker("w2"), bootEntry("w2"), bootEntry("w2"), continuation],
+        [marker("w2"), bootEntry("other"), continuation],
+        [marker("w2"), at("Foreign", { reason: "bad", ours: true }), bootEntry("w2"), continuation]
+      ]
+    ) {
+      assert.strictEqual(projectRequest(messages, reset("w2", tail))._tag, "MissingBoot", JSON.stringify(tail))
+    }
+  })
+
+  it("a context edit that hides a boot can only make the window start later, never earlier", () => {
+    const messages = [system("p"), boot("w2", "pre-marker boot"), user("SECRET"), boot("w2", "own boot"), user("after")]
+    // The tail holds a second boot that an edit keeps out of the request.
+    const tail = [marker("w2"), bootEntry("w2"), continuation, message, bootEntry("w2"), at("Metadata", { type: "context_edit" })]
+    const projection = projectRequest(messages, reset("w2", tail))
+    assert.strictEqual(projection._tag, "Projected")
+    if (projection._tag === "Projected") assert.deepStrictEqual(texts(projection.messages), ["p", "own boot", "after"])
+  })
+
   it("fails closed when the window's boot is missing: only the system prompt, never raw history", () => {
-    const projection = projectRequest([system("p"), user("secret"), boot("other")], { id: "w9", isRoot: false })
+    const projection = projectRequest([system("p"), user("secret"), boot("other")], reset("w9"))
     assert.strictEqual(projection._tag, "MissingBoot")
     if (projection._tag === "MissingBoot") assert.deepStrictEqual(texts(projection.safeHead), ["p"])
   })
 
   it("leaves a request that already starts at the boot unchanged", () => {
-    assert.strictEqual(projectRequest([system("p"), boot("w2"), user("u")], { id: "w2", isRoot: false })._tag, "Unchanged")
+    assert.strictEqual(projectRequest([system("p"), boot("w2"), user("u")], reset("w2"))._tag, "Unchanged")
   })
 
   it("in the root window keeps history and replaces a boot copied from a parent session with its own, in place", () => {
     const messages = [system("p"), boot("parent-root"), user("copied"), boot("own-root"), user("mine")]
-    const projection = projectRequest(messages, { id: "own-root", isRoot: true })
+    const projection = projectRequest(messages, root("own-root"))
     assert.strictEqual(projection._tag, "Projected")
     if (projection._tag === "Projected") assert.deepStrictEqual(texts(projection.messages), ["p", "boot own-root", "copied", "mine"])
-    assert.strictEqual(projectRequest([system("p"), boot("own-root"), user("u")], { id: "own-root", isRoot: true })._tag, "Unchanged")
-    assert.strictEqual(projectRequest([system("p"), user("u")], { id: "own-root", isRoot: true })._tag, "Unchanged")
+    assert.strictEqual(projectRequest([system("p"), boot("own-root"), user("u")], root("own-root"))._tag, "Unchanged")
+    assert.strictEqual(projectRequest([system("p"), user("u")], root("own-root"))._tag, "Unchanged")
   })
 })
-
-const at = (tag: BranchEntry["_tag"], fields: Record<string, unknown> = {}) => ({ _tag: tag, id: "x", timestamp: "t", ...fields }) as BranchEntry
-const marker = (windowId = "w") => at("Marker", { windowId })
-const bootEntry = (windowId = "w") => at("Boot", { windowId })
-const meta = at("Metadata", { type: "model_change" })
-const message = at("Message", { role: "user" })
 
 describe("start-up repair inspection", () => {
   it("completes a marker followed only by metadata, then a boot-only tail", () => {
@@ -82,6 +129,33 @@ describe("start-up repair inspection", () => {
     ]) {
       assert.strictEqual(inspectTail(tail)._tag, "Refuse", JSON.stringify(tail))
     }
+  })
+
+  it("never adds a boot for an id that already has one on the branch, or that this session never opened", () => {
+    const sessionId = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000"
+    const own = "pcx:eeeeffff0000:0a1b2c3d"
+    const rootId = "pcx:eeeeffff0000:root"
+    // A fresh marker of this session is repaired.
+    assert.deepStrictEqual(inspectBranch([message, bootEntry(rootId), message, marker(own), meta], sessionId), {
+      _tag: "Repair",
+      windowId: own,
+      missing: ["boot", "continuation"]
+    })
+    // A duplicate of the current window's marker, or a marker with the root's id: its id already has a boot.
+    for (const id of [own, rootId]) {
+      const branch = [bootEntry(rootId), message, marker(own), bootEntry(own), continuation, message, marker(id), meta]
+      const inspection = inspectBranch(branch, sessionId)
+      assert.strictEqual(inspection._tag, "Refuse", id)
+      if (inspection._tag === "Refuse") assert.include(inspection.reason, "already has a boot")
+    }
+    // The root id without a root boot (pi-context was off), another session's window, anything else: not ours to boot.
+    for (const id of [rootId, "pcx:000011112222:0a1b2c3d", "w", "x".repeat(500)]) {
+      const inspection = inspectBranch([message, marker(id), meta], sessionId)
+      assert.strictEqual(inspection._tag, "Refuse", id)
+      if (inspection._tag === "Refuse") assert.isAtMost(inspection.windowId.length, 64)
+    }
+    // Completing a continuation writes no boot, so a copied boundary (a fork) is still completed.
+    assert.strictEqual(inspectBranch([marker("pcx:000011112222:0a1b2c3d"), bootEntry("pcx:000011112222:0a1b2c3d")], sessionId)._tag, "Repair")
   })
 
   it("has nothing to do without a marker", () => {

@@ -46,9 +46,20 @@ describe("estimateRequestTokens", () => {
 
   it("measures only the projected window: a reply before the boot does not count", () => {
     const messages = [system, user("old"), reply("old", 90_000), boot("w2"), user("fresh")]
-    const projection = projectRequest(messages, { id: "w2", isRoot: false })
+    const projection = projectRequest(messages, { id: "w2", isRoot: false, tail: [{ _tag: "Marker", id: "m", timestamp: "t", windowId: "w2" }, { _tag: "Boot", id: "b", timestamp: "t", windowId: "w2" }] })
     expect(projection._tag).toBe("Projected")
     const projected = projection._tag === "Projected" ? projection.messages : []
     expect(estimateRequestTokens(projected)._tag).toBe("Estimated")
+  })
+
+  it("never throws on another extension's message of an unexpected shape: it counts as nothing", () => {
+    const odd = [
+      system,
+      { role: "custom", customType: "other/widget", content: [null, 42, { type: "text", text: "abcd" }] },
+      { role: "custom", customType: "other/widget", content: { rows: 3 } },
+      { role: "assistant", content: [null, { type: "text", text: "abcdefgh" }] }
+    ]
+    expect(() => estimateRequestTokens(odd as never)).not.toThrow()
+    expect(estimateRequestTokens(odd.slice(1) as never)).toEqual({ _tag: "Estimated", tokens: 3, compacted: false })
   })
 })

@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import type { InvalidPattern } from "../patterns.ts"
+import { echo } from "../toolOutcome.ts"
 
 /**
  * Why a history query cannot be answered: one error per concern, each with
@@ -7,13 +9,19 @@ import { Schema } from "effect"
  * them; the tools show them as they are.
  */
 
+/** Code points of a window id shown; longer ids are cut with an ellipsis (the full id stays in the tool's details). */
+export const WindowIdShownPoints = 120
+
+/** A window id as shown in a heading or listing: ids come from session entries, so a forged one can be any length. */
+export const shownWindowId = (id: string): string => echo(id, WindowIdShownPoints)
+
 export class UnknownWindow extends Schema.TaggedError<UnknownWindow>()("UnknownWindow", {
   windowId: Schema.String,
   known: Schema.Array(Schema.String)
 }) {
   readonly code = "unknown_window" as const
   override get message(): string {
-    return `no window ${JSON.stringify(this.windowId)} on the active branch. Known windows: ${this.known.slice(-20).join(", ")}. Call history_windows for the list.`
+    return `no window "${shownWindowId(this.windowId)}" on the active branch. Known windows: ${this.known.slice(-20).join(", ")}. Call history_windows for the list.`
   }
 }
 
@@ -38,14 +46,8 @@ export class NotOnBranch extends Schema.TaggedError<NotOnBranch>()("NotOnBranch"
   }
 }
 
-export class BadRegex extends Schema.TaggedError<BadRegex>()("BadRegex", {
-  pattern: Schema.String,
-  reason: Schema.String
-}) {
-  readonly code = "bad_regex" as const
-  override get message(): string {
-    return `the pattern ${JSON.stringify(this.pattern)} is not a valid JavaScript regular expression (${this.reason}). Fix it, or search literally without "regex": true.`
-  }
-}
+export type HistoryIssue = UnknownWindow | EventNotFound | NotOnBranch | InvalidPattern
 
-export type HistoryIssue = UnknownWindow | EventNotFound | NotOnBranch | BadRegex
+/** The stable tool code of an issue (a pattern the engine refused is `bad_regex`). */
+export const issueCode = (issue: HistoryIssue): "unknown_window" | "not_found" | "not_on_branch" | "bad_regex" =>
+  issue._tag === "InvalidPattern" ? "bad_regex" : issue.code

@@ -3,6 +3,8 @@ import { type TextWindow, textWindow } from "../textWindow.ts"
 import { isOnBranch, windowOf } from "./branchView.ts"
 import { documentText, type HistoryEvent } from "./events.ts"
 import { readLimit } from "./limits.ts"
+import { eventLabel } from "./rows.ts"
+import { ToolResultByteLimit } from "../protocol.ts"
 import { EventNotFound, NotOnBranch } from "./issues.ts"
 import { eventAt, type SessionIndex } from "./sessionIndex.ts"
 
@@ -21,6 +23,9 @@ export interface ReadPage {
 export const clampReadLimit = (limit: number | undefined): number =>
   Math.max(1, Math.min(readLimit.max, limit ?? readLimit.default))
 
+/** Bytes a read page's text may take: the bound, less its frame (label, a window id shown in at most 480 bytes, span, continuation). */
+const readTextBytes = (event: HistoryEvent): number => ToolResultByteLimit - 1024 - new TextEncoder().encode(eventLabel(event)).length
+
 export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<ReadPage, EventNotFound | NotOnBranch> => {
   const event = eventAt(index, query.seq)
   if (event === undefined) return Result.fail(new EventNotFound({ seq: query.seq, lastSeq: index.events.length }))
@@ -28,6 +33,7 @@ export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<R
   return Result.succeed({
     event,
     windowId: windowOf(index.branch, event.seq)?.id ?? "",
-    page: textWindow(documentText(event), query.offset ?? 0, clampReadLimit(query.limit))
+    // The page is cut here, in bytes, where its continuation offset can say so, never by the tool bound after it.
+    page: textWindow(documentText(event), query.offset ?? 0, clampReadLimit(query.limit), readTextBytes(event))
   })
 }

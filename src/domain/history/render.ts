@@ -1,6 +1,7 @@
 import { ToolResultByteLimit } from "../protocol.ts"
-import { utf8Length } from "../toolOutcome.ts"
+import { clip, continuationCall, fitParts, utf8Length } from "../toolOutcome.ts"
 import type { HistoryRole } from "./events.ts"
+import { shownWindowId } from "./issues.ts"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage } from "./read.ts"
 import { eventLabel, shortTime } from "./rows.ts"
@@ -32,7 +33,7 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
 const windowLine = (window: WindowSummary): string => {
   const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
   const created = window.createdAt === undefined ? "" : ` created ${shortTime(window.createdAt)}`
-  return `${window.id}${created} ${span}${window.current ? " [current]" : ""}`
+  return `${shownWindowId(window.id)}${created} ${span}${window.current ? " [current]" : ""}`
 }
 
 /** Newest windows first to fit, then shown oldest first; what did not fit is named, never dropped silently. */
@@ -52,7 +53,7 @@ export const renderWindows = (windows: ReadonlyArray<WindowSummary>): string => 
   const footer = hidden === 0
     ? "List a window with history_list {\"window_id\": ...}; search all of them with history_search."
     : `${hidden} older window(s) not shown; reach their events with history_list {"before": ${windows[hidden]?.firstSeq ?? 1}}.`
-  return [header, ...lines, footer].join("\n")
+  return fitParts({ head: header, body: lines.join("\n"), tail: footer })
 }
 
 const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> => {
@@ -66,42 +67,45 @@ const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> =>
   return params
 }
 
-const call = (tool: string, params: Record<string, unknown>): string => `${tool} ${JSON.stringify(params)}`
+const call = (tool: string, params: Record<string, unknown>, cursor: Record<string, unknown>): string => continuationCall(tool, params, cursor)
+
+/** A query as shown in a heading: enough to recognise it, never the whole of a 30 KB one. */
+const shownQuery = (query: string): string => JSON.stringify(clip(query, 200))
 
 export const renderList = (page: ListPage, query: ListQuery): string => {
-  const scope = query.windowId === undefined ? "the active branch" : `window ${query.windowId}`
+  const scope = query.windowId === undefined ? "the active branch" : `window ${shownWindowId(query.windowId)}`
   const header = page.rows.length === 0
     ? `No events in ${scope} for this page.`
     : `Events of ${scope}, oldest first${page.folded ? " (runs of tool events folded)" : ""}:`
   const params = queryParams(query)
   const older = page.older === undefined
     ? "older: none"
-    : `older: ${call("history_list", { ...params, before: page.older })}`
+    : `older: ${call("history_list", params, { before: page.older })}`
   const newer = page.newer === undefined
     ? "newer: none"
-    : `newer: ${call("history_list", { ...params, after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
-  return [header, ...page.lines, older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n")
+    : `newer: ${call("history_list", params, { after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
+  return fitParts({ head: header, body: page.lines.join("\n"), tail: [older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n") })
 }
 
 export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
   const order = query.after === undefined ? "newest first" : "oldest first"
   const header = page.hits.length === 0
-    ? `No match for ${JSON.stringify(query.query)} in ${page.scanned} event(s) searched.`
-    : `${page.hits.length} event(s) matching ${JSON.stringify(query.query)}, ${order}; each preview starts at the match:`
+    ? `No match for ${shownQuery(query.query)} in ${page.scanned} event(s) searched.`
+    : `${page.hits.length} event(s) matching ${shownQuery(query.query)}, ${order}; each preview starts at the match:`
   const params = queryParams(query)
   const more = page.more === undefined
     ? "more: none (search finished)"
-    : `more: ${call("history_search", { ...params, ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan bound; continue to search further)" : ""}`
-  return [header, ...page.hits.map((hit) => hit.line), more].join("\n")
+    : `more: ${call("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
+  return fitParts({ head: header, body: page.hits.map((hit) => hit.line).join("\n"), tail: more })
 }
 
 export const renderRead = (read: ReadPage): string => {
   const { event, page } = read
   const end = page.offset + [...page.text].length
-  const header = `${eventLabel(event)} ${shortTime(event.timestamp)} window ${read.windowId}`
+  const header = `${eventLabel(event)} ${shortTime(event.timestamp)} window ${shownWindowId(read.windowId)}`
   const span = `code points ${page.offset}–${end} of ${page.total}`
   const next = page.nextOffset === undefined
     ? "end of event"
-    : `continue: ${call("history_read", { seq: event.seq, offset: page.nextOffset })}`
-  return `${header}\n${span}\n---\n${page.text}\n---\n${next}`
+    : `continue: ${call("history_read", {}, { seq: event.seq, offset: page.nextOffset })}`
+  return fitParts({ head: `${header}\n${span}\n---`, body: page.text, tail: `---\n${next}` })
 }

@@ -1,10 +1,12 @@
 import { Result } from "effect"
+import { compileQuery, type InvalidPattern, type TextPattern } from "../patterns.ts"
+import { type ScanBudget, unlimitedScan } from "../scanBudget.ts"
 import { codePointLength, codePointOffsetOf } from "../textWindow.ts"
 import { utf8Length } from "../toolOutcome.ts"
 import { windowOf } from "./branchView.ts"
 import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
-import { BadRegex, type UnknownWindow } from "./issues.ts"
+import type { UnknownWindow } from "./issues.ts"
 import { resolveScope, type ScopeQuery } from "./scope.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
@@ -33,23 +35,10 @@ export interface SearchPage {
 }
 
 /**
- * Text scanned per call, in UTF-16 units. It bounds the time of one search
- * (a pathological regex included) on a huge session to about 20 ms here;
- * past it the page says where to continue.
+ * Text scanned per call, in UTF-16 units: with the time budget, it bounds
+ * one search on a huge session; past either, the page says where to continue.
  */
 export const defaultScanBound = 16_000_000
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** Literal queries and regexes both match case-insensitively; a regex that does not compile is an issue, not a throw. */
-export const compileMatcher = (query: string, regex: boolean): Result.Result<RegExp, BadRegex> => {
-  if (!regex) return Result.succeed(new RegExp(escapeRegExp(query), "i"))
-  try {
-    return Result.succeed(new RegExp(query, "i"))
-  } catch (error) {
-    return Result.fail(new BadRegex({ pattern: query, reason: error instanceof Error ? error.message : String(error) }))
-  }
-}
 
 export const readCall = (seq: number, offset: number): string => `history_read ${JSON.stringify({ seq, offset })}`
 
@@ -57,25 +46,37 @@ const hitLine = (event: HistoryEvent, windowId: string, index: number, offset: n
   `${eventLabel(event)} ${shortTime(event.timestamp)} window ${windowId} | ${previewOf(event, index)} | ${readCall(event.seq, offset)}`
 
 /**
- * The first match in the document as (UTF-16 index, code-point offset). Head
- * and body are scanned apart, so the body is never copied; a match does not
- * span the seam between them (the head ends with a line break).
+ * The first match in the document as (UTF-16 index, code-point offset), or
+ * "Stopped" when the budget ran out inside it. Head and body are scanned
+ * apart, so they are never joined; a match does not span the seam between
+ * them (the head ends with a line break).
  */
-const firstMatch = (pattern: RegExp, event: HistoryEvent): { readonly index: number; readonly offset: number } | undefined => {
-  const inHead = pattern.exec(event.head)
-  if (inHead !== null) return { index: inHead.index, offset: codePointOffsetOf(event.head, inHead.index) }
-  const inBody = pattern.exec(event.body)
-  if (inBody === null) return undefined
+const firstMatch = (
+  pattern: TextPattern,
+  event: HistoryEvent,
+  budget: ScanBudget
+): { readonly index: number; readonly offset: number } | undefined | "Stopped" => {
+  const inHead = pattern.indexIn(event.head)
+  if (inHead !== -1) return { index: inHead, offset: codePointOffsetOf(event.head, inHead) }
+  const inBody = pattern.scanner(event.body)(0, budget)
+  if (inBody._tag === "Stopped") return "Stopped"
+  if (inBody._tag === "End") return undefined
   return { index: event.head.length + inBody.index, offset: codePointLength(event.head) + codePointOffsetOf(event.body, inBody.index) }
 }
 
-/** The first match in each event of the scope, at most `limit` of them and within the byte bound. */
+/**
+ * The first match in each event of the scope, at most `limit` of them and
+ * within the byte bound. The scan stops once `scanBound` units were scanned
+ * or the budget is spent (between two events, or inside an event, which the
+ * next call then scans again), always after one event at least.
+ */
 export const searchPage = (
   index: SessionIndex,
   query: SearchQuery,
-  scanBound: number = defaultScanBound
-): Result.Result<SearchPage, UnknownWindow | BadRegex> => {
-  const matcher = compileMatcher(query.query, query.regex)
+  scanBound: number = defaultScanBound,
+  budget: ScanBudget = unlimitedScan
+): Result.Result<SearchPage, UnknownWindow | InvalidPattern> => {
+  const matcher = compileQuery(query.query, query.regex)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
   const resolved = resolveScope(index.branch, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
@@ -92,7 +93,7 @@ export const searchPage = (
       stoppedOn = "limit"
       break
     }
-    if (scannedUnits >= scanBound) {
+    if (scannedUnits >= scanBound || (scanned > 0 && budget.spent())) {
       stoppedOn = "scan"
       break
     }
@@ -101,9 +102,14 @@ export const searchPage = (
       lastSeq = event.seq
       continue
     }
+    // The first event is scanned to its end whatever the budget, so that every call moves the cursor on.
+    const match = firstMatch(pattern, event, scanned === 0 ? unlimitedScan : budget)
+    if (match === "Stopped") {
+      stoppedOn = "scan"
+      break
+    }
     scanned++
     scannedUnits += documentLength(event)
-    const match = firstMatch(pattern, event)
     if (match !== undefined) {
       const { offset } = match
       const line = hitLine(event, windowOf(index.branch, event.seq)?.id ?? "", match.index, offset)

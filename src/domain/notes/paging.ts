@@ -1,4 +1,6 @@
 import { Option, Schema } from "effect"
+import { compileGlob, hasGlobSyntax } from "../glob.ts"
+import { foldCase } from "../caseFold.ts"
 import type { NoteRow } from "./snapshot.ts"
 
 /**
@@ -48,23 +50,17 @@ export const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor
   }
 }
 
-const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 /**
  * A listing filter over addresses: with `*` (within a folder), `**` (across
- * folders) or `?`, a glob over the whole address; otherwise a substring.
- * Both ignore case.
+ * folders) or `?`, a glob over the whole address (".md" implied); otherwise
+ * a substring. Both ignore case.
  */
 export const addressMatcher = (pattern: string | undefined): (address: string) => boolean => {
   if (pattern === undefined || pattern === "") return () => true
-  if (!/[*?]/.test(pattern)) {
-    const needle = pattern.toLowerCase()
-    return (address) => address.toLowerCase().includes(needle)
+  if (!hasGlobSyntax(pattern)) {
+    const needle = foldCase(pattern)
+    return (address) => foldCase(address).includes(needle)
   }
-  const source = pattern
-    .split(/(\*\*|\*|\?)/)
-    .map((part) => (part === "**" ? ".*" : part === "*" ? "[^/]*" : part === "?" ? "[^/]" : escapeRegex(part)))
-    .join("")
-  const glob = new RegExp(`^${source}(\\.md)?$`, "i")
-  return (address) => glob.test(address)
+  const glob = compileGlob(pattern, { separator: "/", ignoreCase: true })
+  return (address) => glob(address) || (foldCase(address.slice(-3)) === ".md" && glob(address.slice(0, -3)))
 }

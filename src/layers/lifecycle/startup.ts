@@ -1,5 +1,5 @@
 import { Cause, Effect } from "effect"
-import { bootMessage, continuationMessage, inspectTail } from "../../domain/boundary.ts"
+import { bootMessage, continuationMessage, inspectBranch } from "../../domain/boundary.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import type { Boots } from "../../services/Boots.ts"
 import type { BootBuildFailed } from "../../services/Boots.ts"
@@ -21,8 +21,8 @@ export const makeStartup = (deps: {
   /** Appends what a marker tail is missing, or refuses with one notice. */
   const repairTail = Effect.gen(function*() {
     const session = yield* PiSession
-    const window = yield* currentWindow
-    const inspection = inspectTail(window.tail)
+    // The whole branch: repair must know which window ids already have a boot before the marker.
+    const inspection = inspectBranch(yield* session.branch, session.sessionId)
     switch (inspection._tag) {
       case "NoMarker":
       case "Complete":

@@ -1,15 +1,12 @@
-import { Effect, Option, PlatformError } from "effect"
+import { Effect, Option, type PlatformError, Result } from "effect"
 import { formatAddress, type Home, homeOrder } from "../../domain/notes/address.ts"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
 import { decodeSearchCursor, encodeSearchCursor } from "../../domain/notes/paging.ts"
+import { compileQuery, type InvalidPattern, type TextPattern } from "../../domain/patterns.ts"
+import type { ScanBudget } from "../../domain/scanBudget.ts"
 import { codePointLength } from "../../domain/textWindow.ts"
-import {
-  InvalidNoteRequest,
-  InvalidSearchPattern,
-  NotesHomeUnavailable,
-  type SearchHit,
-  type SearchResult
-} from "../../services/NotesStore.ts"
+import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "../../services/NotesStore.ts"
+import { CurrentScanBudget } from "../../services/ToolBudget.ts"
 import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
 
 const HitTextLimit = 200
@@ -17,43 +14,54 @@ const HitTextLimit = 200
 const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
   new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
-type LineMatcher = (line: string) => boolean
-
-const lineMatcher = (query: string, regex: boolean): Effect.Effect<{ readonly line: LineMatcher; readonly body: LineMatcher }, InvalidSearchPattern> => {
-  if (!regex) {
-    const needle = query.toLowerCase()
-    const has = (text: string) => text.toLowerCase().includes(needle)
-    return Effect.succeed({ line: has, body: has })
-  }
-  return Effect.try({
-    try: () => new RegExp(query, "i"),
-    catch: (error) => new InvalidSearchPattern({ pattern: query, reason: error instanceof Error ? error.message : String(error) })
-  }).pipe(Effect.map((pattern) => ({ line: (text: string) => pattern.test(text), body: () => true })))
-}
-
 const clipLine = (line: string): string => {
   if (line.length <= HitTextLimit) return line
   const points = Array.from(line)
   return points.length <= HitTextLimit ? line : `${points.slice(0, HitTextLimit).join("")}…`
 }
 
-/** Matching lines of one body, after line `afterLine`. */
-const hitsIn = (address: string, body: string, matcher: LineMatcher, afterLine: number, max: number): ReadonlyArray<SearchHit> => {
+/** The hits of one body after line `afterLine`, and the last line handled when the budget stopped the scan. */
+const hitsIn = (
+  address: string,
+  body: string,
+  pattern: TextPattern,
+  afterLine: number,
+  max: number,
+  budget: ScanBudget
+): { readonly hits: ReadonlyArray<SearchHit>; readonly stoppedAfter: number | undefined } => {
   const hits: Array<SearchHit> = []
-  let offset = 0
-  let line = 0
+  const scan = pattern.scanner(body, true)
+  // `line` is the number of the line that starts at `start`, `offset` its code-point offset.
+  let line = 1
   let start = 0
-  while (start <= body.length && hits.length < max) {
-    const end = body.indexOf("\n", start)
-    const stop = end === -1 ? body.length : end
-    const text = body.slice(start, stop).replace(/\r$/, "")
+  let offset = 0
+  const nextLine = (): boolean => {
+    const newline = body.indexOf("\n", start)
+    if (newline === -1) return false
+    offset += codePointLength(body.slice(start, newline)) + 1
+    start = newline + 1
     line++
-    if (line > afterLine && matcher(text)) hits.push({ address, line, offset, text: clipLine(text) })
-    if (end === -1) break
-    offset += codePointLength(body.slice(start, stop)) + 1
-    start = end + 1
+    return true
   }
-  return hits
+  /** Moves to the line holding UTF-16 index `index`. */
+  const moveTo = (index: number) => {
+    for (let newline = body.indexOf("\n", start); newline !== -1 && newline < index; newline = body.indexOf("\n", start)) nextLine()
+  }
+  while (line <= afterLine) if (!nextLine()) return { hits, stoppedAfter: undefined }
+  while (hits.length < max) {
+    const step = scan(start, budget)
+    if (step._tag === "End") break
+    if (step._tag === "Stopped") {
+      moveTo(step.at)
+      return { hits, stoppedAfter: line - 1 }
+    }
+    moveTo(step.index)
+    const newline = body.indexOf("\n", start)
+    const text = body.slice(start, newline === -1 ? body.length : newline).replace(/\r$/, "")
+    hits.push({ address, line, offset, text: clipLine(text) })
+    if (!nextLine()) break
+  }
+  return { hits, stoppedAfter: undefined }
 }
 
 interface SearchFile extends NoteFile {
@@ -66,14 +74,20 @@ const compareFiles = (a: { readonly order: number; readonly relative: string }, 
 
 const ReadBatch = 512
 
-/** Matching lines in note order (home order, path), then line; stops reading once the page is full. */
+/**
+ * Matching lines in note order (home order, path), then line; stops reading
+ * once the page is full, or once the call's scan budget is spent (with a
+ * cursor that continues from there).
+ */
 export const searchNotes = (
   ops: DiskOps,
   homes: ReadonlyArray<{ readonly home: Home; readonly dir: string }>,
   request: { readonly query: string; readonly regex?: boolean | undefined; readonly cursor?: string | undefined; readonly limit: number }
-): Effect.Effect<SearchResult, InvalidSearchPattern | InvalidNoteRequest> =>
+): Effect.Effect<SearchResult, InvalidPattern | InvalidNoteRequest> =>
   Effect.gen(function*() {
-    const matcher = yield* lineMatcher(request.query, request.regex === true)
+    const compiled = compileQuery(request.query, request.regex === true)
+    if (Result.isFailure(compiled)) return yield* compiled.failure
+    const pattern = compiled.success
     const cursor = request.cursor === undefined ? undefined : Option.getOrUndefined(decodeSearchCursor(request.cursor))
     if (request.cursor !== undefined && cursor === undefined) {
       return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_search returned; start again without a cursor" })
@@ -90,7 +104,10 @@ export const searchNotes = (
       .sort(compareFiles)
     const hits: Array<SearchHit & { readonly file: SearchFile }> = []
     const unreadable: Array<string> = []
-    for (let batch = 0; batch < files.length && hits.length <= request.limit; batch += ReadBatch) {
+    const budget = (yield* CurrentScanBudget)()
+    let stoppedAt: { readonly file: SearchFile; readonly line: number } | undefined
+    let searched = 0
+    for (let batch = 0; batch < files.length && hits.length <= request.limit && stoppedAt === undefined; batch += ReadBatch) {
       const chunk = files.slice(batch, batch + ReadBatch)
       const texts = yield* readTexts(chunk.map((file) => file.absolute))
       for (let i = 0; i < chunk.length && hits.length <= request.limit; i++) {
@@ -101,20 +118,32 @@ export const searchNotes = (
           if (!isNotFound(text)) unreadable.push(address)
           continue
         }
-        const body = parseNote(text).body
-        if (!matcher.body(body)) continue
         const afterLine = cursor !== undefined && compareFiles(file, { order: cursor.h, relative: cursor.p }) === 0 ? cursor.l : 0
-        for (const hit of hitsIn(address, body, matcher.line, afterLine, request.limit + 1 - hits.length)) hits.push({ ...hit, file })
+        if (searched > 0 && budget.spent()) {
+          stoppedAt = { file, line: afterLine }
+          break
+        }
+        searched++
+        const found = hitsIn(address, parseNote(text).body, pattern, afterLine, request.limit + 1 - hits.length, budget)
+        for (const hit of found.hits) hits.push({ ...hit, file })
+        if (found.stoppedAfter !== undefined) {
+          stoppedAt = { file, line: found.stoppedAfter }
+          break
+        }
       }
     }
     const page = hits.slice(0, request.limit)
     const last = page[page.length - 1]
+    const nextCursor = hits.length > request.limit && last !== undefined
+      ? encodeSearchCursor({ h: last.file.order, p: last.file.relative, l: last.line })
+      : stoppedAt === undefined
+      ? undefined
+      : encodeSearchCursor({ h: stoppedAt.file.order, p: stoppedAt.file.relative, l: stoppedAt.line })
     return {
       hits: page.map(({ file: _file, ...hit }) => hit),
       unreadable,
       unavailable,
-      nextCursor: hits.length > request.limit && last !== undefined
-        ? encodeSearchCursor({ h: last.file.order, p: last.file.relative, l: last.line })
-        : undefined
+      nextCursor,
+      stoppedEarly: hits.length <= request.limit && stoppedAt !== undefined
     }
   })

@@ -1,10 +1,10 @@
-import { Effect, PlatformError } from "effect"
+import { Effect } from "effect"
 import { formatAddress, type Home, Homes } from "../../domain/notes/address.ts"
 import { type NotesIdentity, wastebasketDirectory } from "../../domain/notes/identity.ts"
 import { compareRecentFirst } from "../../domain/notes/paging.ts"
 import type { NoteRow } from "../../domain/notes/snapshot.ts"
-import { NotesIoError } from "../../services/NotesStore.ts"
-import { type DiskOps, describePlatformError, statPaths, walkNotes } from "./disk.ts"
+import { type DiskOps, statPaths, walkNotes } from "./disk.ts"
+import { notesIoError } from "./errors.ts"
 
 /**
  * A retired note keeps its address inside its home's wastebasket, so the
@@ -36,7 +36,7 @@ export const listWastebasket = (ops: DiskOps, identity: NotesIdentity, homes: Re
               : []
           }))
       ),
-      Effect.mapError((error: PlatformError.PlatformError) => new NotesIoError({ path: dir, reason: describePlatformError(error) }))
+      Effect.mapError(notesIoError(ops.path, { address: { home, path: "" }, shown: "the wastebasket", homeDir: dir }, "list"))
     )
   }).pipe(Effect.map((rows) => rows.flat().sort(compareRecentFirst)))
 

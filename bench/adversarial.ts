@@ -1,0 +1,233 @@
+/**
+ * The worst time of any tool call over a fixed corpus of hostile inputs:
+ * regex and glob bombs, huge queries, huge notes, 100,000-line edits. Every
+ * call goes through the real tool handlers, the live NotesStore (temp notes
+ * root, 2,000 notes plus hostile ones) and History layers (a session with
+ * huge events), inside the same time budget the runtime gives a tool call.
+ * Each input runs `Runs` times after one untimed warm-up call per tool
+ * family (the history index build is bench/history.ts's first-call figure);
+ * the figure is the slowest single call.
+ * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs }.
+ *
+ *   npm exec -- node bench/adversarial.ts        (ADV_DEBUG=1 also prints the start of each answer)
+ *
+ * To add a case, append to `corpus`: a name, a tool and its parameters, and
+ * optionally an untimed `before` that prepares the notes root or the session.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import type { RawEntry } from "../src/domain/entries.ts"
+import { ToolName, ToolResultByteLimit } from "../src/domain/protocol.ts"
+import { type ToolOutcome, utf8Length } from "../src/domain/toolOutcome.ts"
+import * as HistoryLive from "../src/layers/HistoryLive.ts"
+import * as NotesStoreLive from "../src/layers/NotesStoreLive.ts"
+import { PiSession } from "../src/services/PiSession.ts"
+import { historyToolHandlers } from "../src/tools/history.ts"
+import { notesToolHandlers } from "../src/tools/notes.ts"
+import { withTimeBudget } from "../src/tools/timeBudget.ts"
+
+const Runs = 3
+const TargetMs = 250
+
+// ---------------------------------------------------------------------------
+// The world the hostile calls land in.
+
+const root = mkdtempSync(join(tmpdir(), "pi-context-adversarial-"))
+const sessionId = "adversarial-0000-7000-8000-000000000000"
+const sessionDir = join(root, "sessions", sessionId)
+
+/** A note file as the store writes it (frontmatter, then the body), written outside the timing. */
+const seedNote = (relative: string, body: string): void => {
+  const file = join(sessionDir, `${relative}.md`)
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, `---\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-01T00:00:00.000Z\norigin: session:bench\n---\n${body}`)
+}
+
+const longName = (i: number) => `${"a".repeat(52)}-${i.toString().padStart(7, "0")}`
+for (let i = 0; i < 2_000; i++) seedNote(`folder-${i % 20}/${longName(i)}`, `# Note ${i}\n\n${`Decision ${i}: keep it short.\n`.repeat(8)}`)
+const aLine = `${"a".repeat(999_000)}!`
+const checklist = `${"- [ ]\n".repeat(99_999)}- [ ] ship it\n`
+seedNote("bomb-line", aLine)
+seedNote("checklist", checklist)
+seedNote("long-lines", Array.from({ length: 300 }, (_, i) => `${"a".repeat(2_000)}z ${i}`).join("\n"))
+const mixed = Array.from({ length: 25_000 }, (_, i) => `line ${i}: ${i % 7 === 0 ? "aaaaaaaaaaaaaaaaaaaaaaaa!" : "words and more words"}`).join("\n")
+seedNote("mixed", mixed)
+
+const entries: Array<RawEntry> = []
+let leafId: string | null = null
+let clock = Date.parse("2025-01-01T00:00:00.000Z")
+let calls = 0
+const append = (type: string, fields: Record<string, unknown>): void => {
+  const id = (entries.length + 1).toString(16).padStart(8, "0")
+  clock += 1500
+  entries.push({ type, id, parentId: leafId, timestamp: new Date(clock).toISOString(), ...fields })
+  leafId = id
+}
+const message = (body: Record<string, unknown>) => append("message", { message: { timestamp: clock, ...body } })
+const toolTurn = (prompt: string, output: string) => {
+  const id = `call_${++calls}`
+  message({ role: "user", content: prompt })
+  message({ role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: "cat file" } }], stopReason: "toolUse" })
+  message({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false })
+  message({ role: "assistant", content: [{ type: "text", text: "done" }], stopReason: "stop" })
+}
+let seed = 7
+/** Random a/b text: what makes RE2's DFA for `(a|b)*a.{30}x`-like patterns blow up. */
+const randomAb = (length: number): string => {
+  let text = ""
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    text += seed & 1 ? "a" : "b"
+  }
+  return text
+}
+/** Flat strings, as Pi's are once a session is loaded from JSONL (`repeat` builds a rope). */
+const flat = (text: string) => JSON.parse(JSON.stringify(text)) as string
+const needle40k = "(x)[y]*?".repeat(5_000)
+for (let turn = 0; turn < 5_000; turn++) {
+  toolTurn(`request ${turn}`, flat(`src/module${turn % 50}.ts:${turn}: export const value = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"\n`.repeat(20)))
+  if (turn === 100) toolTurn("a single huge line", flat(aLine.repeat(2)))
+  if (turn === 200) toolTurn("many short lines", flat("aaaa bbbb cccc dddd\n".repeat(200_000)))
+  if (turn === 300) toolTurn("the long needle", flat(`before ${needle40k} after`))
+  if (turn % 50 === 25) toolTurn("long matching lines", flat(`${"a".repeat(2_000)}z\n`.repeat(3)))
+  if (turn % 250 === 125) toolTurn("a long line that only matches at its end", `${randomAb(60_000)}a${"c".repeat(30)}x`)
+}
+
+const session = Layer.mock(PiSession)({
+  sessionId,
+  cwd: root,
+  agentDir: join(root, "agent"),
+  settings: Effect.succeed({ "pi-context": { notesRoot: root } }),
+  model: Effect.succeed(Option.some({ provider: "bench", id: "adversary", contextWindow: 200_000 })),
+  isProjectTrusted: Effect.succeed(false),
+  entries: Effect.sync(() => entries),
+  rawBranch: Effect.sync(() => entries),
+  leafId: Effect.sync(() => leafId)
+})
+const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
+const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer.pipe(Layer.provide(platform)), session))
+
+const handlers: Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, any>> = { ...notesToolHandlers, ...historyToolHandlers }
+const call = (tool: string, params: unknown): Promise<ToolOutcome> =>
+  runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))
+
+// Untimed warm-up: the history index is built on the first call (bench/history.ts measures that), the notes cache too.
+await call(ToolName.historyWindows, {})
+const warm = await call(ToolName.historySearch, { query: "a single huge line", roles: ["user"] })
+const hugeSeq = (warm._tag === "Ok" ? (warm.details as { hits: ReadonlyArray<{ seq: number }> }).hits[0]!.seq : 0) + 1
+await call(ToolName.notesList, {})
+
+// ---------------------------------------------------------------------------
+// The corpus.
+
+interface HostileInput {
+  readonly name: string
+  readonly tool: string
+  readonly params: unknown
+  /** Untimed preparation before each run. */
+  readonly before?: () => void | Promise<void>
+}
+
+const search = (query: string, regex = true) => ({ query, regex })
+const corpus: ReadonlyArray<HostileInput> = [
+  { name: "notes_search (a+)+$", tool: ToolName.notesSearch, params: search("(a+)+$") },
+  { name: "notes_search (a|aa)*c", tool: ToolName.notesSearch, params: search("(a|aa)*c") },
+  { name: "notes_search (x+x+)+y", tool: ToolName.notesSearch, params: search("(x+x+)+y") },
+  { name: "notes_search DFA blow-up", tool: ToolName.notesSearch, params: search("(?:a|b|c|d|e|f|g|h)*a.{30}x") },
+  { name: "notes_search [\\s\\S]{0,400}z", tool: ToolName.notesSearch, params: search("[\\s\\S]{0,400}z") },
+  { name: "notes_search (.*){20}x", tool: ToolName.notesSearch, params: search("(.*){20}x") },
+  { name: "notes_search costly regex, 100 hits", tool: ToolName.notesSearch, params: { ...search("[\\s\\S]{0,400}z"), limit: 100 } },
+  { name: "notes_search (?:a?){300}a{300}, 100 hits", tool: ToolName.notesSearch, params: { ...search("(?:a?){300}a{300}"), limit: 100 } },
+  { name: "notes_search too complex", tool: ToolName.notesSearch, params: search("[^x]{0,999}y") },
+  { name: "notes_search 4,000-char regex", tool: ToolName.notesSearch, params: search("(?:ab|cd)*".repeat(400)) },
+  { name: "notes_search backreference", tool: ToolName.notesSearch, params: search("(a)\\1") },
+  { name: "notes_search 40k literal", tool: ToolName.notesSearch, params: search(needle40k, false) },
+  { name: "notes_search a{10000}b literal", tool: ToolName.notesSearch, params: search(`${"a".repeat(10_000)}b`, false) },
+  { name: "notes_search 1M literal", tool: ToolName.notesSearch, params: search("q".repeat(1_000_000), false) },
+  { name: "notes_list **a x7 !", tool: ToolName.notesList, params: { pattern: `${"**a".repeat(7)}!` } },
+  { name: "notes_list *a x200 !", tool: ToolName.notesList, params: { pattern: `${"*a".repeat(200)}!` } },
+  { name: "notes_list 10,000 *?", tool: ToolName.notesList, params: { pattern: "*?".repeat(5_000) } },
+  { name: "notes_list **a** x30 (matches)", tool: ToolName.notesList, params: { pattern: `${"**a".repeat(30)}**` } },
+  { name: "notes_list 1M-char glob", tool: ToolName.notesList, params: { pattern: `${"a*".repeat(500_000)}` } },
+  { name: "notes_list 1M-char substring", tool: ToolName.notesList, params: { pattern: "a".repeat(1_000_000) } },
+  { name: "notes_read 1 MB line, end", tool: ToolName.notesRead, params: { address: "bomb-line", offset: -100 } },
+  { name: "notes_read offset -1e15, limit 1e9", tool: ToolName.notesRead, params: { address: "bomb-line", offset: -1e15, limit: 1e9 } },
+  { name: "notes_read 100k lines", tool: ToolName.notesRead, params: { address: "checklist", offset: 300_000 } },
+  { name: "notes_update ambiguous x100k", tool: ToolName.notesUpdate, params: { address: "checklist", edits: [{ oldText: "- [ ]", newText: "- [x]" }] } },
+  {
+    name: "notes_update unique in 100k lines",
+    tool: ToolName.notesUpdate,
+    params: { address: "checklist", edits: [{ oldText: "- [ ] ship it", newText: "- [x] ship it" }] },
+    before: () => seedNote("checklist", checklist)
+  },
+  { name: "notes_update periodic a{500000}", tool: ToolName.notesUpdate, params: { address: "bomb-line", edits: [{ oldText: "a".repeat(500_000), newText: "b" }] } },
+  {
+    name: "notes_update 50 edits near the end",
+    tool: ToolName.notesUpdate,
+    params: { address: "mixed", edits: Array.from({ length: 50 }, (_, k) => ({ oldText: `line ${24_999 - k}: `, newText: `LINE ${24_999 - k}: ` })) },
+    before: () => seedNote("mixed", mixed)
+  },
+  { name: "notes_update 10,000 edits", tool: ToolName.notesUpdate, params: { address: "mixed", edits: Array.from({ length: 10_000 }, (_, k) => ({ oldText: `line ${k}: `, newText: "" })) } },
+  { name: "notes_write 1 MB", tool: ToolName.notesWrite, params: { address: "big-write", content: "b".repeat(999_000) } },
+  { name: "history_search (a+)+$", tool: ToolName.historySearch, params: search("(a+)+$") },
+  { name: "history_search DFA blow-up", tool: ToolName.historySearch, params: search("(?:a|b|c|d|e|f|g|h)*a.{30}x") },
+  { name: "history_search (.*){20}x", tool: ToolName.historySearch, params: search("(.*){20}x") },
+  { name: "history_search costly regex, 50 hits", tool: ToolName.historySearch, params: { ...search("[\\s\\S]{0,400}z"), limit: 50 } },
+  { name: "history_search (?:a?){300}a{300}, 50", tool: ToolName.historySearch, params: { ...search("(?:a?){300}a{300}"), limit: 50 } },
+  { name: "history_search [\\s\\S]{0,400}z", tool: ToolName.historySearch, params: search("[\\s\\S]{0,400}z") },
+  { name: "history_search 40k literal", tool: ToolName.historySearch, params: search(needle40k, false) },
+  { name: "history_search a{10000}b literal", tool: ToolName.historySearch, params: search(`${"a".repeat(10_000)}b`, false) },
+  { name: "history_search 1M literal", tool: ToolName.historySearch, params: search("q".repeat(1_000_000), false) },
+  { name: "history_search lookahead", tool: ToolName.historySearch, params: search("a(?=b)") },
+  { name: "history_read 2 MB line, end", tool: ToolName.historyRead, params: { seq: hugeSeq, offset: -4_000 } },
+  { name: "history_read offset 1e15", tool: ToolName.historyRead, params: { seq: hugeSeq, offset: 1e15, limit: 8_000 } },
+  { name: "history_list tool roles", tool: ToolName.historyList, params: { roles: ["tool"], limit: 200 } }
+]
+
+// ---------------------------------------------------------------------------
+// Runs.
+
+interface Row {
+  readonly name: string
+  readonly worstMs: number
+  readonly outcome: string
+  readonly bytes: number
+}
+const rows: Array<Row> = []
+for (const input of corpus) {
+  let worst = 0
+  let last: ToolOutcome | undefined
+  for (let run = 0; run < Runs; run++) {
+    if (input.before !== undefined) {
+      await input.before()
+      // Let the notes store's watchers see an outside write before the timed call.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    }
+    const start = performance.now()
+    last = await call(input.tool, input.params)
+    worst = Math.max(worst, performance.now() - start)
+  }
+  const outcome = last!._tag === "Ok" ? "ok" : last!.code
+  rows.push({ name: input.name, worstMs: worst, outcome, bytes: utf8Length(last!.text) })
+  if (process.env.ADV_DEBUG) console.log(input.name, JSON.stringify(last!.text.slice(0, 300)))
+}
+await runtime.dispose()
+rmSync(root, { recursive: true, force: true })
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10
+console.log(`${corpus.length} hostile inputs, worst of ${Runs} runs each (ms), through the tool handlers and live layers:`)
+console.log(`  ${"input".padEnd(36)} ${"worst ms".padStart(9)}  ${"answer".padEnd(15)} bytes`)
+for (const row of rows) console.log(`  ${row.name.padEnd(36)} ${round1(row.worstMs).toFixed(1).padStart(9)}  ${row.outcome.padEnd(15)} ${row.bytes}`)
+const worst = Math.max(...rows.map((row) => row.worstMs))
+const oversized = rows.filter((row) => row.bytes > ToolResultByteLimit)
+console.log(`  worst tool call: ${round1(worst)} ms; target < ${TargetMs} ms -> ${worst < TargetMs ? "met" : "MISSED"}`)
+if (oversized.length > 0) console.log(`  results over ${ToolResultByteLimit} bytes: ${oversized.map((row) => row.name).join(", ")}`)
+
+const out = join(dirname(fileURLToPath(import.meta.url)), "results", "adversarial.json")
+mkdirSync(dirname(out), { recursive: true })
+writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs: corpus.length }, null, 2)}\n`)

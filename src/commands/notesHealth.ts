@@ -1,0 +1,68 @@
+import { Effect, Path } from "effect"
+import { type Home, Homes } from "../domain/notes/address.ts"
+import { homeSegments } from "../domain/notes/identity.ts"
+import { writability, type Writability } from "../layers/notes/writable.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
+
+export interface HomeWritability {
+  readonly home: Home
+  /** Relative to the notes root (`projects/<key>`). */
+  readonly location: string
+  readonly writability: Writability
+}
+
+/** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
+export const notesWritability = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const identity = yield* notesIdentity()
+  const root = yield* writability(identity.root)
+  const homes = yield* Effect.forEach(Homes, (home) => {
+    const segments = homeSegments(identity, home)
+    return Effect.map(
+      writability(path.join(identity.root, ...segments)),
+      (result): HomeWritability => ({ home, location: segments.join("/"), writability: result })
+    )
+  })
+  return { root: identity.root, rootWritability: root, homes }
+})
+
+/** What is wrong, relative to the folder the user knows (`the notes root`, `the project home`). */
+export const blockedReason = (blocked: Extract<Writability, { _tag: "Blocked" }>, dir: string, name: string): string => {
+  const self = blocked.at === dir
+  switch (blocked.problem) {
+    case "not-a-folder":
+      return self ? `${name} is a file, not a folder` : `${name} is below a file, not a folder`
+    case "read-only":
+      return self ? `${name} is read-only` : `${name} is inside a read-only folder`
+    case "not-accessible":
+      return `${name} is inside a folder pi-context may not open`
+  }
+}
+
+export const notesRootFix = "point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions"
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/**
+ * At session start: one notice when notes cannot be written, so the user
+ * hears of it before the model's first note fails. Names no paths; the
+ * doctor shows them.
+ */
+export const reportNotesWritability = Effect.gen(function*() {
+  const session = yield* PiSession
+  const { root, rootWritability, homes } = yield* notesWritability
+  if (rootWritability._tag === "Blocked") {
+    return yield* session.notify(
+      `pi-context cannot write notes: ${blockedReason(rootWritability, root, "the notes root")}. ${capitalized(notesRootFix)}; /pi-context doctor shows where it is.`,
+      "warning"
+    )
+  }
+  const blocked = homes.filter((home) => home.writability._tag === "Blocked")
+  if (blocked.length === 0) return
+  yield* session.notify(
+    `pi-context cannot write notes in the ${blocked.map((home) => home.home).join(", ")} ${blocked.length === 1 ? "home" : "homes"} ` +
+      `(a file or a read-only folder is in the way). /pi-context doctor shows where.`,
+    "warning"
+  )
+})

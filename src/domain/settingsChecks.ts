@@ -1,0 +1,119 @@
+import { defaultAgentName, slugify } from "./notes/identity.ts"
+import { noticeKey, type ThresholdNotice, type ValueSource, WrittenNumber } from "./settingsNotice.ts"
+
+/**
+ * Validation of single settings values: each check says what is wrong with a
+ * value (or how it was fixed), and `pick` chooses among the sources. Pure.
+ */
+
+export type TraceLevel = "off" | "info" | "debug"
+
+/** A resolved value and where it came from. */
+export interface Sourced<A> {
+  readonly value: A
+  readonly source: ValueSource
+  /** The settings key the value was read from, absent for a default. */
+  readonly key?: string
+}
+
+export interface Candidate {
+  readonly key: string
+  readonly value: unknown
+  readonly source: ValueSource
+}
+
+export type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
+
+export const checkBoolean: Check<boolean> = (value) =>
+  typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
+
+export const checkTrace: Check<TraceLevel> = (value) =>
+  value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }
+
+/** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
+export const checkTokens = (positive: boolean): Check<number> => (value) => {
+  if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
+  if (value < 0) return { reason: "is negative" }
+  if (value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
+  if (positive && value < 1) return { reason: "must be at least 1" }
+  if (!Number.isInteger(value)) return { fix: Math.floor(value), reason: "is not a whole number of tokens" }
+  return { ok: value }
+}
+
+/**
+ * Picks the winning candidate (the last one, i.e. the most specific source)
+ * that passes `check`. Every rejected candidate above the winner yields a notice
+ * naming the value used instead.
+ */
+export const pick = <A>(
+  candidates: ReadonlyArray<Candidate>,
+  check: Check<A>,
+  fallback: Sourced<A>,
+  notices: Array<ThresholdNotice>
+): Sourced<A> => {
+  const rejected: Array<{ readonly candidate: Candidate; readonly reason: string }> = []
+  let chosen: Sourced<A> = fallback
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const candidate = candidates[i]!
+    // A number the file wrote beyond what JS holds exactly is checked as the number it parses to
+    // (1e400 is Infinity: too large); the notice still names it as written.
+    const result = check(candidate.value instanceof WrittenNumber ? candidate.value.value : candidate.value)
+    if ("ok" in result) {
+      chosen = { value: result.ok, source: candidate.source, key: candidate.key }
+      break
+    }
+    if ("fix" in result) {
+      chosen = { value: result.fix, source: candidate.source, key: candidate.key }
+      rejected.push({ candidate, reason: result.reason })
+      break
+    }
+    rejected.push({ candidate, reason: result.reason })
+  }
+  for (const { candidate, reason } of rejected) {
+    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.source })
+  }
+  return chosen
+}
+
+/**
+ * `notesRoot` and `agentName` are used from Pi's merged settings, where the
+ * most specific source wins whole: only that value is judged, and a bad one
+ * is told with what the notes code does instead.
+ */
+export const checkNames = (
+  candidates: (name: string) => ReadonlyArray<Candidate>,
+  notices: Array<ThresholdNotice>
+): void => {
+  const root = candidates("notesRoot").at(-1)
+  if (root !== undefined && !(typeof root.value === "string" && root.value.trim() !== "")) {
+    notices.push({
+      key: root.key,
+      value: root.value,
+      used: undefined,
+      reason: typeof root.value === "string" ? "is empty" : "is not a folder path (a string)",
+      outcome: "it is ignored",
+      source: root.source
+    })
+  }
+  const agent = candidates("agentName").at(-1)
+  if (agent !== undefined && (typeof agent.value !== "string" || slugify(agent.value, "") === "")) {
+    notices.push({
+      key: agent.key,
+      value: agent.value,
+      used: defaultAgentName,
+      reason: typeof agent.value === "string" ? "has no letters or digits" : "is not a name (a string)",
+      source: agent.source
+    })
+  }
+}
+
+/** Each distinct problem once. */
+export const dedupe = (notices: ReadonlyArray<ThresholdNotice>): ReadonlyArray<ThresholdNotice> => {
+  const seen = new Set<string>()
+  return notices.filter((notice) => {
+    const key = noticeKey(notice)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

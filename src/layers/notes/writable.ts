@@ -1,0 +1,32 @@
+import { Effect, FileSystem, Path } from "effect"
+
+/** Whether notes could be created under a folder, and if not, which existing path stops them. */
+export type Writability =
+  | { readonly _tag: "Writable" }
+  | { readonly _tag: "Blocked"; readonly at: string; readonly problem: "not-a-folder" | "read-only" | "not-accessible" }
+
+/**
+ * Judges `dir` without writing anything: the nearest path that exists on the
+ * way down to it must be a folder this process may write into (a note's
+ * folders are created below it on the first write).
+ */
+export const writability = Effect.fn("Notes.writability")(function*(dir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  let current = path.resolve(dir)
+  while (true) {
+    const info = yield* Effect.result(fs.stat(current))
+    if (info._tag === "Success") {
+      if (info.success.type !== "Directory") return { _tag: "Blocked", at: current, problem: "not-a-folder" } satisfies Writability
+      const access = yield* Effect.result(fs.access(current, { writable: true }))
+      return access._tag === "Success"
+        ? { _tag: "Writable" } satisfies Writability
+        : { _tag: "Blocked", at: current, problem: "read-only" } satisfies Writability
+    }
+    // Missing (or below a file: ENOTDIR) means look one level up; a folder we may not enter stops here.
+    if (info.failure.reason._tag === "PermissionDenied") return { _tag: "Blocked", at: current, problem: "not-accessible" } satisfies Writability
+    const parent = path.dirname(current)
+    if (parent === current) return { _tag: "Blocked", at: current, problem: "not-accessible" } satisfies Writability
+    current = parent
+  }
+})

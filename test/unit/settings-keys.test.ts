@@ -1,0 +1,110 @@
+import { assert, describe, it } from "@effect/vitest"
+import { closestKey, editDistance, settingsKeys } from "../../src/domain/settingsKeys.ts"
+import { injectedSource, renderNotice, resolvePolicy, type SettingsSource, WrittenNumber } from "../../src/domain/thresholds.ts"
+
+const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
+const global = (section: unknown): SettingsSource => ({ source: "global", settings: { "pi-context": section } })
+const project = (section: unknown): SettingsSource => ({ source: "project", settings: { "pi-context": section } })
+const rendered = (sources: ReadonlyArray<SettingsSource>) => resolvePolicy(sources, model).notices.map(renderNotice)
+
+describe("unknown settings keys", () => {
+  it("names each unknown key once, where it was found, with the key it was probably meant to be", () => {
+    assert.deepStrictEqual(rendered([global({ hardline: 12000, enabeld: false }), project({ warnLine: 30000 })]), [
+      "global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
+      "global settings: pi-context.enabeld = false is not a pi-context setting (did you mean enabled?); it is ignored.",
+      "project settings: pi-context.warnLine = 30000 is not a pi-context setting (did you mean warningLine?); it is ignored."
+    ])
+  })
+
+  it("leaves the suggestion out when no key is close, and never reports a known key", () => {
+    const known = Object.fromEntries(settingsKeys.filter((key) => key !== "models").map((key) => [key, undefined]))
+    assert.deepStrictEqual(rendered([global({ ...known, colourScheme: "dark" })]), [
+      "global settings: pi-context.colourScheme = \"dark\" is not a pi-context setting; it is ignored."
+    ])
+    // Keys other helpers validate (checkpointCheck, digestTokens) are known here, so never "unknown".
+    assert.deepStrictEqual(rendered([global({ checkpointCheck: true, digestTokens: 1500, notesRoot: "~/notes", agentName: "pi" })]), [])
+  })
+
+  it("checks the keys of every models override, matching the current model or not", () => {
+    const policy = resolvePolicy([global({ models: { "gpt-*": { warnline: 20000 }, "claude-*": { hardLnie: 9000, traceLevel: "debug" } } })], model)
+    assert.deepStrictEqual(policy.notices.map(renderNotice), [
+      "global settings: pi-context.models[\"gpt-*\"].warnline = 20000 is not a pi-context setting (did you mean warningLine?); it is ignored.",
+      "global settings: pi-context.models[\"claude-*\"].hardLnie = 9000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
+      "global settings: pi-context.models[\"claude-*\"].traceLevel = \"debug\" cannot be set per model; it is ignored."
+    ])
+    assert.strictEqual(policy.lines.hard.source, "default")
+  })
+
+  it("reports an unknown key of an injected policy too", () => {
+    const policy = resolvePolicy([injectedSource({ warningLine: 30000, ...{ hardlien: 1 } })], model)
+    assert.deepStrictEqual(policy.notices.map(renderNotice), [
+      "injected policy: pi-context.hardlien = 1 is not a pi-context setting (did you mean hardLine?); it is ignored."
+    ])
+  })
+})
+
+describe("key suggestions", () => {
+  it("counts a swap of neighbours as one edit, and compares without case", () => {
+    assert.strictEqual(editDistance("enabeld", "enabled"), 1)
+    assert.strictEqual(editDistance("kitten", "sitting"), 3)
+    assert.strictEqual(closestKey("HARDLINE", settingsKeys), "hardLine")
+    assert.strictEqual(closestKey("warnLine", settingsKeys), "warningLine")
+    assert.strictEqual(closestKey("bootBudget", settingsKeys), "bootBudgetTokens")
+    assert.strictEqual(closestKey("x", settingsKeys), undefined)
+    assert.strictEqual(closestKey("a".repeat(10_000), settingsKeys), undefined)
+  })
+})
+
+describe("wrong types of the notes keys", () => {
+  it("gives notesRoot and agentName one notice each, naming the value", () => {
+    assert.deepStrictEqual(rendered([global({ notesRoot: 42, agentName: ["pi"] })]), [
+      "global settings: pi-context.notesRoot = 42 is not a folder path (a string); it is ignored.",
+      "global settings: pi-context.agentName = an array is not a name (a string); using \"pi\"."
+    ])
+    assert.deepStrictEqual(rendered([global({ notesRoot: "  ", agentName: "!!!" })]), [
+      "global settings: pi-context.notesRoot = \"  \" is empty; it is ignored.",
+      "global settings: pi-context.agentName = \"!!!\" has no letters or digits; using \"pi\"."
+    ])
+  })
+
+  it("judges only the value Pi's merged settings use: the project's", () => {
+    assert.deepStrictEqual(rendered([global({ notesRoot: 7 }), project({ notesRoot: "~/notes" })]), [])
+    assert.deepStrictEqual(rendered([global({ notesRoot: "~/notes" }), project({ notesRoot: false })]), [
+      "project settings: pi-context.notesRoot = false is not a folder path (a string); it is ignored."
+    ])
+  })
+
+  it("names every other key's wrong type once", () => {
+    const notices = resolvePolicy([global({ enabled: "yes", automaticReset: 1, traceLevel: true, bootBudgetTokens: "6k", hardLine: null })], model).notices
+    assert.deepStrictEqual(notices.map((notice) => notice.key).sort(), [
+      "pi-context.automaticReset",
+      "pi-context.bootBudgetTokens",
+      "pi-context.enabled",
+      "pi-context.hardLine",
+      "pi-context.traceLevel"
+    ])
+  })
+})
+
+describe("numbers beyond what JSON numbers hold", () => {
+  it("names the value as written, not the null that JSON.stringify makes of Infinity", () => {
+    assert.deepStrictEqual(rendered([global({ hardLine: new WrittenNumber("1e400", Infinity), warningLine: new WrittenNumber("-1e400", -Infinity) })]), [
+      "global settings: pi-context.hardLine = 1e400 is too large; using 16384.",
+      "global settings: pi-context.warningLine = -1e400 is negative; using 28672."
+    ])
+  })
+
+  it("without the written text, names the key but not a value nobody wrote", () => {
+    assert.deepStrictEqual(resolvePolicy([injectedSource({ hardLine: Infinity, warningLine: -Infinity })], model).notices.map(renderNotice), [
+      "injected policy: pi-context.hardLine is too large; using 16384.",
+      "injected policy: pi-context.warningLine is negative; using 28672."
+    ])
+  })
+
+  it("checks a written number beyond the safe integers as the number it is, for every key", () => {
+    assert.deepStrictEqual(rendered([global({ digestTokens: new WrittenNumber("1e20", 1e20), bootBudgetTokens: new WrittenNumber("1e20", 1e20) })]), [
+      "global settings: pi-context.bootBudgetTokens = 1e20 is too large; using 6000.",
+      "global settings: pi-context.digestTokens = 1e20 is above the maximum of 8000 tokens; using 8000."
+    ])
+  })
+})
