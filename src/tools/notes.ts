@@ -3,25 +3,12 @@ import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
 import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
-import { describeStoreFailure } from "../layers/notes/failure.ts"
+import { describeStoreFailure, type StoreFailure } from "../layers/notes/failure.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import type { InvalidPattern } from "../domain/patterns.ts"
 import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
-import {
-  type AmbiguousEdit,
-  type InvalidAddress,
-  type InvalidNoteRequest,
-  type NoMatch,
-  type NoteLocked,
-  type NoteNotFound,
-  NotesStore,
-  type NotesHomeUnavailable,
-  type NotesIoError,
-  type NoteTooLarge,
-  type SearchHit
-} from "../services/NotesStore.ts"
+import { NotesStore, type NotesHomeUnavailable, type SearchHit } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { decodeParams, InvalidParams } from "./params.ts"
 
@@ -60,17 +47,7 @@ const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, In
     : Effect.succeed(home)
 }
 
-type NotesToolError =
-  | InvalidParams
-  | InvalidAddress
-  | NoteNotFound
-  | NoteTooLarge
-  | NoteLocked
-  | AmbiguousEdit
-  | NoMatch
-  | InvalidNoteRequest
-  | InvalidPattern
-  | NotesIoError
+type NotesToolError = InvalidParams | StoreFailure
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
 export const describeFailure = (error: NotesToolError): ToolOutcome =>
