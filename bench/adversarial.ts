@@ -1,9 +1,11 @@
 /**
  * The worst time of any tool call over a fixed corpus of hostile inputs:
- * regex and glob bombs, huge queries, huge notes, 100,000-line edits. Every
- * call goes through the real tool handlers, the live NotesStore (temp notes
- * root, 2,000 notes plus hostile ones) and History layers (a session with
- * huge events), inside the same time budget the runtime gives a tool call.
+ * regex and glob bombs, huge queries, huge notes (one past the write limit),
+ * 100,000-line edits, stale and corrupt locks, names a file system cannot
+ * hold. Every call goes through the real tool handlers, the live
+ * NotesStore (temp notes root, 2,000 notes plus hostile ones) and History
+ * layers (a session with huge events), inside the same time budget the
+ * runtime gives a tool call.
  * Each input runs `Runs` times after one untimed warm-up call per tool
  * family (the history index build is bench/history.ts's first-call figure);
  * the figure is the slowest single call.
@@ -16,7 +18,7 @@
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -57,6 +59,16 @@ seedNote("checklist", checklist)
 seedNote("long-lines", Array.from({ length: 300 }, (_, i) => `${"a".repeat(2_000)}z ${i}`).join("\n"))
 const mixed = Array.from({ length: 25_000 }, (_, i) => `line ${i}: ${i % 7 === 0 ? "aaaaaaaaaaaaaaaaaaaaaaaa!" : "words and more words"}`).join("\n")
 seedNote("mixed", mixed)
+// Store faults (i10-store): a hand-written note past the 1 MB write limit, a name saved in NFD, stale locks.
+seedNote("hand-written-1.6mb", "é😀 a line of a hand-written note\n".repeat(40_000))
+seedNote("Re\u0301sume\u0301", "saved by hand under an NFD name")
+/** A lock beside `relative`, its mtime `ageMs` in the past (negative: in the future). */
+const plantLock = (relative: string, content: string, ageMs: number): void => {
+  const file = join(sessionDir, `${relative}.md.lock`)
+  writeFileSync(file, content)
+  const at = new Date(Date.now() - ageMs)
+  utimesSync(file, at, at)
+}
 
 const entries: Array<RawEntry> = []
 let leafId: string | null = null
@@ -174,6 +186,18 @@ const corpus: ReadonlyArray<HostileInput> = [
   },
   { name: "notes_update 10,000 edits", tool: ToolName.notesUpdate, params: { address: "mixed", edits: Array.from({ length: 10_000 }, (_, k) => ({ oldText: `line ${k}: `, newText: "" })) } },
   { name: "notes_write 1 MB", tool: ToolName.notesWrite, params: { address: "big-write", content: "b".repeat(999_000) } },
+  { name: "notes_read 1.6 MB note, middle", tool: ToolName.notesRead, params: { address: "hand-written-1.6mb", offset: 700_000 } },
+  { name: "notes_read 1.6 MB note, end", tool: ToolName.notesRead, params: { address: "hand-written-1.6mb", offset: -40 } },
+  { name: "notes_read NFC address, NFD file", tool: ToolName.notesRead, params: { address: "R\u00e9sum\u00e9" } },
+  { name: "notes_write over an empty lock", tool: ToolName.notesWrite, params: { address: "locked", content: "x" }, before: () => plantLock("locked", "", 60_000) },
+  {
+    name: "notes_write over a future foreign lock",
+    tool: ToolName.notesWrite,
+    params: { address: "locked", content: "y" },
+    before: () => plantLock("locked", JSON.stringify({ pid: 1, host: "elsewhere.example", token: "1-1-a", at: Date.now() + 1e10 }), -86_400_000)
+  },
+  { name: "notes_write 240-character name", tool: ToolName.notesWrite, params: { address: "x".repeat(240), content: "x" } },
+  { name: "notes_write right-to-left override", tool: ToolName.notesWrite, params: { address: "report\u202Edm.exe", content: "x" } },
   { name: "history_search (a+)+$", tool: ToolName.historySearch, params: search("(a+)+$") },
   { name: "history_search DFA blow-up", tool: ToolName.historySearch, params: search("(?:a|b|c|d|e|f|g|h)*a.{30}x") },
   { name: "history_search (.*){20}x", tool: ToolName.historySearch, params: search("(.*){20}x") },

@@ -15,10 +15,11 @@ export interface RawEntry {
 
 /**
  * A window id as pi-context writes it (`pcx:<session>:<hex>`), loosely: one
- * token of visible ASCII, at most 128 characters. A forged id of any other
- * shape (a newline, a whole paragraph) would be echoed into the next boot.
+ * token of visible ASCII. A forged id of any other shape (a line break, a
+ * whole paragraph) would be echoed into the next boot as its text. Length is
+ * not judged here: the tool results that echo an id bound themselves.
  */
-export const WindowId = Schema.String.check(Schema.isPattern(/^[\x21-\x7e]{1,128}$/))
+export const WindowId = Schema.String.check(Schema.isPattern(/^[\x21-\x7e]+$/))
 
 export const ResetMarkerData = Schema.Struct({ windowId: WindowId })
 export type ResetMarkerData = typeof ResetMarkerData.Type

@@ -26,7 +26,6 @@ const locateWindow = 4_096
 const unitsPerBudgetCheck = 16_384
 const unitsPerLine = 256
 
-
 /** A pattern that cannot be used; `reason` completes "the regex … ", with what to do. The one error of every tool that takes a pattern. */
 export class InvalidPattern extends Schema.TaggedError<InvalidPattern>()("InvalidPattern", {
   pattern: Schema.String,
@@ -178,7 +177,7 @@ const regexPattern = (source: string, re: RE2JS): TextPattern => {
 const reasonOf = (error: unknown): string => {
   const text = (error instanceof Error ? error.message : String(error)).replace("(?i)", "").replace(/^error parsing regexp: /, "")
   const unsupported = /\\[1-9]|\(\?[=!<]/.test(text) ? " (RE2 has no backreferences or lookaround)" : ""
-  return `is invalid (${text})${unsupported}; fix it, or search for the text literally without regex: true`
+  return `is invalid (${echo(text, 300)})${unsupported}; fix it, or search for the text literally without regex: true`
 }
 
 /**
