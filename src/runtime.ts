@@ -1,11 +1,7 @@
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { reportNotesWritability } from "./commands/notesHealth.ts"
-import { notesHistoryCommand } from "./commands/notesHistory.ts"
-import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
+import { type AnySubcommand, defaultSubcommand, subcommands } from "./commands/registry.ts"
 import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
-import { doctorReport, traceReport } from "./commands/reports.ts"
 import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -15,6 +11,7 @@ import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
+import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
 import * as WindowLive from "./layers/WindowLive.ts"
@@ -29,6 +26,7 @@ import {
 } from "./services/Lifecycle.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
+import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
 import { Window } from "./services/Window.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
@@ -47,19 +45,26 @@ export interface HostOptions {
 /** How long session shutdown waits for the notes history's last commits. */
 export const ShutdownCommitWaitMs = 3_000
 
-/** Every service the hooks and tools need, except the per-event PiSession. */
-export const appLayer = (options: HostOptions = {}) => {
-  const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-  const base = Layer.mergeAll(
+/**
+ * Every service the hooks and tools need, except the per-event PiSession; each
+ * layer brings its own dependencies. The notes history is optional to the
+ * lifecycle, which reads it when it is built.
+ */
+export const appLayer = (options: HostOptions = {}) =>
+  Layer.mergeAll(
+    LifecycleLive.layer,
+    BootsLive.layer,
+    BudgetLive.layer,
+    HistoryLive.layer,
     NotesStoreLive.layer,
-    options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
+    ThresholdsLive.layer,
     TraceLive.layer,
-    WindowLive.layer
-  ).pipe(Layer.provideMerge(platform))
-  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer, options.notesHistory ?? NotesHistoryLive.layer)
-    .pipe(Layer.provideMerge(base))
-  return LifecycleLive.layer.pipe(Layer.provideMerge(middle))
-}
+    WindowLive.layer,
+    Platform.layer
+  ).pipe(
+    Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
+  )
 
 type AppServices = Layer.Success<ReturnType<typeof appLayer>>
 
@@ -147,6 +152,20 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     return Promise.reject(Cause.squash(exit.cause))
   }
 
+  /** The tidy pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
+  const tidyPass = (ctx: Ctx): TidyPass => (request) =>
+    Effect.promise(() =>
+      port.tidySession(ctx, {
+        instructions: request.instructions,
+        prompt: request.prompt,
+        modelRef: request.modelRef,
+        tools: TidyTools.map((name) => ({
+          name,
+          call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+        }))
+      })
+    )
+
   const lifecycle = <A>(ctx: Ctx, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
@@ -187,28 +206,17 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       )
     },
     wipeCommand: (ctx: Ctx) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
-    setEnabled: (enabled: boolean, ctx: Ctx) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
-    status: (ctx: Ctx) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
-    doctor: (ctx: Ctx) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
-    trace: (ctx: Ctx) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
-    notesHistory: (args: ReadonlyArray<string>, ctx: Ctx) =>
-      run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
-    /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
-    tidy: (args: ReadonlyArray<string>, ctx: Ctx) => {
-      const pass: TidyPass = (request) =>
-        Effect.promise(() =>
-          port.tidySession(ctx, {
-            instructions: request.instructions,
-            prompt: request.prompt,
-            modelRef: request.modelRef,
-            tools: TidyTools.map((name) => ({
-              name,
-              call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
-            }))
-          })
-        )
-      return run(ctx, "/pi-context tidy", tidyCommand(args, pass), "pi-context: tidy unavailable")
-    },
+    /** The `/pi-context` subcommands, for the adapter to list and dispatch. */
+    subcommands,
+    defaultSubcommand,
+    /** Runs one subcommand with the words after its name: its report, if it has one. */
+    command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: Ctx) =>
+      run(
+        ctx,
+        `/pi-context ${command.name}`,
+        command.run(args).pipe(Effect.provideService(TidyModel, { pass: tidyPass(ctx) })),
+        `pi-context: ${command.name} unavailable`
+      ),
     /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {

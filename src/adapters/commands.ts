@@ -2,38 +2,32 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { CommandName } from "../domain/protocol.ts"
 import type { PiHost as Host } from "./host.ts"
 
-const subcommands = ["on", "off", "status", "doctor", "trace", "notes", "tidy"] as const
-
-/** `/wipe-memory` and `/pi-context [on|off|status|doctor|trace|notes history|diff|restore|tidy]`. */
+/**
+ * `/wipe-memory` and `/pi-context <subcommand>`. The subcommands live in
+ * src/commands/ (one file each, listed in registry.ts); this adapter only
+ * splits the words, finds the command and shows its report.
+ */
 export const registerCommands = (pi: ExtensionAPI, load: () => Promise<Host>): void => {
   pi.registerCommand(CommandName.wipeMemory, {
     description: "End this context window now: write a reset boundary and start fresh from your notes (no model call)",
     handler: async (_args, ctx) => (await load()).wipeCommand(ctx)
   })
   pi.registerCommand(CommandName.piContext, {
-    description: "pi-context: on | off | status | doctor | trace | notes history|diff|restore | tidy [--dry-run]",
-    getArgumentCompletions: (prefix) =>
-      subcommands.filter((name) => name.startsWith(prefix.trim())).map((name) => ({ value: name, label: name })),
+    description: "pi-context: status, reports, on and off (Tab lists every subcommand)",
+    getArgumentCompletions: async (prefix) =>
+      (await load()).subcommands
+        .filter((command) => command.name.startsWith(prefix.trim()))
+        .map((command) => ({ value: command.name, label: command.name })),
     handler: async (args, ctx) => {
       const host = await load()
-      const [sub = "status", ...rest] = args.trim().split(/\s+/).filter((word) => word.length > 0)
-      switch (sub) {
-        case "on":
-        case "off":
-          return host.setEnabled(sub === "on", ctx)
-        case "status":
-          return ctx.ui.notify(await host.status(ctx), "info")
-        case "doctor":
-          return ctx.ui.notify(await host.doctor(ctx), "info")
-        case "trace":
-          return ctx.ui.notify(await host.trace(ctx), "info")
-        case "notes":
-          return ctx.ui.notify(await host.notesHistory(rest, ctx), "info")
-        case "tidy":
-          return ctx.ui.notify(await host.tidy(rest, ctx), "info")
-        default:
-          return ctx.ui.notify(`pi-context: unknown subcommand "${sub}". Use one of: ${subcommands.join(", ")}.`, "warning")
+      const [name = host.defaultSubcommand, ...rest] = args.trim().split(/\s+/).filter((word) => word.length > 0)
+      const command = host.subcommands.find((candidate) => candidate.name === name)
+      if (command === undefined) {
+        const names = host.subcommands.map((candidate) => candidate.name).join(", ")
+        return ctx.ui.notify(`pi-context: unknown subcommand "${name}". Use one of: ${names}.`, "warning")
       }
+      const report = await host.command(command, rest, ctx)
+      if (report !== undefined) ctx.ui.notify(report, "info")
     }
   })
 }

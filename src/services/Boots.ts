@@ -1,9 +1,18 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { BootContinuity } from "../domain/boot.ts"
-import type { BootBuildFailed } from "./Lifecycle.ts"
 import type { PiSession } from "./PiSession.ts"
 
-/** Builds hidden boots from one closed notes snapshot, and seeds a fork's session notes. */
+/** Building a boundary's boot failed; the boundary is not written. */
+export class BootBuildFailed extends Schema.TaggedError<BootBuildFailed>()("BootBuildFailed", {
+  windowId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `boot for window ${this.windowId}: ${this.reason}`
+  }
+}
+
+/** Builds hidden boots from one closed notes snapshot. */
 export class Boots extends Context.Service<Boots, {
   /** The boot text for `windowId`; reports an incomplete notes index once per boot. */
   readonly render: (window: {
@@ -12,6 +21,4 @@ export class Boots extends Context.Service<Boots, {
     /** After a reset: how the previous window ended, and the windows' starts for the notes' freshness. */
     readonly continuity?: BootContinuity
   }) => Effect.Effect<string, BootBuildFailed, PiSession>
-  /** A fork starts with a copy of its parent's session notes (when its own home is empty). */
-  readonly inheritForkNotes: Effect.Effect<void, never, PiSession>
 }>()("pi-context/Boots") {}

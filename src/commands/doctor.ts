@@ -1,4 +1,4 @@
-import { Effect, FileSystem, Option, Path, Schema } from "effect"
+import { Effect, Path } from "effect"
 import { inspectBranch } from "../domain/boundary.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { renderNotice } from "../domain/thresholds.ts"
@@ -7,14 +7,15 @@ import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
-import { notesIdentity } from "../tools/notes.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
+import { subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
 /** `/pi-context doctor`: what could stop pi-context from working here, each with its fix. Reads only. */
-export const doctorReport = Effect.gen(function*() {
+const report = Effect.gen(function*() {
   const session = yield* PiSession
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
@@ -72,22 +73,4 @@ export const doctorReport = Effect.gen(function*() {
   return lines.join("\n")
 })
 
-const decodeTraceLine = Schema.decodeUnknownOption(
-  Schema.fromJsonString(Schema.Struct({ ts: Schema.optional(Schema.String), event: Schema.optional(Schema.String) }))
-)
-
-/** `/pi-context trace`: the trace file and its last events. */
-export const traceReport = Effect.gen(function*() {
-  const trace = yield* Trace
-  const fs = yield* FileSystem.FileSystem
-  const status = yield* trace.status
-  if (status._tag === "Off") return "pi-context trace is off (setting pi-context.traceLevel)."
-  // After a write failure the lines written before it are still worth showing.
-  const text = yield* fs.readFileString(status.path).pipe(Effect.orElseSucceed(() => ""))
-  const recent = text.trimEnd().split("\n").filter((line) => line.length > 0).slice(-15).map((line) => {
-    const parsed = Option.getOrElse(decodeTraceLine(line), () => ({ ts: undefined, event: undefined }))
-    return `  ${(parsed.ts ?? "").slice(11, 19)} ${parsed.event ?? "(unreadable line)"}`
-  })
-  const head = status._tag === "Failed" ? `pi-context ${describeTrace(status)}` : `pi-context trace: ${status.path}`
-  return [head, ...(recent.length === 0 ? ["  (empty)"] : recent)].join("\n")
-})
+export const doctor = subcommand({ name: "doctor", run: () => report })
