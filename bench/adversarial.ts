@@ -11,7 +11,8 @@
  * the figure is the slowest single call.
  * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs }.
  *
- *   npm exec -- node bench/adversarial.ts        (ADV_DEBUG=1 also prints the start of each answer)
+ *   npm exec -- node bench/adversarial.ts        (ADV_DEBUG=1 also prints the start of each answer;
+ *                                                 ADV_ONLY=text runs only the inputs whose name holds it)
  *
  * To add a case, append to `corpus`: a name, a tool and its parameters, and
  * optionally an untimed `before` that prepares the notes root or the session.
@@ -22,6 +23,8 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import type { RawEntry } from "../src/domain/entries.ts"
 import { ToolName, ToolResultByteLimit } from "../src/domain/protocol.ts"
@@ -34,6 +37,10 @@ import { notesToolHandlers } from "../src/tools/notes.ts"
 import { withTimeBudget } from "../src/tools/timeBudget.ts"
 
 const Runs = 3
+
+// A full collection before each timed call, so that one input's garbage (hundreds of MB of huge strings) is not timed in the next.
+setFlagsFromString("--expose-gc")
+const collectGarbage = runInNewContext("gc") as () => void
 const TargetMs = 250
 
 // ---------------------------------------------------------------------------
@@ -223,7 +230,8 @@ interface Row {
   readonly bytes: number
 }
 const rows: Array<Row> = []
-for (const input of corpus) {
+const only = process.env.ADV_ONLY
+for (const input of only === undefined ? corpus : corpus.filter((candidate) => candidate.name.includes(only))) {
   let worst = 0
   let last: ToolOutcome | undefined
   for (let run = 0; run < Runs; run++) {
@@ -232,6 +240,7 @@ for (const input of corpus) {
       // Let the notes store's watchers see an outside write before the timed call.
       await new Promise((resolve) => setTimeout(resolve, 300))
     }
+    collectGarbage()
     const start = performance.now()
     last = await call(input.tool, input.params)
     worst = Math.max(worst, performance.now() - start)
@@ -254,4 +263,4 @@ if (oversized.length > 0) console.log(`  results over ${ToolResultByteLimit} byt
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "adversarial.json")
 mkdirSync(dirname(out), { recursive: true })
-writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs: corpus.length }, null, 2)}\n`)
+if (only === undefined) writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs: corpus.length }, null, 2)}\n`)

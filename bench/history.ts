@@ -16,6 +16,7 @@ import type { RawEntry } from "../src/domain/entries.ts"
 import { CustomType } from "../src/domain/protocol.ts"
 import type { ToolOutcome } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
+import * as WindowLive from "../src/layers/WindowLive.ts"
 import { PiSession } from "../src/services/PiSession.ts"
 import { historyToolHandlers } from "../src/tools/history.ts"
 
@@ -101,7 +102,8 @@ const session = Layer.mock(PiSession)({
   }),
   leafId: Effect.sync(() => leafId)
 })
-const runtime = ManagedRuntime.make(Layer.merge(HistoryLive.layer, session))
+// history_windows reads the Window room beside the History index.
+const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, session))
 
 const timed = (effect: Effect.Effect<ToolOutcome, never, any>): { readonly ms: number; readonly outcome: ToolOutcome } => {
   const start = performance.now()

@@ -3,6 +3,7 @@ import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-a
 import { registerCommands } from "./adapters/commands.ts"
 import { registerHooks } from "./adapters/hooks.ts"
 import { registerRenderers } from "./adapters/renderers.ts"
+import { registerReportRenderer } from "./adapters/reportView.ts"
 import { registerTools } from "./adapters/tools.ts"
 import type { PiHost } from "./adapters/host.ts"
 import { missingApiMethods, missingEvents, unsupportedHostNotice } from "./domain/hostApi.ts"
@@ -29,6 +30,7 @@ export const createPiContext = (options: PiContextOptions = {}): ExtensionFactor
   // A command waits for start-up, so its entries never land before the root boot.
   registerCommands(pi, () => hooks.started().then(load))
   registerRenderers(pi)
+  registerReportRenderer(pi)
 }
 
 /**

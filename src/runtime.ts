@@ -1,6 +1,7 @@
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { reportNotesWritability } from "./commands/notesHealth.ts"
-import { type AnySubcommand, defaultSubcommand, subcommands } from "./commands/registry.ts"
+import { type AnySubcommand, defaultSubcommand, type SubcommandNeeds, subcommands } from "./commands/registry.ts"
+import { mapReply, notice, type Reply, type Step } from "./commands/Subcommand.ts"
 import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
 import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
@@ -91,6 +92,11 @@ export interface TidySessionRequest {
   readonly tools: ReadonlyArray<{ readonly name: TidyTool; readonly call: (params: unknown) => Promise<ToolOutcome> }>
 }
 
+/** A later step of a subcommand, for the adapter to run once the user has answered. */
+export interface LaterStep {
+  (): Promise<Reply<LaterStep>>
+}
+
 /** What only Pi's side can do for the host, for one event's context `Ctx`. */
 export interface HostPort<Ctx> {
   /** The PiSession port over that event's context; `trace` records what the port saw go wrong. */
@@ -166,6 +172,16 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       })
     )
 
+  /** A subcommand's step, run with the tidy pass at hand; its later steps become calls the adapter makes once the user answers. */
+  const runStep = (ctx: Ctx, name: string, step: Step<SubcommandNeeds>): Promise<Reply<LaterStep>> =>
+    run(
+      ctx,
+      `/pi-context ${name}`,
+      Effect.map(step.pipe(Effect.provideService(TidyModel, { pass: tidyPass(ctx) })), (reply) =>
+        mapReply(reply, (next): LaterStep => () => runStep(ctx, name, next))),
+      notice(`pi-context: ${name} unavailable`)
+    )
+
   const lifecycle = <A>(ctx: Ctx, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
@@ -209,14 +225,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     /** The `/pi-context` subcommands, for the adapter to list and dispatch. */
     subcommands,
     defaultSubcommand,
-    /** Runs one subcommand with the words after its name: its report, if it has one. */
-    command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: Ctx) =>
-      run(
-        ctx,
-        `/pi-context ${command.name}`,
-        command.run(args).pipe(Effect.provideService(TidyModel, { pass: tidyPass(ctx) })),
-        `pi-context: ${command.name} unavailable`
-      ),
+    /** Runs one subcommand with the words after its name: what to show, or to ask the user, as data. */
+    command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: Ctx) => runStep(ctx, command.name, command.run(args)),
     /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {

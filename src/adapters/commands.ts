@@ -1,11 +1,39 @@
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
+import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent"
+import type { Reply } from "../commands/Subcommand.ts"
 import { CommandName } from "../domain/protocol.ts"
+import type { LaterStep } from "../runtime.ts"
 import type { PiHost as Host } from "./host.ts"
+import { showReport } from "./reportView.ts"
+
+/**
+ * Shows a subcommand's reply with Pi's UI: a notice, a report that stays in
+ * the chat, a picker (Pi's TUI only) or Pi's editor; the user's answer runs
+ * the command's next step.
+ */
+const show = async (pi: ExtensionAPI, ctx: ExtensionCommandContext, reply: Reply<LaterStep>): Promise<void> => {
+  switch (reply._tag) {
+    case "Quiet":
+      return
+    case "Notice":
+      return ctx.ui.notify(reply.text, reply.level)
+    case "Report":
+      showReport(pi, ctx, reply.report)
+      return reply.then === undefined ? undefined : show(pi, ctx, reply.then)
+    case "Pick": {
+      if (ctx.mode !== "tui") return
+      const picked = await ctx.ui.select(reply.title, reply.choices.map((choice) => choice.label))
+      const choice = reply.choices.find((candidate) => candidate.label === picked)
+      return choice === undefined ? undefined : show(pi, ctx, await choice.next())
+    }
+    case "Edit":
+      return show(pi, ctx, await reply.save(await ctx.ui.editor(reply.title, reply.text))())
+  }
+}
 
 /**
  * `/wipe-memory` and `/pi-context <subcommand>`. The subcommands live in
  * src/commands/ (one file each, listed in registry.ts); this adapter only
- * splits the words, finds the command and shows its report.
+ * splits the words, finds the command and shows its reply.
  */
 export const registerCommands = (pi: ExtensionAPI, load: () => Promise<Host>): void => {
   pi.registerCommand(CommandName.wipeMemory, {
@@ -13,7 +41,7 @@ export const registerCommands = (pi: ExtensionAPI, load: () => Promise<Host>): v
     handler: async (_args, ctx) => (await load()).wipeCommand(ctx)
   })
   pi.registerCommand(CommandName.piContext, {
-    description: "pi-context: status, reports, on and off (Tab lists every subcommand)",
+    description: "pi-context: status, windows, notes, reports, on and off (Tab lists every subcommand)",
     getArgumentCompletions: async (prefix) =>
       (await load()).subcommands
         .filter((command) => command.name.startsWith(prefix.trim()))
@@ -26,8 +54,7 @@ export const registerCommands = (pi: ExtensionAPI, load: () => Promise<Host>): v
         const names = host.subcommands.map((candidate) => candidate.name).join(", ")
         return ctx.ui.notify(`pi-context: unknown subcommand "${name}". Use one of: ${names}.`, "warning")
       }
-      const report = await host.command(command, rest, ctx)
-      if (report !== undefined) ctx.ui.notify(report, "info")
+      return show(pi, ctx, await host.command(command, rest, ctx))
     }
   })
 }

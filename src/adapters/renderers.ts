@@ -1,21 +1,35 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { Text } from "@earendil-works/pi-tui"
 import { CustomType } from "../domain/protocol.ts"
+import type { ResetSource } from "../domain/resetControl.ts"
+import type { ResetShown } from "../domain/window/resetData.ts"
+import { resetChatLines } from "../domain/window/resetShown.ts"
+
+const sources: ReadonlySet<string> = new Set(["tool", "command", "hard-line", "close-out", "overflow"])
+
+/** The marker's display facts, checked by hand: this file loads at Pi's start-up, before Effect. */
+const shownOf = (value: unknown): ResetShown | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const v = value as Record<string, unknown>
+  const numberOrNull = (x: unknown) => x === null || (typeof x === "number" && Number.isFinite(x))
+  return typeof v.ordinal === "number" && numberOrNull(v.peakTokens) && numberOrNull(v.contextWindow) &&
+      typeof v.notesIndexed === "number" && typeof v.checkpointed === "boolean"
+    ? (v as unknown as ResetShown)
+    : undefined
+}
 
 /**
  * How pi-context's durable entries look in Pi's TUI: a reset reads as a
- * divider in the chat, so the user sees where the model's memory starts over.
- * These entries never reach the model.
+ * divider in the chat that says what kind of reset it was, how full the window
+ * got, the new window's w-number, the notes its boot indexes and whether the
+ * model checkpointed. These entries never reach the model.
  */
 export const registerRenderers = (pi: ExtensionAPI): void => {
-  pi.registerEntryRenderer<{ windowId?: unknown }>(CustomType.resetMarker, (entry, { expanded }, theme) => {
-    const windowId = typeof entry.data?.windowId === "string" ? entry.data.windowId : "unknown window"
-    const line = theme.fg("dim", `── context reset · window ${windowId} starts from the notes ──`)
-    return new Text(
-      expanded ? `${line}\n${theme.fg("dim", "The model's earlier conversation stays in this session; it can read it back with the history tools.")}` : line,
-      0,
-      0
-    )
+  pi.registerEntryRenderer<{ source?: unknown; shown?: unknown }>(CustomType.resetMarker, (entry, { expanded }, theme) => {
+    const source = typeof entry.data?.source === "string" && sources.has(entry.data.source) ? entry.data.source as ResetSource : "unknown"
+    const { headline, details } = resetChatLines({ source, shown: shownOf(entry.data?.shown) })
+    const line = theme.fg("accent", headline)
+    return new Text(expanded ? [line, ...details.map((d) => theme.fg("dim", d))].join("\n") : line, 0, 0)
   })
   pi.registerEntryRenderer<{ enabled?: unknown }>(CustomType.state, (entry, _options, theme) =>
     new Text(theme.fg("dim", entry.data?.enabled === false ? "pi-context turned off for this session" : "pi-context turned on"), 0, 0)

@@ -6,6 +6,7 @@ import type { ApplyNeeds } from "./hooks.ts"
 import { budgetToolSpecs } from "./budgetTools.ts"
 import { historyToolSpecs } from "./historyTools.ts"
 import { lifecycleToolSpecs } from "./lifecycleTools.ts"
+import { notesRenderers, notesToolNames } from "./notesRenderers.ts"
 import { notesToolSpecs } from "./notesTools.ts"
 
 export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...historyToolSpecs, ...budgetToolSpecs]
@@ -36,6 +37,7 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<PiHost>, app
       ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
       parameters: spec.parameters,
       ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+      ...(notesToolNames.has(spec.name) ? notesRenderers(spec.name) : {}),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const { outcome, needs } = await (await load()).tool(spec.name, params, ctx)
         // A lifecycle tool (wipe_memory) may have asked for a boundary at this turn's end.

@@ -1,6 +1,7 @@
 import { Effect, Path } from "effect"
 import { inspectBranch } from "../domain/boundary.ts"
 import { CommandName } from "../domain/protocol.ts"
+import { textReport } from "../domain/report.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { NotesStore } from "../services/NotesStore.ts"
@@ -9,13 +10,13 @@ import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
-import { subcommand } from "./Subcommand.ts"
+import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
 /** `/pi-context doctor`: what could stop pi-context from working here, each with its fix. Reads only. */
-const report = Effect.gen(function*() {
+export const doctorReport = Effect.gen(function*() {
   const session = yield* PiSession
   const notes = yield* NotesStore
   const thresholds = yield* Thresholds
@@ -73,4 +74,5 @@ const report = Effect.gen(function*() {
   return lines.join("\n")
 })
 
-export const doctor = subcommand({ name: "doctor", run: () => report })
+/** Shown as a report, so it stays in the chat when the next command runs. */
+export const doctor = subcommand({ name: "doctor", run: () => Effect.map(doctorReport, (text) => report(textReport(text))) })

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { Lifecycle } from "../services/Lifecycle.ts"
-import { subcommand } from "./Subcommand.ts"
+import { quiet, subcommand } from "./Subcommand.ts"
 
-const setEnabled = (enabled: boolean) => () => Lifecycle.use((lifecycle) => lifecycle.setEnabled(enabled)).pipe(Effect.as(undefined))
+const setEnabled = (enabled: boolean) => () => Lifecycle.use((lifecycle) => lifecycle.setEnabled(enabled)).pipe(Effect.as(quiet))
 
 /** `/pi-context on`: resets resume in this session. */
 export const on = subcommand({ name: "on", run: setEnabled(true) })

@@ -1,6 +1,5 @@
 import { Effect } from "effect"
 import { NotesHistory } from "../services/NotesHistory.ts"
-import { subcommand } from "./Subcommand.ts"
 
 export const notesHistoryUsage = [
   "pi-context notes history:",
@@ -31,6 +30,3 @@ export const notesHistoryCommand = (args: ReadonlyArray<string>) =>
     if (run === undefined) return notesHistoryUsage
     return yield* run.pipe(Effect.catchTag("HistoryUnavailable", (error) => Effect.succeed(error.message)))
   })
-
-/** `/pi-context notes history|diff|restore …`. */
-export const notes = subcommand({ name: "notes", run: notesHistoryCommand })

@@ -15,7 +15,7 @@ import { PiSession } from "../services/PiSession.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { TidyModel, type TidyPass } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
-import { subcommand } from "./Subcommand.ts"
+import { notice, subcommand } from "./Subcommand.ts"
 
 /** What the pass ran into, as the sentence the user reads. */
 export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}
@@ -119,4 +119,4 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
   }).pipe(Effect.catchTag("TidyRefused", (error) => Effect.succeed(error.message)))
 
 /** `/pi-context tidy [--dry-run]`: the pass runs in the TidyModel's own Pi session. */
-export const tidy = subcommand({ name: "tidy", run: (args) => TidyModel.use(({ pass }) => tidyCommand(args, pass)) })
+export const tidy = subcommand({ name: "tidy", run: (args) => TidyModel.use(({ pass }) => Effect.map(tidyCommand(args, pass), (text) => notice(text))) })

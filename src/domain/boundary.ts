@@ -1,6 +1,8 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
 import type { ResetSource } from "./resetControl.ts"
+import type { ResetShown } from "./window/resetData.ts"
+import { compactionSummaryText } from "./window/resetShown.ts"
 import { isResetWindowOf } from "./windowId.ts"
 
 /** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
@@ -96,10 +98,16 @@ export const resetDrafts = (
   windowId: string,
   source: ResetSource,
   bootText: string,
-  continuation: string = continuationText
+  continuation: string = continuationText,
+  shown?: ResetShown
 ): ReadonlyArray<BoundaryDraft> => [
-  { type: "compaction", summary: "", firstKeptEntryId: null, details: { source: "pi-context", windowId } },
-  { type: "custom", customType: CustomType.resetMarker, data: { windowId, source } },
+  {
+    type: "compaction",
+    summary: compactionSummaryText({ source, shown }),
+    firstKeptEntryId: null,
+    details: { source: "pi-context", windowId }
+  },
+  { type: "custom", customType: CustomType.resetMarker, data: shown === undefined ? { windowId, source } : { windowId, source, shown } },
   bootMessage(windowId, bootText),
   continuationMessage(continuation)
 ]

@@ -96,9 +96,16 @@ export const decide = (input: {
 
 export const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
 
+/**
+ * Tokens before the window's end as the model is told it: the hard line when
+ * pi-context resets by itself, the full window otherwise (no line resets it).
+ */
+const beforeEnd = (left: number, lines: Lines, automaticReset: boolean): number =>
+  automaticReset ? left - lines.hard.value : left
+
 /** The model-facing reminder text, with the numbers frozen at the crossing. */
 export const reminderText = (kind: ReminderKind, left: number, lines: Lines, automaticReset: boolean): string => {
-  const beforeHard = formatTokens(left - lines.hard.value)
+  const beforeHard = formatTokens(beforeEnd(left, lines, automaticReset))
   const end = automaticReset ? "before pi-context resets this window automatically" : "before this window is full"
   const save = `update your session MAP and write a checkpoint note with ${ToolName.notesWrite} (or ${ToolName.notesUpdate} for an existing note): ` +
     "current state, decisions, open threads and the next step"
@@ -120,11 +127,35 @@ export const reminderDraft = (kind: ReminderKind, windowId: string, content: str
   details: { windowId }
 })
 
-/** The user-facing notice, shown once the reminder is committed. */
-export const reminderNotice = (kind: ReminderKind, left: number, lines: Lines): string =>
-  kind === "guidance"
-    ? `pi-context: ${formatTokens(left - lines.warning.value)} tokens before the final warning; the model was asked to write its notes.`
-    : `pi-context: context almost full (${formatTokens(left - lines.hard.value)} tokens before the hard line); final warning sent.`
+/**
+ * The user-facing notice, shown once the reminder is committed, with the
+ * numbers as they are when it is shown (`left`: tokens left now; null when
+ * unknown), not as they were when the reminder was staged: by then a tool
+ * turn may have taken the window past the next line.
+ */
+export const reminderNotice = (kind: ReminderKind, left: number | null, lines: Lines, automaticReset: boolean): string => {
+  const sent = kind === "guidance" ? "the model was asked to write its notes" : "final warning sent to the model"
+  if (left === null) return `pi-context: ${kind === "guidance" ? "context filling up" : "context almost full"}; ${sent}.`
+  const leftText = `${formatTokens(left)} tokens left`
+  if (automaticReset && left <= lines.hard.value) {
+    return `pi-context: context past the hard line (${leftText}); ${sent}, and this window resets automatically after this turn.`
+  }
+  if (kind === "guidance" && left > lines.warning.value) {
+    return `pi-context: ${formatTokens(left - lines.warning.value)} tokens before the final warning (${leftText}); ${sent}.`
+  }
+  return automaticReset
+    ? `pi-context: context almost full (${formatTokens(left - lines.hard.value)} tokens before the hard line, ${leftText}); ${sent}.`
+    : `pi-context: context almost full (${leftText} in the window; automatic reset is off); ${sent}.`
+}
+
+/** How urgent the status line is: past the guidance line, past the warning line, or neither (or unknown). */
+export type StatusTone = "normal" | "guidance" | "warning"
+
+export const statusTone = (usage: WindowUsage | undefined, lines: Lines): StatusTone => {
+  const left = tokensLeft(usage)
+  if (left === null) return "normal"
+  return left <= lines.warning.value ? "warning" : left <= lines.guidance.value ? "guidance" : "normal"
+}
 
 /** The status line at a glance, e.g. `pi-context · 62% · w3`. */
 export const statusText = (input: {

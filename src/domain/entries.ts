@@ -1,5 +1,6 @@
 import { Option, Schema } from "effect"
 import { CustomType } from "./protocol.ts"
+import { ResetShown } from "./window/resetData.ts"
 
 /**
  * The loose shape of any Pi session entry, as it arrives from the session.
@@ -23,9 +24,14 @@ export const WindowId = Schema.String.check(Schema.isPattern(/^[\x21-\x7e]+$/))
 
 /**
  * A reset marker's data: the window it opens and, since the Window room, the
- * reset's source (how the previous window ended). Older markers have no source.
+ * reset's source (how the previous window ended) and what its chat entry
+ * shows. Older markers have neither.
  */
-export const ResetMarkerData = Schema.Struct({ windowId: WindowId, source: Schema.optionalKey(Schema.String) })
+export const ResetMarkerData = Schema.Struct({
+  windowId: WindowId,
+  source: Schema.optionalKey(Schema.String),
+  shown: Schema.optionalKey(ResetShown)
+})
 export type ResetMarkerData = typeof ResetMarkerData.Type
 
 export const BootDetails = Schema.Struct({ windowId: WindowId })

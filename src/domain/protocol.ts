@@ -7,7 +7,9 @@ export const CustomType = {
   warning: "pi-context/warning",
   /** The close-out instruction: hidden, carried by one request, never written to the session. */
   closeOut: "pi-context/close-out",
-  state: "pi-context/state"
+  state: "pi-context/state",
+  /** A report the user asked for (windows view, doctor, trace, a note): shown in the chat, never sent to the model. */
+  report: "pi-context/report"
 } as const
 
 export const ToolName = {

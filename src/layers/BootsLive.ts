@@ -1,7 +1,7 @@
 import { Cause, Effect, Layer, Option } from "effect"
-import { type BootContinuity, renderBoot } from "../domain/boot.ts"
+import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
-import { BootBuildFailed, Boots } from "../services/Boots.ts"
+import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -18,11 +18,7 @@ export const layerWithoutDependencies = Layer.effect(
     const thresholds = yield* Thresholds
     const trace = yield* Trace
 
-    const render = Effect.fn("Boots.render")(function*(window: {
-      readonly windowId: string
-      readonly previousWindowId: string | undefined
-      readonly continuity?: BootContinuity
-    }) {
+    const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
       const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
       const model = yield* session.model
@@ -59,12 +55,13 @@ export const layerWithoutDependencies = Layer.effect(
           "warning"
         )
       }
-      return boot.text
+      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
+      return { text: boot.text, notesIndexed }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
 
-    return Boots.of({ render })
+    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted })
   })
 )
 

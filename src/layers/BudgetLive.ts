@@ -12,7 +12,7 @@ import {
   statusText
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
-import type { WindowUsage } from "../domain/window/usage.ts"
+import { tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -21,8 +21,6 @@ import * as ThresholdsLive from "./ThresholdsLive.ts"
 interface Pending {
   readonly kind: ReminderKind
   readonly draft: ReminderDraft
-  /** The user notice, frozen with the reminder's numbers. */
-  readonly notice: string
 }
 
 /** A committed reminder's notice, due now. */
@@ -35,7 +33,7 @@ interface State {
   /** Drafts waiting for `turn_end`, all of one window. */
   readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
   /** Reminders handed to `turn_end`, waiting to be seen committed before their notice. */
-  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind; readonly notice: string }>
+  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind }>
 }
 
 type Usage = WindowUsage | undefined
@@ -76,8 +74,7 @@ export const layerWithoutDependencies = Layer.effect(
             kind,
             input.windowId,
             reminderText(kind, decision.left!, policy.lines, policy.automaticReset.value)
-          ),
-          notice: reminderNotice(kind, decision.left!, policy.lines)
+          )
         }))
         const drafts = [...kept, ...fresh]
         const warning = drafts.find((pending) => pending.kind === "warning")
@@ -89,7 +86,9 @@ export const layerWithoutDependencies = Layer.effect(
             hardLineDue: decision.hardLineDue,
             remaining: remainingBefore(usage, policy.lines),
             automaticReset: policy.automaticReset.value,
-            warningLine: policy.lines.warning.value
+            warningLine: policy.lines.warning.value,
+            guidanceLine: policy.lines.guidance.value,
+            hardLine: policy.lines.hard.value
           },
           { ...current, staged: drafts.length === 0 ? undefined : { windowId: input.windowId, drafts } }
         ] as const
@@ -105,7 +104,7 @@ export const layerWithoutDependencies = Layer.effect(
           staged: undefined,
           handedOver: [
             ...current.handedOver.filter((h) => !drafts.some((d) => d.kind === h.kind && h.windowId === windowId)),
-            ...drafts.map(({ kind, notice }) => ({ windowId, kind, notice }))
+            ...drafts.map(({ kind }) => ({ windowId, kind }))
           ]
         }]
       })
@@ -118,7 +117,10 @@ export const layerWithoutDependencies = Layer.effect(
     const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
       readonly windowId: string
       readonly branch: ReadonlyArray<BranchEntry>
+      readonly usage: Usage
     }) {
+      const policy = yield* thresholds.policy
+      const left = tokensLeft(input.usage)
       const committed = committedReminders(input.branch, input.windowId)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
         const due: Array<Due> = []
@@ -126,7 +128,7 @@ export const layerWithoutDependencies = Layer.effect(
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
           if (handed.windowId !== input.windowId) continue
-          if (committed[handed.kind]) due.push({ kind: handed.kind, message: handed.notice })
+          if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.kind, left, policy.lines, policy.automaticReset.value) })
           else waiting.push(handed)
         }
         return [due, { ...current, handedOver: waiting }]

@@ -5,6 +5,8 @@ import { closeOutText } from "../domain/boundary.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
+import { statusTone } from "../domain/budget.ts"
+import { resumeNotice } from "../domain/window/resetShown.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -91,14 +93,15 @@ export const layerWithoutDependencies = Layer.effect(
       const usage = yield* windows.usage
       const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
       const waiting = (yield* Ref.get(control)).commandWipe === window.id
-      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line)
+      const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
+      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
     })
 
     const emitNotices = Effect.gen(function*() {
       const window = yield* currentWindow
       // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
-      yield* trace.setWindow(window.id)
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
+      yield* trace.setWindow(window.id, window.ordinal)
+      yield* budget.noticesDue({ windowId: window.id, branch: window.tail, usage: yield* windows.usage })
       yield* boundaries.resetNoticeDue(window)
     })
 
@@ -118,13 +121,15 @@ export const layerWithoutDependencies = Layer.effect(
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id)
+      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
       yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(Trace, trace))
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
+      // On resume Pi says "Session compacted N times", counting the boundaries' compaction entries.
+      if (!window.isRoot) yield* session.notify(resumeNotice(window.ordinal), "info")
       return yield* boundaryNeeds()
     })
 
@@ -132,7 +137,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* thresholds.refresh
       yield* resetTransient
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id)
+      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* updateStatus
@@ -166,7 +171,7 @@ export const layerWithoutDependencies = Layer.effect(
           yield* Ref.set(missingBootReported, new Set([...reported, window.id]))
           yield* trace.info("projection.missing-boot", { windowId: window.id })
           yield* session.notify(
-            `pi-context: window ${window.id} has no boot, so the request was stopped instead of sending erased history. ` +
+            `pi-context: window w${window.ordinal} has no boot, so the request was stopped instead of sending erased history. ` +
               `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`,
             "error"
           )
@@ -179,6 +184,15 @@ export const layerWithoutDependencies = Layer.effect(
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
+      for (const kind of observed.staged) {
+        yield* trace.info("budget.reminder", {
+          kind,
+          reason: `${kind === "guidance" ? "guidance" : "warning"} line crossed`,
+          left: observed.left,
+          line: kind === "guidance" ? observed.guidanceLine : observed.warningLine
+        })
+      }
+      if (closeOut) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: observed.hardLine })
       const needs = yield* needsNow({
         replyOverflowed: false,
         automatic: observed.automaticReset,
@@ -243,6 +257,11 @@ export const layerWithoutDependencies = Layer.effect(
       const automatic = yield* automaticNow
       const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
       const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
+      if (hardLineDue) {
+        const line = (yield* thresholds.policy).lines.hard.value
+        const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
+        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left, line, toolTurn: input.toolTurn === true })
+      }
       const transition = yield* step({
         _tag: "TurnEnded",
         windowId: window.id,
@@ -333,7 +352,7 @@ export const layerWithoutDependencies = Layer.effect(
       const window = yield* currentWindow
       return [
         `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
-        `window: ${window.id} (w${window.ordinal})`,
+        `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
         describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")

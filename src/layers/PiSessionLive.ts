@@ -2,6 +2,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Option } from "effect"
+import type { StatusTone } from "../domain/budget.ts"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { interruptWhenAborted } from "./abort.ts"
@@ -47,6 +48,13 @@ export const faultFallback: Readonly<Record<PiOperation, string>> = {
 const ignoreFault: PiFault = () => {}
 
 /** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
+/** Pi's own footer turns yellow, then red, as the window fills: the status line takes the same theme colours. */
+const colourStatus = (ctx: ExtensionContext, text: string, tone: StatusTone): string => {
+  if (tone === "normal") return text
+  const theme = ctx.hasUI ? ctx.ui.theme : undefined
+  return typeof theme?.fg === "function" ? theme.fg(tone === "warning" ? "error" : "warning", text) : text
+}
+
 export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault = ignoreFault): PiSession["Service"] => {
   const sessionManager = ctx.sessionManager
   /** A read from Pi that never throws: a failure is reported and answered with `fallback`. */
@@ -96,7 +104,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
       ),
     // A notice or status that cannot be shown (a UI gone with its session) is dropped, never a failed hook.
     notify: (message, level = "info") => quietly(() => ctx.ui.notify(message, level)),
-    setStatus: (text) => quietly(() => ctx.ui.setStatus("pi-context", text)),
+    setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
   })

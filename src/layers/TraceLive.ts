@@ -24,6 +24,7 @@ interface TraceState {
   path: string | undefined
   sessionId: string | undefined
   windowId: string | undefined
+  window: string | undefined
   level: TraceLevel
   /** The error code of the write that failed; tracing stays off for this file. */
   failure: string | undefined
@@ -52,6 +53,7 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
       level: logLevel.toLowerCase(),
       sessionId: state.sessionId,
       windowId: state.windowId,
+      window: state.window,
       event
     })
     try {
@@ -72,6 +74,7 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
       path: undefined,
       sessionId: undefined,
       windowId: undefined,
+      window: undefined,
       level: "info",
       failure: undefined,
       failureReported: false
@@ -93,7 +96,11 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
           state.sessionId = target.sessionId
           state.level = target.level
         }),
-      setWindow: (windowId) => Effect.sync(() => void (state.windowId = windowId)),
+      setWindow: (windowId, ordinal) =>
+        Effect.sync(() => {
+          state.window = ordinal === undefined ? (state.windowId === windowId ? state.window : undefined) : `w${ordinal}`
+          state.windowId = windowId
+        }),
       filePath: Effect.sync(() => Option.fromNullishOr(state.failure === undefined ? state.path : undefined)),
       status: Effect.sync((): TraceStatus =>
         state.path === undefined

@@ -12,13 +12,18 @@ export class BootBuildFailed extends Schema.TaggedError<BootBuildFailed>()("Boot
   }
 }
 
+/** The window a boot is built for. */
+export interface BootWindow {
+  readonly windowId: string
+  readonly previousWindowId: string | undefined
+  /** After a reset: how the previous window ended, and the windows' starts for the notes' freshness. */
+  readonly continuity?: BootContinuity
+}
+
 /** Builds hidden boots from one closed notes snapshot. */
 export class Boots extends Context.Service<Boots, {
   /** The boot text for `windowId`; reports an incomplete notes index once per boot. */
-  readonly render: (window: {
-    readonly windowId: string
-    readonly previousWindowId: string | undefined
-    /** After a reset: how the previous window ended, and the windows' starts for the notes' freshness. */
-    readonly continuity?: BootContinuity
-  }) => Effect.Effect<string, BootBuildFailed, PiSession>
+  readonly render: (window: BootWindow) => Effect.Effect<string, BootBuildFailed, PiSession>
+  /** As `render`, with the number of notes in the homes the boot indexes (for the reset's chat entry). */
+  readonly renderCounted: (window: BootWindow) => Effect.Effect<{ readonly text: string; readonly notesIndexed: number }, BootBuildFailed, PiSession>
 }>()("pi-context/Boots") {}

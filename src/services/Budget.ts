@@ -23,6 +23,8 @@ export interface RequestObservation {
   /** The policy this decision used: whether pi-context resets by itself, and the warning line. */
   readonly automaticReset: boolean
   readonly warningLine: number
+  readonly guidanceLine: number
+  readonly hardLine: number
 }
 
 /**
@@ -48,11 +50,13 @@ export class Budget extends Context.Service<Budget, {
   /**
    * At turn start or settlement: tells the user (`PiSession.notify`) of the
    * reminders this instance handed to `turn_end` that are now committed on
-   * the active branch in `windowId`. Each at most once.
+   * the active branch in `windowId`. Each at most once, with the numbers of
+   * `usage` (the window's usage now, not when the reminder was staged).
    */
   readonly noticesDue: (input: {
     readonly windowId: string
     readonly branch: ReadonlyArray<BranchEntry>
+    readonly usage: WindowUsage | undefined
   }) => Effect.Effect<void, never, PiSession>
   /** Whether the hard line is crossed and `automaticReset` allows the lifecycle to reset by itself. */
   readonly hardLineDue: (input: { readonly windowId: string; readonly usage: Usage }) => Effect.Effect<boolean, never, PiSession>

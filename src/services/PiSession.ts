@@ -1,4 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
+import type { StatusTone } from "../domain/budget.ts"
 import type { BranchEntry, RawEntry } from "../domain/entries.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
 
@@ -57,7 +58,8 @@ export class PiSession extends Context.Service<PiSession, {
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
   readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>
-  readonly setStatus: (text: string | undefined) => Effect.Effect<void>
+  /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
+  readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /** Aborts the current agent operation. */
   readonly abort: Effect.Effect<void>
   /**

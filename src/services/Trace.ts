@@ -34,8 +34,8 @@ export const describeTrace = (status: TraceStatus): string => {
 export class Trace extends Context.Service<Trace, {
   /** Points the trace at a session's file and level (on session start). */
   readonly open: (target: TraceTarget) => Effect.Effect<void>
-  /** Records which window later lines belong to. */
-  readonly setWindow: (windowId: string) => Effect.Effect<void>
+  /** Records which window later lines belong to: its opaque id and, when known, its w-number. */
+  readonly setWindow: (windowId: string, ordinal?: number) => Effect.Effect<void>
   /** The file being written; None when tracing is off, by the setting or after a write failure. */
   readonly filePath: Effect.Effect<Option.Option<string>>
   readonly status: Effect.Effect<TraceStatus>

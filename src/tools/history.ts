@@ -10,6 +10,7 @@ import { issueCode } from "../domain/history/issues.ts"
 import { History, type HistoryError } from "../services/History.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { decodeParams, type InvalidParams } from "./params.ts"
+import { Window } from "../services/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
 const Cursor = Schema.optional(Schema.Int)
@@ -46,11 +47,12 @@ const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error),
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
-const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
+const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | PiSession> {
   const decoded = yield* Effect.result(decodeWindows(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
-  return bounded(renderWindows(windows), { windows: windows.slice(-100) })
+  const facts = yield* (yield* Window).windows
+  return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 
 const historyList = Effect.fn("tools.history_list")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
@@ -78,7 +80,7 @@ const historySearch = Effect.fn("tools.history_search")(function*(params: unknow
   const decoded = yield* Effect.result(decodeSearch(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
-  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit) }
+  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit), skipCurrentTurn: true }
   return yield* (yield* History).search(query).pipe(
     Effect.map((page) =>
       bounded(renderSearch(page, query), {

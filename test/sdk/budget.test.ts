@@ -249,7 +249,7 @@ describe("budget in Pi's agent loop", () => {
     ])
     // The reply had finished the run: no model call of pi-context's own.
     expect(h.requests).toHaveLength(3)
-    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("memory reset"))
+    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("context reset"))
     expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · (\d+|\?)% · w2$/)
     // The user's next prompt starts the fresh window, without the old conversation.
     await h.prompt("next step")
@@ -300,7 +300,8 @@ describe("budget in Pi's agent loop", () => {
     expect(ofCustomType(h.entries(), "pi-context/warning")).toHaveLength(1)
     expect(markerIndexes(h.entries())).toHaveLength(0)
     expect(h.requests).toHaveLength(3)
-    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · \d+% · w1$/)
+    // Past the warning line the status line takes the theme's error colour (issue 12).
+    expect(h.statuses.at(-1)!.text).toMatch(/^<error>pi-context · \d+% · w1<\/error>$/)
   })
 
   it("reminder notices appear only after the reminder is committed", async () => {

@@ -23,7 +23,7 @@ describe("pi-context loads as an installed package", () => {
     await h.prompt("/pi-context status")
     const status = h.notices.at(-1)!.message
     expect(status).toContain(`pi-context ${packageVersion}: on`)
-    expect(status).toMatch(/window: pcx:\w+:root \(w1\)/)
+    expect(status).toMatch(/window: w1 \(id pcx:\w+:root, for the history tools\)/)
     expect(status).toMatch(/usage: [\d,]+ of 200,000 tokens/)
     const traceFile = /trace: (\S+\.jsonl)/.exec(status)![1]!
     expect(traceFile.startsWith(h.dirs.agentDir)).toBe(true)
@@ -81,12 +81,14 @@ describe("TUI rendering", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
-  it("draws a reset marker as a divider that names the new window", async () => {
+  it("draws a reset marker as a divider that names the new window by its w-number", async () => {
     h = await createHarness()
     const renderer = h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!
     const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
-    const entry = { type: "custom", customType: "pi-context/reset-marker", data: { windowId: "pcx:abc:1234" }, id: "e1", parentId: null, timestamp: "" }
-    const lines = renderer(entry as never, { expanded: false } as never, plainTheme)!.render(100).join("\n")
-    expect(lines).toContain("context reset · window pcx:abc:1234")
+    const shown = { ordinal: 3, peakTokens: 150_000, contextWindow: 200_000, notesIndexed: 4, checkpointed: false }
+    const entry = { type: "custom", customType: "pi-context/reset-marker", data: { windowId: "pcx:abc:1234", source: "hard-line", shown }, id: "e1", parentId: null, timestamp: "" }
+    const lines = renderer(entry as never, { expanded: false } as never, plainTheme)!.render(200).join("\n")
+    expect(lines).toContain("context reset: hard line reached · w2 peaked at 75% (150,000 tokens) · w3 starts from 4 notes · no checkpoint")
+    expect(lines).not.toContain("pcx:abc")
   })
 })

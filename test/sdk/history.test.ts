@@ -83,4 +83,18 @@ describe("history tools in Pi's agent loop", () => {
     expect(whole.indexOf("PELICAN-7")).toBe(hit.offset)
 
   })
+  it("history_search leaves out the current turn's own calls and prompt, and finds the earlier mention", async () => {
+    h = await createHarness()
+    h.script([say("The codename is OSPREY-3."), call("history_search", { query: "osprey-3" }), say("done")])
+    await h.prompt("remember a codename")
+    await h.prompt("search the history for OSPREY-3")
+    const search = toolResults(h.entries()).at(-1)!
+    expect(search.isError).toBe(false)
+    const hits = search.details.hits as ReadonlyArray<{ seq: number; role: string }>
+    // Only the reply that said it: not the prompt that asked, not the search call itself.
+    expect(hits).toHaveLength(1)
+    expect(search.text).toContain("assistant")
+    expect(search.text).not.toContain("history_search")
+    expect(search.text).not.toContain("search the history for")
+  })
 })

@@ -51,7 +51,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(h.requests[2]!.messages[0]!.role).toBe("system")
     // Pi's own usage now measures the new window, not the old total.
     expect(h.session.getContextUsage()!.tokens!).toBeLessThan(h.requests.length * 2_000)
-    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("memory reset"))
+    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("context reset"))
     expect(h.errors).toEqual([])
   })
 

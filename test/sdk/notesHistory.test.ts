@@ -36,7 +36,8 @@ describe("notes history in Pi's agent loop", () => {
     await h.prompt(`/pi-context notes restore @project/decisions ${first}`)
     expect(h.notices.at(-1)!.message).toMatch(/^Restored @project\/decisions\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
     expect(git(h.dirs.notesRoot, "log", "-1", "--format=%s").trim()).toBe(`restore @project/decisions.md to ${git(h.dirs.notesRoot, "rev-parse", first).trim().slice(0, 12)} (session ${short})`)
-    await h.prompt("/pi-context notes")
+    // `/pi-context notes` alone browses the notes (issue 12); an incomplete history command shows its usage.
+    await h.prompt("/pi-context notes restore")
     expect(h.notices.at(-1)!.message).toContain("/pi-context notes restore <address> <commit>")
     expect(h.errors).toEqual([])
   })

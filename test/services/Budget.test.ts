@@ -104,7 +104,7 @@ describe("Budget", () => {
       const observed = yield* second.run(second.budget.observeRequest({ windowId: "root", usage: left(19_000), branch }))
       assert.deepStrictEqual(observed.staged, [])
       assert.isTrue(Option.isNone(observed.warning))
-      yield* second.run(second.budget.noticesDue({ windowId: "root", branch }))
+      yield* second.run(second.budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
       assert.deepStrictEqual(second.session.notices.map((notice) => notice.message), [])
     }))
 
@@ -152,14 +152,14 @@ describe("Budget", () => {
       const branch: Array<BranchEntry> = [message()]
       const shownNow = Effect.sync(() => session.notices.map((notice) => notice.message))
       yield* run(budget.observeRequest({ windowId: "root", usage: left(40_000), branch }))
-      yield* run(budget.noticesDue({ windowId: "root", branch }))
+      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
       assert.deepStrictEqual(yield* shownNow, [])
       const drafts = yield* budget.takeDrafts("root")
-      yield* run(budget.noticesDue({ windowId: "root", branch }))
+      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
       assert.deepStrictEqual(yield* shownNow, [])
       branch.push(...drafts.map(committed))
-      yield* run(budget.noticesDue({ windowId: "root", branch }))
-      yield* run(budget.noticesDue({ windowId: "root", branch }))
+      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
+      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
       const shown = yield* shownNow
       assert.strictEqual(shown.length, 1)
       assert.include(shown[0]!, "asked to write its notes")

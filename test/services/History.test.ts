@@ -5,11 +5,15 @@ import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import type { ToolOutcome } from "../../src/domain/toolOutcome.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
+import { Layer } from "effect"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { History } from "../../src/services/History.ts"
 import { PiSession } from "../../src/services/PiSession.ts"
 import { historyToolHandlers } from "../../src/tools/history.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+
+const historyAndWindow = Layer.merge(HistoryLive.layer, WindowLive.layer)
 
 const sessionId = "5e55a0b1-0000-7000-8000-000000000000"
 
@@ -57,7 +61,7 @@ describe("History", () => {
       // A call with nothing appended does no document work at all.
       yield* call(fake, "history_read", { seq: 1 })
       assert.strictEqual((yield* stats).documentBuilds, 530)
-    }).pipe(Effect.provide(HistoryLive.layer)))
+    }).pipe(Effect.provide(historyAndWindow)))
 
   it.effect("finds a word from the first window after two resets and reads that event in two pages", () =>
     Effect.gen(function*() {
@@ -94,7 +98,7 @@ describe("History", () => {
       const second = yield* call(fake, "history_read", { seq, offset: 100 })
       assert.include(text(second), "end of event")
       assert.strictEqual(offset, secret.indexOf("heliotrope"))
-    }).pipe(Effect.provide(HistoryLive.layer)))
+    }).pipe(Effect.provide(historyAndWindow)))
 
   it.effect("answers every failure as a tool error with a stable code", () =>
     Effect.gen(function*() {
@@ -110,7 +114,7 @@ describe("History", () => {
         { window: "unknown_window", regex: "bad_regex", seq: "not_found", params: "invalid_argument" }
       )
       assert.include(codes.window.text, "Call history_windows")
-    }).pipe(Effect.provide(HistoryLive.layer)))
+    }).pipe(Effect.provide(historyAndWindow)))
 
   it.effect("answers not_on_branch for an event the leaf moved away from, rebuilding only the branch view", () =>
     Effect.gen(function*() {
@@ -126,7 +130,7 @@ describe("History", () => {
       assert.strictEqual(outcome._tag === "Failed" ? outcome.code : "ok", "not_on_branch")
       const stats = yield* (yield* History).stats.pipe(Effect.provideService(PiSession, firstOnly))
       assert.deepInclude(stats, { documentBuilds: 2, branchRebuilds: 1 })
-    }).pipe(Effect.provide(HistoryLive.layer)))
+    }).pipe(Effect.provide(historyAndWindow)))
 
   it.effect("keeps every result within 32 KiB and serves concurrent calls from one consistent index", () =>
     Effect.gen(function*() {
@@ -140,5 +144,5 @@ describe("History", () => {
       ], { concurrency: "unbounded" })
       for (const outcome of outcomes) assert.isAtMost(utf8Length(text(outcome)), ToolResultByteLimit)
       assert.strictEqual((yield* (yield* History).stats.pipe(Effect.provide(fake.layer))).documentBuilds, 200)
-    }).pipe(Effect.provide(HistoryLive.layer)))
+    }).pipe(Effect.provide(historyAndWindow)))
 })

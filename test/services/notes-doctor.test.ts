@@ -3,7 +3,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { doctor } from "../../src/commands/doctor.ts"
+import { doctorReport } from "../../src/commands/doctor.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
@@ -30,7 +30,7 @@ describe("doctor notes lint", () => {
       put(join(root, "agents", "pi", "copy-b.md"), "same words\n", 1)
       put(join(root, "user", "ancient.md"), "# Ancient\n", 200)
       const { session } = historySession(root)
-      const report = yield* Effect.provide(doctor.run([]), session.layer)
+      const report = yield* Effect.provide(doctorReport, session.layer)
       assert.include(report, "ok   notes history: starts at the end of the first window that writes a note")
       assert.include(report, "FAIL notes lint: 1 MAP entries that point nowhere\n       MAP.md:3 points at \"gone.md\", which is no note")
       assert.include(report, "FAIL notes lint: 1 notes larger than a boot can show\n       MAP.md has ")

@@ -6,7 +6,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { reportNotesWritability } from "../../src/commands/notesHealth.ts"
-import { doctor } from "../../src/commands/doctor.ts"
+import { doctorReport } from "../../src/commands/doctor.ts"
 import { writability } from "../../src/layers/notes/writable.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
@@ -36,7 +36,6 @@ const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
   )
 
 /** Runs `effect` against a notes root given by PI_CONTEXT_NOTES_ROOT, with a fake Pi session. */
-const doctorReport = Effect.map(doctor.run([]), (report) => report ?? "")
 
 const withNotesRoot = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>) => {
   const previous = process.env.PI_CONTEXT_NOTES_ROOT

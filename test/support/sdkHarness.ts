@@ -37,6 +37,8 @@ export interface HarnessOptions {
   /** Load pi-context (default true); false measures Pi alone. */
   readonly loadPackage?: boolean
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
+  /** What Pi's editor dialog returns (default: cancelled). */
+  readonly editor?: (title: string, prefill: string | undefined) => string | undefined
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
 }
@@ -147,7 +149,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     settingsManager,
     tools: [...piContextTools, ...(options.tools ?? [])]
   })
-  const capture = captureUi()
+  const capture = captureUi(options.editor)
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,

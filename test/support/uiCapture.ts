@@ -21,8 +21,8 @@ export interface UiCapture {
   readonly ui: ExtensionUIContext
 }
 
-/** A UI context that records notices and status lines; every dialog answers "no". */
-export const captureUi = (): UiCapture => {
+/** A UI context that records notices and status lines; every dialog answers "no", the editor as `editor` says. */
+export const captureUi = (editor: (title: string, prefill: string | undefined) => string | undefined = () => undefined): UiCapture => {
   const notices: Array<Notice> = []
   const statuses: Array<{ key: string; text: string | undefined }> = []
   const editorTexts: Array<string> = []
@@ -34,14 +34,16 @@ export const captureUi = (): UiCapture => {
     select: async () => undefined,
     confirm: async () => false,
     input: async () => undefined,
-    editor: async () => undefined,
+    editor: async (title, prefill) => editor(title, prefill),
     getEditorText: () => "",
     setEditorText: (text) => void editorTexts.push(text),
     onTerminalInput: (handler) => {
       listeners.add(handler)
       for (const wake of waiting.splice(0)) wake()
       return () => void listeners.delete(handler)
-    }
+    },
+    // Colours show as tags, so a test can see which theme colour a text took.
+    theme: { fg: (color: string, text: string) => `<${color}>${text}</${color}>`, bg: (_color: string, text: string) => text } as never
   }
   const ui = new Proxy(known, {
     get: (target, key) => (key in target ? target[key as keyof ExtensionUIContext] : () => undefined)

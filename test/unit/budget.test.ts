@@ -5,6 +5,7 @@ import {
   noReminders,
   remainingBefore,
   reminderDraft,
+  reminderNotice,
   reminderText,
   statusReport,
   statusText
@@ -99,8 +100,28 @@ describe("reminder text", () => {
     assert.include(guidance, "23,616 before pi-context resets this window automatically")
     for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(guidance, word)
     const warning = reminderText("warning", 28_000, lines, false)
-    assert.include(warning, "11,616 tokens remain before this window is full")
+    // Without automatic resets no line ends the window: the model is told what is left in the window itself.
+    assert.include(warning, "28,000 tokens remain before this window is full")
     for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(warning, word)
+  })
+
+  it("user notices carry the numbers as they are when shown, not when the reminder was staged", () => {
+    assert.strictEqual(
+      reminderNotice("guidance", 40_000, lines, true),
+      "pi-context: 11,328 tokens before the final warning (40,000 tokens left); the model was asked to write its notes."
+    )
+    // Staged at 40,000 left, shown after a tool turn took the window past the warning line.
+    assert.strictEqual(
+      reminderNotice("guidance", 20_000, lines, true),
+      "pi-context: context almost full (3,616 tokens before the hard line, 20,000 tokens left); the model was asked to write its notes."
+    )
+    // ... or past the hard line: no \"tokens before\" that are already gone.
+    const past = reminderNotice("warning", 10_000, lines, true)
+    assert.strictEqual(past, "pi-context: context past the hard line (10,000 tokens left); final warning sent to the model, and this window resets automatically after this turn.")
+    const manual = reminderNotice("warning", 14_000, lines, false)
+    assert.strictEqual(manual, "pi-context: context almost full (14,000 tokens left in the window; automatic reset is off); final warning sent to the model.")
+    assert.notInclude(manual, " 0 tokens")
+    assert.strictEqual(reminderNotice("warning", null, lines, true), "pi-context: context almost full; final warning sent to the model.")
   })
 
   it("drafts a hidden custom message recording its window", () => {

@@ -7,7 +7,8 @@ import type { ReadPage } from "./read.ts"
 import { eventLabel, shortTime } from "./rows.ts"
 import type { SearchPage, SearchQuery } from "./search.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
-import type { Window } from "../window/facts.ts"
+import type { Window, WindowFacts } from "../window/facts.ts"
+import { windowFactsSummary } from "../window/view.ts"
 
 /** What `history_windows` reports for one window of the active branch: the window and the seqs of its events. */
 export interface WindowSummary extends Window {
@@ -31,19 +32,21 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
   }))
 }
 
-const windowLine = (window: WindowSummary): string => {
+const windowLine = (window: WindowSummary, facts: WindowFacts | undefined): string => {
   const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
   const created = window.startedAt === undefined ? "" : ` created ${shortTime(new Date(window.startedAt).toISOString())}`
-  return `${shownWindowId(window.id)}${created} ${span}${window.current ? " [current]" : ""}`
+  const shown = facts === undefined ? "" : ` (${windowFactsSummary(facts)})`
+  return `${shownWindowId(window.id)}${created} ${span}${shown}${window.current ? " [current]" : ""}`
 }
 
 /** Newest windows first to fit, then shown oldest first; what did not fit is named, never dropped silently. */
-export const renderWindows = (windows: ReadonlyArray<WindowSummary>): string => {
+export const renderWindows = (windows: ReadonlyArray<WindowSummary>, facts: ReadonlyArray<WindowFacts> = []): string => {
+  const factsById = new Map(facts.map((f) => [f.id, f]))
   const budget = ToolResultByteLimit - 1024
   const lines: Array<string> = []
   let bytes = 0
   for (let position = windows.length - 1; position >= 0; position--) {
-    const line = windowLine(windows[position]!)
+    const line = windowLine(windows[position]!, factsById.get(windows[position]!.id))
     if (bytes + utf8Length(line) + 1 > budget) break
     lines.push(line)
     bytes += utf8Length(line) + 1

@@ -4,6 +4,7 @@ import { type ScanBudget, unlimitedScan } from "../scanBudget.ts"
 import { codePointLength, codePointOffsetOf } from "../textWindow.ts"
 import { utf8Length } from "../toolOutcome.ts"
 import { windowOf } from "./branchView.ts"
+import { currentTurnSeqs } from "./currentTurn.ts"
 import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
 import type { UnknownWindow } from "./issues.ts"
@@ -14,6 +15,8 @@ export interface SearchQuery extends ScopeQuery {
   readonly query: string
   readonly regex: boolean
   readonly limit: number
+  /** Leave out the current turn's own calls and prompt (`currentTurnSeqs`); the model's searches do. */
+  readonly skipCurrentTurn?: boolean | undefined
 }
 
 export interface SearchHit {
@@ -82,6 +85,7 @@ export const searchPage = (
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const { seqs, start, end, forward, accepts } = resolved.success
   const pattern = matcher.success
+  const skipped = query.skipCurrentTurn === true ? currentTurnSeqs(index) : undefined
   const hits: Array<SearchHit> = []
   let bytes = 0
   let scannedUnits = 0
@@ -98,7 +102,7 @@ export const searchPage = (
       break
     }
     const event = index.events[seqs[forward ? start + step : end - 1 - step]! - 1]!
-    if (!accepts(event)) {
+    if (!accepts(event) || skipped?.has(event.seq) === true) {
       lastSeq = event.seq
       continue
     }

@@ -8,6 +8,9 @@ import { pendingRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import { newWindowId } from "../../domain/windowId.ts"
+import type { ResetShown } from "../../domain/window/resetData.ts"
+import { sourceLabel } from "../../domain/window/resetShown.ts"
+import { peakReplyTokens } from "../../domain/window/windowFacts.ts"
 import type { Boots } from "../../services/Boots.ts"
 import { NotesHistory } from "../../services/NotesHistory.ts"
 import { PiSession } from "../../services/PiSession.ts"
@@ -17,11 +20,13 @@ import type { CurrentWindow, Window } from "../../services/Window.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
-export const resetNotice = (windowId: string) => `pi-context: memory reset · new context window ${windowId}`
+/** The reset's notice: what kind of reset it was and the new window's w-number (the chat entry holds the rest). */
+export const resetNotice = (ordinal: number, source: ResetSource) =>
+  `pi-context: context reset (${sourceLabel(source)}) · w${ordinal} starts from your notes`
 
 /** A boundary's drafts, or why none was built. */
 export type BoundaryCommit =
-  | { readonly _tag: "Committed"; readonly windowId: string; readonly drafts: ReturnType<typeof resetDrafts> }
+  | { readonly _tag: "Committed"; readonly windowId: string; readonly ordinal: number; readonly drafts: ReturnType<typeof resetDrafts> }
   | { readonly _tag: "Interrupted" }
   | { readonly _tag: "Failed" }
 
@@ -40,7 +45,7 @@ export const makeBoundaries = (deps: {
   Effect.gen(function*() {
     const { trace, boots, thresholds, window } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
-    const pendingResetNotice = yield* Ref.make<Option.Option<string>>(Option.none())
+    const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly notice: string }>>(Option.none())
     const notesHistory = yield* Effect.serviceOption(NotesHistory)
     /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
     const commitNotes = (ordinal: number) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ ordinal }) : Effect.void)
@@ -56,12 +61,21 @@ export const makeBoundaries = (deps: {
         const windowId = newWindowId(session.sessionId, yield* randomHex8)
         const entries = yield* session.branchTail(isMarkerEntry)
         const activity = windowActivity(entries)
+        const previousOrdinal = from.ordinal
         const continuity: BootContinuity = {
-          previousOrdinal: from.ordinal,
+          previousOrdinal,
           checkpointed: activity.checkpointed,
           windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
         }
-        const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id, continuity }))
+        const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
+        const model = Option.getOrUndefined(yield* session.model)
+        const shown: ResetShown = {
+          ordinal: previousOrdinal + 1,
+          peakTokens: peakReplyTokens(entries),
+          contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
+          notesIndexed: boot.notesIndexed,
+          checkpointed: activity.checkpointed
+        }
         const pending = pendingRequest(entries)
         const digest = isAutomaticSource(source) ? windowDigest({ entries, pending, budgetTokens: policy.digestTokens.value }) : undefined
         yield* trace.info("continuity.carried", {
@@ -73,7 +87,12 @@ export const makeBoundaries = (deps: {
           cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
         })
         const continuation = continuationFor({ pending, digest: digest?.text })
-        return { windowId, drafts: resetDrafts(windowId, source, boot, continuation), endingOrdinal: continuity.previousOrdinal }
+        return {
+          windowId,
+          ordinal: shown.ordinal,
+          drafts: resetDrafts(windowId, source, boot.text, continuation, shown),
+          endingOrdinal: continuity.previousOrdinal
+        }
       })
 
     const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
@@ -103,19 +122,22 @@ export const makeBoundaries = (deps: {
           yield* reportBootFailure(from.id, built.cause)
           return { _tag: "Failed" } as BoundaryCommit
         }
-        yield* Ref.set(pendingResetNotice, Option.some(built.value.windowId))
-        yield* trace.info("boundary.commit", { from: from.id, to: built.value.windowId, source, reason })
+        const { windowId, ordinal } = built.value
+        yield* Ref.set(pendingResetNotice, Option.some({ windowId, notice: resetNotice(ordinal, source) }))
+        yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
         yield* commitNotes(built.value.endingOrdinal)
-        return { _tag: "Committed", windowId: built.value.windowId, drafts: built.value.drafts } as BoundaryCommit
+        // Pi commits the drafts at this event: what follows is traced in the new window.
+        yield* trace.setWindow(windowId, ordinal)
+        return { _tag: "Committed", windowId, ordinal, drafts: built.value.drafts } as BoundaryCommit
       })
 
     /** The reset notice, once the committed boundary of `window` is on the branch. */
     const resetNoticeDue = (window: CurrentWindow) =>
       Effect.gen(function*() {
         const pending = yield* Ref.get(pendingResetNotice)
-        if (Option.isNone(pending) || pending.value !== window.id || !window.tail.some((e) => e._tag === "Continuation")) return
+        if (Option.isNone(pending) || pending.value.windowId !== window.id || !window.tail.some((e) => e._tag === "Continuation")) return
         yield* Ref.set(pendingResetNotice, Option.none())
-        yield* (yield* PiSession).notify(resetNotice(window.id), "info")
+        yield* (yield* PiSession).notify(pending.value.notice, "info")
       })
 
     return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }

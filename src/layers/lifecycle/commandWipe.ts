@@ -52,15 +52,16 @@ export const makeCommandWipe = (deps: {
       if (draft.type === "custom_message") yield* session.sendMessage(draft)
     }
     yield* resetTransient
-    yield* trace.setWindow(built.value.windowId)
+    yield* trace.setWindow(built.value.windowId, built.value.ordinal)
     yield* trace.info("boundary.commit", {
       from: window.id,
       to: built.value.windowId,
+      toWindow: `w${built.value.ordinal}`,
       source: "command",
       reason: waited ?? transition.effect.reason ?? ""
     })
     yield* boundaries.commitNotes(built.value.endingOrdinal)
-    yield* session.notify(resetNotice(built.value.windowId), "info")
+    yield* session.notify(resetNotice(built.value.ordinal, "command"), "info")
     yield* updateStatus
   })
 

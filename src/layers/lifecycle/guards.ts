@@ -7,9 +7,14 @@ import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { CurrentWindow } from "../../services/Window.ts"
 
-const compactionNotice =
-  `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
-  `Run /${CommandName.wipeMemory} to start a fresh window from your notes, or /${CommandName.piContext} off on a branch without resets.`
+/** The /compact notice, fitted to the branch: erased history exists only on a branch with a reset. */
+export const compactionNotice = (branchHasReset: boolean): string =>
+  branchHasReset
+    ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
+      `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
+    : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
+      `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
+      `or /${CommandName.piContext} off to let Pi compact this branch.`
 
 const treeNotice =
   "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
@@ -29,12 +34,13 @@ export const makeGuards = (deps: {
     const compactionGuard = (reason: "manual" | "threshold" | "overflow") =>
       Effect.gen(function*() {
         const session = yield* PiSession
-        const block = (yield* enabled) || hasMarker(yield* session.branch)
+        const marked = hasMarker(yield* session.branch)
+        const block = (yield* enabled) || marked
         yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
         if (!block) return "Allow" as GuardVerdict
         const window = yield* currentWindow
         const told = yield* Ref.getAndUpdate(compactionNoticeShown, (shown) => new Set([...shown, window.id]))
-        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice, "warning")
+        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice(marked), "warning")
         return "Block" as GuardVerdict
       })
 
@@ -45,7 +51,8 @@ export const makeGuards = (deps: {
         const marked = hasMarker(yield* session.branch) || hasMarker((yield* session.rawBranchAt(targetId)).map(classifyEntry))
         yield* trace.info("tree.guard", { marked })
         if (!marked) return "Allow" as GuardVerdict
-        yield* session.notify(treeNotice, "info")
+        // A warning stays in the chat: Pi's "Navigated to selected point" would replace an info notice.
+        yield* session.notify(treeNotice, "warning")
         return "Block" as GuardVerdict
       })
 

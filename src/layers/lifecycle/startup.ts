@@ -30,7 +30,7 @@ export const makeStartup = (deps: {
       case "Refuse": {
         yield* trace.info("repair.refused", { windowId: inspection.windowId, reason: inspection.reason })
         yield* session.notify(
-          `pi-context: the reset boundary of window ${inspection.windowId} is incomplete and cannot be repaired safely: ` +
+          `pi-context: the reset boundary of window w${(yield* currentWindow).ordinal} is incomplete and cannot be repaired safely: ` +
             `${inspection.reason}. Run /${CommandName.wipeMemory} to start a fresh window.`,
           "warning"
         )

@@ -1,0 +1,88 @@
+import type { ExtensionAPI, ExtensionContext, Theme } from "@earendil-works/pi-coding-agent"
+import type { Component } from "@earendil-works/pi-tui"
+import { type NotesOverview, notesOverviewView } from "../domain/notes/overviewView.ts"
+import { CustomType } from "../domain/protocol.ts"
+import type { ReportData } from "../domain/report.ts"
+import type { WindowFacts } from "../domain/window/facts.ts"
+import { type BarScale, plainText, type ViewLine, windowsView } from "../domain/window/view.ts"
+
+/** What a `pi-context/report` entry holds (defined in the domain, where the subcommands build it). */
+export { type ReportData, textReport } from "../domain/report.ts"
+
+const localClock = (epochMs: number): string => new Date(epochMs).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" })
+
+/** Styled lines as a Pi TUI component: rebuilt for the width the chat gives it. */
+export class LinesComponent implements Component {
+  private readonly build: (width: number) => ReadonlyArray<ViewLine>
+  private readonly theme: Theme
+  constructor(build: (width: number) => ReadonlyArray<ViewLine>, theme: Theme) {
+    this.build = build
+    this.theme = theme
+  }
+  render(width: number): ReadonlyArray<string> {
+    return this.build(width).map((line) => line.map((s) => this.theme.fg(s.tone, s.text)).join(""))
+  }
+  invalidate(): void {}
+}
+
+const textLines = (title: string, text: string) => (width: number): ReadonlyArray<ViewLine> =>
+  [[{ text: title, tone: "accent" as const }], ...text.split("\n").map((line) => [{ text: line, tone: "text" as const }])].map((line) =>
+    line.map((s) => ({ ...s, text: Array.from(s.text).length > width ? `${Array.from(s.text).slice(0, Math.max(1, width) - 1).join("")}…` : s.text }))
+  )
+
+/** The windows view as a component, for the chat and for render tests. */
+export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock) =>
+  new LinesComponent((width) => windowsView(windows, { width, scale, clock }), theme)
+
+/** The windows view as plain text, for print and RPC modes and for the model. */
+export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock) =>
+  plainText(windowsView(windows, { width, scale, clock }))
+
+/** The notes overview as a component, for the chat and for render tests. */
+export const notesComponent = (overview: NotesOverview, theme: Theme) => new LinesComponent((width) => notesOverviewView(overview, width), theme)
+
+/** A report as plain text, for print and RPC modes. */
+export const reportPlainText = (report: ReportData): string => {
+  switch (report.kind) {
+    case "windows":
+      return windowsPlainText(report.windows, report.scale)
+    case "notes":
+      return plainText(notesOverviewView(report.overview, 120))
+    case "text":
+      return report.title === "" ? report.text : `${report.title}\n${report.text}`
+  }
+}
+
+const isReport = (data: unknown): data is ReportData =>
+  typeof data === "object" && data !== null &&
+  (((data as { kind?: unknown }).kind === "windows" && Array.isArray((data as { windows?: unknown }).windows)) ||
+    ((data as { kind?: unknown }).kind === "notes" && typeof (data as { overview?: unknown }).overview === "object") ||
+    ((data as { kind?: unknown }).kind === "text" && typeof (data as { text?: unknown }).text === "string"))
+
+export const registerReportRenderer = (pi: ExtensionAPI): void => {
+  pi.registerEntryRenderer<unknown>(CustomType.report, (entry, _options, theme) => {
+    const data = entry.data
+    if (!isReport(data)) return undefined
+    switch (data.kind) {
+      case "windows":
+        return windowsComponent(data.windows, data.scale, theme)
+      case "notes":
+        return notesComponent(data.overview, theme)
+      case "text":
+        return new LinesComponent(textLines(data.title, data.text), theme)
+    }
+  })
+}
+
+/**
+ * Shows a report so that it stays: in Pi's TUI as a chat entry (a custom
+ * entry, which never reaches the model; Pi keeps one info status, so a notice
+ * would be replaced by the next one), elsewhere as a notice, in plain text.
+ */
+export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData): void => {
+  if (ctx.mode === "tui") {
+    pi.appendEntry<ReportData>(CustomType.report, report)
+    return
+  }
+  ctx.ui.notify(reportPlainText(report), "info")
+}

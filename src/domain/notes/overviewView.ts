@@ -1,0 +1,45 @@
+import { fitLine, type Segment, type ViewLine } from "../window/view.ts"
+
+/**
+ * `/pi-context notes` at a glance: the notes root, the count per home, and the
+ * notes newest first with title, size and age. The sizes and ages are
+ * formatted when the command runs (a report is a snapshot); this module only
+ * lays them out for a width, and stays free of Effect for Pi's TUI.
+ */
+export interface NotesOverview {
+  readonly root: string
+  /** Each home with its note count, or the reason it could not be read. */
+  readonly homes: ReadonlyArray<{ readonly home: string; readonly count: number | null; readonly reason?: string }>
+  readonly rows: ReadonlyArray<{ readonly address: string; readonly title: string; readonly size: string; readonly age: string }>
+  /** Notes left out of the list (it shows the newest). */
+  readonly more: number
+}
+
+const seg = (text: string, tone: Segment["tone"] = "text"): Segment => ({ text, tone })
+
+export const notesOverviewView = (overview: NotesOverview, width: number): ReadonlyArray<ViewLine> => {
+  const total = overview.homes.reduce((sum, home) => sum + (home.count ?? 0), 0)
+  const lines: Array<ViewLine> = [
+    [seg("pi-context notes", "accent"), seg(` · ${total} ${total === 1 ? "note" : "notes"} · root ${overview.root}`)],
+    overview.homes.flatMap((home, i): Array<Segment> => [
+      seg(i === 0 ? "  " : " · ", "dim"),
+      seg(`${home.home} `, "muted"),
+      home.count === null ? seg(`unreadable (${home.reason ?? "unknown"})`, "error") : seg(String(home.count), home.count === 0 ? "dim" : "text")
+    ])
+  ]
+  if (overview.rows.length === 0) lines.push([seg("  No notes yet.", "dim")])
+  // The address column takes what the widest address needs, leaving about 60 columns for size, age and title.
+  const column = Math.min(Math.max(...overview.rows.map((row) => Array.from(row.address).length), 8), Math.max(12, width - 60))
+  for (const row of overview.rows) {
+    const address = Array.from(row.address).length > column ? `${Array.from(row.address).slice(0, column - 1).join("")}…` : row.address
+    lines.push([
+      seg(`  ${address.padEnd(column)}  `, "accent"),
+      seg(`${row.size.padStart(8)} · ${row.age.padEnd(11)}`, "muted"),
+      seg(row.title === "" ? "" : ` ${row.title}`)
+    ])
+  }
+  if (overview.more > 0) lines.push([seg(`  … and ${overview.more} older; notes_list pages through them all.`, "dim")])
+  lines.push([seg("  Open one: /pi-context notes read <address> · edit it: /pi-context notes edit <address> · the boot: /pi-context notes boot", "dim")])
+  lines.push([seg("  Versions: /pi-context notes history [address|@home] · diff <commit> · restore <address> <commit>", "dim")])
+  return lines.map((line) => fitLine(line, width))
+}

@@ -1,0 +1,104 @@
+import type { ResetSource } from "../resetControl.ts"
+import type { WindowEnd } from "./facts.ts"
+import type { ResetShown } from "./resetData.ts"
+
+/** Kept free of Effect (and of budget.ts, which reaches it): Pi's TUI loads the entry renderers at start-up. */
+const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
+
+/** How each kind of reset reads, in the chat, the windows view and notices. */
+export const sourceLabel = (source: ResetSource | "unknown"): string => {
+  switch (source) {
+    case "tool":
+      return "the model called wipe_memory"
+    case "command":
+      return "/wipe-memory"
+    case "hard-line":
+      return "hard line reached"
+    case "close-out":
+      return "close-out after the hard line"
+    case "overflow":
+      return "provider overflow"
+    case "unknown":
+      return "reset"
+  }
+}
+
+/** A window's end, short, for tables: `wipe_memory`, `hard line`, `close-out`, `overflow`, `/wipe-memory`, `open`. */
+export const endLabel = (end: WindowEnd): string => {
+  if (end._tag === "Open") return "open"
+  switch (end.source) {
+    case "tool":
+      return "wipe_memory"
+    case "command":
+      return "/wipe-memory"
+    case "hard-line":
+      return "hard line"
+    case "close-out":
+      return "close-out"
+    case "overflow":
+      return "overflow"
+    case "unknown":
+      return "reset"
+  }
+}
+
+export const percentOf = (tokens: number | null, contextWindow: number | null): number | null =>
+  tokens === null || contextWindow === null || !(contextWindow > 0) ? null : Math.min(100, Math.round((tokens / contextWindow) * 100))
+
+const fill = (shown: ResetShown): string => {
+  const percent = percentOf(shown.peakTokens, shown.contextWindow)
+  return percent === null || shown.peakTokens === null
+    ? `w${shown.ordinal - 1} had no measured usage`
+    : `w${shown.ordinal - 1} peaked at ${percent}% (${formatTokens(shown.peakTokens)} tokens)`
+}
+
+const notes = (count: number) => `${count} ${count === 1 ? "note" : "notes"}`
+
+/** The reset's chat entry: one line, then the details on expand. */
+export const resetChatLines = (input: {
+  readonly source: ResetSource | "unknown"
+  readonly shown: ResetShown | undefined
+}): { readonly headline: string; readonly details: ReadonlyArray<string> } => {
+  const { shown } = input
+  if (shown === undefined) {
+    return {
+      headline: `── context reset (${sourceLabel(input.source)}) · a new window starts from the notes ──`,
+      details: ["The model's earlier conversation stays in this session; it can read it back with the history tools."]
+    }
+  }
+  return {
+    headline: `── context reset: ${sourceLabel(input.source)} · ${fill(shown)} · w${shown.ordinal} starts from ${
+      notes(shown.notesIndexed)
+    } · ${shown.checkpointed ? "checkpointed" : "no checkpoint"} ──`,
+    details: [
+      shown.checkpointed
+        ? `The model wrote or updated notes in w${shown.ordinal - 1} before it ended.`
+        : `No note was written in w${shown.ordinal - 1} before it ended.`,
+      "The model's earlier conversation stays in this session; it can read it back with the history tools.",
+      "/pi-context windows lists every window of this branch."
+    ]
+  }
+}
+
+/**
+ * The summary of the boundary's retain-none compaction entry. Pi shows it as
+ * "[compaction]"; the projection drops it from every request (the window
+ * starts at its boot), so only the user reads it: it says what the entry is.
+ */
+export const compactionSummaryText = (input: { readonly source: ResetSource; readonly shown: ResetShown | undefined }): string => {
+  const window = input.shown === undefined ? "a new context window" : `context window w${input.shown.ordinal}`
+  return `pi-context reset (${sourceLabel(input.source)}), not a compaction: nothing was summarised. ` +
+    `The model starts ${window} from its notes; every earlier entry stays in this session and the history tools can read it back. ` +
+    "The model does not see this text."
+}
+
+/**
+ * Said when a session with resets opens. Pi's own status line then reads
+ * "Session compacted N times" (it counts the boundaries' compaction entries);
+ * this notice, shown after it, takes its place and says what they were.
+ */
+export const resumeNotice = (ordinal: number): string => {
+  const resets = ordinal - 1
+  return `pi-context: this branch had ${resets} context ${resets === 1 ? "reset" : "resets"}, not compactions: nothing was summarised. ` +
+    `The model is in window w${ordinal}; /pi-context windows lists them.`
+}

@@ -1,0 +1,162 @@
+import type { WindowFacts } from "./facts.ts"
+import { endLabel, percentOf } from "./resetShown.ts"
+
+/**
+ * The windows view (`/pi-context windows`): one block per window of the
+ * branch, as styled segments, so the TUI colours them and print/RPC modes
+ * join them as plain text. Pure and Effect-free: the TUI's entry renderer
+ * draws it at whatever width the chat has.
+ */
+
+export type Tone = "accent" | "dim" | "muted" | "success" | "warning" | "error" | "text"
+
+export interface Segment {
+  readonly text: string
+  readonly tone: Tone
+}
+
+export type ViewLine = ReadonlyArray<Segment>
+
+/** The window size and the lines (tokens left) the bar is drawn against; absent without a model. */
+export interface BarScale {
+  readonly contextWindow: number
+  readonly warningLine: number
+  readonly hardLine: number
+}
+
+export interface ViewOptions {
+  readonly width: number
+  readonly scale: BarScale | undefined
+  /** How a start time reads (local HH:MM in Pi, fixed in tests). */
+  readonly clock: (epochMs: number) => string
+}
+
+const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
+
+export const formatDuration = (ms: number): string => {
+  const seconds = Math.max(0, Math.round(ms / 1000))
+  if (seconds < 60) return `${seconds}s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes}m`
+  const hours = Math.floor(minutes / 60)
+  return `${hours}h ${String(minutes % 60).padStart(2, "0")}m`
+}
+
+const seg = (text: string, tone: Tone = "text"): Segment => ({ text, tone })
+
+/** Code points of a line; the view uses only single-width characters, so this is its width on screen. */
+const lineWidth = (line: ViewLine): number => line.reduce((sum, s) => sum + Array.from(s.text).length, 0)
+
+/** Cuts a line to `width` columns, ending in "…" when cut. */
+export const fitLine = (line: ViewLine, width: number): ViewLine => {
+  if (lineWidth(line) <= width) return line
+  const out: Array<Segment> = []
+  let room = Math.max(1, width) - 1
+  for (const s of line) {
+    if (room <= 0) break
+    const points = Array.from(s.text)
+    out.push(seg(points.slice(0, room).join(""), s.tone))
+    room -= Math.min(room, points.length)
+  }
+  out.push(seg("…", "dim"))
+  return out
+}
+
+/** Where a line (tokens left) falls on a bar of `cells` cells of used tokens. */
+const cellOf = (line: number, scale: BarScale, cells: number) =>
+  Math.min(cells - 1, Math.max(0, Math.round(((scale.contextWindow - line) / scale.contextWindow) * cells)))
+
+/** Peak usage as a bar against the warning (`|`) and hard (`!`) lines. */
+export const usageBar = (peakTokens: number | null, scale: BarScale, cells: number): ViewLine => {
+  const filled = peakTokens === null ? 0 : Math.min(cells, Math.round((peakTokens / scale.contextWindow) * cells))
+  const warningCell = cellOf(scale.warningLine, scale, cells)
+  const hardCell = cellOf(scale.hardLine, scale, cells)
+  const left = peakTokens === null ? null : scale.contextWindow - peakTokens
+  const tone: Tone = left === null ? "dim" : left <= scale.hardLine ? "error" : left <= scale.warningLine ? "warning" : "success"
+  const out: Array<Segment> = [seg("[", "dim")]
+  for (let i = 0; i < cells; i++) {
+    const mark = i === hardCell ? "!" : i === warningCell ? "|" : undefined
+    if (mark !== undefined) out.push(seg(mark, i < filled ? tone : "muted"))
+    else out.push(i < filled ? seg("█", tone) : seg("·", "dim"))
+  }
+  out.push(seg("]", "dim"))
+  // Merge runs of one tone, so the TUI colours a few segments, not one per cell.
+  return out.reduce<Array<Segment>>((merged, s) => {
+    const last = merged[merged.length - 1]
+    if (last !== undefined && last.tone === s.tone) merged[merged.length - 1] = seg(last.text + s.text, s.tone)
+    else merged.push(s)
+    return merged
+  }, [])
+}
+
+const endTone = (facts: WindowFacts): Tone => {
+  if (facts.end._tag === "Open") return "accent"
+  switch (facts.end.source) {
+    case "hard-line":
+    case "close-out":
+    case "overflow":
+      return "warning"
+    default:
+      return "success"
+  }
+}
+
+const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<ViewLine> => {
+  const started = facts.startedAt === undefined ? "start unknown" : `began ${options.clock(facts.startedAt)}`
+  const lasted = facts.startedAt === undefined || facts.lastActivityAt === undefined
+    ? ""
+    : ` · ${facts.end._tag === "Open" ? "open for" : "lasted"} ${formatDuration(facts.lastActivityAt - facts.startedAt)}`
+  const head: ViewLine = [
+    seg(`w${facts.ordinal}`.padEnd(4), "accent"),
+    seg(`${started}${lasted} · ${facts.turns} ${facts.turns === 1 ? "turn" : "turns"} · `, "text"),
+    seg(facts.end._tag === "Open" ? "open (current)" : `ended: ${endLabel(facts.end)}`, endTone(facts))
+  ]
+  const percent = percentOf(facts.peakTokens, options.scale?.contextWindow ?? null)
+  const peakText = facts.peakTokens === null
+    ? "no reply measured"
+    : `${percent === null ? "" : `${percent}% · `}${formatTokens(facts.peakTokens)} tokens`
+  const cells = Math.max(10, Math.min(60, options.width - 40))
+  const peak: ViewLine = [
+    seg("    peak ", "muted"),
+    ...(options.scale === undefined ? [] : [...usageBar(facts.peakTokens, options.scale, cells), seg(" ")]),
+    seg(peakText, "text")
+  ]
+  const notes: ViewLine = [
+    seg("    notes ", "muted"),
+    seg(facts.notesWritten.length === 0 ? "none written" : facts.notesWritten.join(", "), facts.notesWritten.length === 0 ? "dim" : "text"),
+    seg(" · boot ", "muted"),
+    seg(facts.bootTokens === null ? "none" : `${formatTokens(facts.bootTokens)} tokens`, "text")
+  ]
+  return [head, peak, notes]
+}
+
+/** The newest windows the view draws; the rest are named, not drawn. */
+export const ViewWindows = 20
+
+/** The whole view: a header, then one block per window, oldest first, every line within `width`. */
+export const windowsView = (windows: ReadonlyArray<WindowFacts>, options: ViewOptions): ReadonlyArray<ViewLine> => {
+  const current = windows[windows.length - 1]
+  const header: ViewLine = [
+    seg("pi-context windows", "accent"),
+    seg(` · ${windows.length} on this branch${current === undefined ? "" : `, current w${current.ordinal}`}`, "text")
+  ]
+  const legend: ReadonlyArray<ViewLine> = options.scale === undefined
+    ? []
+    : [[seg(`peak usage of ${formatTokens(options.scale.contextWindow)} tokens · | warning line · ! hard line`, "dim")]]
+  const lines: Array<ViewLine> = [header, ...legend]
+  const hidden = Math.max(0, windows.length - ViewWindows)
+  if (hidden > 0) lines.push([seg(`${hidden} earlier ${hidden === 1 ? "window" : "windows"} not shown; history_windows lists them all.`, "dim")])
+  for (const facts of windows.slice(hidden)) lines.push(...windowBlock(facts, options))
+  return lines.map((line) => fitLine(line, options.width))
+}
+
+export const plainText = (lines: ReadonlyArray<ViewLine>): string => lines.map((line) => line.map((s) => s.text).join("")).join("\n")
+
+/** The same facts for the model (`history_windows`), beside the opaque id the history tools take. */
+export const windowFactsSummary = (facts: WindowFacts): string => {
+  const end = facts.end._tag === "Open" ? "open" : `ended by ${endLabel(facts.end)}`
+  const peak = facts.peakTokens === null ? "peak unknown" : `peak ${formatTokens(facts.peakTokens)} tokens`
+  const notes = facts.notesWritten.length === 0 ? "no notes written" : `notes written: ${facts.notesWritten.join(", ")}`
+  const boot = facts.bootTokens === null ? "no boot" : `boot ${formatTokens(facts.bootTokens)} tokens`
+  return `w${facts.ordinal} · ${facts.turns} turns · ${peak} · ${end} · ${notes} · ${boot}`
+}

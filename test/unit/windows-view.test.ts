@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest"
+import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
+import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
+import type { WindowFacts } from "../../src/domain/window/facts.ts"
+import { usageBar } from "../../src/domain/window/view.ts"
+
+/** Pi's TUI components render to lines; a theme that adds no colour leaves the text to compare. */
+const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
+const colourTheme = { fg: (color: string, text: string) => `<${color}>${text}</${color}>`, bg: (_c: string, text: string) => text } as never
+const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16)
+const t0 = Date.parse("2026-12-01T09:00:00Z")
+const min = 60_000
+
+const facts = (over: Partial<WindowFacts> & Pick<WindowFacts, "ordinal">): WindowFacts => ({
+  id: `pcx:s:${over.ordinal}`,
+  isRoot: over.ordinal === 1,
+  startedAt: t0,
+  end: { _tag: "Open" },
+  lastActivityAt: t0,
+  turns: 0,
+  peakTokens: null,
+  notesWritten: [],
+  bootTokens: null,
+  ...over
+})
+
+const branch: ReadonlyArray<WindowFacts> = [
+  facts({
+    ordinal: 1,
+    startedAt: t0,
+    lastActivityAt: t0 + 14 * min,
+    turns: 9,
+    peakTokens: 150_000,
+    notesWritten: ["plan", "@project/decisions"],
+    bootTokens: 812,
+    end: { _tag: "Reset", source: "tool", at: t0 + 14 * min }
+  }),
+  facts({
+    ordinal: 2,
+    startedAt: t0 + 14 * min,
+    lastActivityAt: t0 + 80 * min,
+    turns: 31,
+    peakTokens: 186_000,
+    notesWritten: [],
+    bootTokens: 1_204,
+    end: { _tag: "Reset", source: "hard-line", at: t0 + 80 * min }
+  }),
+  facts({ ordinal: 3, startedAt: t0 + 80 * min, lastActivityAt: t0 + 83 * min, turns: 2, peakTokens: 21_000, bootTokens: 1_310 })
+]
+const scale = { contextWindow: 200_000, warningLine: 28_672, hardLine: 16_384 }
+
+const visibleWidth = (line: string) => Array.from(line).length
+
+describe("the windows view", () => {
+  for (const width of [80, 160]) {
+    it(`fits ${width} columns and shows every window's facts`, () => {
+      const lines = windowsComponent(branch, scale, plainTheme, clock).render(width)
+      for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width)
+      const text = lines.join("\n")
+      expect(lines[0]).toMatch(/^pi-context windows · 3 on this branch, current w3/)
+      expect(text).toContain("w1  began 09:00 · lasted 14m · 9 turns · ended: wipe_memory")
+      expect(text).toContain("w2  began 09:14 · lasted 1h 06m · 31 turns · ended: hard line")
+      expect(text).toContain("w3  began 10:20 · open for 3m · 2 turns · open (current)")
+      expect(text).toContain("75% · 150,000 tokens")
+      expect(text).toContain("93% · 186,000 tokens")
+      expect(text).toContain("notes plan, @project/decisions · boot 812 tokens")
+      expect(text).toContain("notes none written · boot 1,204 tokens")
+      expect(text).not.toContain("pcx:")
+    })
+  }
+
+  it("draws the bar wider at 160 columns, against the warning and hard lines", () => {
+    const bar = (width: number) => windowsComponent(branch, scale, plainTheme, clock).render(width)[3]!
+    const cells = (line: string) => /\[([^\]]*)\]/.exec(line)![1]!.length
+    expect(cells(bar(80))).toBe(40)
+    expect(cells(bar(160))).toBe(60)
+    // 150,000 of 200,000 used: 30 of 40 cells filled; the warning line at 86% (cell 34), the hard line at 92% (cell 37).
+    expect(bar(80)).toContain("[██████████████████████████████····|··!··]")
+  })
+
+  it("colours the peak by the line it reached, with Pi's theme", () => {
+    const lines = windowsComponent(branch, scale, colourTheme, clock).render(120)
+    expect(lines[1]).toBe("<dim>peak usage of 200,000 tokens · | warning line · ! hard line</dim>")
+    expect(lines[3]).toContain("<success>█")
+    expect(lines[6]).toContain("<error>█")
+    expect(lines[5]).toContain("<warning>ended: hard line</warning>")
+  })
+
+  it("without a model it shows the peak in tokens, with no bar", () => {
+    const text = windowsPlainText(branch, undefined, 80, clock)
+    expect(text).toContain("peak 150,000 tokens")
+    expect(text).not.toContain("[")
+  })
+
+  it("draws the newest 20 windows of a long branch and names the earlier ones", () => {
+    const many = Array.from({ length: 25 }, (_, i) => facts({ ordinal: i + 1, end: i === 24 ? { _tag: "Open" } : { _tag: "Reset", source: "tool", at: t0 } }))
+    const lines = windowsComponent(many, scale, plainTheme, clock).render(80)
+    expect(lines[2]).toBe("5 earlier windows not shown; history_windows lists them all.")
+    expect(lines[3]).toMatch(/^w6 /)
+    expect(lines.at(-3)).toMatch(/^w25 /)
+    expect(lines).toHaveLength(3 + 20 * 3)
+  })
+
+  it("the bar handles a window with no measured reply", () => {
+    const bar = usageBar(null, scale, 20).map((s) => s.text).join("")
+    expect(bar).toBe(`[${"·".repeat(17)}|!·]`)
+  })
+})
+
+const overview: NotesOverview = {
+  root: "~/.pi/agent/pi-context/notes",
+  homes: [
+    { home: "session", count: 3 },
+    { home: "project", count: 1 },
+    { home: "user", count: 0 },
+    { home: "agent", count: null, reason: "permission denied" },
+    { home: "model", count: 0 }
+  ],
+  rows: [
+    { address: "checkpoint.md", title: "Checkpoint: parser rewrite, step 3 of 5", size: "1.2 KB", age: "4 min ago" },
+    { address: "MAP.md", title: "Session map", size: "310 B", age: "4 min ago" },
+    { address: "@project/a-rather-long-address-for-decisions-about-the-parser.md", title: "Decisions", size: "2.0 KB", age: "2 d ago" }
+  ],
+  more: 1
+}
+
+describe("the notes overview", () => {
+  for (const width of [80, 160]) {
+    it(`fits ${width} columns: the root, counts per home, then notes newest first with title, size and age`, () => {
+      const lines = notesComponent(overview, plainTheme).render(width)
+      for (const line of lines) expect(visibleWidth(line)).toBeLessThanOrEqual(width)
+      expect(lines[0]).toBe("pi-context notes · 4 notes · root ~/.pi/agent/pi-context/notes")
+      expect(lines[1]!.startsWith("  session 3 · project 1 · user 0 · agent unreadable (permission denied)")).toBe(true)
+      expect(lines[2]).toMatch(/^ {2}checkpoint\.md +1\.2 KB · 4 min ago +Checkpoint: parser rewrite/)
+      expect(lines[3]).toMatch(/^ {2}MAP\.md +310 B · 4 min ago/)
+      expect(lines[4]).toMatch(/^ {2}@project\/a-rather/)
+      expect(lines.join("\n")).toContain("… and 1 older")
+    })
+  }
+
+  it("cuts a long address at 80 columns and keeps it whole at 160", () => {
+    expect(notesComponent(overview, plainTheme).render(80)[4]).toContain("…")
+    expect(notesComponent(overview, plainTheme).render(160)[4]).toContain("@project/a-rather-long-address-for-decisions-about-the-parser.md")
+  })
+})
+
+describe("reports stay on screen", () => {
+  it("in Pi's TUI a report becomes a pi-context/report entry (which never reaches the model); elsewhere a notice in plain text", () => {
+    const appended: Array<{ customType: string; data: unknown }> = []
+    const notified: Array<string> = []
+    const pi = { appendEntry: (customType: string, data: unknown) => void appended.push({ customType, data }) } as never
+    const ctx = (mode: string) => ({ mode, ui: { notify: (message: string) => void notified.push(message) } }) as never
+    const report = { kind: "windows" as const, windows: branch, scale }
+    showReport(pi, ctx("tui"), report)
+    expect(appended).toEqual([{ customType: "pi-context/report", data: report }])
+    expect(notified).toEqual([])
+    showReport(pi, ctx("rpc"), report)
+    expect(notified[0]).toMatch(/^pi-context windows · 3 on this branch/)
+    showReport(pi, ctx("print"), textReport("pi-context doctor\nok   settings: no problems"))
+    expect(notified[1]).toBe("pi-context doctor\nok   settings: no problems")
+  })
+
+  it("the report entry renders each kind at the chat's width", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const draw = (data: unknown, width: number) => renderer!({ data }, { expanded: false }, plainTheme)!.render(width)
+    expect(draw({ kind: "windows", windows: branch, scale }, 80)[0]).toMatch(/^pi-context windows/)
+    expect(draw({ kind: "notes", overview }, 160)[0]).toMatch(/^pi-context notes · 4 notes/)
+    expect(draw({ kind: "text", title: "pi-context doctor", text: "ok   settings: no problems" }, 80)).toEqual([
+      "pi-context doctor",
+      "ok   settings: no problems"
+    ])
+    expect(renderer!({ data: { kind: "nonsense" } }, { expanded: false }, plainTheme)).toBeUndefined()
+  })
+})
