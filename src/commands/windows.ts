@@ -4,9 +4,10 @@ import type { BarScale } from "../domain/window/view.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Window } from "../services/Window.ts"
+import { report, subcommand } from "./Subcommand.ts"
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
-export const windowsReport = Effect.gen(function*() {
+const windowsReport = Effect.gen(function*() {
   const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
   const policy = yield* (yield* Thresholds).policy
   const model = Option.getOrUndefined(yield* (yield* PiSession).model)
@@ -15,3 +16,6 @@ export const windowsReport = Effect.gen(function*() {
     : { contextWindow: model.contextWindow, warningLine: policy.lines.warning.value, hardLine: policy.lines.hard.value }
   return { windows, scale }
 })
+
+/** A report: the windows view in Pi's TUI, plain text in print and RPC modes. */
+export const windows = subcommand({ name: "windows", run: () => Effect.map(windowsReport, (facts) => report({ kind: "windows", ...facts })) })
