@@ -25,7 +25,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { DefaultBootBudgetTokens, renderBoot } from "../src/domain/boot.ts"
 import { Homes } from "../src/domain/notes/address.ts"
 import { homeSegments, type NotesIdentity, projectKeyOf } from "../src/domain/notes/identity.ts"
-import { layer as notesLayer } from "../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
 import { benchNotesHistory, type HistoryFigures } from "./support/notesHistoryBench.ts"
 

@@ -1,14 +1,8 @@
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
 import { reportNotesWritability } from "./commands/notesHealth.ts"
-import { notesHistoryCommand } from "./commands/notesHistory.ts"
-import { type TidyPass, tidyCommand } from "./commands/tidy.ts"
+import { type AnySubcommand, defaultSubcommand, type SubcommandNeeds, subcommands } from "./commands/registry.ts"
+import { mapReply, notice, type Reply, type Step } from "./commands/Subcommand.ts"
 import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
-import { doctorReport, traceReport } from "./commands/reports.ts"
-import { windowsReport } from "./commands/windows.ts"
-import { currentBoot, notesOverview, noteText, saveNote } from "./commands/notes.ts"
-import type { NotesOverview } from "./domain/notes/overviewView.ts"
 import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -18,6 +12,7 @@ import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
+import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
 import * as WindowLive from "./layers/WindowLive.ts"
@@ -32,6 +27,7 @@ import {
 } from "./services/Lifecycle.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
 import { PiSession } from "./services/PiSession.ts"
+import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
 import { Window } from "./services/Window.ts"
 import { budgetToolHandlers } from "./tools/budget.ts"
@@ -50,19 +46,26 @@ export interface HostOptions {
 /** How long session shutdown waits for the notes history's last commits. */
 export const ShutdownCommitWaitMs = 3_000
 
-/** Every service the hooks and tools need, except the per-event PiSession. */
-export const appLayer = (options: HostOptions = {}) => {
-  const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-  const base = Layer.mergeAll(
+/**
+ * Every service the hooks and tools need, except the per-event PiSession; each
+ * layer brings its own dependencies. The notes history is optional to the
+ * lifecycle, which reads it when it is built.
+ */
+export const appLayer = (options: HostOptions = {}) =>
+  Layer.mergeAll(
+    LifecycleLive.layer,
+    BootsLive.layer,
+    BudgetLive.layer,
+    HistoryLive.layer,
     NotesStoreLive.layer,
-    options.policy === undefined ? ThresholdsLive.layer : ThresholdsLive.layerInjected(options.policy),
+    ThresholdsLive.layer,
     TraceLive.layer,
-    WindowLive.layer
-  ).pipe(Layer.provideMerge(platform))
-  const middle = Layer.mergeAll(BootsLive.layer, BudgetLive.layer, HistoryLive.layer, options.notesHistory ?? NotesHistoryLive.layer)
-    .pipe(Layer.provideMerge(base))
-  return LifecycleLive.layer.pipe(Layer.provideMerge(middle))
-}
+    WindowLive.layer,
+    Platform.layer
+  ).pipe(
+    Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
+  )
 
 type AppServices = Layer.Success<ReturnType<typeof appLayer>>
 
@@ -87,6 +90,11 @@ export interface TidySessionRequest {
   readonly prompt: string
   readonly modelRef: string | undefined
   readonly tools: ReadonlyArray<{ readonly name: TidyTool; readonly call: (params: unknown) => Promise<ToolOutcome> }>
+}
+
+/** A later step of a subcommand, for the adapter to run once the user has answered. */
+export interface LaterStep {
+  (): Promise<Reply<LaterStep>>
 }
 
 /** What only Pi's side can do for the host, for one event's context `Ctx`. */
@@ -150,6 +158,30 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     return Promise.reject(Cause.squash(exit.cause))
   }
 
+  /** The tidy pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
+  const tidyPass = (ctx: Ctx): TidyPass => (request) =>
+    Effect.promise(() =>
+      port.tidySession(ctx, {
+        instructions: request.instructions,
+        prompt: request.prompt,
+        modelRef: request.modelRef,
+        tools: TidyTools.map((name) => ({
+          name,
+          call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
+        }))
+      })
+    )
+
+  /** A subcommand's step, run with the tidy pass at hand; its later steps become calls the adapter makes once the user answers. */
+  const runStep = (ctx: Ctx, name: string, step: Step<SubcommandNeeds>): Promise<Reply<LaterStep>> =>
+    run(
+      ctx,
+      `/pi-context ${name}`,
+      Effect.map(step.pipe(Effect.provideService(TidyModel, { pass: tidyPass(ctx) })), (reply) =>
+        mapReply(reply, (next): LaterStep => () => runStep(ctx, name, next))),
+      notice(`pi-context: ${name} unavailable`)
+    )
+
   const lifecycle = <A>(ctx: Ctx, label: string, f: (l: Lifecycle["Service"]) => Effect.Effect<A, never, PiSession>, fallback: A) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
@@ -190,35 +222,11 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       )
     },
     wipeCommand: (ctx: Ctx) => lifecycle(ctx, "/wipe-memory", (l) => l.wipeNow, undefined),
-    setEnabled: (enabled: boolean, ctx: Ctx) => lifecycle(ctx, "/pi-context", (l) => l.setEnabled(enabled), undefined),
-    status: (ctx: Ctx) => lifecycle(ctx, "/pi-context status", (l) => l.statusReport, "pi-context: status unavailable"),
-    doctor: (ctx: Ctx) => run(ctx, "/pi-context doctor", doctorReport, "pi-context: doctor unavailable"),
-    trace: (ctx: Ctx) => run(ctx, "/pi-context trace", traceReport, "pi-context: trace unavailable"),
-    windows: (ctx: Ctx) => run(ctx, "/pi-context windows", windowsReport, { windows: [], scale: undefined }),
-    notesOverview: (ctx: Ctx) => run(ctx, "/pi-context notes", notesOverview, { root: "(unknown)", homes: [], rows: [], more: 0 } as NotesOverview),
-    noteText: (address: string, ctx: Ctx) =>
-      run(ctx, "/pi-context notes read", noteText(address), { ok: false as const, address, body: `pi-context: cannot read ${address}`, size: "" }),
-    saveNote: (address: string, body: string, ctx: Ctx) =>
-      run(ctx, "/pi-context notes edit", saveNote(address, body), `pi-context: could not save ${address}`),
-    currentBoot: (ctx: Ctx) => run(ctx, "/pi-context notes boot", currentBoot, { ordinal: 0, text: undefined as string | undefined }),
-    notesHistory: (args: ReadonlyArray<string>, ctx: Ctx) =>
-      run(ctx, "/pi-context notes", notesHistoryCommand(args), "pi-context: notes history unavailable"),
-    /** `/pi-context tidy [--dry-run]`: the pass runs in its own Pi session; its tool calls come back here, on this session's identity. */
-    tidy: (args: ReadonlyArray<string>, ctx: Ctx) => {
-      const pass: TidyPass = (request) =>
-        Effect.promise(() =>
-          port.tidySession(ctx, {
-            instructions: request.instructions,
-            prompt: request.prompt,
-            modelRef: request.modelRef,
-            tools: TidyTools.map((name) => ({
-              name,
-              call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))
-            }))
-          })
-        )
-      return run(ctx, "/pi-context tidy", tidyCommand(args, pass), "pi-context: tidy unavailable")
-    },
+    /** The `/pi-context` subcommands, for the adapter to list and dispatch. */
+    subcommands,
+    defaultSubcommand,
+    /** Runs one subcommand with the words after its name: what to show, or to ask the user, as data. */
+    command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: Ctx) => runStep(ctx, command.name, command.run(args)),
     /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {

@@ -1,4 +1,5 @@
 import { Type } from "typebox"
+import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
 import { NotesUpdateMaxEdits, ToolName } from "../domain/protocol.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 
@@ -56,7 +57,7 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
     parameters: Type.Object({
       address,
       offset: Type.Optional(Type.Integer({ description: "First character to return (default 0; negative = from the end)." })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Characters to return (default and maximum 7500)." }))
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: `Characters to return (default and maximum ${readLimit.max}).` }))
     })
   },
   {
@@ -71,7 +72,7 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
         description: "Filter on the address: a substring, or a glob with * (within a folder), ** (across folders) and ?."
       })),
       cursor: Type.Optional(cursor),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Notes per page (default 50, maximum 200)." })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: `Notes per page (default ${listLimit.default}, maximum ${listLimit.max}).` })),
       wastebasket: Type.Optional(Type.Boolean({ description: "List the retired notes (notes_update with retire: true) instead." }))
     })
   },
@@ -87,7 +88,7 @@ export const notesToolSpecs: ReadonlyArray<ToolSpec> = [
       regex: Type.Optional(Type.Boolean({ description: "Treat query as a regular expression (case-insensitive)." })),
       home: Type.Optional(home),
       cursor: Type.Optional(cursor),
-      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Hits per page (default 20, maximum 100)." }))
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: `Hits per page (default ${searchLimit.default}, maximum ${searchLimit.max}).` }))
     })
   }
 ]

@@ -2,14 +2,12 @@ import type { ExtensionAPI, ExtensionContext, Theme } from "@earendil-works/pi-c
 import type { Component } from "@earendil-works/pi-tui"
 import { type NotesOverview, notesOverviewView } from "../domain/notes/overviewView.ts"
 import { CustomType } from "../domain/protocol.ts"
+import type { ReportData } from "../domain/report.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import { type BarScale, plainText, type ViewLine, windowsView } from "../domain/window/view.ts"
 
-/** What a `pi-context/report` entry holds: the windows view's facts, or a titled text report. */
-export type ReportData =
-  | { readonly kind: "windows"; readonly windows: ReadonlyArray<WindowFacts>; readonly scale: BarScale | undefined }
-  | { readonly kind: "notes"; readonly overview: NotesOverview }
-  | { readonly kind: "text"; readonly title: string; readonly text: string }
+/** What a `pi-context/report` entry holds (defined in the domain, where the subcommands build it). */
+export { type ReportData, textReport } from "../domain/report.ts"
 
 const localClock = (epochMs: number): string => new Date(epochMs).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" })
 
@@ -53,12 +51,6 @@ export const reportPlainText = (report: ReportData): string => {
     case "text":
       return report.title === "" ? report.text : `${report.title}\n${report.text}`
   }
-}
-
-/** A text report whose first line is its title (as doctor and trace write them). */
-export const textReport = (text: string): ReportData => {
-  const [title = "", ...rest] = text.split("\n")
-  return { kind: "text", title, text: rest.join("\n") }
 }
 
 const isReport = (data: unknown): data is ReportData =>

@@ -6,13 +6,15 @@ import { CustomType } from "../domain/protocol.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Window } from "../services/Window.ts"
-import { notesIdentity } from "../tools/notes.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
+import { notesHistoryCommand } from "./notesHistory.ts"
+import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 
 /** How many notes the overview lists, newest first. */
 export const OverviewRows = 30
 
 /** `/pi-context notes`: the notes root, the count per home, and the newest notes with title, size and age. */
-export const notesOverview = Effect.gen(function*() {
+const notesOverview = Effect.gen(function*() {
   const notes = yield* NotesStore
   const identity = yield* notesIdentity()
   const snapshot = yield* notes.snapshot(identity)
@@ -33,7 +35,7 @@ export const notesOverview = Effect.gen(function*() {
 })
 
 /** One note's text, or why it cannot be read. */
-export const noteText = (address: string) =>
+const noteText = (address: string) =>
   Effect.gen(function*() {
     const notes = yield* NotesStore
     const identity = yield* notesIdentity()
@@ -44,7 +46,7 @@ export const noteText = (address: string) =>
   })
 
 /** Writes a note the user edited in Pi's editor. */
-export const saveNote = (address: string, body: string) =>
+const saveNote = (address: string, body: string) =>
   Effect.gen(function*() {
     const notes = yield* NotesStore
     const identity = yield* notesIdentity()
@@ -66,10 +68,76 @@ const bootOf = (entry: RawEntry, windowId: string): string | undefined => {
 }
 
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
-export const currentBoot = Effect.gen(function*() {
+const currentBoot = Effect.gen(function*() {
   const session = yield* PiSession
   const window = yield* (yield* Window).current
   const tail = yield* session.branchTail(isMarkerEntry)
   const text = Option.fromNullishOr(tail.map((entry) => bootOf(entry, window.id)).find((boot) => boot !== undefined))
   return { ordinal: window.ordinal, text: Option.getOrUndefined(text) }
+})
+
+type Needs = Effect.Services<typeof notesOverview> | Effect.Services<typeof currentBoot> | Effect.Services<ReturnType<typeof notesHistoryCommand>>
+
+const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore]"
+
+/** The words after `notes` that belong to the notes history; anything else browses the notes. */
+const historyWords: ReadonlySet<string> = new Set(["history", "diff", "restore"])
+
+const showNote = (address: string): Step<Needs> =>
+  Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
+    note.ok ? report({ kind: "text", title: `${note.address} · ${note.size}`, text: note.body }) : notice(note.body, "warning"))
+
+const showBoot: Step<Needs> = Effect.map(currentBoot, (boot): Reply<Step<Needs>> =>
+  boot.text === undefined
+    ? notice(`pi-context: window w${boot.ordinal} has no boot on this branch.`, "warning")
+    : report({ kind: "text", title: `What the model got: the boot of w${boot.ordinal}, as sent`, text: boot.text }))
+
+/** Opens a note in Pi's editor; a changed text is written back to the note. */
+const editNote = (address: string): Step<Needs> =>
+  Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
+    !note.ok ? notice(note.body, "warning") : {
+      _tag: "Edit",
+      title: `${note.address} (save to write it back)`,
+      text: note.body,
+      save: (edited) =>
+        edited === undefined || edited === note.body
+          ? Effect.succeed(notice(`pi-context: ${note.address} unchanged.`))
+          : Effect.map(saveNote(note.address, edited), (text) => notice(text))
+    })
+
+/** The overview, then (in Pi's TUI) a picker that opens a note to read or edit, or shows the current window's boot. */
+const browse: Step<Needs> = Effect.map(notesOverview, (overview): Reply<Step<Needs>> =>
+  report({ kind: "notes", overview }, {
+    _tag: "Pick",
+    title: "pi-context notes: open one",
+    choices: [
+      { label: "What the model got (the boot of this window)", next: showBoot },
+      ...overview.rows.map((row) => ({
+        label: `${row.address} · ${row.size} · ${row.age}${row.title === "" ? "" : ` · ${row.title}`}`,
+        next: Effect.succeed<Reply<Step<Needs>>>({
+          _tag: "Pick",
+          title: row.address,
+          choices: [{ label: "Read it here", next: showNote(row.address) }, { label: "Open it in the editor", next: editNote(row.address) }]
+        })
+      }))
+    ]
+  }))
+
+/**
+ * `/pi-context notes`: the overview (counts per home, the notes root, the
+ * newest notes), `read|edit <address>`, `boot`; `history|diff|restore` are
+ * the notes history's words.
+ */
+export const notes = subcommand({
+  name: "notes",
+  run: (args): Step<Needs> => {
+    const [sub, address, ...extra] = args
+    if (sub !== undefined && historyWords.has(sub)) return Effect.map(notesHistoryCommand(args), (text) => notice(text))
+    if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
+    if (sub === "boot" && address === undefined) return showBoot
+    if (sub === "read" && address !== undefined) return showNote(address)
+    if (sub === "edit" && address !== undefined) return editNote(address)
+    if (sub !== undefined) return Effect.succeed(notice(usage, "warning"))
+    return browse
+  }
 })

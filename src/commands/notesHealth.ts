@@ -1,9 +1,9 @@
 import { Effect, Path } from "effect"
 import { type Home, Homes } from "../domain/notes/address.ts"
 import { homeSegments } from "../domain/notes/identity.ts"
-import { writability, type Writability } from "../layers/notesWritable.ts"
+import { writability, type Writability } from "../layers/notes/writable.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { notesIdentity } from "../tools/notes.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
 
 export interface HomeWritability {
   readonly home: Home

@@ -3,7 +3,7 @@ import { Homes } from "../domain/notes/address.ts"
 import { parseNote } from "../domain/notes/frontmatter.ts"
 import { homeDirectory, type NotesIdentity, piContextSetting } from "../domain/notes/identity.ts"
 import { DefaultStaleDays, type LintNote, lintNotes, renderLint } from "../domain/notes/lint.ts"
-import { readTexts, statPaths, walkNotes } from "../layers/notesDisk.ts"
+import { readTexts, statPaths, walkNotes } from "../layers/notes/disk.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 

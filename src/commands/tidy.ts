@@ -9,22 +9,16 @@ import {
   tidyPrompt,
   type TidyTool
 } from "../domain/notes/tidy.ts"
-import { ok, type ToolOutcome } from "../domain/toolOutcome.ts"
+import { ok } from "../domain/toolOutcome.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
-import type { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { notesIdentity, notesToolHandlers } from "../tools/notes.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
+import { TidyModel, type TidyPass } from "../services/TidyModel.ts"
+import { notesToolHandlers } from "../tools/notes.ts"
+import { notice, subcommand } from "./Subcommand.ts"
 
 /** What the pass ran into, as the sentence the user reads. */
 export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}
-
-/** A tidy pass's model run, given the instructions and a way back into the notes tools. */
-export type TidyPass = (request: {
-  readonly instructions: string
-  readonly prompt: string
-  readonly modelRef: string | undefined
-  readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>
-}) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
 
 const LockName = ".tidy.lock"
 
@@ -123,3 +117,6 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
       return saved._tag === "Success" ? `${report}\nReport saved in the notes root: tidy-reports/${path.basename(file)}` : report
     }))
   }).pipe(Effect.catchTag("TidyRefused", (error) => Effect.succeed(error.message)))
+
+/** `/pi-context tidy [--dry-run]`: the pass runs in the TidyModel's own Pi session. */
+export const tidy = subcommand({ name: "tidy", run: (args) => TidyModel.use(({ pass }) => Effect.map(tidyCommand(args, pass), (text) => notice(text))) })

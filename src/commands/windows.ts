@@ -6,6 +6,7 @@ import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Window } from "../services/Window.ts"
+import { report, subcommand } from "./Subcommand.ts"
 
 /** Every window of this branch with its facts, each with the note changes its history commits hold when there is a history. */
 export const windowsWithNoteChanges = Effect.gen(function*() {
@@ -16,7 +17,7 @@ export const windowsWithNoteChanges = Effect.gen(function*() {
 })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
-export const windowsReport = Effect.gen(function*() {
+const windowsReport = Effect.gen(function*() {
   const windows = yield* windowsWithNoteChanges
   const policy = yield* (yield* Thresholds).policy
   const model = Option.getOrUndefined(yield* (yield* PiSession).model)
@@ -25,3 +26,6 @@ export const windowsReport = Effect.gen(function*() {
     : { contextWindow: model.contextWindow, warningLine: policy.lines.warning.value, hardLine: policy.lines.hard.value }
   return { windows, scale }
 })
+
+/** A report: the windows view in Pi's TUI, plain text in print and RPC modes. */
+export const windows = subcommand({ name: "windows", run: () => Effect.map(windowsReport, (facts) => report({ kind: "windows", ...facts })) })

@@ -1,4 +1,4 @@
-import { type Home, Homes, homeOrder } from "./notes/address.ts"
+import { type Home, homeLabel, Homes, homeOrder } from "./notes/address.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
 import { textWindow } from "./textWindow.ts"
 
@@ -68,7 +68,6 @@ const addressForm: Readonly<Record<Home, string>> = {
   model: "@model/..."
 }
 
-const homeArgument = (home: Home): string => (home === "session" ? "session" : `@${home}`)
 
 const homePurpose = (home: Home, identity: BootIdentity): string => {
   switch (home) {
@@ -165,7 +164,8 @@ interface Selection {
   readonly mapPointers: ReadonlySet<Home>
 }
 
-const rowLine = (row: NoteRow, now: number): string => {
+/** One note as the boot and notes_list show it: address, title, size and age. */
+export const noteRowLine = (row: NoteRow, now: number): string => {
   const title = row.title === "" ? "" : ` · "${row.title}"`
   return `- ${row.address}${title} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
 }
@@ -184,7 +184,7 @@ const mapLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOn
 
 const homeSection = (home: HomeSnapshot, selection: Selection, now: number): ReadonlyArray<string> => {
   const heading = `### ${homeTitle[home.home]} (${addressForm[home.home]})`
-  const retry = `notes_list { "home": "${homeArgument(home.home)}" }`
+  const retry = `notes_list { "home": "${homeLabel(home.home)}" }`
   if (home._tag === "Unavailable") {
     return [heading, `Unavailable: the home could not be read (${home.reason}). Its notes are not shown; retry with ${retry}.`]
   }
@@ -194,7 +194,7 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
   return [
     heading,
     ...mapLines(home, selection.mapPointers.has(home.home)),
-    ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => rowLine(row, now))])
+    ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => noteRowLine(row, now))])
   ]
 }
 

@@ -1,4 +1,5 @@
 import type { RawEntry } from "./entries.ts"
+import { messageOfRole } from "./messageOfRole.ts"
 import { ToolName } from "./protocol.ts"
 
 interface ToolResultShape {
@@ -7,11 +8,7 @@ interface ToolResultShape {
   readonly isError?: unknown
 }
 
-const toolResultOf = (entry: RawEntry): ToolResultShape | undefined => {
-  if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) return undefined
-  const message = entry.message as ToolResultShape
-  return message.role === "toolResult" ? message : undefined
-}
+const toolResultOf = (entry: RawEntry) => messageOfRole<ToolResultShape>(entry, "toolResult")
 
 /** What the window's durable entries say about its checkpoint and its `wipe_memory` calls. */
 export interface WindowActivity {

@@ -1,5 +1,6 @@
 import type { RawEntry } from "./entries.ts"
 import { userMessageText } from "./entries.ts"
+import { messageOfRole } from "./messageOfRole.ts"
 
 interface AssistantShape {
   readonly role?: unknown
@@ -7,11 +8,7 @@ interface AssistantShape {
   readonly content?: unknown
 }
 
-const assistantOf = (entry: RawEntry): AssistantShape | undefined => {
-  if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) return undefined
-  const message = entry.message as AssistantShape
-  return message.role === "assistant" ? message : undefined
-}
+const assistantOf = (entry: RawEntry) => messageOfRole<AssistantShape>(entry, "assistant")
 
 /**
  * Whether an entry is an assistant reply that ended a run: it stopped by

@@ -1,26 +1,24 @@
 import { Cause, Effect, Layer, Option } from "effect"
-import { type BootContinuity, renderBoot } from "../domain/boot.ts"
+import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
-import { Boots } from "../services/Boots.ts"
-import { BootBuildFailed } from "../services/Lifecycle.ts"
+import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "../tools/notes.ts"
+import { notesIdentity } from "./notes/identity.ts"
+import * as NotesStoreLive from "./NotesStoreLive.ts"
+import * as ThresholdsLive from "./ThresholdsLive.ts"
+import * as TraceLive from "./TraceLive.ts"
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   Boots,
   Effect.gen(function*() {
     const notes = yield* NotesStore
     const thresholds = yield* Thresholds
     const trace = yield* Trace
 
-    const renderCounted = Effect.fn("Boots.render")(function*(window: {
-      readonly windowId: string
-      readonly previousWindowId: string | undefined
-      readonly continuity?: BootContinuity
-    }) {
+    const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
       const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
       const model = yield* session.model
@@ -63,20 +61,11 @@ export const layer = Layer.effect(
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
 
-    const inheritForkNotes = Effect.gen(function*() {
-      const session = yield* PiSession
-      const parentId = yield* session.parentSessionId
-      if (parentId === undefined || parentId === session.sessionId) return
-      const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
-      const result = yield* Effect.result(notes.copySessionHome(identity.root, parentId, session.sessionId))
-      if (result._tag === "Failure") {
-        yield* trace.info("fork.notes-failed", { parentId, reason: result.failure.reason })
-        yield* session.notify(`pi-context: could not copy the parent session's notes (${result.failure.reason}).`, "warning")
-        return
-      }
-      yield* trace.info("fork.notes-copied", { parentId, copied: result.success.copied })
-    })
-
-    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, inheritForkNotes })
+    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted })
   })
+)
+
+/** Boots with the notes store, the policy and the trace it reads. */
+export const layer = layerWithoutDependencies.pipe(
+  Layer.provide(Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer))
 )

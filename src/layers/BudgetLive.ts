@@ -16,6 +16,7 @@ import { tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import * as ThresholdsLive from "./ThresholdsLive.ts"
 
 interface Pending {
   readonly kind: ReminderKind
@@ -37,7 +38,7 @@ interface State {
 
 type Usage = WindowUsage | undefined
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   Budget,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
@@ -167,3 +168,6 @@ export const layer = Layer.effect(
     return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
   })
 )
+
+/** The budget with the policy it reads. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))

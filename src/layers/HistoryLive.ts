@@ -2,11 +2,11 @@ import { Effect, Layer, Ref, Result, Semaphore } from "effect"
 import { type ListQuery, listPage } from "../domain/history/listing.ts"
 import { type ReadQuery, readPage } from "../domain/history/read.ts"
 import { windowSummaries } from "../domain/history/render.ts"
-import type { HistoryIssue } from "../domain/history/scope.ts"
+import type { HistoryIssue } from "../domain/history/issues.ts"
 import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/search.ts"
 import type { SessionIndex } from "../domain/history/sessionIndex.ts"
 import { adoptBranch, catchUp } from "../domain/history/sync.ts"
-import { History, historyError } from "../services/History.ts"
+import { History } from "../services/History.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { CurrentScanBudget } from "../services/ToolBudget.ts"
 
@@ -22,7 +22,7 @@ const remember = (index: SessionIndex) => (indexes: ReadonlyMap<string, SessionI
 }
 
 const fromResult = <A, E extends HistoryIssue>(result: Result.Result<A, E>) =>
-  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(historyError(result.failure))
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
 
 export const layer = Layer.effect(
   History,

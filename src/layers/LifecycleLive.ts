@@ -21,6 +21,13 @@ import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
 import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
 import { makeEnabled } from "./lifecycle/enabled.ts"
+import { inheritForkNotes } from "./notes/forkNotes.ts"
+import * as BootsLive from "./BootsLive.ts"
+import * as BudgetLive from "./BudgetLive.ts"
+import * as NotesStoreLive from "./NotesStoreLive.ts"
+import * as ThresholdsLive from "./ThresholdsLive.ts"
+import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 import { Budget } from "../services/Budget.ts"
 import {
   type BoundaryNeeds,
@@ -32,6 +39,7 @@ import {
   type ReplyFacts,
   type WipeReply
 } from "../services/Lifecycle.ts"
+import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
@@ -40,13 +48,14 @@ import { Window } from "../services/Window.ts"
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   Lifecycle,
   Effect.gen(function*() {
     const trace = yield* Trace
     const thresholds = yield* Thresholds
     const budget = yield* Budget
     const boots = yield* Boots
+    const notes = yield* NotesStore
     const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
@@ -115,7 +124,7 @@ export const layer = Layer.effect(
       yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
-      yield* boots.inheritForkNotes
+      yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(Trace, trace))
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
@@ -367,4 +376,9 @@ export const layer = Layer.effect(
       statusReport
     })
   })
+)
+
+/** The lifecycle with every service it orchestrates. */
+export const layer = layerWithoutDependencies.pipe(
+  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
 )

@@ -20,9 +20,13 @@ import { type GitFailed, type GitRunner, HistoryUnavailable, NotesHistory } from
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
-import { describeFailure, notesIdentity } from "../tools/notes.ts"
-import { systemGit } from "./git.ts"
-import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./notesRepo.ts"
+import { describeStoreFailure } from "./notes/failure.ts"
+import { notesIdentity } from "./notes/identity.ts"
+import { systemGit } from "./notes/git.ts"
+import * as NotesStoreLive from "./NotesStoreLive.ts"
+import * as Platform from "./platform.ts"
+import * as TraceLive from "./TraceLive.ts"
+import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./notes/repo.ts"
 
 /**
  * Why the system `git` and not isomorphic-git: measured side by side on this
@@ -273,7 +277,7 @@ export const layerWith = (git: GitRunner) =>
               )
             )
             const written = yield* store.write(identity, address, parseNote(version.stdout).body).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${describeFailure(error).text}`))
+              Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${describeStoreFailure(error).text}`))
             )
             // A retired note that comes back leaves the wastebasket.
             yield* Effect.ignore(fs.remove(path.join(repo.toplevel, places.retired)))
@@ -341,5 +345,5 @@ export const layerWith = (git: GitRunner) =>
 const inProjectMessage = "pi-context: the project home is kept in the project (.pi/notes) and committed with its code; " +
   "its history is the project's own: git log -- .pi/notes"
 
-/** The live history on the system `git`. */
-export const layer = layerWith(systemGit)
+/** The live history on the system `git`, with the notes store and trace it reads. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesStoreLive.layer, TraceLive.layer, Platform.layer)))

@@ -17,14 +17,16 @@ import {
   NoteTooLarge,
   type PageRequest
 } from "../services/NotesStore.ts"
-import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notesDisk.ts"
-import { type FailurePlace, notesIoError } from "./notesErrors.ts"
-import { makeNoteLocks } from "./notesLock.ts"
-import { readLargeFrontmatter, readLargePage } from "./notesRead.ts"
-import { findProjectRoot } from "./notesProject.ts"
-import { makeHomeCache, withTitles } from "./notesScan.ts"
-import { searchNotes } from "./notesSearch.ts"
-import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notesWastebasket.ts"
+import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notes/disk.ts"
+import { type FailurePlace, notesIoError } from "./notes/errors.ts"
+import { makeHomeCache } from "./notes/homeCache.ts"
+import { makeNoteLocks } from "./notes/lock.ts"
+import { withTitles } from "./notes/pocket.ts"
+import { findProjectRoot } from "./notes/project.ts"
+import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
+import { searchNotes } from "./notes/search.ts"
+import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notes/wastebasket.ts"
+import * as Platform from "./platform.ts"
 
 const encoder = new TextEncoder()
 
@@ -35,7 +37,7 @@ interface Located {
   readonly file: string
 }
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   NotesStore,
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -358,3 +360,6 @@ export const layer = Layer.effect(
     return NotesStore.of({ read, readPage, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
   })
 )
+
+/** The notes store on Node's file system. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Platform.layer))

@@ -1,10 +1,11 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
-import { interruptWhenAborted, PiSession } from "../services/PiSession.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { interruptWhenAborted } from "./abort.ts"
 
 const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
 
@@ -110,6 +111,3 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
 }
 
 const quietly = (show: () => void): Effect.Effect<void> => Effect.ignore(Effect.try({ try: show, catch: (error) => error }))
-
-export const layer = (pi: ExtensionAPI, ctx: ExtensionContext, onFault?: PiFault): Layer.Layer<PiSession> =>
-  Layer.succeed(PiSession, make(pi, ctx, onFault))

@@ -1,4 +1,4 @@
-import { Effect, FileSystem, Layer, Option, Path, Ref } from "effect"
+import { Context, Effect, FileSystem, Layer, Option, Path, Ref } from "effect"
 import {
   injectedSource,
   isSettingsObject,
@@ -14,6 +14,7 @@ import {
 } from "../domain/thresholds.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import * as Platform from "./platform.ts"
 
 interface Loaded {
   readonly sources: ReadonlyArray<SettingsSource>
@@ -64,7 +65,7 @@ const withNotices = (policy: ResolvedPolicy, extra: ReadonlyArray<ThresholdNotic
  * `<cwd>/.pi/settings.json` when Pi trusts the project — the same two files
  * Pi itself merges, so Pi's `compaction.reserveTokens` is read from them too.
  */
-export const layer = Layer.effect(
+export const layerFromFiles = Layer.effect(
   Thresholds,
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -177,3 +178,16 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
       })
     })
   )
+
+/** A policy an SDK host set in place of the settings files; unset, the files apply. */
+export const InjectedPolicy = Context.Reference<PolicySettings | (() => PolicySettings) | undefined>("pi-context/InjectedPolicy", {
+  defaultValue: () => undefined
+})
+
+/** The policy every service reads: the host's injected one when it set one, else the settings files on Node's file system. */
+export const layer: Layer.Layer<Thresholds> = Layer.unwrap(
+  Effect.gen(function*() {
+    const policy = yield* InjectedPolicy
+    return policy === undefined ? layerFromFiles : layerInjected(policy)
+  })
+).pipe(Layer.provide(Platform.layer))

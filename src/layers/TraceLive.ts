@@ -109,7 +109,6 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
           ? { _tag: "Writing", path: state.path }
           : { _tag: "Failed", path: state.path, reason: `cannot write ${state.path} (${state.failure})` }
       ),
-      level: Effect.sync(() => state.level),
       info: record("Info"),
       debug: record("Debug"),
       takeFailure: Effect.sync(() => {

@@ -1,18 +1,8 @@
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { BoundaryDraft } from "../domain/boundary.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
 import type { BoundaryNeeds, TurnOutcome } from "../domain/resetControl.ts"
 import type { PiSession } from "./PiSession.ts"
-
-/** Building a boundary's boot failed; the boundary is not written. */
-export class BootBuildFailed extends Schema.TaggedError<BootBuildFailed>()("BootBuildFailed", {
-  windowId: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `boot for window ${this.windowId}: ${this.reason}`
-  }
-}
 
 /** What the `turn_end` / `agent_before_settle` hook hands back to Pi. */
 export interface BoundaryReply {

@@ -42,6 +42,7 @@ export class NoteLocked extends Schema.TaggedError<NoteLocked>()("NoteLocked", {
   waitedMs: Schema.Number
 }) {}
 
+/** An edit's `oldText` matches more than once; `message` names the lines. */
 export class AmbiguousEdit extends Schema.TaggedError<AmbiguousEdit>()("AmbiguousEdit", {
   address: Schema.String,
   editIndex: Schema.Number,

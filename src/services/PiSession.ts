@@ -1,4 +1,4 @@
-import { Context, Effect, Fiber, type Option } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
 import type { BranchEntry, RawEntry } from "../domain/entries.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
@@ -68,19 +68,3 @@ export class PiSession extends Context.Service<PiSession, {
    */
   readonly interruptOnAbort: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }>()("pi-context/PiSession") {}
-
-/**
- * Interrupts the running effect when `signal` aborts (a turn's Escape). The
- * effect runs in a child fiber that the abort listener interrupts; joining it
- * then carries the interruption to the caller.
- */
-export const interruptWhenAborted = (signal: AbortSignal) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    signal.aborted
-      ? Effect.interrupt
-      : Effect.gen(function*() {
-        const fiber = yield* Effect.forkChild(effect)
-        const onAbort = () => void Effect.runFork(Fiber.interrupt(fiber))
-        signal.addEventListener("abort", onAbort, { once: true })
-        return yield* Fiber.join(fiber).pipe(Effect.ensuring(Effect.sync(() => signal.removeEventListener("abort", onAbort))))
-      })

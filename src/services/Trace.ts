@@ -39,7 +39,6 @@ export class Trace extends Context.Service<Trace, {
   /** The file being written; None when tracing is off, by the setting or after a write failure. */
   readonly filePath: Effect.Effect<Option.Option<string>>
   readonly status: Effect.Effect<TraceStatus>
-  readonly level: Effect.Effect<TraceLevel>
   /** A decision worth keeping. Fields must not carry message bodies or note contents. */
   readonly info: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>
   /** Detail for debugging; may carry sizes and excerpts. */

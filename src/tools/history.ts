@@ -2,14 +2,16 @@ import { Effect, Result, Schema } from "effect"
 import { historyRoles } from "../domain/history/events.ts"
 import type { ListQuery } from "../domain/history/listing.ts"
 import { listLimit, searchLimit } from "../domain/history/limits.ts"
-import { describeIssue, renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
+import { renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
 import { windowsWithNoteChanges } from "../commands/windows.ts"
+import { issueCode } from "../domain/history/issues.ts"
 import { History, type HistoryError } from "../services/History.ts"
 import type { NotesHistory } from "../services/NotesHistory.ts"
 import type { PiSession } from "../services/PiSession.ts"
+import { decodeParams, type InvalidParams } from "./params.ts"
 import type { Window } from "../services/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
@@ -31,36 +33,33 @@ const SearchParams = Schema.Struct({
 })
 const ReadParams = Schema.Struct({ seq: Schema.Int, offset: Schema.optional(Schema.Int), limit: Limit })
 
-const decodeWindows = Schema.decodeUnknownResult(WindowsParams)
-const decodeList = Schema.decodeUnknownResult(ListParams)
-const decodeSearch = Schema.decodeUnknownResult(SearchParams)
-const decodeRead = Schema.decodeUnknownResult(ReadParams)
+const decodeWindows = decodeParams(WindowsParams, ToolName.historyWindows)
+const decodeList = decodeParams(ListParams, ToolName.historyList)
+const decodeSearch = decodeParams(SearchParams, ToolName.historySearch)
+const decodeRead = decodeParams(ReadParams, ToolName.historyRead)
 
 const clamp = (value: number | undefined, limits: { readonly default: number; readonly max: number }): number =>
   Math.max(1, Math.min(limits.max, value ?? limits.default))
 
-const invalid = (tool: string, error: Schema.SchemaError): ToolOutcome =>
-  failed("invalid_argument", `${tool} got parameters it cannot use: ${error.message}`)
+const invalid = (error: InvalidParams): ToolOutcome => failed("invalid_argument", error.message)
 
-const fromError = (error: HistoryError): ToolOutcome => {
-  const { code, message } = describeIssue(error)
-  return failed(code, message)
-}
+/** A history error as the model reads it: its own sentence, under its code. */
+const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error), error.message)
 
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
 const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesHistory | PiSession> {
-  const decoded = decodeWindows(params ?? {})
-  if (Result.isFailure(decoded)) return invalid(ToolName.historyWindows, decoded.failure)
+  const decoded = yield* Effect.result(decodeWindows(params))
+  if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
   const facts = yield* windowsWithNoteChanges
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 
 const historyList = Effect.fn("tools.history_list")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
-  const decoded = decodeList(params ?? {})
-  if (Result.isFailure(decoded)) return invalid(ToolName.historyList, decoded.failure)
+  const decoded = yield* Effect.result(decodeList(params))
+  if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { window_id, roles, before, after, limit } = decoded.success
   const query: ListQuery = { windowId: window_id, roles, before, after, limit: clamp(limit, listLimit) }
   return yield* (yield* History).list(query).pipe(
@@ -80,8 +79,8 @@ const historyList = Effect.fn("tools.history_list")(function*(params: unknown): 
 })
 
 const historySearch = Effect.fn("tools.history_search")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
-  const decoded = decodeSearch(params)
-  if (Result.isFailure(decoded)) return invalid(ToolName.historySearch, decoded.failure)
+  const decoded = yield* Effect.result(decodeSearch(params))
+  if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
   const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit), skipCurrentTurn: true }
   return yield* (yield* History).search(query).pipe(
@@ -96,8 +95,8 @@ const historySearch = Effect.fn("tools.history_search")(function*(params: unknow
 })
 
 const historyRead = Effect.fn("tools.history_read")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | PiSession> {
-  const decoded = decodeRead(params)
-  if (Result.isFailure(decoded)) return invalid(ToolName.historyRead, decoded.failure)
+  const decoded = yield* Effect.result(decodeRead(params))
+  if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { seq, offset, limit } = decoded.success
   return yield* (yield* History).read({ seq, offset, limit }).pipe(
     Effect.map((read) =>

@@ -1,73 +1,17 @@
-import { resolve } from "node:path"
-import { Clock, Effect, Option, Schema } from "effect"
-import { formatAge, formatBytes } from "../domain/boot.ts"
-import { AddressByteLimit, type Home, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
-import {
-  agentSlug,
-  InProjectNotesFolder,
-  modelSlug,
-  NotesRootEnv,
-  type NotesIdentity,
-  piContextSetting,
-  projectNotesInProject,
-  resolveNotesRoot
-} from "../domain/notes/identity.ts"
+import { Clock, Effect, Schema } from "effect"
+import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
+import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
+import type { NotesIdentity } from "../domain/notes/identity.ts"
+import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
+import { describeStoreFailure, type StoreFailure } from "../layers/notes/failure.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import type { InvalidPattern } from "../domain/patterns.ts"
-import type { NoteRow } from "../domain/notes/snapshot.ts"
 import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
-import {
-  type AmbiguousEdit,
-  type InvalidAddress,
-  type InvalidNoteRequest,
-  type NoMatch,
-  type NoteLocked,
-  type NoteNotFound,
-  NotesStore,
-  type NotesHomeUnavailable,
-  type NotesIoError,
-  type NoteTooLarge,
-  type SearchHit
-} from "../services/NotesStore.ts"
+import { NotesStore, type NotesHomeUnavailable, type SearchHit } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
+import { decodeParams, InvalidParams } from "./params.ts"
 
-/** Code points per `notes_read` page: at most 4 bytes each, so a page stays under the tool bound. */
-export const ReadLimitMax = 7_500
-const ListLimit = { default: 50, max: 200 }
-const SearchLimit = { default: 20, max: 100 }
-
-/**
- * Read at call time: Effect's default ConfigProvider snapshots the environment
- * on first use, which would pin one notes root for every session of a process.
- */
-const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
-
-/** The identity of this call: the model, settings and cwd are read now, since any of them can change. */
-export const notesIdentity = Effect.fn("tools.notesIdentity")(function*() {
-  const session = yield* PiSession
-  const store = yield* NotesStore
-  const settings = yield* session.settings
-  const model = yield* session.model
-  const root = resolveNotesRoot({
-    env: Option.getOrUndefined(yield* optionalEnv(NotesRootEnv)),
-    setting: piContextSetting(settings, "notesRoot"),
-    agentDir: session.agentDir,
-    cwd: session.cwd,
-    home: Option.getOrUndefined(yield* optionalEnv("HOME")),
-    resolve: (...segments) => resolve(...segments)
-  })
-  const inProject = projectNotesInProject(piContextSetting(settings, "projectNotes"), yield* session.isProjectTrusted)
-  const identity: NotesIdentity = {
-    root,
-    sessionId: session.sessionId,
-    projectKey: yield* store.projectKey(session.cwd),
-    agentName: agentSlug(piContextSetting(settings, "agentName")),
-    modelSlug: modelSlug(Option.getOrUndefined(Option.map(model, (m) => m.id))),
-    ...(inProject ? { projectDir: resolve(yield* store.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
-  }
-  return identity
-})
 
 const Int = Schema.Int
 const OptionalLimit = Schema.optionalKey(Int.check(Schema.isGreaterThanOrEqualTo(1)))
@@ -95,14 +39,6 @@ const SearchParams = Schema.Struct({
   limit: OptionalLimit
 })
 
-class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", { message: Schema.String }) {}
-
-const decodeParams = <S extends Schema.Decoder<unknown>>(schema: S, tool: string) => {
-  const decode = Schema.decodeUnknownEffect(schema as unknown as Schema.Codec<S["Type"], unknown>)
-  return (params: unknown) =>
-    decode(params).pipe(Effect.mapError((error) => new InvalidParams({ message: `${tool}: ${error.message}` })))
-}
-
 const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, InvalidParams> => {
   if (raw === undefined) return Effect.succeed(undefined)
   const home = parseHome(raw)
@@ -111,54 +47,18 @@ const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, In
     : Effect.succeed(home)
 }
 
-type NotesToolError =
-  | InvalidParams
-  | InvalidAddress
-  | NoteNotFound
-  | NoteTooLarge
-  | NoteLocked
-  | AmbiguousEdit
-  | NoMatch
-  | InvalidNoteRequest
-  | InvalidPattern
-  | NotesIoError
+type NotesToolError = InvalidParams | StoreFailure
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
-export const describeFailure = (error: NotesToolError): ToolOutcome => {
-  switch (error._tag) {
-    case "InvalidParams":
-      return failed("invalid_argument", error.message)
-    case "InvalidAddress":
-      return failed(error.code ?? "invalid_address", `"${echo(error.address)}": ${error.reason}.`)
-    case "NoteNotFound":
-      return failed("not_found", `there is no note at ${error.address}; notes_list shows the existing notes.`)
-    case "NoteTooLarge":
-      return error.existing === true
-        ? failed("too_large", `${error.address} is ${error.bytes} bytes on disk, over the ${error.limit}-byte limit for notes the store edits. Read it by offset with notes_read, write its parts as smaller notes with notes_write, then replace it with notes_write.`)
-        : failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
-    case "NoteLocked":
-      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again in a moment. A lock that a crashed writer left is taken over within 30 s.`)
-    case "AmbiguousEdit":
-      return failed("ambiguous_edit", `${error.address}: ${error.message}`)
-    case "NoMatch":
-      return failed("no_match", `${error.address}: ${error.message}`)
-    case "InvalidNoteRequest":
-      return failed("invalid_argument", error.message)
-    case "InvalidPattern":
-      return failed("bad_regex", error.message)
-    case "NotesIoError":
-      return error.permanent
-        ? failed("io_permanent", `${error.reason}. Retrying will not help: ${error.action}.`)
-        : failed("io_error", `${error.reason}. Try again; if it keeps failing, tell the user.`)
-  }
-}
+export const describeFailure = (error: NotesToolError): ToolOutcome =>
+  error._tag === "InvalidParams" ? failed("invalid_argument", error.message) : describeStoreFailure(error)
 
 const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcome, E, R>): Effect.Effect<ToolOutcome, never, R> =>
   Effect.catch(effect, (error) => Effect.succeed(describeFailure(error)))
 
 const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool: string): ReadonlyArray<string> =>
   unavailable.length === 0 ? [] : [
-    `Unavailable homes (not included): ${unavailable.map((u) => `${u.home === "session" ? "session" : `@${u.home}`} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
+    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
   ]
 
 /**
@@ -235,7 +135,7 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const identity = yield* notesIdentity()
   const note = yield* (yield* NotesStore).readPage(identity, decoded.address, {
     offset: decoded.offset ?? 0,
-    limit: Math.min(decoded.limit ?? ReadLimitMax, ReadLimitMax),
+    limit: Math.min(decoded.limit ?? readLimit.default, readLimit.max),
     maxBytes: ToolResultByteLimit - ReadHeaderReserve
   })
   const window = note.window
@@ -249,21 +149,18 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   return ok(text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
 
-const rowLine = (row: NoteRow, now: number): string =>
-  `- ${row.address}${row.title === "" ? "" : ` · "${row.title}"`} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
-
 const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
-  const limit = Math.min(decoded.limit ?? ListLimit.default, ListLimit.max)
+  const limit = Math.min(decoded.limit ?? listLimit.default, listLimit.max)
   if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
   const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
     [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
-    result.rows.map((row) => rowLine(row, now)),
+    result.rows.map((row) => noteRowLine(row, now)),
     (shown) => {
       const last = result.rows[shown - 1]
       const cursor = shown < result.rows.length && last !== undefined
@@ -298,7 +195,7 @@ const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
   const decoded = yield* decodeParams(SearchParams, ToolName.notesSearch)(params)
   const home = yield* decodeHome(decoded.home)
   const identity = yield* notesIdentity()
-  const limit = Math.min(decoded.limit ?? SearchLimit.default, SearchLimit.max)
+  const limit = Math.min(decoded.limit ?? searchLimit.default, searchLimit.max)
   const result = yield* (yield* NotesStore).search(identity, { query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
   const fitted = fitLines(
     [result.hits.length === 0 ? "No matching lines." : "Matching lines (address:line, offset for notes_read):"],

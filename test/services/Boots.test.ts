@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
@@ -11,7 +11,7 @@ const hour = 3_600_000
 const takenAt = Date.UTC(2025, 4, 1, 12)
 
 /** Session notes last written 3 h ago; the other homes empty. */
-const notes = Layer.succeed(NotesStore, {
+const notes = Layer.mock(NotesStore)({
   snapshot: () =>
     Effect.succeed({
       takenAt,
@@ -26,11 +26,11 @@ const notes = Layer.succeed(NotesStore, {
     }),
   projectKey: () => Effect.succeed("project-0000"),
   copySessionHome: () => Effect.succeed({ copied: 0 })
-} as unknown as NotesStore["Service"])
+})
 
-const boots = BootsLive.layer.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
+const boots = BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
 
-describe("Boots", () => {
+layer(boots)("Boots", (it) => {
   it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {
     const fake = makeFakeSession()
     return Effect.gen(function*() {
@@ -46,6 +46,6 @@ describe("Boots", () => {
       const plain = yield* Boots.use((b) => b.render({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
       assert.notInclude(plain, "checkpoint:")
       assert.notInclude(plain, "last updated in window")
-    }).pipe(Effect.provide(boots))
+    })
   })
 })

@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { ReminderDraft } from "../../src/domain/budget.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
-import { layer as budgetLayer } from "../../src/layers/BudgetLive.ts"
+import { layerWithoutDependencies as budgetLayer } from "../../src/layers/BudgetLive.ts"
 import { layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { budgetToolHandlers } from "../../src/tools/budget.ts"
 import { Budget } from "../../src/services/Budget.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
-import { makeSession, type SessionKnobs } from "./budgetSession.ts"
+import { type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 // Default lines on a 200k window: guidance 40,960 left, warning 28,672, hard 16,384.
 const left = (tokens: number) => ({ tokens: 200_000 - tokens, contextWindow: 200_000 })
@@ -27,9 +27,9 @@ const committed = (draft: ReminderDraft): BranchEntry => ({
 })
 
 /** One extension instance: a Budget over an injected policy, and a fake Pi session. */
-const instance = (policy: PolicySettings = {}, knobs: Partial<SessionKnobs> = {}) =>
+const instance = (policy: PolicySettings = {}, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
-    const session = yield* makeSession(knobs)
+    const session = makeFakeSession({ ...settingsSessionOptions, ...knobs })
     const services = yield* Effect.gen(function*() {
       return { budget: yield* Budget, thresholds: yield* Thresholds }
     }).pipe(Effect.provide(budgetLayer.pipe(Layer.provideMerge(layerInjected(policy)))))
@@ -105,7 +105,7 @@ describe("Budget", () => {
       assert.deepStrictEqual(observed.staged, [])
       assert.isTrue(Option.isNone(observed.warning))
       yield* second.run(second.budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
-      assert.deepStrictEqual(yield* Ref.get(second.session.notices), [])
+      assert.deepStrictEqual(second.session.notices.map((notice) => notice.message), [])
     }))
 
   it.effect("a sibling branch does not inherit a reminder, and a new window starts over", () =>
@@ -150,7 +150,7 @@ describe("Budget", () => {
     Effect.gen(function*() {
       const { budget, run, session } = yield* instance()
       const branch: Array<BranchEntry> = [message()]
-      const shownNow = Ref.get(session.notices)
+      const shownNow = Effect.sync(() => session.notices.map((notice) => notice.message))
       yield* run(budget.observeRequest({ windowId: "root", usage: left(40_000), branch }))
       yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
       assert.deepStrictEqual(yield* shownNow, [])

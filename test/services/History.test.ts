@@ -41,7 +41,7 @@ const text = (outcome: ToolOutcome): string => {
 const appendUsers = (fake: FakeSession, count: number, word: string) => {
   for (let n = 0; n < count; n++) {
     const fields = messageEntry("user", `${word} ${n}`)
-    fake.entries.push({ ...fields, id: `${word}-${n}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(n * 1000).toISOString() })
+    fake.append({ ...fields, id: `${word}-${n}`, timestamp: new Date(n * 1000).toISOString() })
   }
 }
 
@@ -138,7 +138,7 @@ describe("History", () => {
   it.effect("keeps every result within 32 KiB and serves concurrent calls from one consistent index", () =>
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId })
-      for (let n = 0; n < 200; n++) fake.entries.push({ ...messageEntry("user", `ключ ${n} ${"данные ".repeat(2000)}`), id: `u${n}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(0).toISOString() })
+      for (let n = 0; n < 200; n++) fake.append({ ...messageEntry("user", `ключ ${n} ${"данные ".repeat(2000)}`), id: `u${n}`, timestamp: new Date(0).toISOString() })
       const outcomes = yield* Effect.all([
         call(fake, "history_list", { limit: 100 }),
         call(fake, "history_search", { query: "ключ", limit: 50 }),

@@ -14,11 +14,11 @@ import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageE
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
-  Layer.succeed(NotesStore, {
+  Layer.mock(NotesStore)({
     snapshot,
     projectKey: () => Effect.succeed("project-0000"),
     copySessionHome: () => Effect.succeed({ copied: 0 })
-  } as unknown as NotesStore["Service"])
+  })
 
 const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
   Effect.succeed({
@@ -35,7 +35,7 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
 
 const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
   const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, notes)
-  return LifecycleLive.layer.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layer, BudgetLive.layer).pipe(Layer.provideMerge(base))))
+  return LifecycleLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layerWithoutDependencies, BudgetLive.layerWithoutDependencies).pipe(Layer.provideMerge(base))))
 }
 
 /** A turn's end: what the lifecycle hands Pi (the boundary hooks needed after it are checked elsewhere). */

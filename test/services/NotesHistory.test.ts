@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
-import { systemGit } from "../../src/layers/git.ts"
+import { systemGit } from "../../src/layers/notes/git.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
 

@@ -5,7 +5,7 @@ import { Effect, Exit, Fiber, FileSystem, Layer, Path, PlatformError } from "eff
 import { TestClock } from "effect/testing"
 import { renderBoot } from "../../src/domain/boot.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
-import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { identityAt, liveNotesLayer, nodeLayer } from "../support/notesStoreFixtures.ts"
 
 

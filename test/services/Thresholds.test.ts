@@ -1,14 +1,14 @@
 import { NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, FileSystem, Layer, Path, Ref } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, FileSystem, Layer, Path } from "effect"
 import { type PolicySettings, renderNotice, type ResolvedPolicy } from "../../src/domain/thresholds.ts"
-import { layer as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
+import { layerFromFiles as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
-import { defaultModel, makeSession, type SessionKnobs } from "./budgetSession.ts"
+import { defaultModel, type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 /** Real temp settings files laid out as Pi has them: `<agentDir>/settings.json`, `<cwd>/.pi/settings.json`. */
-const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: Partial<SessionKnobs> = {}) =>
+const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
@@ -23,7 +23,7 @@ const withSettings = (files: { readonly global?: unknown; readonly project?: unk
     const projectFile = path.join(cwd, ".pi", "settings.json")
     if (files.global !== undefined) yield* write(globalFile, files.global)
     if (files.project !== undefined) yield* write(projectFile, files.project)
-    const session = yield* makeSession({ agentDir, cwd, ...knobs })
+    const session = makeFakeSession({ ...settingsSessionOptions, agentDir, cwd, ...knobs })
     const thresholds = yield* serviceOf(thresholdsFromFiles)
     const run = <A>(effect: Effect.Effect<A, never, PiSession>) =>
       Effect.provide(effect, session.layer)
@@ -40,7 +40,7 @@ const serviceOf = <E, R>(layer: Layer.Layer<Thresholds, E, R>) =>
     return yield* Thresholds
   }).pipe(Effect.provide(layer))
 
-describe("Thresholds over real settings files", () => {
+layer(TestLayer)("Thresholds over real settings files", (it) => {
   it.effect("global only: pi-context lines and Pi's reserve from the agent directory", () =>
     Effect.gen(function*() {
       const { thresholds, run } = yield* withSettings({
@@ -50,7 +50,7 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [50000, 20000 + 12288, 20000])
       assert.deepStrictEqual([policy.lines.guidance.source, policy.lines.warning.source, policy.lines.hard.source], ["global", "default", "global"])
       assert.deepStrictEqual(policy.notices, [])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a trusted project overrides per key and keeps the rest of global", () =>
     Effect.gen(function*() {
@@ -62,18 +62,18 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [60000, 35000, 18000])
       assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source, policy.automaticReset.source], ["project", "project", "global"])
       assert.strictEqual(policy.automaticReset.value, false)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("an untrusted project's settings are ignored", () =>
     Effect.gen(function*() {
       const { thresholds, run } = yield* withSettings({
         global: { "pi-context": { warningLine: 30000 } },
         project: { compaction: { reserveTokens: 1000 }, "pi-context": { warningLine: 35000, guidanceLine: 90000 } }
-      }, { trusted: false })
+      }, { projectTrusted: false })
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [16384 + 24576, 30000, 16384])
       assert.deepStrictEqual(policy.notices, [])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("malformed JSON gives one notice, once, and safe defaults", () =>
     Effect.gen(function*() {
@@ -88,18 +88,18 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [45000, 28672, 16384])
       yield* run(thresholds.refresh)
       // refresh tells the user; neither a second refresh nor policy tells again.
-      assert.deepStrictEqual(yield* Ref.get(session.notices), ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
-    }).pipe(Effect.provide(TestLayer)))
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
+    }))
 
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
     Effect.gen(function*() {
       const { thresholds, run, session } = yield* withSettings({ global: "not json" })
       yield* run(thresholds.policy)
       yield* run(thresholds.policy)
-      const shown = yield* Ref.get(session.notices)
+      const shown = session.notices.map((notice) => notice.message)
       assert.strictEqual(shown.length, 1)
       assert.deepStrictEqual(shown, ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("wrong types: each key gets one notice and its default", () =>
     Effect.gen(function*() {
@@ -108,7 +108,7 @@ describe("Thresholds over real settings files", () => {
       })
       yield* run(thresholds.refresh)
       const notices = (yield* run(thresholds.policy)).notices
-      assert.strictEqual((yield* Ref.get(session.notices)).length, 4)
+      assert.strictEqual(session.notices.length, 4)
       assert.deepStrictEqual(notices.map((n) => [n.key, n.used]), [
         ["pi-context.models", "no model overrides"],
         ["pi-context.automaticReset", true],
@@ -118,7 +118,7 @@ describe("Thresholds over real settings files", () => {
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
       assert.strictEqual(policy.automaticReset.value, true)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("negative and huge values are replaced and clamped into the model's window", () =>
     Effect.gen(function*() {
@@ -134,7 +134,7 @@ describe("Thresholds over real settings files", () => {
       ])
       const policy = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(policy), [40960, 28672, 16384])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a model override by glob, and Pi's per-model reserve", () =>
     Effect.gen(function*() {
@@ -148,10 +148,12 @@ describe("Thresholds over real settings files", () => {
       assert.deepStrictEqual(lineTriple(policy), [70000, 50000, 30000])
       assert.deepStrictEqual([policy.lines.warning.source, policy.lines.hard.source], ["model", "model"])
       assert.deepStrictEqual(policy.modelPatterns, ["claude-*"])
-      yield* Ref.update(session.knobs, (k) => ({ ...k, model: { provider: "openai", id: "gpt-5", contextWindow: 400_000 } }))
+      yield* Effect.sync(() => {
+        session.model = { provider: "openai", id: "gpt-5", contextWindow: 400_000 }
+      })
       const other = yield* run(thresholds.policy)
       assert.deepStrictEqual(lineTriple(other), [40960, 20000, 16384])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a number JSON cannot hold is named as the file wrote it", () =>
     Effect.gen(function*() {
@@ -165,15 +167,15 @@ describe("Thresholds over real settings files", () => {
         "global settings: pi-context.warningLine = 99999999999999999999 is too large; using 28672."
       ])
       assert.deepStrictEqual(lineTriple(yield* run(thresholds.policy)), [40960, 28672, 16384])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("a file that starts with a byte-order mark is read, as Pi reads it", () =>
     Effect.gen(function*() {
       const { thresholds, run, session } = yield* withSettings({ global: "\uFEFF{ \"pi-context\": { \"warningLine\": 30000 } }" })
       yield* run(thresholds.refresh)
-      assert.deepStrictEqual(yield* Ref.get(session.notices), [])
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [])
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("unknown keys in either file are each told once, with where they were found", () =>
     Effect.gen(function*() {
@@ -183,13 +185,13 @@ describe("Thresholds over real settings files", () => {
       })
       yield* run(thresholds.policy)
       yield* run(thresholds.policy)
-      assert.deepStrictEqual(yield* Ref.get(session.notices), [
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [
         "pi-context: global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
         "pi-context: project settings: pi-context.enabeld = false is not a pi-context setting (did you mean enabled?); it is ignored.",
         "pi-context: global settings: pi-context.models[\"claude-*\"].warnLine = 40000 is not a pi-context setting (did you mean warningLine?); it is ignored.",
         "pi-context: project settings: pi-context.notesRoot = 3 is not a folder path (a string); it is ignored."
       ])
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 
   it.effect("file-backed policy is cached until refresh", () =>
     Effect.gen(function*() {
@@ -199,14 +201,14 @@ describe("Thresholds over real settings files", () => {
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 30000)
       yield* run(thresholds.refresh)
       assert.strictEqual((yield* run(thresholds.policy)).lines.warning.value, 31000)
-    }).pipe(Effect.provide(TestLayer)))
+    }))
 })
 
 describe("Thresholds with an injected policy", () => {
   it.effect("is resolved live on each decision and follows Pi's effective reserve", () =>
     Effect.gen(function*() {
       let policy: PolicySettings = { warningLine: 40000 }
-      const session = yield* makeSession({ model: defaultModel, settings: { compaction: { reserveTokens: 20000 } } })
+      const session = makeFakeSession({ ...settingsSessionOptions, model: defaultModel, settings: { compaction: { reserveTokens: 20000 } } })
       const thresholds = yield* serviceOf(layerInjected(() => policy))
       const first = yield* Effect.provide(thresholds.policy, session.layer)
       assert.deepStrictEqual([first.lines.warning.value, first.lines.warning.source, first.lines.hard.value], [40000, "injected", 20000])
@@ -217,11 +219,11 @@ describe("Thresholds with an injected policy", () => {
 
   it.effect("reports an invalid injected value once", () =>
     Effect.gen(function*() {
-      const session = yield* makeSession({})
+      const session = makeFakeSession(settingsSessionOptions)
       const thresholds = yield* serviceOf(layerInjected({ guidanceLine: -3 }))
       yield* Effect.provide(thresholds.policy, session.layer)
       yield* Effect.provide(thresholds.policy, session.layer)
-      const shown = yield* Ref.get(session.notices)
+      const shown = session.notices.map((notice) => notice.message)
       assert.deepStrictEqual(shown, ["pi-context: injected policy: pi-context.guidanceLine = -3 is negative; using 40960."])
     }))
 })

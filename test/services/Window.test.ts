@@ -13,8 +13,8 @@ const model = { provider: "faux", id: "faux-1", contextWindow: 100_000 }
 /** Appends a reset boundary the way Pi commits the lifecycle's drafts: the marker, boot and continuation. */
 const appendBoundary = (fake: FakeSession, windowId: string) => {
   for (const draft of resetDrafts(windowId, "command", "boot text")) {
-    if (draft.type === "custom") fake.entries.push({ ...draft, id: `m-${windowId}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(5_000).toISOString() })
-    if (draft.type === "custom_message") fake.entries.push({ ...draft, id: `${draft.customType}-${windowId}`, parentId: fake.entries.at(-1)?.id ?? null, timestamp: new Date(6_000).toISOString() })
+    if (draft.type === "custom") fake.append({ ...draft, id: `m-${windowId}`, timestamp: new Date(5_000).toISOString() })
+    if (draft.type === "custom_message") fake.append({ ...draft, id: `${draft.customType}-${windowId}`, timestamp: new Date(6_000).toISOString() })
   }
 }
 
@@ -45,7 +45,7 @@ describe("Window", () => {
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
       appendBoundary(fake, "pcx:second")
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: null, contextWindow: 100_000 })
-      fake.entries.push({ ...messageEntry("assistant", "fresh"), id: "r1", parentId: fake.entries.at(-1)!.id, timestamp: new Date(7_000).toISOString() })
+      fake.append({ ...messageEntry("assistant", "fresh"), id: "r1", timestamp: new Date(7_000).toISOString() })
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
     }))
 

@@ -5,6 +5,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePiHost } from "../../src/adapters/host.ts"
+import { partialOf } from "../support/partial.ts"
 
 describe("the host runtime", () => {
   let dispose: (() => Promise<void>) | undefined
@@ -13,16 +14,16 @@ describe("the host runtime", () => {
   it("answers a failing hook with its neutral result and tells the user once", async () => {
     process.env.PI_CODING_AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-context-host-"))
     const notices: Array<string> = []
-    const pi = { getSettings: () => ({}) } as unknown as ExtensionAPI
+    const pi = partialOf<ExtensionAPI>({ getSettings: () => ({}) })
     const broken = () => {
       throw new Error("session store unreadable")
     }
-    const ctx = {
+    const ctx = partialOf<ExtensionContext>({
       cwd: tmpdir(),
       ui: { notify: (message: string) => void notices.push(message), setStatus: () => {} },
       sessionManager: {
         getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000",
-        getHeader: () => undefined,
+        getHeader: () => null,
         getLeafEntry: broken,
         getBranch: broken,
         getEntries: broken
@@ -30,7 +31,7 @@ describe("the host runtime", () => {
       model: undefined,
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
-    } as unknown as ExtensionContext
+    })
     const host = makePiHost(pi)
     dispose = host.dispose
     const messages = [{ role: "user", content: "hi", timestamp: 0 }] as never

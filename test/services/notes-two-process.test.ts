@@ -5,7 +5,7 @@ import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Effect, FileSystem, Layer } from "effect"
 import { parseNote } from "../../src/domain/notes/frontmatter.ts"
-import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 
 const appender = fileURLToPath(new URL("../support/notesAppender.ts", import.meta.url))

@@ -6,8 +6,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { reportNotesWritability } from "../../src/commands/notesHealth.ts"
-import { doctorReport } from "../../src/commands/reports.ts"
-import { writability } from "../../src/layers/notesWritable.ts"
+import { doctorReport } from "../../src/commands/doctor.ts"
+import { writability } from "../../src/layers/notes/writable.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
@@ -36,6 +36,7 @@ const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
   )
 
 /** Runs `effect` against a notes root given by PI_CONTEXT_NOTES_ROOT, with a fake Pi session. */
+
 const withNotesRoot = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>) => {
   const previous = process.env.PI_CONTEXT_NOTES_ROOT
   const fake = makeFakeSession({ cwd: mkdtempSync(join(tmpdir(), "pi-context-cwd-")), agentDir: mkdtempSync(join(tmpdir(), "pi-context-agent-")) })

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesIdentity } from "../../src/tools/notes.ts"
+import { notesIdentity } from "../../src/layers/notes/identity.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const store = Layer.succeed(NotesStore, { projectKey: () => Effect.succeed("project-0000") } as unknown as NotesStore["Service"])
+const store = Layer.mock(NotesStore)({ projectKey: () => Effect.succeed("project-0000") })
 
 describe("notes identity", () => {
   it.effect("reads PI_CONTEXT_NOTES_ROOT at each call, so sessions in one process can use different roots", () =>

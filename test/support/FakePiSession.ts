@@ -1,13 +1,9 @@
 import { Effect, Layer, Option } from "effect"
 import { classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
+import { CustomType } from "../../src/domain/protocol.ts"
 import type { WindowUsage } from "../../src/domain/window/usage.ts"
-import {
-  type CustomMessageDraft,
-  interruptWhenAborted,
-  type ModelInfo,
-  type NoticeLevel,
-  PiSession
-} from "../../src/services/PiSession.ts"
+import { interruptWhenAborted } from "../../src/layers/abort.ts"
+import { type CustomMessageDraft, type ModelInfo, type NoticeLevel, PiSession } from "../../src/services/PiSession.ts"
 
 export interface FakeSessionOptions {
   readonly sessionId?: string
@@ -16,27 +12,72 @@ export interface FakeSessionOptions {
   readonly entries?: ReadonlyArray<EntryFields>
   readonly usage?: WindowUsage
   readonly model?: ModelInfo
-  readonly settings?: Record<string, unknown>
+  readonly settings?: Readonly<Record<string, unknown>>
   readonly projectTrusted?: boolean
   readonly parentSessionId?: string
   /** An abort signal for the current turn; `interruptOnAbort` honours it. */
   readonly signal?: AbortSignal
+  /**
+   * Ids counted in this session (`<idPrefix>0000000n`) and entry times a second
+   * apart, as the history tests read them. Without it, ids are unique across
+   * sessions and an entry's time is the epoch unless it names one.
+   */
+  readonly counted?: { readonly idPrefix?: string }
+}
+
+export interface ToolCallSpec {
+  readonly id: string
+  readonly name: string
+  readonly args?: Record<string, unknown>
 }
 
 /**
- * An in-memory Pi session for service tests: a linear branch of raw entries,
- * recording every notice, status line and append. Appends become entries, so
- * later reads see them, as with Pi.
+ * The one in-memory Pi session for tests: a session tree (entries in append
+ * order, a movable leaf, the branch walked from the leaf as Pi does), knobs a
+ * test turns (usage, model, settings, trust), and a record of every notice,
+ * status line and append. Appends become entries under the leaf, as with Pi.
+ * `layer` serves it as the PiSession port, built on `Layer.mock`.
  */
 export interface FakeSession {
+  readonly sessionId: string
+  /** Every entry in append order, across all branches. */
   readonly entries: Array<RawEntry>
   readonly notices: Array<{ readonly message: string; readonly level: NoticeLevel }>
   readonly statuses: Array<string | undefined>
   readonly sent: Array<CustomMessageDraft & { readonly triggerTurn: boolean }>
   readonly appended: Array<{ readonly customType: string; readonly data: unknown }>
   usage: WindowUsage | undefined
+  model: ModelInfo | undefined
+  settings: Readonly<Record<string, unknown>>
+  projectTrusted: boolean
   aborted: number
+  readonly leafId: string | null
+  /** Moves the leaf (Pi's tree navigation): later appends and branch reads start there. */
+  readonly moveTo: (id: string | null) => void
+  /** The active branch, root to leaf. */
+  readonly branch: () => ReadonlyArray<RawEntry>
+  /** Appends one entry under the leaf and moves the leaf to it. */
+  readonly append: (fields: EntryFields) => RawEntry
+  readonly user: (text: string) => string
+  readonly assistant: (text: string, calls?: ReadonlyArray<ToolCallSpec>) => string
+  readonly toolResult: (toolCallId: string, toolName: string, output: string, isError?: boolean) => string
+  readonly bash: (command: string, output: string, exitCode: number | undefined) => string
+  readonly marker: (windowId: string) => string
+  readonly boot: (windowId: string, text: string) => string
+  readonly modelChange: () => string
+  readonly compaction: (summary: string) => string
   readonly layer: Layer.Layer<PiSession>
+}
+
+export const defaultModel: ModelInfo = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
+
+/** Where the budget and settings tests start: paths that do not exist, a trusted project, a 200k-token model. */
+export const settingsSessionOptions: FakeSessionOptions = {
+  sessionId: "session-1",
+  agentDir: "/nonexistent/agent",
+  cwd: "/nonexistent/project",
+  projectTrusted: true,
+  model: defaultModel
 }
 
 let counter = 0
@@ -53,41 +94,101 @@ export const fakeEntry = (fields: EntryFields, parentId: string | null = null): 
 
 export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession => {
   const entries: Array<RawEntry> = []
-  const append = (fields: EntryFields) => {
-    const entry = fakeEntry(fields, entries.at(-1)?.id ?? null)
+  const byId = new Map<string, RawEntry>()
+  let leaf: string | null = null
+  let clock = Date.parse("2025-05-01T10:00:00.000Z")
+  const counted = options.counted
+
+  const append = (fields: EntryFields): RawEntry => {
+    const entry = counted === undefined ? fakeEntry(fields, leaf) : (() => {
+      const prefix = counted.idPrefix ?? ""
+      clock += 1000
+      return {
+        ...fields,
+        id: fields.id ?? `${prefix}${(entries.length + 1).toString(16).padStart(8 - prefix.length, "0")}`,
+        parentId: leaf,
+        timestamp: fields.timestamp ?? new Date(clock).toISOString()
+      }
+    })()
     entries.push(entry)
+    byId.set(entry.id, entry)
+    leaf = entry.id
     return entry
   }
+  const pathTo = (id: string | null): Array<RawEntry> => {
+    const path: Array<RawEntry> = []
+    for (let cursor = id; cursor !== null;) {
+      const entry = byId.get(cursor)
+      if (entry === undefined) break
+      path.push(entry)
+      cursor = entry.parentId
+    }
+    return path.reverse()
+  }
+  const message = (fields: Record<string, unknown>) => append({ type: "message", message: { timestamp: clock, ...fields } }).id
+
   for (const entry of options.entries ?? []) append(entry)
+
   const fake: FakeSession = {
+    sessionId: options.sessionId ?? "0123abcd-0000-7000-8000-000000000000",
     entries,
     notices: [],
     statuses: [],
     sent: [],
     appended: [],
     usage: options.usage,
+    model: options.model,
+    settings: options.settings ?? {},
+    projectTrusted: options.projectTrusted ?? false,
     aborted: 0,
-    layer: Layer.suspend(() => Layer.succeed(PiSession, service))
+    get leafId() {
+      return leaf
+    },
+    moveTo: (id) => {
+      leaf = id
+    },
+    branch: () => pathTo(leaf),
+    append,
+    user: (text) => message({ role: "user", content: text }),
+    assistant: (text, calls = []) =>
+      message({
+        role: "assistant",
+        content: [
+          ...(text === "" ? [] : [{ type: "text", text }]),
+          ...calls.map((call) => ({ type: "toolCall", id: call.id, name: call.name, arguments: call.args ?? {} }))
+        ],
+        stopReason: calls.length > 0 ? "toolUse" : "stop"
+      }),
+    toolResult: (toolCallId, toolName, output, isError = false) =>
+      message({ role: "toolResult", toolCallId, toolName, content: [{ type: "text", text: output }], isError }),
+    bash: (command, output, exitCode) => message({ role: "bashExecution", command, output, exitCode, cancelled: false, truncated: false }),
+    marker: (windowId) => append({ type: "custom", customType: CustomType.resetMarker, data: { windowId } }).id,
+    boot: (windowId, text) => append({ type: "custom_message", customType: CustomType.boot, content: text, display: false, details: { windowId } }).id,
+    modelChange: () => append({ type: "model_change", provider: "faux", modelId: "m" }).id,
+    compaction: (summary) => append({ type: "compaction", summary, firstKeptEntryId: "00000001", tokensBefore: 10 }).id,
+    layer: Layer.suspend(() => service)
   }
-  const service = PiSession.of({
-    sessionId: options.sessionId ?? "0123abcd-0000-7000-8000-000000000000",
+
+  const service = Layer.mock(PiSession)({
+    sessionId: fake.sessionId,
     parentSessionId: Effect.succeed(options.parentSessionId),
     cwd: options.cwd ?? "/work/project",
     agentDir: options.agentDir ?? "/tmp/pi-context-fake-agent",
     entries: Effect.sync(() => [...entries]),
-    rawBranch: Effect.sync(() => [...entries]),
-    branch: Effect.sync(() => entries.map(classifyEntry)),
+    rawBranch: Effect.sync(() => pathTo(leaf)),
+    branch: Effect.sync(() => pathTo(leaf).map(classifyEntry)),
     branchTail: (isStart) =>
       Effect.sync(() => {
-        for (let i = entries.length - 1; i >= 0; i--) if (isStart(entries[i]!)) return entries.slice(i)
-        return [...entries]
+        const branch = pathTo(leaf)
+        for (let i = branch.length - 1; i >= 0; i--) if (isStart(branch[i]!)) return branch.slice(i)
+        return branch
       }),
-    rawBranchAt: (id) => Effect.sync(() => entries.slice(0, entries.findIndex((entry) => entry.id === id) + 1)),
-    leafId: Effect.sync(() => entries.at(-1)?.id ?? null),
+    rawBranchAt: (id) => Effect.sync(() => pathTo(byId.has(id) ? id : null)),
+    leafId: Effect.sync(() => leaf),
     contextUsage: Effect.sync(() => Option.fromNullishOr(fake.usage)),
-    model: Effect.succeed(Option.fromNullishOr(options.model)),
-    settings: Effect.succeed(options.settings ?? {}),
-    isProjectTrusted: Effect.succeed(options.projectTrusted ?? false),
+    model: Effect.sync(() => Option.fromNullishOr(fake.model)),
+    settings: Effect.sync(() => fake.settings),
+    isProjectTrusted: Effect.sync(() => fake.projectTrusted),
     isIdle: Effect.succeed(true),
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {

@@ -7,7 +7,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Effect, Layer } from "effect"
-import { layer } from "../../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as layer } from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 
 export const EndAnchor = "<!-- end -->"

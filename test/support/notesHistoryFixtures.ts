@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process"
 import { Effect, FileSystem, Layer } from "effect"
-import { systemGit } from "../../src/layers/git.ts"
+import { systemGit } from "../../src/layers/notes/git.ts"
 import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import type { GitRunner } from "../../src/services/NotesHistory.ts"

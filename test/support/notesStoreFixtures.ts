@@ -2,7 +2,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Layer } from "effect"
 import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
-import { layer as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 
 /** Node's file system and paths, for stores and tests on real temp directories. */
 export const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)

@@ -3,11 +3,11 @@ import fc from "fast-check"
 import { estimateTokens } from "../../src/domain/boot.ts"
 import { CarriedRequestLimit } from "../../src/domain/boundary.ts"
 import { DefaultDigestTokens, windowDigest, windowFacts } from "../../src/domain/digest.ts"
-import { makeSession } from "./history-session.ts"
+import { historySession } from "../support/historySession.ts"
 
 /** A window: the marker and boot, then a user's work. */
 const window = () => {
-  const session = makeSession()
+  const session = historySession()
   session.marker("w-2")
   session.boot("w-2", "boot text")
   return session

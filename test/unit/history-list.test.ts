@@ -8,7 +8,7 @@ import { rowSeqs } from "../../src/domain/history/rows.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
-import { makeSession, syncIndex, type TestSession } from "./history-session.ts"
+import { historySession, syncIndex, type HistorySession } from "../support/historySession.ts"
 
 const page = (index: SessionIndex, query: ListQuery): ListPage => {
   const result = listPage(index, query)
@@ -19,7 +19,7 @@ const page = (index: SessionIndex, query: ListQuery): ListPage => {
 const covered = (listed: ListPage) => listed.rows.flatMap(rowSeqs)
 
 /** user, assistant text, then `calls` read calls with their results, then assistant text. */
-const turn = (session: TestSession, n: number, calls: number) => {
+const turn = (session: HistorySession, n: number, calls: number) => {
   session.user(`question ${n}`)
   session.assistant(`thinking about ${n}`, Array.from({ length: calls }, (_, i) => ({ id: `c${n}-${i}`, name: i % 2 === 0 ? "read" : "bash" })))
   for (let i = 0; i < calls; i++) session.toolResult(`c${n}-${i}`, i % 2 === 0 ? "read" : "bash", `output ${n}-${i}`, i === 2)
@@ -27,7 +27,7 @@ const turn = (session: TestSession, n: number, calls: number) => {
 }
 
 describe("history_list", () => {
-  const session = makeSession()
+  const session = historySession()
   for (let n = 0; n < 4; n++) turn(session, n, 3)
   const index = syncIndex(session)
   // Per turn: user, assistant, 3 tools, assistant = 6 events; seqs 1..24.
@@ -75,7 +75,7 @@ describe("history_list", () => {
   })
 
   it("stays within 32 KiB with huge multi-byte events, and still continues", () => {
-    const big = makeSession()
+    const big = historySession()
     for (let n = 0; n < 120; n++) big.user("页".repeat(5000) + n)
     const bigIndex = syncIndex(big)
     let cursor: number | undefined
@@ -104,7 +104,7 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
 )
 
 const play = (ops: ReadonlyArray<Op>) => {
-  const session = makeSession()
+  const session = historySession()
   ops.forEach((op, n) => {
     switch (op._tag) {
       case "turn": {

@@ -1,13 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { readPage } from "../../src/domain/history/read.ts"
-import { describeIssue, renderRead, renderSearch } from "../../src/domain/history/render.ts"
+import { issueCode } from "../../src/domain/history/issues.ts"
+import { renderRead, renderSearch } from "../../src/domain/history/render.ts"
 import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import type { ScanBudget } from "../../src/domain/scanBudget.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
-import { makeSession, syncIndex } from "./history-session.ts"
+import { historySession, syncIndex } from "../support/historySession.ts"
 
 const search = (index: SessionIndex, query: Partial<SearchQuery> & { readonly query: string }, scanBound?: number): SearchPage => {
   const result = searchPage(index, { regex: false, limit: 10, ...query }, scanBound)
@@ -22,7 +23,7 @@ const read = (index: SessionIndex, seq: number, offset?: number, limit?: number)
 }
 
 describe("history_search", () => {
-  const session = makeSession()
+  const session = historySession()
   session.user("Remember the Zanzibar protocol for later")
   session.assistant("", [{ id: "c1", name: "bash", args: { command: "grep -r zanzibar src" } }])
   session.toolResult("c1", "bash", "src/auth.ts:12: // ZANZIBAR check")
@@ -65,8 +66,8 @@ describe("history_search", () => {
     const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 })
     assert.isTrue(Result.isFailure(bad))
     if (Result.isFailure(bad)) {
-      assert.strictEqual(describeIssue(bad.failure).code, "bad_regex")
-      assert.include(describeIssue(bad.failure).message, "(unclosed")
+      assert.strictEqual(issueCode(bad.failure), "bad_regex")
+      assert.include(bad.failure.message, "(unclosed")
     }
     // Literal search treats regex syntax as text.
     assert.deepStrictEqual(search(index, { query: "(unclosed" }).hits, [])
@@ -84,7 +85,7 @@ describe("history_search", () => {
   })
 
   it("answers the catastrophic regex (a+)+$ on RE2, line by line", () => {
-    const bombs = makeSession()
+    const bombs = historySession()
     bombs.user(`${"a".repeat(34)}!`)
     bombs.user("first line\nends with aaa")
     bombs.user(`${"a".repeat(34)}!\n${"a".repeat(100_000)}!`)
@@ -94,7 +95,7 @@ describe("history_search", () => {
 
   it("finds a literal query of 40,000 characters", () => {
     const needle = "[x](y)*".repeat(6_000).slice(0, 40_000)
-    const long = makeSession()
+    const long = historySession()
     long.user(`before ${needle} after`)
     long.user("unrelated")
     const query = { query: needle.toUpperCase(), regex: false, limit: 10 }
@@ -121,7 +122,7 @@ describe("history_search", () => {
   })
 
   it("pages to exactly the hits of an unbounded search, wherever the budget stops it, inside events too", () => {
-    const many = makeSession()
+    const many = historySession()
     for (let n = 0; n < 30; n++) {
       many.user(Array.from({ length: 300 }, (_, i) => ((i + n) % 97 === 0 ? `hit ${n}-${i}` : `filler ${n}-${i}`)).join("\n"))
     }
@@ -146,7 +147,7 @@ describe("history_search", () => {
   })
 
   it("bounds a page of hits in huge multi-byte events to 32 KiB", () => {
-    const big = makeSession()
+    const big = historySession()
     for (let n = 0; n < 60; n++) big.user(`needle ${"語".repeat(3000)}`)
     const page = search(syncIndex(big), { query: "needle", limit: 50 })
     assert.isAtMost(utf8Length(renderSearch(page, { query: "needle", regex: false, limit: 50 })), ToolResultByteLimit)
@@ -155,7 +156,7 @@ describe("history_search", () => {
 
 describe("history_read", () => {
   const text = "α🙂".repeat(10_000)
-  const session = makeSession()
+  const session = historySession()
   session.user(text)
   session.assistant("short")
   const index = syncIndex(session)
@@ -179,8 +180,8 @@ describe("history_read", () => {
     const result = readPage(index, { seq: 3 })
     assert.isTrue(Result.isFailure(result))
     if (Result.isFailure(result)) {
-      assert.strictEqual(describeIssue(result.failure).code, "not_found")
-      assert.include(describeIssue(result.failure).message, "seqs run from 1 to 2")
+      assert.strictEqual(result.failure.code, "not_found")
+      assert.include(result.failure.message, "seqs run from 1 to 2")
     }
   })
 })

@@ -5,7 +5,7 @@ import { buildIndex } from "../../src/domain/history/sessionIndex.ts"
 import { readPage } from "../../src/domain/history/read.ts"
 import { windowSummaries } from "../../src/domain/history/render.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
-import { makeSession, syncIndex } from "./history-session.ts"
+import { historySession, syncIndex } from "../support/historySession.ts"
 
 const seqsByEntry = (index: ReturnType<typeof syncIndex>) =>
   Object.fromEntries([...index.seqsByEntry].map(([id, seqs]) => [id, [...seqs]]))
@@ -15,7 +15,7 @@ const snapshot = (index: ReturnType<typeof syncIndex>) =>
 
 describe("history seqs", () => {
   it("gives each event one seq in append order and none to plain custom or state entries", () => {
-    const session = makeSession()
+    const session = historySession()
     const user = session.user("hello")
     session.modelChange()
     const assistant = session.assistant("let me look", [{ id: "c1", name: "read", args: { path: "a.ts" } }, {
@@ -42,7 +42,7 @@ describe("history seqs", () => {
   })
 
   it("pairs a call with its result into one event at the call's seq", () => {
-    const session = makeSession()
+    const session = historySession()
     session.assistant("", [{ id: "c1", name: "grep", args: { pattern: "needle" } }])
     session.toolResult("c1", "grep", "src/x.ts:3: needle", true)
     const index = syncIndex(session)
@@ -54,7 +54,7 @@ describe("history seqs", () => {
   })
 
   it("keeps a call without a result as an unfinished event, completed in place when the result arrives", () => {
-    const session = makeSession()
+    const session = historySession()
     session.assistant("running", [{ id: "c1", name: "bash", args: { command: "sleep 1" } }])
     const index = syncIndex(session)
     assert.strictEqual(index.events[1]!.status, "unfinished")
@@ -68,7 +68,7 @@ describe("history seqs", () => {
   })
 
   it("makes a result without a matching call, and a !bash run, standalone tool events", () => {
-    const session = makeSession()
+    const session = historySession()
     session.toolResult("ghost", "read", "orphan output")
     session.bash("npm test", "1 failing", 1)
     session.bash("sleep 100", "", undefined)
@@ -83,7 +83,7 @@ describe("history seqs", () => {
   })
 
   it("never renumbers on appends: an extended index equals one built from scratch", () => {
-    const session = makeSession()
+    const session = historySession()
     session.user("one")
     session.assistant("calling", [{ id: "c1", name: "read" }])
     const index = syncIndex(session)
@@ -101,7 +101,7 @@ describe("history seqs", () => {
   })
 
   it("never renumbers on branching, and answers not_on_branch for the abandoned branch", () => {
-    const session = makeSession()
+    const session = historySession()
     const first = session.user("first question")
     session.assistant("first answer")
     session.user("abandoned question")
@@ -123,7 +123,7 @@ describe("history seqs", () => {
   })
 
   it("extends the branch view along appended entries and rebuilds it only when the leaf jumps", () => {
-    const session = makeSession()
+    const session = historySession()
     const first = session.user("a")
     const index = syncIndex(session)
     for (let round = 0; round < 5; round++) {
@@ -138,7 +138,7 @@ describe("history seqs", () => {
   })
 
   it("opens a window at each reset marker on the branch, the root id derived from the session id", () => {
-    const session = makeSession("feedface-0000-4000")
+    const session = historySession("feedface-0000-4000")
     session.user("in root")
     session.marker("pcx:feedface:11111111")
     session.boot("pcx:feedface:11111111", "boot 1")
@@ -158,7 +158,7 @@ describe("history seqs", () => {
   })
 
   it("builds each document once: an extension touches only appended entries", () => {
-    const session = makeSession()
+    const session = historySession()
     for (let i = 0; i < 50; i++) session.user(`message ${i}`)
     const index = syncIndex(session)
     assert.strictEqual(index.documentBuilds, 50)
@@ -171,10 +171,10 @@ describe("history seqs", () => {
   })
 
   it("indexes afresh when the session no longer starts with what was indexed", () => {
-    const session = makeSession()
+    const session = historySession()
     session.user("a")
     const index = syncIndex(session)
-    const other = makeSession(session.sessionId, "f")
+    const other = historySession(session.sessionId, "f")
     other.user("different")
     other.user("entries")
     const fresh = syncIndex(other, index)

@@ -1,24 +1,23 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { describe, expect, it } from "vitest"
 import { registerHooks } from "../../src/adapters/hooks.ts"
+import { partialOf } from "../support/partial.ts"
 
 /** A Pi stand-in that records handlers by event name. */
 const recordingPi = () => {
   const handlers = new Map<string, (event: unknown, ctx: ExtensionContext) => unknown>()
-  const pi = {
-    on: (name: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => {
-      handlers.set(name, handler)
-      return () => void handlers.delete(name)
-    }
+  const on = (name: string, handler: (event: unknown, ctx: ExtensionContext) => unknown) => {
+    handlers.set(name, handler)
+    return () => void handlers.delete(name)
   }
-  return { pi: pi as unknown as ExtensionAPI, handlers }
+  return { pi: partialOf<ExtensionAPI>({ on: on as ExtensionAPI["on"] }), handlers }
 }
 
 describe("Pi hooks when the runtime cannot load", () => {
   it("tell the user once and answer every event as if pi-context were absent", async () => {
     const { pi, handlers } = recordingPi()
     const notices: Array<string> = []
-    const ctx = { ui: { notify: (message: string) => void notices.push(message) } } as unknown as ExtensionContext
+    const ctx = partialOf<ExtensionContext>({ ui: { notify: (message: string) => void notices.push(message) } })
     registerHooks(pi, () => Promise.reject(new Error("Cannot find module 'effect'")))
 
     await handlers.get("session_start")!({ type: "session_start", reason: "startup" }, ctx)

@@ -3,12 +3,13 @@ import * as fc from "fast-check"
 import { Result } from "effect"
 import { listPage } from "../../src/domain/history/listing.ts"
 import { readPage } from "../../src/domain/history/read.ts"
-import { describeIssue, renderList, renderRead, renderSearch } from "../../src/domain/history/render.ts"
+import { issueCode } from "../../src/domain/history/issues.ts"
+import { renderList, renderRead, renderSearch } from "../../src/domain/history/render.ts"
 import { searchPage } from "../../src/domain/history/search.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { textWindow, windowCollector } from "../../src/domain/textWindow.ts"
 import { ContinuationByteLimit, continuationCall, CutMark, fitParts, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { makeSession, syncIndex } from "./history-session.ts"
+import { historySession, syncIndex } from "../support/historySession.ts"
 
 const text = fc.string({ unit: fc.constantFrom("a", "é", "日", "😀", "\n"), maxLength: 12_000 })
 
@@ -72,7 +73,7 @@ describe("windows cut in bytes say where they stopped", () => {
 describe("history results keep their cursors whole", () => {
   it("history_search with a 20 KB query: the heading shows a part, the continuation is whole", () => {
     const needle = "needle ".repeat(3_000)
-    const session = makeSession()
+    const session = historySession()
     for (let i = 0; i < 15; i++) session.user(`${i} ${needle}`)
     const query = { query: needle, regex: false, limit: 10 }
     const page = searchPage(syncIndex(session), query)
@@ -86,7 +87,7 @@ describe("history results keep their cursors whole", () => {
 
   it("history_list in a window whose forged id is 30 KB long: the heading shows a part, the continuation is whole", () => {
     const id = `pcx:${"w".repeat(30_000)}`
-    const session = makeSession()
+    const session = historySession()
     session.marker(id)
     for (let i = 0; i < 30; i++) session.user(`message ${i}`)
     const query = { windowId: id, limit: 10 }
@@ -100,18 +101,19 @@ describe("history results keep their cursors whole", () => {
   })
 
   it("an unknown forged window id 30 KB long is refused in a short message", () => {
-    const session = makeSession()
+    const session = historySession()
     for (let i = 0; i < 3; i++) session.user(`message ${i}`)
     const page = listPage(syncIndex(session), { windowId: `pcx:${"w".repeat(30_000)}`, limit: 10 })
     assert.isTrue(Result.isFailure(page))
     if (Result.isSuccess(page)) return
-    const { code, message } = describeIssue(page.failure)
+    const code = issueCode(page.failure)
+    const message = page.failure.message
     assert.strictEqual(code, "unknown_window")
     assert.isAtMost(utf8Length(message), 1_000)
   })
 
   it("history_read of wide characters: the page is cut in bytes where its continuation says", () => {
-    const session = makeSession()
+    const session = historySession()
     session.marker(`pcx:${"w".repeat(5_000)}`)
     session.user("😀".repeat(20_000))
     const index = syncIndex(session)

@@ -2,7 +2,8 @@ import { Result } from "effect"
 import { utf8Length } from "../toolOutcome.ts"
 import type { HistoryEvent } from "./events.ts"
 import { type ListRow, rowBudgetBytes, rowLine, rowSeqs, toolRun } from "./rows.ts"
-import { anyAccepted, indexAfter, indexFrom, resolveScope, type Scope, type ScopeQuery, type UnknownWindowIssue } from "./scope.ts"
+import { anyAccepted, indexAfter, indexFrom, resolveScope, type Scope, type ScopeQuery } from "./scope.ts"
+import type { UnknownWindow } from "./issues.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
 export interface ListQuery extends ScopeQuery {
@@ -57,7 +58,7 @@ const collectRows = (index: SessionIndex, query: ListQuery, scope: Scope): Array
 }
 
 /** A page of the active branch (or one window of it), bounded in rows and in bytes. */
-export const listPage = (index: SessionIndex, query: ListQuery): Result.Result<ListPage, UnknownWindowIssue> => {
+export const listPage = (index: SessionIndex, query: ListQuery): Result.Result<ListPage, UnknownWindow> => {
   const resolved = resolveScope(index.branch, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const scope = resolved.success

@@ -5,7 +5,7 @@ import { documentText, type HistoryEvent } from "./events.ts"
 import { readLimit } from "./limits.ts"
 import { eventLabel } from "./rows.ts"
 import { ToolResultByteLimit } from "../protocol.ts"
-import type { EventNotFoundIssue, NotOnBranchIssue } from "./scope.ts"
+import { EventNotFound, NotOnBranch } from "./issues.ts"
 import { eventAt, type SessionIndex } from "./sessionIndex.ts"
 
 export interface ReadQuery {
@@ -26,10 +26,10 @@ export const clampReadLimit = (limit: number | undefined): number =>
 /** Bytes a read page's text may take: the bound, less its frame (label, a window id shown in at most 480 bytes, span, continuation). */
 const readTextBytes = (event: HistoryEvent): number => ToolResultByteLimit - 1024 - new TextEncoder().encode(eventLabel(event)).length
 
-export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<ReadPage, EventNotFoundIssue | NotOnBranchIssue> => {
+export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<ReadPage, EventNotFound | NotOnBranch> => {
   const event = eventAt(index, query.seq)
-  if (event === undefined) return Result.fail({ _tag: "EventNotFound", seq: query.seq, lastSeq: index.events.length })
-  if (!isOnBranch(index.branch, event.seq)) return Result.fail({ _tag: "NotOnBranch", seq: event.seq })
+  if (event === undefined) return Result.fail(new EventNotFound({ seq: query.seq, lastSeq: index.events.length }))
+  if (!isOnBranch(index.branch, event.seq)) return Result.fail(new NotOnBranch({ seq: event.seq }))
   return Result.succeed({
     event,
     windowId: windowOf(index.branch, event.seq)?.id ?? "",

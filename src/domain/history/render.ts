@@ -1,10 +1,10 @@
 import { ToolResultByteLimit } from "../protocol.ts"
-import { clip, continuationCall, echo, fitParts, utf8Length } from "../toolOutcome.ts"
+import { clip, continuationCall, fitParts, utf8Length } from "../toolOutcome.ts"
 import type { HistoryRole } from "./events.ts"
+import { shownWindowId } from "./issues.ts"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage } from "./read.ts"
 import { eventLabel, shortTime } from "./rows.ts"
-import type { HistoryIssue } from "./scope.ts"
 import type { SearchPage, SearchQuery } from "./search.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 import type { Window, WindowFacts } from "../window/facts.ts"
@@ -31,12 +31,6 @@ export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummar
     current: position === windows.length - 1
   }))
 }
-
-/** A window id as shown in a heading or listing: ids come from session entries, so a forged one can be any length. */
-export const shownWindowId = (id: string): string => echo(id, WindowIdShownPoints)
-
-/** Code points of a window id shown; longer ids are cut with an ellipsis (the full id stays in the tool's details). */
-export const WindowIdShownPoints = 120
 
 const windowLine = (window: WindowSummary, facts: WindowFacts | undefined): string => {
   const span = window.firstSeq === undefined ? "no events" : `#${window.firstSeq}–#${window.lastSeq} (${window.count} events)`
@@ -118,32 +112,4 @@ export const renderRead = (read: ReadPage): string => {
     ? "end of event"
     : `continue: ${call("history_read", {}, { seq: event.seq, offset: page.nextOffset })}`
   return fitParts({ head: `${header}\n${span}\n---`, body: page.text, tail: `---\n${next}` })
-}
-
-/** A sentence a model can act on, under the stable code it can branch on. */
-export const describeIssue = (issue: HistoryIssue): {
-  readonly code: "unknown_window" | "not_found" | "not_on_branch" | "bad_regex"
-  readonly message: string
-} => {
-  switch (issue._tag) {
-    case "UnknownWindow":
-      return {
-        code: "unknown_window",
-        message: `no window "${shownWindowId(issue.windowId)}" on the active branch. Known windows: ${issue.known.slice(-20).join(", ")}. Call history_windows for the list.`
-      }
-    case "EventNotFound":
-      return {
-        code: "not_found",
-        message: issue.lastSeq === 0
-          ? `no event #${issue.seq}: the session has no events yet.`
-          : `no event #${issue.seq}: seqs run from 1 to ${issue.lastSeq}. Use history_list or history_search to find one.`
-      }
-    case "NotOnBranch":
-      return {
-        code: "not_on_branch",
-        message: `event #${issue.seq} belongs to another branch of this session, not the active one. Only events on the active branch can be read; use history_list to see them.`
-      }
-    case "InvalidPattern":
-      return { code: "bad_regex", message: issue.message }
-  }
 }

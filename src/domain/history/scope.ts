@@ -1,25 +1,9 @@
 import { Result } from "effect"
-import type { InvalidPattern } from "../patterns.ts"
 import { type BranchView, findWindow } from "./branchView.ts"
 import type { HistoryEvent, HistoryRole } from "./events.ts"
+import { UnknownWindow } from "./issues.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
-/** Why a history query cannot be answered. Each maps to one stable tool error code. */
-export type HistoryIssue = UnknownWindowIssue | EventNotFoundIssue | NotOnBranchIssue | InvalidPattern
-export interface UnknownWindowIssue {
-  readonly _tag: "UnknownWindow"
-  readonly windowId: string
-  readonly known: ReadonlyArray<string>
-}
-export interface EventNotFoundIssue {
-  readonly _tag: "EventNotFound"
-  readonly seq: number
-  readonly lastSeq: number
-}
-export interface NotOnBranchIssue {
-  readonly _tag: "NotOnBranch"
-  readonly seq: number
-}
 
 /** The filters list and search share. Cursors are exclusive seq bounds. */
 export interface ScopeQuery {
@@ -61,12 +45,12 @@ export const indexAfter = (seqs: ReadonlyArray<number>, seq: number): number => 
 /** First index whose seq is >= `seq`. */
 export const indexFrom = (seqs: ReadonlyArray<number>, seq: number): number => indexAfter(seqs, seq - 1)
 
-export const resolveScope = (view: BranchView, query: ScopeQuery): Result.Result<Scope, UnknownWindowIssue> => {
+export const resolveScope = (view: BranchView, query: ScopeQuery): Result.Result<Scope, UnknownWindow> => {
   let seqs: ReadonlyArray<number> = view.seqs
   if (query.windowId !== undefined) {
     const window = findWindow(view, query.windowId)
     if (window === undefined) {
-      return Result.fail({ _tag: "UnknownWindow", windowId: query.windowId, known: view.windows.map((w) => w.id) })
+      return Result.fail(new UnknownWindow({ windowId: query.windowId, known: view.windows.map((w) => w.id) }))
     }
     seqs = window.seqs
   }

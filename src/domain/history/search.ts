@@ -7,7 +7,8 @@ import { windowOf } from "./branchView.ts"
 import { currentTurnSeqs } from "./currentTurn.ts"
 import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
-import { resolveScope, type ScopeQuery, type UnknownWindowIssue } from "./scope.ts"
+import type { UnknownWindow } from "./issues.ts"
+import { resolveScope, type ScopeQuery } from "./scope.ts"
 import type { SessionIndex } from "./sessionIndex.ts"
 
 export interface SearchQuery extends ScopeQuery {
@@ -77,7 +78,7 @@ export const searchPage = (
   query: SearchQuery,
   scanBound: number = defaultScanBound,
   budget: ScanBudget = unlimitedScan
-): Result.Result<SearchPage, UnknownWindowIssue | InvalidPattern> => {
+): Result.Result<SearchPage, UnknownWindow | InvalidPattern> => {
   const matcher = compileQuery(query.query, query.regex)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
   const resolved = resolveScope(index.branch, query)

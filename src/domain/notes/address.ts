@@ -31,6 +31,9 @@ const prefixedHomes: ReadonlyArray<Home> = ["project", "user", "agent", "model"]
 
 const encoder = new TextEncoder()
 
+/** How the model names a home: `session`, or `@home` for the others. */
+export const homeLabel = (home: Home): string => (home === "session" ? "session" : `@${home}`)
+
 /** How the model writes an address: no prefix for the session, `@home/` for the others. */
 export const formatAddress = (address: NoteAddress): string =>
   address.home === "session" ? address.path : `@${address.home}/${address.path}`
@@ -185,6 +188,3 @@ export const parseHome = (raw: string): Home | undefined => {
   const name = raw.replace(/^@/, "").replace(/\/$/, "")
   return (Homes as ReadonlyArray<string>).includes(name) ? (name as Home) : undefined
 }
-
-/** The address of a home's index note. */
-export const mapAddress = (home: Home): NoteAddress => ({ home, path: "MAP.md" })

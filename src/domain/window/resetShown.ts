@@ -1,5 +1,3 @@
-import type { RawEntry } from "../entries.ts"
-import { replyTokens } from "../projection.ts"
 import type { ResetSource } from "../resetControl.ts"
 import type { WindowEnd } from "./facts.ts"
 import type { ResetShown } from "./resetData.ts"
@@ -42,17 +40,6 @@ export const endLabel = (end: WindowEnd): string => {
     case "unknown":
       return "reset"
   }
-}
-
-/** The highest usage a successful reply among `entries` reported, or null. */
-export const peakReplyTokens = (entries: ReadonlyArray<RawEntry>): number | null => {
-  let peak: number | null = null
-  for (const entry of entries) {
-    if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) continue
-    const tokens = replyTokens(entry.message as { readonly role: string })
-    if (tokens !== undefined && (peak === null || tokens > peak)) peak = tokens
-  }
-  return peak
 }
 
 export const percentOf = (tokens: number | null, contextWindow: number | null): number | null =>

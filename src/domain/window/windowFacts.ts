@@ -89,3 +89,14 @@ export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string):
   }
   return windows
 }
+
+/** The highest usage a successful reply among `entries` reported, or null. */
+export const peakReplyTokens = (entries: ReadonlyArray<RawEntry>): number | null => {
+  let peak: number | null = null
+  for (const entry of entries) {
+    if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) continue
+    const tokens = replyTokens(entry.message as { readonly role: string })
+    if (tokens !== undefined && (peak === null || tokens > peak)) peak = tokens
+  }
+  return peak
+}

@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
-import { gitdirOf } from "../domain/notes/identity.ts"
-import type { DiskOps } from "./notesDisk.ts"
+import { gitdirOf } from "../../domain/notes/identity.ts"
+import type { DiskOps } from "./disk.ts"
 
 /**
  * The directory a project home is keyed on: the nearest git checkout above

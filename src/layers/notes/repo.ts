@@ -1,6 +1,6 @@
 import { Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, countChanges, parseStatus, pathspecFolder } from "../domain/notes/history.ts"
-import type { GitFailed, GitRunner } from "../services/NotesHistory.ts"
+import { commitMessage, type CommitReason, countChanges, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import type { GitFailed, GitRunner } from "../../services/NotesHistory.ts"
 
 /**
  * Opening the notes root as a repository, and committing a set of notes in

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import { formatAddress, type Home, Homes } from "../domain/notes/address.ts"
-import { type NotesIdentity, wastebasketDirectory } from "../domain/notes/identity.ts"
-import { compareRecentFirst } from "../domain/notes/paging.ts"
-import type { NoteRow } from "../domain/notes/snapshot.ts"
-import { type DiskOps, statPaths, walkNotes } from "./notesDisk.ts"
-import { notesIoError } from "./notesErrors.ts"
+import { formatAddress, type Home, Homes } from "../../domain/notes/address.ts"
+import { type NotesIdentity, wastebasketDirectory } from "../../domain/notes/identity.ts"
+import { compareRecentFirst } from "../../domain/notes/paging.ts"
+import type { NoteRow } from "../../domain/notes/snapshot.ts"
+import { type DiskOps, statPaths, walkNotes } from "./disk.ts"
+import { notesIoError } from "./errors.ts"
 
 /**
  * A retired note keeps its address inside its home's wastebasket, so the

@@ -1,8 +1,8 @@
 import { Effect, Option, PlatformError } from "effect"
-import { type Frontmatter, parseNote } from "../domain/notes/frontmatter.ts"
-import { codePointLength, type TextWindow, windowCollector } from "../domain/textWindow.ts"
-import type { PageRequest } from "../services/NotesStore.ts"
-import { type DiskOps, readTextChunks } from "./notesDisk.ts"
+import { type Frontmatter, parseNote } from "../../domain/notes/frontmatter.ts"
+import { codePointLength, type TextWindow, windowCollector } from "../../domain/textWindow.ts"
+import type { PageRequest } from "../../services/NotesStore.ts"
+import { type DiskOps, readTextChunks } from "./disk.ts"
 
 /**
  * Reads of notes too large to hold whole (written by hand past the write

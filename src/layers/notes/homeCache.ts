@@ -1,10 +1,9 @@
 import type { FSWatcher } from "node:fs"
-import { Effect, Option, PlatformError, type Scope, Semaphore } from "effect"
-import { formatAddress, type Home } from "../domain/notes/address.ts"
-import { noteTitle, parseNote } from "../domain/notes/frontmatter.ts"
-import { compareRecentFirst } from "../domain/notes/paging.ts"
-import type { HomeSnapshot, NoteRow } from "../domain/notes/snapshot.ts"
-import { NoteByteLimit, NotesHomeUnavailable } from "../services/NotesStore.ts"
+import { Effect, type PlatformError, type Scope, Semaphore } from "effect"
+import { formatAddress, type Home } from "../../domain/notes/address.ts"
+import { parseNote } from "../../domain/notes/frontmatter.ts"
+import type { HomeSnapshot, NoteRow } from "../../domain/notes/snapshot.ts"
+import { NoteByteLimit, NotesHomeUnavailable } from "../../services/NotesStore.ts"
 import {
   type DiskOps,
   describePlatformError,
@@ -12,40 +11,11 @@ import {
   walkNotes,
   watchableFileSystem,
   watchFolder
-} from "./notesDisk.ts"
-
-/** How many recent notes per home a snapshot carries; the boot shows fewer. */
-export const PocketDepth = 12
-const TitleHeadBytes = 4096
+} from "./disk.ts"
+import { insertRecent, readTitleOrFail } from "./pocket.ts"
 
 const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
   new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
-
-const decoder = new TextDecoder()
-
-/** The note's title; a large note is read only as far as its first bytes (the whole file only for a long frontmatter). */
-const readTitleOrFail = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> => {
-  const whole = ops.fs.readFileString(file).pipe(Effect.map((text) => noteTitle(parseNote(text).body)))
-  if (bytes <= TitleHeadBytes * 4) return whole
-  return Effect.scoped(
-    Effect.gen(function*() {
-      const handle = yield* ops.fs.open(file)
-      const text = decoder.decode(Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array()))
-      const note = parseNote(text)
-      return text.startsWith("---") && note.body === text ? yield* whole : noteTitle(note.body)
-    })
-  )
-}
-
-/** The note's title, or "" when it cannot be read. */
-const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> =>
-  readTitleOrFail(ops, file, bytes).pipe(Effect.orElseSucceed(() => ""))
-
-export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
-  Effect.forEach(rows, (row) => {
-    const relative = row.home === "session" ? row.address : row.address.slice(row.address.indexOf("/") + 1)
-    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
-  }, { concurrency: "unbounded" })
 
 /** How many homes keep their watchers at once; the least recently read is dropped first. */
 const MaxCachedHomes = 16
@@ -126,14 +96,6 @@ const turnOfEventLoop = Effect.callback<void>((resume) => {
   // the second runs after a poll that began after it, which read every event queued by then.
   setImmediate(() => setImmediate(() => resume(Effect.void)))
 })
-
-const insertRecent = (top: Array<CachedNote>, note: CachedNote): void => {
-  if (top.length === PocketDepth && compareRecentFirst(note, top[PocketDepth - 1]!) >= 0) return
-  let at = top.length
-  while (at > 0 && compareRecentFirst(note, top[at - 1]!) < 0) at--
-  top.splice(at, 0, note)
-  if (top.length > PocketDepth) top.pop()
-}
 
 export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Scope.Scope> =>
   Effect.gen(function*() {

@@ -1,13 +1,13 @@
 import { Effect, Option, type PlatformError, Result } from "effect"
-import { formatAddress, type Home, homeOrder } from "../domain/notes/address.ts"
-import { parseNote } from "../domain/notes/frontmatter.ts"
-import { decodeSearchCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
-import { compileQuery, type InvalidPattern, type TextPattern } from "../domain/patterns.ts"
-import type { ScanBudget } from "../domain/scanBudget.ts"
-import { codePointLength } from "../domain/textWindow.ts"
-import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "../services/NotesStore.ts"
-import { CurrentScanBudget } from "../services/ToolBudget.ts"
-import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./notesDisk.ts"
+import { formatAddress, type Home, homeOrder } from "../../domain/notes/address.ts"
+import { parseNote } from "../../domain/notes/frontmatter.ts"
+import { decodeSearchCursor, encodeSearchCursor } from "../../domain/notes/paging.ts"
+import { compileQuery, type InvalidPattern, type TextPattern } from "../../domain/patterns.ts"
+import type { ScanBudget } from "../../domain/scanBudget.ts"
+import { codePointLength } from "../../domain/textWindow.ts"
+import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "../../services/NotesStore.ts"
+import { CurrentScanBudget } from "../../services/ToolBudget.ts"
+import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
 
 const HitTextLimit = 200
 

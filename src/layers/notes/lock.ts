@@ -8,9 +8,9 @@ import {
   leftoverIsStale,
   leftoverOf,
   parseLockOwner
-} from "../domain/notes/lock.ts"
-import { NoteLocked } from "../services/NotesStore.ts"
-import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./notesDisk.ts"
+} from "../../domain/notes/lock.ts"
+import { NoteLocked } from "../../services/NotesStore.ts"
+import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
 
 /**
  * The cross-process lock of a note: `<note>.lock`, created whole (written

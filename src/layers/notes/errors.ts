@@ -1,7 +1,7 @@
 import type { Path, PlatformError } from "effect"
-import { homePrefix, type NoteAddress } from "../domain/notes/address.ts"
-import { classifyIoFailure } from "../domain/notes/ioFailure.ts"
-import { NotesIoError } from "../services/NotesStore.ts"
+import { homePrefix, type NoteAddress } from "../../domain/notes/address.ts"
+import { classifyIoFailure } from "../../domain/notes/ioFailure.ts"
+import { NotesIoError } from "../../services/NotesStore.ts"
 
 /** What a failure is told about: the note (or folder) as the model names it, and where its home is on disk. */
 export interface FailurePlace {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process"
 import { Effect } from "effect"
-import { GitFailed, type GitRunner } from "../services/NotesHistory.ts"
+import { GitFailed, type GitRunner } from "../../services/NotesHistory.ts"
 
 /** A git run longer than this is killed: a commit of a window's notes takes tens of milliseconds. */
 export const GitTimeoutMs = 20_000

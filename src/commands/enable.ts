@@ -1,0 +1,11 @@
+import { Effect } from "effect"
+import { Lifecycle } from "../services/Lifecycle.ts"
+import { quiet, subcommand } from "./Subcommand.ts"
+
+const setEnabled = (enabled: boolean) => () => Lifecycle.use((lifecycle) => lifecycle.setEnabled(enabled)).pipe(Effect.as(quiet))
+
+/** `/pi-context on`: resets resume in this session. */
+export const on = subcommand({ name: "on", run: setEnabled(true) })
+
+/** `/pi-context off`: no new resets in this session; the boundary already written stays. */
+export const off = subcommand({ name: "off", run: setEnabled(false) })

@@ -1,0 +1,25 @@
+import type { Subcommand } from "./Subcommand.ts"
+import { doctor } from "./doctor.ts"
+import { off, on } from "./enable.ts"
+import { notes } from "./notes.ts"
+import { status } from "./status.ts"
+import { tidy } from "./tidy.ts"
+import { trace } from "./trace.ts"
+import { windows } from "./windows.ts"
+
+/**
+ * Every `/pi-context` subcommand, in the order the menu lists them. A new
+ * subcommand is a file beside this one and one line here.
+ */
+export const subcommands = [on, off, status, doctor, trace, windows, notes, tidy] as const
+
+/** What `/pi-context` alone runs. */
+export const defaultSubcommand = status.name
+
+type Needs<C> = C extends Subcommand<infer R> ? R : never
+
+/** What all of them together need. */
+export type SubcommandNeeds = Needs<(typeof subcommands)[number]>
+
+/** Any one of them, needing what all of them together need. */
+export type AnySubcommand = Subcommand<SubcommandNeeds>

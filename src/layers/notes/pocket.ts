@@ -1,0 +1,48 @@
+/** What a snapshot shows of a home: its most recent notes (the pocket), each with its title. */
+import { Effect, Option, type PlatformError } from "effect"
+import type { Home } from "../../domain/notes/address.ts"
+import { noteTitle, parseNote } from "../../domain/notes/frontmatter.ts"
+import { compareRecentFirst } from "../../domain/notes/paging.ts"
+import type { NoteRow } from "../../domain/notes/snapshot.ts"
+import type { DiskOps } from "./disk.ts"
+
+/** How many recent notes per home a snapshot carries; the boot shows fewer. */
+export const PocketDepth = 12
+const TitleHeadBytes = 4096
+
+const decoder = new TextDecoder()
+
+/** The note's title; a large note is read only as far as its first bytes (the whole file only for a long frontmatter). */
+export const readTitleOrFail = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> => {
+  const whole = ops.fs.readFileString(file).pipe(Effect.map((text) => noteTitle(parseNote(text).body)))
+  if (bytes <= TitleHeadBytes * 4) return whole
+  return Effect.scoped(
+    Effect.gen(function*() {
+      const handle = yield* ops.fs.open(file)
+      const text = decoder.decode(Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array()))
+      const note = parseNote(text)
+      return text.startsWith("---") && note.body === text ? yield* whole : noteTitle(note.body)
+    })
+  )
+}
+
+/** The note's title, or "" when it cannot be read. */
+const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> =>
+  readTitleOrFail(ops, file, bytes).pipe(Effect.orElseSucceed(() => ""))
+
+export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
+  Effect.forEach(rows, (row) => {
+    const relative = row.home === "session" ? row.address : row.address.slice(row.address.indexOf("/") + 1)
+    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
+  }, { concurrency: "unbounded" })
+
+type RecentOrder = Pick<NoteRow, "updatedMs" | "address">
+
+/** Keeps `top` the `PocketDepth` most recent notes, newest first, as notes arrive in any order. */
+export const insertRecent = <A extends RecentOrder>(top: Array<A>, note: A): void => {
+  if (top.length === PocketDepth && compareRecentFirst(note, top[PocketDepth - 1]!) >= 0) return
+  let at = top.length
+  while (at > 0 && compareRecentFirst(note, top[at - 1]!) < 0) at--
+  top.splice(at, 0, note)
+  if (top.length > PocketDepth) top.pop()
+}

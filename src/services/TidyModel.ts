@@ -1,0 +1,16 @@
+import { Context, type Effect } from "effect"
+import type { TidyTool } from "../domain/notes/tidy.ts"
+import type { ToolOutcome } from "../domain/toolOutcome.ts"
+import type { NotesStore } from "./NotesStore.ts"
+import type { PiSession } from "./PiSession.ts"
+
+/** A tidy pass's model run, given the instructions and a way back into the notes tools. */
+export type TidyPass = (request: {
+  readonly instructions: string
+  readonly prompt: string
+  readonly modelRef: string | undefined
+  readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>
+}) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
+
+/** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */
+export class TidyModel extends Context.Service<TidyModel, { readonly pass: TidyPass }>()("pi-context/TidyModel") {}

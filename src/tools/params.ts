@@ -1,0 +1,13 @@
+import { Effect, Schema } from "effect"
+
+/** A tool call the handler cannot carry out as given; `message` is the sentence the model reads. */
+export class InvalidParams extends Schema.TaggedError<InvalidParams>()("InvalidParams", { message: Schema.String }) {}
+
+/** Decodes a tool's parameters (absent ones as `{}`); a failure names the tool and what was wrong. */
+export const decodeParams = <S extends Schema.Decoder<unknown>>(schema: S, tool: string) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (params: unknown): Effect.Effect<S["Type"], InvalidParams, S["DecodingServices"]> =>
+    decode(params ?? {}).pipe(
+      Effect.mapError((error) => new InvalidParams({ message: `${tool} got parameters it cannot use: ${error.message}` }))
+    )
+}

@@ -1,0 +1,85 @@
+import { assert, describe, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, posix } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+
+const sourceFiles = (dir: string): ReadonlyArray<string> =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = posix.join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith(".ts") ? [path] : []
+  })
+
+const src = sourceFiles("src")
+const tests = sourceFiles("test")
+const text = new Map([...src, ...tests].map((file) => [file, readFileSync(join(root, file), "utf8")]))
+
+/** Every module a file names: static imports and re-exports (type-only too), and dynamic imports. */
+const specifiers = (file: string): ReadonlyArray<string> =>
+  [...text.get(file)!.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)]
+    .map((match) => match[1] ?? match[2]!)
+
+/** The source files a file imports, as paths from the repository root. */
+const localImports = (file: string): ReadonlyArray<string> =>
+  specifiers(file).filter((spec) => spec.startsWith(".")).map((spec) => posix.normalize(posix.join(posix.dirname(file), spec)))
+
+const isPi = (spec: string) => spec.startsWith("@earendil-works/")
+
+/** The only files that may name a Pi package: the PiSession port's live layer, the entry and the adapters. */
+const mayImportPi = (file: string) =>
+  file === "src/layers/PiSessionLive.ts" || file === "src/main.ts" || file.startsWith("src/adapters/")
+
+describe("the import graph", () => {
+  it("has no cycle among the source files", () => {
+    const graph = new Map(src.map((file) => [file, localImports(file).filter((dep) => text.has(dep))]))
+    const state = new Map<string, "open" | "done">()
+    const cycles: Array<string> = []
+    const visit = (file: string, path: ReadonlyArray<string>) => {
+      if (state.get(file) === "done") return
+      if (state.get(file) === "open") {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(" -> "))
+        return
+      }
+      state.set(file, "open")
+      for (const dep of graph.get(file) ?? []) visit(dep, [...path, file])
+      state.set(file, "done")
+    }
+    for (const file of src) visit(file, [])
+    assert.deepStrictEqual(cycles, [])
+  })
+
+  it("names Pi packages only in PiSession's live layer, main.ts and the adapters", () => {
+    const offenders = src.filter((file) => !mayImportPi(file) && specifiers(file).some(isPi))
+    assert.deepStrictEqual(offenders, [])
+  })
+
+  it("has no layer importing a tool handler", () => {
+    const offenders = src.filter((file) => file.startsWith("src/layers/"))
+      .flatMap((file) => localImports(file).filter((dep) => dep.startsWith("src/tools/")).map((dep) => `${file} -> ${dep}`))
+    assert.deepStrictEqual(offenders, [])
+  })
+
+  it("resolves every relative import to a file in the tree", () => {
+    const unresolved = [...src, ...tests].flatMap((file) =>
+      localImports(file).filter((dep) => dep.endsWith(".ts") && !text.has(dep)).map((dep) => `${file} -> ${dep}`)
+    )
+    assert.deepStrictEqual(unresolved, [])
+  })
+})
+
+describe("file sizes", () => {
+  it("keeps every source and test file at 400 lines or fewer", () => {
+    const long = [...src, ...tests]
+      .map((file) => ({ file, lines: text.get(file)!.split("\n").length - (text.get(file)!.endsWith("\n") ? 1 : 0) }))
+      .filter(({ lines }) => lines > 400)
+      .map(({ file, lines }) => `${file}: ${lines} lines`)
+    assert.deepStrictEqual(long, [])
+  })
+})
+
+it("reads the tree it checks", () => {
+  assert.isTrue(src.includes("src/main.ts") && src.includes("src/layers/PiSessionLive.ts"))
+  assert.isTrue(specifiers("src/main.ts").some(isPi))
+})
