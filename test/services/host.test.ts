@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent"
 import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePiHost } from "../../src/adapters/host.ts"
@@ -51,14 +51,14 @@ describe("the host runtime", () => {
   it("a reply whose shape Pi's overflow test cannot read (no usage) counts as no overflow, and the hook still answers", async () => {
     process.env.PI_CODING_AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-context-host-"))
     const notices: Array<string> = []
-    const entries: Array<Record<string, unknown>> = []
-    const pi = { getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} } as unknown as ExtensionAPI
-    const ctx = {
+    const entries: Array<SessionEntry> = []
+    const pi = partialOf<ExtensionAPI>({ getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} })
+    const ctx = partialOf<ExtensionContext>({
       cwd: tmpdir(),
       ui: { notify: (message: string) => void notices.push(message), setStatus: () => {} },
       sessionManager: {
         getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000",
-        getHeader: () => undefined,
+        getHeader: () => null,
         getLeafEntry: () => entries.at(-1),
         getEntry: () => undefined,
         getBranch: () => entries,
@@ -67,7 +67,7 @@ describe("the host runtime", () => {
       model: { provider: "other", id: "m", contextWindow: 1000, maxTokens: 100 },
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
-    } as unknown as ExtensionContext
+    })
     const host = makePiHost(pi)
     dispose = host.dispose
     // "stop" with a context window makes Pi's test read usage.input, which this reply lacks.
@@ -84,13 +84,13 @@ describe("the host runtime", () => {
     process.env.PI_CONTEXT_NOTES_ROOT = join(root, "notes")
     writeFileSync(join(root, "notes"), "a file where the notes root belongs")
     const notices: Array<string> = []
-    const pi = { getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} } as unknown as ExtensionAPI
-    const ctx = {
+    const pi = partialOf<ExtensionAPI>({ getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} })
+    const ctx = partialOf<ExtensionContext>({
       cwd: root,
       ui: { notify: (message: string) => void notices.push(message), setStatus: () => {} },
       sessionManager: {
         getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001",
-        getHeader: () => undefined,
+        getHeader: () => null,
         getLeafEntry: () => undefined,
         getLeafId: () => null,
         getEntry: () => undefined,
@@ -100,7 +100,7 @@ describe("the host runtime", () => {
       model: undefined,
       getContextUsage: () => undefined,
       isProjectTrusted: () => false
-    } as unknown as ExtensionContext
+    })
     const host = makePiHost(pi)
     dispose = async () => {
       await host.dispose()

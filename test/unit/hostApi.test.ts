@@ -2,6 +2,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import { describe, expect, it } from "vitest"
 import { missingApiMethods, missingEvents } from "../../src/domain/hostApi.ts"
 import { createPiContext } from "../../src/main.ts"
+import { partialOf } from "../support/partial.ts"
 
 /** A Pi stand-in with every method pi-context calls at load, recording what was registered. */
 const fakePi = (without: ReadonlyArray<string> = [], onReturns: "unsubscribe" | "nothing" = "unsubscribe") => {
@@ -47,7 +48,7 @@ describe("a Pi whose API lacks what pi-context needs", () => {
     expect(registered).toEqual([])
     expect(handlers.map(([name]) => name)).toEqual(["session_start"])
     const notices: Array<{ message: string; level: string }> = []
-    const ctx = { ui: { notify: (message: string, level: string) => void notices.push({ message, level }) } } as unknown as ExtensionContext
+    const ctx = partialOf<ExtensionContext>({ ui: { notify: (message: string, level?: string) => void notices.push({ message, level: level ?? "info" }) } })
     await startSession(handlers, ctx)
     await startSession(handlers, ctx)
     expect(notices).toHaveLength(1)
@@ -60,7 +61,7 @@ describe("a Pi whose API lacks what pi-context needs", () => {
     createPiContext()(pi)
     expect(registered).toEqual([])
     const notices: Array<string> = []
-    await startSession(handlers, { ui: { notify: (message: string) => void notices.push(message) } } as unknown as ExtensionContext)
+    await startSession(handlers, partialOf<ExtensionContext>({ ui: { notify: (message: string) => void notices.push(message) } }))
     expect(notices).toEqual([expect.stringContaining("lacks the unsubscribe function that pi.on() returns")])
   })
 
