@@ -2,9 +2,11 @@
  * The worst time of any tool call over a fixed corpus of hostile inputs:
  * regex and glob bombs, huge queries, huge notes (one past the write limit),
  * 100,000-line edits, stale and corrupt locks, names a file system cannot
- * hold. Every call goes through the real tool handlers, the live
- * NotesStore (temp notes root, 2,000 notes plus hostile ones) and History
- * layers (a session with huge events), inside the same time budget the
+ * hold. Every call goes through the real tool handlers and the layers the
+ * runtime serves them (src/runtime.ts): the live NotesStore (temp notes root,
+ * 2,000 notes plus hostile ones), History (the project's fake Pi session,
+ * with huge events), Window and NotesHistory (no repository in the temp
+ * root, so history_windows reads none), inside the same time budget the
  * runtime gives a tool call.
  * Each input runs `Runs` times after one untimed warm-up call per tool
  * family (the history index build is bench/history.ts's first-call figure);
@@ -17,24 +19,23 @@
  * To add a case, append to `corpus`: a name, a tool and its parameters, and
  * optionally an untimed `before` that prepares the notes root or the session.
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
-import type { RawEntry } from "../src/domain/entries.ts"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { ToolName, ToolResultByteLimit } from "../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
+import * as NotesHistoryLive from "../src/layers/NotesHistoryLive.ts"
 import * as NotesStoreLive from "../src/layers/NotesStoreLive.ts"
-import { PiSession } from "../src/services/PiSession.ts"
+import * as WindowLive from "../src/layers/WindowLive.ts"
 import { historyToolHandlers } from "../src/tools/history.ts"
 import { notesToolHandlers } from "../src/tools/notes.ts"
 import { withTimeBudget } from "../src/tools/timeBudget.ts"
+import { makeFakeSession } from "../test/support/FakePiSession.ts"
 
 const Runs = 3
 
@@ -77,15 +78,20 @@ const plantLock = (relative: string, content: string, ageMs: number): void => {
   utimesSync(file, at, at)
 }
 
-const entries: Array<RawEntry> = []
-let leafId: string | null = null
+// The project's fake Pi session: entries appended under the leaf, the branch walked from it, as Pi's SessionManager does.
+const session = makeFakeSession({
+  sessionId,
+  cwd: root,
+  agentDir: join(root, "agent"),
+  settings: { "pi-context": { notesRoot: root } },
+  model: { provider: "bench", id: "adversary", contextWindow: 200_000 },
+  projectTrusted: false
+})
 let clock = Date.parse("2025-01-01T00:00:00.000Z")
 let calls = 0
 const append = (type: string, fields: Record<string, unknown>): void => {
-  const id = (entries.length + 1).toString(16).padStart(8, "0")
   clock += 1500
-  entries.push({ type, id, parentId: leafId, timestamp: new Date(clock).toISOString(), ...fields })
-  leafId = id
+  session.append({ type, timestamp: new Date(clock).toISOString(), ...fields })
 }
 const message = (body: Record<string, unknown>) => append("message", { message: { timestamp: clock, ...body } })
 const toolTurn = (prompt: string, output: string) => {
@@ -117,19 +123,10 @@ for (let turn = 0; turn < 5_000; turn++) {
   if (turn % 250 === 125) toolTurn("a long line that only matches at its end", `${randomAb(60_000)}a${"c".repeat(30)}x`)
 }
 
-const session = Layer.mock(PiSession)({
-  sessionId,
-  cwd: root,
-  agentDir: join(root, "agent"),
-  settings: Effect.succeed({ "pi-context": { notesRoot: root } }),
-  model: Effect.succeed(Option.some({ provider: "bench", id: "adversary", contextWindow: 200_000 })),
-  isProjectTrusted: Effect.succeed(false),
-  entries: Effect.sync(() => entries),
-  rawBranch: Effect.sync(() => entries),
-  leafId: Effect.sync(() => leafId)
-})
-const platform = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer.pipe(Layer.provide(platform)), session))
+// The runtime's own layers for what the history and notes tools need; each brings its dependencies.
+const runtime = ManagedRuntime.make(
+  Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, NotesHistoryLive.layer, session.layer)
+)
 
 const handlers: Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, any>> = { ...notesToolHandlers, ...historyToolHandlers }
 const call = (tool: string, params: unknown): Promise<ToolOutcome> =>

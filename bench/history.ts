@@ -1,9 +1,10 @@
 /**
  * History tools on a 100,000-entry session. The first call builds the index;
  * every later call first appends 10 entries (a short turn) and then runs one
- * of list / search / read through the real tool handlers and History layer,
- * over a stub Pi session that behaves like Pi's SessionManager (getEntries()
- * copies the entry list, getBranch() walks parents from the leaf).
+ * of list / search / read through the real tool handlers and the runtime's
+ * History and Window layers, with no notes history (git off), over a stub Pi
+ * session that behaves like Pi's SessionManager (getEntries() copies the
+ * entry list, getBranch() walks parents from the leaf).
  * Writes bench/results/history.json.
  *
  *   npm exec -- node bench/history.ts
@@ -19,6 +20,7 @@ import * as HistoryLive from "../src/layers/HistoryLive.ts"
 import * as WindowLive from "../src/layers/WindowLive.ts"
 import { PiSession } from "../src/services/PiSession.ts"
 import { historyToolHandlers } from "../src/tools/history.ts"
+import { noNotesHistory } from "../test/support/notesHistoryFixtures.ts"
 
 const ENTRIES = 100_000
 const MARKER_EVERY = 5_000
@@ -102,8 +104,9 @@ const session = Layer.mock(PiSession)({
   }),
   leafId: Effect.sync(() => leafId)
 })
-// history_windows reads the Window room beside the History index.
-const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, session))
+// history_windows reads the Window room beside the History index, and each window's committed note
+// changes from the notes history: none here, so the first call times the index and the windows' facts.
+const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory, session))
 
 const timed = (effect: Effect.Effect<ToolOutcome, never, any>): { readonly ms: number; readonly outcome: ToolOutcome } => {
   const start = performance.now()

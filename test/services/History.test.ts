@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { CustomType } from "../../src/domain/protocol.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import type { ToolOutcome } from "../../src/domain/toolOutcome.ts"
@@ -9,13 +9,12 @@ import { Layer } from "effect"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { History } from "../../src/services/History.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { PiSession } from "../../src/services/PiSession.ts"
 import { historyToolHandlers } from "../../src/tools/history.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+import { noNotesHistory } from "../support/notesHistoryFixtures.ts"
 
 /** No notes history in these tests: history_windows shows the branch's own facts. */
-const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: Effect.succeed(Option.none()) })
 const historyAndWindow = Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory)
 
 const sessionId = "5e55a0b1-0000-7000-8000-000000000000"

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { Effect, FileSystem, Layer } from "effect"
+import { Effect, FileSystem, Layer, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
@@ -8,6 +8,12 @@ import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
+
+/**
+ * A notes history with no history (git off, no repository): history_windows
+ * and the windows view show the branch's own facts. Any other call is a defect.
+ */
+export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: Effect.succeed(Option.none()) })
 
 /** The live store and a history on `git` (the system git unless a test injects one). */
 export const historyLayer = (git: GitRunner = systemGit) =>
