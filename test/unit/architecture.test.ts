@@ -61,6 +61,33 @@ describe("the import graph", () => {
     assert.deepStrictEqual(offenders, [])
   })
 
+  it("loads no Effect at extension load: main.ts's static imports never reach the effect package", () => {
+    // Effect loads on first use (a dynamic import in main.ts), so Pi's start-up does not pay for it;
+    // one static chain to a module importing effect cost about 90 ms of load (bench/load.ts).
+    const staticValueImports = (file: string): ReadonlyArray<string> =>
+      [...text.get(file)!.matchAll(/(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^"'`;]*?\bfrom\s*["']([^"']+)["']/g)].map((match) => match[1]!)
+    const seen = new Map<string, string | undefined>([["src/main.ts", undefined]])
+    const queue = ["src/main.ts"]
+    const offenders: Array<string> = []
+    while (queue.length > 0) {
+      const file = queue.shift()!
+      for (const spec of staticValueImports(file)) {
+        if (spec === "effect" || spec.startsWith("effect/") || spec.startsWith("@effect/")) {
+          const chain = [file]
+          for (let at = seen.get(file); at !== undefined; at = seen.get(at)) chain.push(at)
+          offenders.push(`${spec} <- ${chain.join(" <- ")}`)
+        }
+        if (!spec.startsWith(".")) continue
+        const dep = posix.normalize(posix.join(posix.dirname(file), spec))
+        if (text.has(dep) && !seen.has(dep)) {
+          seen.set(dep, file)
+          queue.push(dep)
+        }
+      }
+    }
+    assert.deepStrictEqual(offenders, [])
+  })
+
   it("resolves every relative import to a file in the tree", () => {
     const unresolved = [...src, ...tests].flatMap((file) =>
       localImports(file).filter((dep) => dep.endsWith(".ts") && !text.has(dep)).map((dep) => `${file} -> ${dep}`)

@@ -1,16 +1,7 @@
 import { Result, Schema, SchemaTransformation } from "effect"
+import { formatAddress, type Home, Homes, type NoteAddress } from "./homes.ts"
 
-/** The five note homes, in the order the boot and listings show them. */
-export const Homes = ["session", "project", "user", "agent", "model"] as const
-export type Home = (typeof Homes)[number]
-
-export const homeOrder = (home: Home): number => Homes.indexOf(home)
-
-/** A valid note address: its home and a `/`-separated path that always ends in `.md`. */
-export interface NoteAddress {
-  readonly home: Home
-  readonly path: string
-}
+export { formatAddress, type Home, homeLabel, homeOrder, homePrefix, Homes, type NoteAddress } from "./homes.ts"
 
 export const AddressByteLimit = 512
 
@@ -30,16 +21,6 @@ export interface AddressRefusal {
 const prefixedHomes: ReadonlyArray<Home> = ["project", "user", "agent", "model"]
 
 const encoder = new TextEncoder()
-
-/** How the model names a home: `session`, or `@home` for the others. */
-export const homeLabel = (home: Home): string => (home === "session" ? "session" : `@${home}`)
-
-/** How the model writes an address: no prefix for the session, `@home/` for the others. */
-export const formatAddress = (address: NoteAddress): string =>
-  address.home === "session" ? address.path : `@${address.home}/${address.path}`
-
-/** The prefix a model uses for `home` (empty for the session home). */
-export const homePrefix = (home: Home): string => (home === "session" ? "" : `@${home}/`)
 
 /** C0 and C1 controls, DEL, and the line and paragraph separators. */
 const controlCharacter = /[\p{Cc}\u2028\u2029]/u

@@ -1,4 +1,4 @@
-import { formatAddress, type Home, Homes } from "./address.ts"
+import { formatAddress, type Home, Homes } from "./homes.ts"
 import { homeSegments, type NotesIdentity, WastebasketFolder } from "./identity.ts"
 
 /**
