@@ -20,11 +20,19 @@ export interface PiContextOptions extends HostOptions {
  * only for this file and the tool schemas. One runtime per extension instance,
  * disposed on `session_shutdown`.
  */
+/**
+ * The runtime's import (Effect and the services: over 100 ms of synchronous
+ * module loading, bench/load.ts) starts after the event that asked for it has
+ * returned to Pi, so Pi finishes binding its extensions first; the first
+ * prompt waits for it as before.
+ */
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 export const createPiContext = (options: PiContextOptions = {}): ExtensionFactory => (pi: ExtensionAPI): void => {
   if (refusesHost(pi)) return
   let host: Promise<PiHost> | undefined
   const load = (): Promise<PiHost> =>
-    (host ??= (options.beforeLoad?.() ?? Promise.resolve()).then(() => import("./adapters/host.ts")).then(({ makePiHost }) => makePiHost(pi, options)))
+    (host ??= (options.beforeLoad?.() ?? nextMacrotask()).then(() => import("./adapters/host.ts")).then(({ makePiHost }) => makePiHost(pi, options)))
   const hooks = registerHooks(pi, load)
   registerTools(pi, load, hooks.applyNeeds)
   // A command waits for start-up, so its entries never land before the root boot.
