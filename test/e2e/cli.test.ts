@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
 import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
 
 /**
@@ -11,12 +12,6 @@ import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
  * faux model comes in through `-e`; pi-context itself must come from the
  * project's `.pi/settings.json`.
  */
-const repoRoot = resolve(import.meta.dirname, "..", "..")
-const piPackageDir = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent")
-const piBin = join(
-  piPackageDir,
-  (JSON.parse(readFileSync(join(piPackageDir, "package.json"), "utf8")) as { bin: { pi: string } }).bin.pi
-)
 const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
 const runTimeoutMs = 45_000
 
@@ -37,15 +32,7 @@ interface Run {
 /** Runs the CLI on this process's Node (24, from node_modules), with a clean env pointing at temp dirs only. */
 const pi = (dirs: Dirs, args: ReadonlyArray<string>): Promise<Run> =>
   new Promise((resolvePromise, reject) => {
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: dirs.home,
-      PI_CODING_AGENT_DIR: dirs.agentDir,
-      PI_CONTEXT_NOTES_ROOT: dirs.notesRoot,
-      PI_OFFLINE: "1",
-      NO_COLOR: "1",
-      TMPDIR: dirs.root
-    }
+    const env = piEnv(dirs)
     const child = spawn(process.execPath, [piBin, ...args], { cwd: dirs.project, env, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""

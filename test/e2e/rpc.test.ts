@@ -1,8 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
 
 /**
  * The real `pi` CLI in RPC mode, offline, with pi-context installed in a temp
@@ -10,9 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
  * from `-e`: two resets (the model's wipe_memory, then /wipe-memory), then
  * `/pi-context windows`, whose plain text arrives as an extension notice.
  */
-const repoRoot = resolve(import.meta.dirname, "..", "..")
-const piPackageDir = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent")
-const piBin = join(piPackageDir, (JSON.parse(readFileSync(join(piPackageDir, "package.json"), "utf8")) as { bin: { pi: string } }).bin.pi)
 const fixture = join(import.meta.dirname, "fixtures", "fauxResets.ts")
 const waitMs = 40_000
 
@@ -87,15 +85,7 @@ describe("the real pi CLI in RPC mode", () => {
     root = mkdtempSync(join(tmpdir(), "pi-context-rpc-"))
     const dirs = { home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes"), project: join(root, "project") }
     for (const dir of [dirs.home, dirs.notesRoot, dirs.project]) mkdirSync(dir, { recursive: true })
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: dirs.home,
-      PI_CODING_AGENT_DIR: dirs.agentDir,
-      PI_CONTEXT_NOTES_ROOT: dirs.notesRoot,
-      PI_OFFLINE: "1",
-      NO_COLOR: "1",
-      TMPDIR: root
-    }
+    const env = piEnv({ ...dirs, root })
     const install = spawn(process.execPath, [piBin, "install", repoRoot, "-l"], { cwd: dirs.project, env, stdio: "ignore" })
     expect(await new Promise((done) => install.on("close", done))).toBe(0)
     pi = new RpcPi(dirs.project, env)
