@@ -6,9 +6,23 @@ interface ToolResultShape {
   readonly role?: unknown
   readonly toolName?: unknown
   readonly isError?: unknown
+  readonly details?: unknown
 }
 
 const toolResultOf = (entry: RawEntry) => messageOfRole<ToolResultShape>(entry, "toolResult")
+
+/**
+ * A successful `notes_write` or `notes_update` result: the evidence of a
+ * checkpoint, with the address its details name (when they name one).
+ */
+export const noteWriteResult = (entry: RawEntry): { readonly address: string | undefined } | undefined => {
+  const result = toolResultOf(entry)
+  if (result === undefined || result.isError === true) return undefined
+  if (result.toolName !== ToolName.notesWrite && result.toolName !== ToolName.notesUpdate) return undefined
+  const details = result.details
+  const address = typeof details === "object" && details !== null ? (details as { address?: unknown }).address : undefined
+  return { address: typeof address === "string" ? address : undefined }
+}
 
 /** What the window's durable entries say about its checkpoint and its `wipe_memory` calls. */
 export interface WindowActivity {
@@ -22,12 +36,8 @@ export const windowActivity = (entries: ReadonlyArray<RawEntry>): WindowActivity
   let checkpointed = false
   let wipeCalls = 0
   for (const entry of entries) {
-    const result = toolResultOf(entry)
-    if (result === undefined) continue
-    if ((result.toolName === ToolName.notesWrite || result.toolName === ToolName.notesUpdate) && result.isError !== true) {
-      checkpointed = true
-    }
-    if (result.toolName === ToolName.wipeMemory) wipeCalls++
+    if (noteWriteResult(entry) !== undefined) checkpointed = true
+    else if (toolResultOf(entry)?.toolName === ToolName.wipeMemory) wipeCalls++
   }
   return { checkpointed, wipeCalls }
 }

@@ -1,6 +1,6 @@
+import { noteWriteResult } from "../checkpoint.ts"
 import { classifyEntry, type RawEntry } from "../entries.ts"
 import { estimateMessageTokens, replyTokens } from "../projection.ts"
-import { ToolName } from "../protocol.ts"
 import type { ResetSource } from "../resetControl.ts"
 import { rootWindowId } from "../windowId.ts"
 import type { WindowEnd, WindowFacts } from "./facts.ts"
@@ -17,18 +17,7 @@ export const epochMs = (timestamp: string): number | undefined => {
   return Number.isNaN(ms) ? undefined : ms
 }
 
-const noteWriters: ReadonlySet<string> = new Set([ToolName.notesWrite, ToolName.notesUpdate])
-
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
-
-/** The address a successful notes_write / notes_update result names, if the entry is one. */
-const writtenAddress = (entry: RawEntry): string | undefined => {
-  const message = entry.message
-  if (entry.type !== "message" || !isRecord(message) || message.role !== "toolResult") return undefined
-  if (message.isError === true || typeof message.toolName !== "string" || !noteWriters.has(message.toolName)) return undefined
-  const details = message.details
-  return isRecord(details) && typeof details.address === "string" ? details.address : undefined
-}
 
 interface Building {
   id: string
@@ -84,7 +73,7 @@ export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string):
       const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
       if (tokens !== undefined && (current.peakTokens === null || tokens > current.peakTokens)) current.peakTokens = tokens
     }
-    const address = writtenAddress(entry)
+    const address = noteWriteResult(entry)?.address
     if (address !== undefined && !current.notesWritten.includes(address)) current.notesWritten.push(address)
   }
   return windows
