@@ -1,3 +1,4 @@
+import { isRecord } from "./record.ts"
 import { estimateTokens } from "./boot.ts"
 import { CarriedRequestLimit, requestExcerpt } from "./boundary.ts"
 import { type RawEntry, userMessageText } from "./entries.ts"
@@ -29,8 +30,6 @@ export interface WindowFacts {
   readonly failures: ReadonlyArray<{ readonly command: string; readonly status: string }>
   readonly lastReply: string | undefined
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 const stringArg = (args: unknown, key: string): string | undefined =>
   isRecord(args) && typeof args[key] === "string" && args[key] !== "" ? args[key] : undefined

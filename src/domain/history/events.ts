@@ -1,3 +1,4 @@
+import { isRecord } from "../record.ts"
 import type { RawEntry } from "../entries.ts"
 
 /** The roles a model can filter history by. */
@@ -70,8 +71,6 @@ export type EventDraft =
     readonly isError: boolean
     readonly output: string
   }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 const stringField = (value: Record<string, unknown>, key: string): string | undefined =>
   typeof value[key] === "string" ? value[key] : undefined

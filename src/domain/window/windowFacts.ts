@@ -1,3 +1,4 @@
+import { isRecord } from "../record.ts"
 import { noteWriteResult } from "../checkpoint.ts"
 import { classifyEntry, type RawEntry } from "../entries.ts"
 import { estimateMessageTokens, replyTokens } from "../projection.ts"
@@ -16,8 +17,6 @@ export const epochMs = (timestamp: string): number | undefined => {
   const ms = Date.parse(timestamp)
   return Number.isNaN(ms) ? undefined : ms
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
 interface Building {
   id: string
