@@ -79,10 +79,10 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
  * entry, which never reaches the model; Pi keeps one info status, so a notice
  * would be replaced by the next one), elsewhere as a notice, in plain text.
  */
-export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData): void => {
+export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData, level: "info" | "warning" | "error" = "info"): void => {
   if (ctx.mode === "tui") {
     pi.appendEntry<ReportData>(CustomType.report, report)
     return
   }
-  ctx.ui.notify(reportPlainText(report), "info")
+  ctx.ui.notify(reportPlainText(report), level)
 }
