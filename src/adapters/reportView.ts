@@ -1,9 +1,10 @@
 import type { ExtensionAPI, ExtensionContext, Theme } from "@earendil-works/pi-coding-agent"
-import type { Component } from "@earendil-works/pi-tui"
+import { type Component, visibleWidth } from "@earendil-works/pi-tui"
 import { type NotesOverview, notesOverviewView } from "../domain/notes/overviewView.ts"
 import { CustomType } from "../domain/protocol.ts"
 import type { ReportData } from "../domain/report.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
+import { wrapLine } from "../domain/wrap.ts"
 import { type BarScale, plainText, type ViewLine, windowsView } from "../domain/window/view.ts"
 
 /** What a `pi-context/report` entry holds (defined in the domain, where the subcommands build it). */
@@ -25,10 +26,15 @@ export class LinesComponent implements Component {
   invalidate(): void {}
 }
 
-const textLines = (title: string, text: string) => (width: number): ReadonlyArray<ViewLine> =>
-  [[{ text: title, tone: "accent" as const }], ...text.split("\n").map((line) => [{ text: line, tone: "text" as const }])].map((line) =>
-    line.map((s) => ({ ...s, text: Array.from(s.text).length > width ? `${Array.from(s.text).slice(0, Math.max(1, width) - 1).join("")}…` : s.text }))
-  )
+/**
+ * A text report at the chat's width, measured in terminal columns (Pi's TUI
+ * stops on a line wider than the terminal): long lines wrap, a path at its
+ * separators, so nothing is cut off.
+ */
+const textLines = (title: string, text: string) => (width: number): ReadonlyArray<ViewLine> => [
+  ...wrapLine(title, width, visibleWidth).map((line) => [{ text: line, tone: "accent" as const }]),
+  ...text.split("\n").flatMap((line) => wrapLine(line, width, visibleWidth).map((piece) => [{ text: piece, tone: "text" as const }]))
+]
 
 /** The windows view as a component, for the chat and for render tests. */
 export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock, expanded = false) =>

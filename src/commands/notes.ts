@@ -132,7 +132,7 @@ export const notes = subcommand({
   name: "notes",
   run: (args): Step<Needs> => {
     const [sub, address, ...extra] = args
-    if (sub !== undefined && historyWords.has(sub)) return Effect.map(notesHistoryCommand(args), (text) => notice(text))
+    if (sub !== undefined && historyWords.has(sub)) return notesHistoryCommand(args)
     if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
     if (sub === "boot" && address === undefined) return showBoot
     if (sub === "read" && address !== undefined) return showNote(address)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { visibleWidth } from "@earendil-works/pi-tui"
 import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
 import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
 import type { WindowFacts } from "../../src/domain/window/facts.ts"
@@ -237,5 +238,28 @@ describe("reports stay on screen", () => {
       "ok   settings: no problems"
     ])
     expect(renderer!({ data: { kind: "nonsense" } }, { expanded: false }, plainTheme)).toBeUndefined()
+  })
+
+  it("a text report wraps at the chat's width: status's trace path at its separators, never inside a name, and nothing cut off", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const path = "/home/someone/.pi/agent/pi-context/traces/0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+    const long = "guidance line: 30,336 tokens left (pi-context.guidanceLine, global settings ~/.pi/agent/settings.json)"
+    const status = textReport(`pi-context 0.1.0: on\nwindow: w3 (id pcx:eeeeffff0000:w3, for the history tools)\ntrace: ${path}\n${long}`)
+    const lines = renderer!({ data: status }, { expanded: false }, plainTheme)!.render(80)
+    expect(lines.every((line) => Array.from(line).length <= 80)).toBe(true)
+    expect(lines).toContain("trace: /home/someone/.pi/agent/pi-context/traces/")
+    expect(lines).toContain("0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
+    expect(lines.join(" ")).toContain(long)
+    expect(lines.join("")).not.toContain("…")
+  })
+
+  it("measures a text report in terminal columns: a note in wide characters never passes the width (Pi's TUI stops on such a line)", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const body = "決定事項".repeat(15)
+    const lines = renderer!({ data: { kind: "text", title: "@project/決定.md · 180 B", text: body } }, { expanded: false }, plainTheme)!.render(80)
+    expect(lines.every((line) => visibleWidth(line) <= 80)).toBe(true)
+    expect(lines.slice(1).join("")).toBe(body)
   })
 })
