@@ -37,12 +37,18 @@ const textLines = (title: string, text: string) => (width: number): ReadonlyArra
 ]
 
 /** The windows view as a component, for the chat and for render tests. */
-export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock, expanded = false) =>
-  new LinesComponent((width) => windowsView(windows, { width, scale, clock, expanded }), theme)
+export const windowsComponent = (
+  windows: ReadonlyArray<WindowFacts>,
+  scale: BarScale | undefined,
+  theme: Theme,
+  clock = localClock,
+  expanded = false,
+  now?: number
+) => new LinesComponent((width) => windowsView(windows, { width, scale, clock, expanded, now }), theme)
 
 /** The windows view as plain text, for print and RPC modes and for the model. */
-export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock) =>
-  plainText(windowsView(windows, { width, scale, clock, expanded: true }))
+export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock, now?: number) =>
+  plainText(windowsView(windows, { width, scale, clock, expanded: true, now }))
 
 /** The notes overview as a component, for the chat and for render tests. */
 export const notesComponent = (overview: NotesOverview, theme: Theme) => new LinesComponent((width) => notesOverviewView(overview, width), theme)
@@ -51,7 +57,7 @@ export const notesComponent = (overview: NotesOverview, theme: Theme) => new Lin
 export const reportPlainText = (report: ReportData): string => {
   switch (report.kind) {
     case "windows":
-      return windowsPlainText(report.windows, report.scale)
+      return windowsPlainText(report.windows, report.scale, 100, localClock, report.shownAt)
     case "notes":
       return plainText(notesOverviewView(report.overview, 120))
     case "text":
@@ -71,7 +77,7 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
     if (!isReport(data)) return undefined
     switch (data.kind) {
       case "windows":
-        return windowsComponent(data.windows, data.scale, theme, localClock, options.expanded)
+        return windowsComponent(data.windows, data.scale, theme, localClock, options.expanded, data.shownAt)
       case "notes":
         return notesComponent(data.overview, theme)
       case "text":

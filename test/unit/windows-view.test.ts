@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { visibleWidth } from "@earendil-works/pi-tui"
+import { visibleWidth as terminalColumns } from "@earendil-works/pi-tui"
 import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
 import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
 import type { WindowFacts } from "../../src/domain/window/facts.ts"
@@ -70,6 +70,18 @@ describe("the windows view", () => {
       expect(text).not.toContain("pcx:")
     })
   }
+
+  it("the open window has been open until the view was asked for, not until its last entry; an ended one lasted to its end", () => {
+    // w3 began at 10:20 and its last entry is from 10:23; the user asks at 10:41.
+    const shownAt = t0 + 101 * min
+    const text = windowsComponent(branch, scale, plainTheme, clock, false, shownAt).render(120).join("\n")
+    expect(text).toContain("w3  began 10:20 · open for 21m · 2 turns · open (current)")
+    expect(text).toContain("w2  began 09:14 · lasted 1h 06m · 31 turns")
+    expect(windowsPlainText(branch, scale, 120, clock, shownAt)).toContain("open for 21m")
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    expect(renderer!({ data: { kind: "windows", windows: branch, scale, shownAt } }, { expanded: false }, plainTheme)!.render(120).join("\n")).toMatch(/open for 21m/)
+  })
 
   it("draws the bar wider at 160 columns, against the warning and hard lines", () => {
     const bar = (width: number) => windowsComponent(branch, scale, plainTheme, clock).render(width)[3]!
@@ -259,7 +271,7 @@ describe("reports stay on screen", () => {
     registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
     const body = "決定事項".repeat(15)
     const lines = renderer!({ data: { kind: "text", title: "@project/決定.md · 180 B", text: body } }, { expanded: false }, plainTheme)!.render(80)
-    expect(lines.every((line) => visibleWidth(line) <= 80)).toBe(true)
+    expect(lines.every((line) => terminalColumns(line) <= 80)).toBe(true)
     expect(lines.slice(1).join("")).toBe(body)
   })
 })
