@@ -31,8 +31,8 @@ export class LinesComponent implements Component {
  * stops on a line wider than the terminal): long lines wrap, a path at its
  * separators, so nothing is cut off.
  */
-const textLines = (title: string, text: string) => (width: number): ReadonlyArray<ViewLine> => [
-  ...wrapLine(title, width, visibleWidth).map((line) => [{ text: line, tone: "accent" as const }]),
+const textLines = (title: string, text: string, titleTone: "accent" | "warning") => (width: number): ReadonlyArray<ViewLine> => [
+  ...wrapLine(title, width, visibleWidth).map((line) => [{ text: line, tone: titleTone }]),
   ...text.split("\n").flatMap((line) => wrapLine(line, width, visibleWidth).map((piece) => [{ text: piece, tone: "text" as const }]))
 ]
 
@@ -81,7 +81,7 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
       case "notes":
         return notesComponent(data.overview, theme)
       case "text":
-        return new LinesComponent(textLines(data.title, data.text), theme)
+        return new LinesComponent(textLines(data.title, data.text, data.level === "warning" ? "warning" : "accent"), theme)
     }
   })
 }
@@ -91,10 +91,10 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
  * entry, which never reaches the model; Pi keeps one info status, so a notice
  * would be replaced by the next one), elsewhere as a notice, in plain text.
  */
-export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData, level: "info" | "warning" | "error" = "info"): void => {
+export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData): void => {
   if (ctx.mode === "tui") {
     pi.appendEntry<ReportData>(CustomType.report, report)
     return
   }
-  ctx.ui.notify(reportPlainText(report), level)
+  ctx.ui.notify(reportPlainText(report), report.kind === "text" && report.level === "warning" ? "warning" : "info")
 }

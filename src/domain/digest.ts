@@ -27,12 +27,12 @@ export interface WindowFacts {
   /** Paths written or edited by Pi's `write`/`edit` tools, the most recently touched first. */
   readonly files: ReadonlyArray<{ readonly path: string; readonly tools: ReadonlyArray<string> }>
   /** `bash` commands that failed or were aborted, one per command, the most recent first. */
-  readonly failures: ReadonlyArray<FailedCommand>
+  readonly unsuccessful: ReadonlyArray<UnsuccessfulCommand>
   readonly lastReply: string | undefined
 }
 
 /** One command's unsuccessful runs: each distinct status with how often it happened, the most recent first. */
-export interface FailedCommand {
+export interface UnsuccessfulCommand {
   readonly command: string
   readonly outcomes: ReadonlyArray<{ readonly status: string; readonly count: number }>
 }
@@ -62,7 +62,7 @@ const failureStatus = (output: string): string => {
 }
 
 /** Folds runs (oldest first) into one entry per command, the most recently run first. */
-const byCommand = (runs: ReadonlyArray<{ readonly command: string; readonly status: string }>): ReadonlyArray<FailedCommand> => {
+const byCommand = (runs: ReadonlyArray<{ readonly command: string; readonly status: string }>): ReadonlyArray<UnsuccessfulCommand> => {
   const commands = new Map<string, Array<{ status: string; count: number }>>()
   for (const { command, status } of [...runs].reverse()) {
     const outcomes = commands.get(command) ?? []
@@ -143,7 +143,7 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
   const pendingAt = pending === undefined ? -1 : users.map((text) => text.trim()).lastIndexOf(pending.trim())
   const requests = users.filter((_, i) => i !== pendingAt).reverse()
   const files = [...touched].reverse().map(([path, tools]) => ({ path, tools }))
-  return { requests, files, failures: byCommand(runs), lastReply }
+  return { requests, files, unsuccessful: byCommand(runs), lastReply }
 }
 
 interface Section {
@@ -200,10 +200,10 @@ const render = (
   return `${blocks.join("\n\n")}\n`
 }
 
-const outcomeText = ({ status, count }: FailedCommand["outcomes"][number]): string => (count > 1 ? `${status} ×${count}` : status)
+const outcomeText = ({ status, count }: UnsuccessfulCommand["outcomes"][number]): string => (count > 1 ? `${status} ×${count}` : status)
 
 /** Named for what it holds: a command the user aborted did not fail. */
-const commandsSection = (commands: ReadonlyArray<FailedCommand>): Section => {
+const commandsSection = (commands: ReadonlyArray<UnsuccessfulCommand>): Section => {
   const statuses = commands.flatMap(({ outcomes }) => outcomes.map(({ status }) => status))
   const aborted = statuses.includes(AbortedStatus)
   const failed = statuses.some((status) => status !== AbortedStatus)
@@ -230,7 +230,7 @@ const sectionsOf = (facts: WindowFacts): ReadonlyArray<Section> => [
     noun: ["file", "files"],
     lines: facts.files.map(({ path, tools }) => `- ${codeSpan(path)} (${tools.map((tool) => (tool === "write" ? "written" : "edited")).join(", ")})`)
   },
-  commandsSection(facts.failures),
+  commandsSection(facts.unsuccessful),
   {
     title: "The last assistant text (excerpt)",
     noun: ["last assistant text", "last assistant text"],

@@ -12,7 +12,8 @@ export type ReportData =
     readonly shownAt?: number | undefined
   }
   | { readonly kind: "notes"; readonly overview: NotesOverview }
-  | { readonly kind: "text"; readonly title: string; readonly text: string }
+  /** A `warning` text is drawn and notified as one (absent: information). */
+  | { readonly kind: "text"; readonly title: string; readonly text: string; readonly level?: "warning" | undefined }
 
 /** A text report whose first line is its title (as doctor and trace write them). */
 export const textReport = (text: string): ReportData => {

@@ -63,7 +63,7 @@ export class PiSession extends Context.Service<PiSession, {
    * A report that stays: in Pi's TUI a chat entry (which never reaches the
    * model; the next notice would replace a notice), elsewhere a notice in plain text.
    */
-  readonly showReport: (report: ReportData, level?: NoticeLevel) => Effect.Effect<void>
+  readonly showReport: (report: ReportData) => Effect.Effect<void>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /** Aborts the current agent operation. */

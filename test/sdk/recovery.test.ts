@@ -210,7 +210,7 @@ describe("recovery, reopening and branches", () => {
     expect(branch.at(-1)).toMatchObject({
       type: "custom",
       customType: "pi-context/report",
-      data: { kind: "text", title: "pi-context: the /tree summary was left empty" }
+      data: { kind: "text", level: "warning", title: "pi-context: the /tree summary was left empty" }
     })
     expect(h.notices.filter((notice) => notice.message.includes("/tree summary"))).toEqual([])
     // A report entry never reaches the model.

@@ -202,7 +202,8 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
         append({ type: "custom_message", ...message })
       }),
     notify: (message, level = "info") => Effect.sync(() => void fake.notices.push({ message, level })),
-    showReport: (report, level = "info") => Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level })),
+    showReport: (report) =>
+      Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
     abort: Effect.sync(() => void fake.aborted++),
     interruptOnAbort: (effect) => (options.signal === undefined ? effect : interruptWhenAborted(options.signal)(effect))

@@ -73,7 +73,7 @@ describe("window digest", () => {
     s.toolResult("a", "write", "Successfully wrote to ok.txt")
     const facts = windowFacts(s.branch(), "go")
     assert.deepStrictEqual(facts.files, [{ path: "ok.txt", tools: ["write"] }])
-    assert.deepStrictEqual(facts.failures, [])
+    assert.deepStrictEqual(facts.unsuccessful, [])
     assert.deepStrictEqual(facts.requests, [])
   })
 
@@ -97,7 +97,7 @@ describe("window digest", () => {
     s.toolResult("elsewhere-2", "bash", "Command exited with code 3", true)
     const facts = windowFacts(s.branch(), undefined)
     assert.deepStrictEqual(facts.files, [])
-    assert.deepStrictEqual(facts.failures, [])
+    assert.deepStrictEqual(facts.unsuccessful, [])
   })
 
   it("names failed commands with their exit status or error, newest first", () => {
@@ -114,7 +114,7 @@ describe("window digest", () => {
     s.bash("git push", "rejected", 128)
     s.bash("git status", "clean", 0)
     const facts = windowFacts(s.branch(), undefined)
-    assert.deepStrictEqual(facts.failures, [
+    assert.deepStrictEqual(facts.unsuccessful, [
       { command: "git push", outcomes: [{ status: "exit 128", count: 1 }] },
       { command: "other-shell", outcomes: [{ status: "exit 7", count: 1 }] },
       { command: "sleep 999", outcomes: [{ status: "error: Command timed out after 5 seconds", count: 1 }] },
@@ -133,8 +133,8 @@ describe("window digest", () => {
     run("2", "npm run lint", "Command exited with code 2", true)
     run("3", "node test/server.test.ts", "not ok 1\n\nCommand exited with code 1", true)
     run("4", "node test/server.test.ts", "Command exited with code 3", true)
-    const { failures } = windowFacts(s.branch(), "fix the server")
-    assert.deepStrictEqual(failures, [
+    const { unsuccessful } = windowFacts(s.branch(), "fix the server")
+    assert.deepStrictEqual(unsuccessful, [
       { command: "node test/server.test.ts", outcomes: [{ status: "exit 3", count: 1 }, { status: "exit 1", count: 2 }] },
       { command: "npm run lint", outcomes: [{ status: "exit 2", count: 1 }] }
     ])
@@ -154,8 +154,8 @@ describe("window digest", () => {
     // A user's `!` command stopped with Escape.
     const cancelledBang = { ...last, id: "bang0001", parentId: last.id, message: { role: "bashExecution", command: "make deploy", output: "", exitCode: undefined, cancelled: true, truncated: false } }
     const entries = [...s.branch(), cancelledBang]
-    const { failures } = windowFacts(entries, undefined)
-    assert.deepStrictEqual(failures.map(({ command, outcomes }) => [command, outcomes]), [
+    const { unsuccessful } = windowFacts(entries, undefined)
+    assert.deepStrictEqual(unsuccessful.map(({ command, outcomes }) => [command, outcomes]), [
       ["make deploy", [{ status: "aborted", count: 1 }]],
       ["npm test", [{ status: "aborted", count: 1 }]],
       ["npm run watch", [{ status: "aborted", count: 1 }]]
@@ -329,7 +329,7 @@ describe("window digest", () => {
         const sections = [
           ["### The user's other requests", facts.requests.length, "user request"],
           ["### Files written or edited", facts.files.length, "file"],
-          ["### Commands", facts.failures.length, "command"],
+          ["### Commands", facts.unsuccessful.length, "command"],
           ["### The last assistant text", facts.lastReply === undefined ? 0 : 1, "last assistant text"]
         ] as const
         for (const [heading, count, noun] of sections) {

@@ -239,6 +239,18 @@ describe("reports stay on screen", () => {
     expect(notified[1]).toBe("pi-context doctor\nok   settings: no problems")
   })
 
+  it("a warning text report is drawn in the theme's warning colour in the chat, and notified as a warning elsewhere", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const warning = { kind: "text" as const, level: "warning" as const, title: "pi-context: the /tree summary was left empty", text: "Use the history tools." }
+    expect(renderer!({ data: warning }, { expanded: false }, colourTheme)!.render(80)[0]).toBe("<warning>pi-context: the /tree summary was left empty</warning>")
+    expect(renderer!({ data: { ...warning, level: undefined } }, { expanded: false }, colourTheme)!.render(80)[0]).toMatch(/^<accent>/)
+    const notified: Array<{ message: string; level: string }> = []
+    const ctx = { mode: "rpc", ui: { notify: (message: string, level: string) => void notified.push({ message, level }) } } as never
+    showReport({} as never, ctx, warning)
+    expect(notified).toEqual([{ message: "pi-context: the /tree summary was left empty\nUse the history tools.", level: "warning" }])
+  })
+
   it("the report entry renders each kind at the chat's width", () => {
     let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
     registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)

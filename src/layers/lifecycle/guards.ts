@@ -19,6 +19,7 @@ export const compactionNotice = (branchHasReset: boolean): string =>
 
 const treeNotice: ReportData = {
   kind: "text",
+  level: "warning",
   title: "pi-context: the /tree summary was left empty",
   text: "A branch on either side contains a context reset, and a summary would carry erased history across it. " +
     "Use the history tools to look back instead."
@@ -69,7 +70,7 @@ export const makeGuards = (deps: {
      */
     const showTreeNotice = Effect.gen(function*() {
       if (!(yield* Ref.getAndSet(treeNoticeDue, false))) return
-      yield* (yield* PiSession).showReport(treeNotice, "warning")
+      yield* (yield* PiSession).showReport(treeNotice)
     })
 
     return { compactionGuard, treeSummaryGuard, showTreeNotice }
