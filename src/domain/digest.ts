@@ -61,17 +61,22 @@ const failureStatus = (output: string): string => {
   return last === "" ? "error" : `error: ${excerpt(last, CommandExcerptLimit)}`
 }
 
-/** Folds runs (oldest first) into one entry per command, the most recently run first. */
+/**
+ * Folds runs (oldest first) into one entry per command as the digest shows
+ * it (its excerpt, so two long commands alike in their first characters are
+ * one line, not two that read the same), the most recently run first.
+ */
 const byCommand = (runs: ReadonlyArray<{ readonly command: string; readonly status: string }>): ReadonlyArray<UnsuccessfulCommand> => {
-  const commands = new Map<string, Array<{ status: string; count: number }>>()
+  const commands = new Map<string, { command: string; outcomes: Array<{ status: string; count: number }> }>()
   for (const { command, status } of [...runs].reverse()) {
-    const outcomes = commands.get(command) ?? []
-    const same = outcomes.find((outcome) => outcome.status === status)
-    if (same === undefined) outcomes.push({ status, count: 1 })
+    const shown = excerpt(command, CommandExcerptLimit)
+    const entry = commands.get(shown) ?? { command, outcomes: [] }
+    const same = entry.outcomes.find((outcome) => outcome.status === status)
+    if (same === undefined) entry.outcomes.push({ status, count: 1 })
     else same.count++
-    commands.set(command, outcomes)
+    commands.set(shown, entry)
   }
-  return [...commands].map(([command, outcomes]) => ({ command, outcomes }))
+  return [...commands.values()]
 }
 
 /** A non-error bash result can still report a non-zero exit in its last line (other bash tools). */

@@ -143,6 +143,20 @@ describe("window digest", () => {
     assert.strictEqual(text.split("node test/server.test.ts").length, 2)
   })
 
+  it("counts two long commands that read the same in the digest as one line", () => {
+    const s = window()
+    s.user("go")
+    const prefix = `node scripts/check.ts ${"--flag ".repeat(40)}`
+    for (const [id, tail] of [["1", "--a"], ["2", "--b"]]) {
+      s.assistant("", [{ id, name: "bash", args: { command: `${prefix}${tail}` } }])
+      s.toolResult(id, "bash", "Command exited with code 1", true)
+    }
+    const { text } = windowDigest({ entries: s.branch(), pending: undefined, budgetTokens: DefaultDigestTokens })
+    const lines = text.split("\n").filter((line) => line.startsWith("- `node scripts/check.ts"))
+    assert.strictEqual(lines.length, 1)
+    assert.match(lines[0]!, /…`: exit 1 ×2$/)
+  })
+
   it("names a command the user aborted as aborted, not as failed", () => {
     const s = window()
     s.user("watch the build")
@@ -293,7 +307,7 @@ describe("window digest", () => {
       fc.record({ kind: fc.constant("user" as const), text: fc.string({ maxLength: 400 }) }),
       fc.record({ kind: fc.constant("reply" as const), text: fc.string({ maxLength: 2000 }) }),
       fc.record({ kind: fc.constant("write" as const), path: fc.string({ minLength: 1, maxLength: 80 }), ok: fc.boolean(), edit: fc.boolean() }),
-      fc.record({ kind: fc.constant("bash" as const), command: fc.string({ maxLength: 300 }), exit: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ kind: fc.constant("bash" as const), command: fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom("npm test", "make", `${"x".repeat(200)}a`, `${"x".repeat(200)}b`)), exit: fc.integer({ min: 0, max: 3 }) }),
       fc.record({ kind: fc.constant("abort" as const), path: fc.string({ maxLength: 20 }) })
     )
     fc.assert(
@@ -335,6 +349,9 @@ describe("window digest", () => {
         for (const [heading, count, noun] of sections) {
           if (count > 0 && !digest.text.includes(heading)) assert.isTrue(digest.cut.some((c) => c.includes(noun)), `${noun} missing and not named`)
         }
+        // One line per command, however often it failed.
+        const commandLines = digest.text.split("\n").filter((line) => line.startsWith("- `"))
+        assert.strictEqual(new Set(commandLines).size, commandLines.length)
         if (digest.cut.length === 0) {
           for (const st of steps) {
             if (st.kind === "write" && st.ok) assert.include(digest.text, st.path)
