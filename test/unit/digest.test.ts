@@ -147,7 +147,7 @@ describe("window digest", () => {
     const s = window()
     s.user("go")
     const prefix = `node scripts/check.ts ${"--flag ".repeat(40)}`
-    for (const [id, tail] of [["1", "--a"], ["2", "--b"]]) {
+    for (const [id, tail] of [["1", "--a"], ["2", "--b"]] as const) {
       s.assistant("", [{ id, name: "bash", args: { command: `${prefix}${tail}` } }])
       s.toolResult(id, "bash", "Command exited with code 1", true)
     }
