@@ -1,9 +1,10 @@
 import type { ExtensionAPI, ExtensionContext, Theme } from "@earendil-works/pi-coding-agent"
-import type { Component } from "@earendil-works/pi-tui"
+import { type Component, visibleWidth } from "@earendil-works/pi-tui"
 import { type NotesOverview, notesOverviewView } from "../domain/notes/overviewView.ts"
 import { CustomType } from "../domain/protocol.ts"
 import type { ReportData } from "../domain/report.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
+import { wrapLine } from "../domain/wrap.ts"
 import { type BarScale, plainText, type ViewLine, windowsView } from "../domain/window/view.ts"
 
 /** What a `pi-context/report` entry holds (defined in the domain, where the subcommands build it). */
@@ -25,18 +26,29 @@ export class LinesComponent implements Component {
   invalidate(): void {}
 }
 
-const textLines = (title: string, text: string) => (width: number): ReadonlyArray<ViewLine> =>
-  [[{ text: title, tone: "accent" as const }], ...text.split("\n").map((line) => [{ text: line, tone: "text" as const }])].map((line) =>
-    line.map((s) => ({ ...s, text: Array.from(s.text).length > width ? `${Array.from(s.text).slice(0, Math.max(1, width) - 1).join("")}…` : s.text }))
-  )
+/**
+ * A text report at the chat's width, measured in terminal columns (Pi's TUI
+ * stops on a line wider than the terminal): long lines wrap, a path at its
+ * separators, so nothing is cut off.
+ */
+const textLines = (title: string, text: string, titleTone: "accent" | "warning") => (width: number): ReadonlyArray<ViewLine> => [
+  ...wrapLine(title, width, visibleWidth).map((line) => [{ text: line, tone: titleTone }]),
+  ...text.split("\n").flatMap((line) => wrapLine(line, width, visibleWidth).map((piece) => [{ text: piece, tone: "text" as const }]))
+]
 
 /** The windows view as a component, for the chat and for render tests. */
-export const windowsComponent = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, theme: Theme, clock = localClock, expanded = false) =>
-  new LinesComponent((width) => windowsView(windows, { width, scale, clock, expanded }), theme)
+export const windowsComponent = (
+  windows: ReadonlyArray<WindowFacts>,
+  scale: BarScale | undefined,
+  theme: Theme,
+  clock = localClock,
+  expanded = false,
+  now?: number
+) => new LinesComponent((width) => windowsView(windows, { width, scale, clock, expanded, now }), theme)
 
 /** The windows view as plain text, for print and RPC modes and for the model. */
-export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock) =>
-  plainText(windowsView(windows, { width, scale, clock, expanded: true }))
+export const windowsPlainText = (windows: ReadonlyArray<WindowFacts>, scale: BarScale | undefined, width = 100, clock = localClock, now?: number) =>
+  plainText(windowsView(windows, { width, scale, clock, expanded: true, now }))
 
 /** The notes overview as a component, for the chat and for render tests. */
 export const notesComponent = (overview: NotesOverview, theme: Theme) => new LinesComponent((width) => notesOverviewView(overview, width), theme)
@@ -45,7 +57,7 @@ export const notesComponent = (overview: NotesOverview, theme: Theme) => new Lin
 export const reportPlainText = (report: ReportData): string => {
   switch (report.kind) {
     case "windows":
-      return windowsPlainText(report.windows, report.scale)
+      return windowsPlainText(report.windows, report.scale, 100, localClock, report.shownAt)
     case "notes":
       return plainText(notesOverviewView(report.overview, 120))
     case "text":
@@ -65,11 +77,11 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
     if (!isReport(data)) return undefined
     switch (data.kind) {
       case "windows":
-        return windowsComponent(data.windows, data.scale, theme, localClock, options.expanded)
+        return windowsComponent(data.windows, data.scale, theme, localClock, options.expanded, data.shownAt)
       case "notes":
         return notesComponent(data.overview, theme)
       case "text":
-        return new LinesComponent(textLines(data.title, data.text), theme)
+        return new LinesComponent(textLines(data.title, data.text, data.level === "warning" ? "warning" : "accent"), theme)
     }
   })
 }
@@ -84,5 +96,5 @@ export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: Repo
     pi.appendEntry<ReportData>(CustomType.report, report)
     return
   }
-  ctx.ui.notify(reportPlainText(report), "info")
+  ctx.ui.notify(reportPlainText(report), report.kind === "text" && report.level === "warning" ? "warning" : "info")
 }

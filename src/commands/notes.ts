@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import { type RawEntry, isMarkerEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
+import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -22,11 +23,13 @@ const notesOverview = Effect.gen(function*() {
     Effect.orElseSucceed(() => ({ rows: [], nextCursor: undefined, unavailable: [] }))
   )
   const now = snapshot.takenAt
-  const total = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
+  // The list holds each home's MAP.md among its notes, so the counts do too: the header, the homes and the rows agree.
+  const listedCount = (home: Extract<HomeSnapshot, { _tag: "Available" }>) => home.noteCount + (home.map === undefined ? 0 : 1)
+  const total = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? listedCount(home) : 0), 0)
   const overview: NotesOverview = {
     root: identity.root,
     homes: snapshot.homes.map((home) =>
-      home._tag === "Available" ? { home: home.home, count: home.noteCount } : { home: home.home, count: null, reason: home.reason }
+      home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
     more: Math.max(0, total - listed.rows.length)
@@ -132,7 +135,7 @@ export const notes = subcommand({
   name: "notes",
   run: (args): Step<Needs> => {
     const [sub, address, ...extra] = args
-    if (sub !== undefined && historyWords.has(sub)) return Effect.map(notesHistoryCommand(args), (text) => notice(text))
+    if (sub !== undefined && historyWords.has(sub)) return notesHistoryCommand(args)
     if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
     if (sub === "boot" && address === undefined) return showBoot
     if (sub === "read" && address !== undefined) return showNote(address)

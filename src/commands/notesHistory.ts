@@ -1,5 +1,7 @@
 import { Effect } from "effect"
+import { textReport } from "../domain/report.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
+import { notice, type Reply, report } from "./Subcommand.ts"
 
 export const notesHistoryUsage = [
   "pi-context notes history:",
@@ -9,7 +11,11 @@ export const notesHistoryUsage = [
   "  /pi-context notes restore <@home|all> <commit> bring a home, or every home, back to that commit"
 ].join("\n")
 
-/** `/pi-context notes history|diff|restore …`: plain text for the command's notice. */
+/**
+ * `/pi-context notes history|diff|restore …`. A listing or a diff is a report,
+ * so it stays in the chat when the next notice comes; a restore's outcome, a
+ * refusal and the usage are notices.
+ */
 export const notesHistoryCommand = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const history = yield* NotesHistory
@@ -27,6 +33,12 @@ export const notesHistoryCommand = (args: ReadonlyArray<string>) =>
           return undefined
       }
     })()
-    if (run === undefined) return notesHistoryUsage
-    return yield* run.pipe(Effect.catchTag("HistoryUnavailable", (error) => Effect.succeed(error.message)))
+    if (run === undefined) return notice(notesHistoryUsage)
+    const shown = (text: string): Reply<never> =>
+      sub === "history"
+        ? report(textReport(text))
+        : sub === "diff"
+        ? report({ kind: "text", title: `pi-context notes diff ${[first, second].filter((word) => word !== undefined).join(" ")}`, text })
+        : notice(text)
+    return yield* run.pipe(Effect.map(shown), Effect.catchTag("HistoryUnavailable", (error) => Effect.succeed(notice(error.message, "warning"))))
   })

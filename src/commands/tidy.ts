@@ -9,13 +9,14 @@ import {
   tidyPrompt,
   type TidyTool
 } from "../domain/notes/tidy.ts"
+import { textReport } from "../domain/report.ts"
 import { ok } from "../domain/toolOutcome.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { TidyModel, type TidyPass } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
-import { notice, subcommand } from "./Subcommand.ts"
+import { notice, report, subcommand } from "./Subcommand.ts"
 
 /** What the pass ran into, as the sentence the user reads. */
 export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}
@@ -61,17 +62,19 @@ const reportStamp = (ms: number): string => new Date(ms).toISOString().replace(/
 /**
  * `/pi-context tidy [--dry-run]`: a model pass over this session's five
  * homes (never another session's), between a commit before and a commit
- * after, with a plain-text report. A dry run records the pass's write calls
- * without applying them.
+ * after, with a plain-text report, or TidyRefused saying why it did not run.
+ * A dry run records the pass's write calls without applying them.
  */
 export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
   Effect.gen(function*() {
     const unknown = args.filter((arg) => arg !== "--dry-run" && arg !== "dry-run")
-    if (unknown.length > 0) return `pi-context tidy: unknown argument "${unknown[0]}". Use /pi-context tidy or /pi-context tidy --dry-run.`
+    if (unknown.length > 0) {
+      return yield* new TidyRefused({ message: `pi-context tidy: unknown argument "${unknown[0]}". Use /pi-context tidy or /pi-context tidy --dry-run.` })
+    }
     const dryRun = args.length > 0
     const session = yield* PiSession
     // The pass edits the homes: not while this session's own run may be writing them.
-    if (!(yield* session.isIdle)) return "pi-context: tidy runs while the agent is idle; run it again when this turn has finished."
+    if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
     const history = yield* NotesHistory
     const identity = yield* notesIdentity()
     const modelSetting = piContextSetting(yield* session.settings, "tidyModel")
@@ -116,7 +119,20 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
       const saved = yield* Effect.result(Effect.andThen(fs.makeDirectory(dir, { recursive: true }), fs.writeFileString(file, `${report}\n`)))
       return saved._tag === "Success" ? `${report}\nReport saved in the notes root: tidy-reports/${path.basename(file)}` : report
     }))
-  }).pipe(Effect.catchTag("TidyRefused", (error) => Effect.succeed(error.message)))
+  })
 
-/** `/pi-context tidy [--dry-run]`: the pass runs in the TidyModel's own Pi session. */
-export const tidy = subcommand({ name: "tidy", run: (args) => TidyModel.use(({ pass }) => Effect.map(tidyCommand(args, pass), (text) => notice(text))) })
+/**
+ * `/pi-context tidy [--dry-run]`: the pass runs in the TidyModel's own Pi
+ * session. Its report stays in the chat (the next notice would replace a
+ * notice); a refusal is a warning.
+ */
+export const tidy = subcommand({
+  name: "tidy",
+  run: (args) =>
+    TidyModel.use(({ pass }) =>
+      Effect.match(tidyCommand(args, pass), {
+        onSuccess: (text) => report(textReport(text)),
+        onFailure: (refused) => notice(refused.message, "warning")
+      })
+    )
+})

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import type { BarScale } from "../domain/window/view.ts"
 import { NoNoteChanges } from "../domain/notes/windowChanges.ts"
@@ -24,7 +24,7 @@ const windowsReport = Effect.gen(function*() {
   const scale: BarScale | undefined = model === undefined || !(model.contextWindow > 0)
     ? undefined
     : { contextWindow: model.contextWindow, warningLine: policy.lines.warning.value, hardLine: policy.lines.hard.value }
-  return { windows, scale }
+  return { windows, scale, shownAt: yield* Clock.currentTimeMillis }
 })
 
 /** A report: the windows view in Pi's TUI, plain text in print and RPC modes. */

@@ -26,23 +26,57 @@ export interface WindowFacts {
   readonly requests: ReadonlyArray<string>
   /** Paths written or edited by Pi's `write`/`edit` tools, the most recently touched first. */
   readonly files: ReadonlyArray<{ readonly path: string; readonly tools: ReadonlyArray<string> }>
-  /** Failed `bash` commands, newest first. */
-  readonly failures: ReadonlyArray<{ readonly command: string; readonly status: string }>
+  /** `bash` commands that failed or were aborted, one per command, the most recent first. */
+  readonly unsuccessful: ReadonlyArray<UnsuccessfulCommand>
   readonly lastReply: string | undefined
 }
+
+/** One command's unsuccessful runs: each distinct status with how often it happened, the most recent first. */
+export interface UnsuccessfulCommand {
+  readonly command: string
+  readonly outcomes: ReadonlyArray<{ readonly status: string; readonly count: number }>
+}
+
+/** The status of a command the user stopped (Escape, or `!` cancelled): not a failure of the command. */
+export const AbortedStatus = "aborted"
 
 const stringArg = (args: unknown, key: string): string | undefined =>
   isRecord(args) && typeof args[key] === "string" && args[key] !== "" ? args[key] : undefined
 
 const exitPattern = /exited with code (-?\d+)/
 
+/**
+ * Pi's bash tool ends an aborted run with "Command aborted"; a call the agent
+ * loop skipped because the run was already aborted reads "Operation aborted".
+ */
+const abortedStatusLines = new Set(["Command aborted", "Operation aborted"])
+
 /** The status line of a failed bash result: Pi puts it last ("Command exited with code 2", "Command timed out ..."). */
 const failureStatus = (output: string): string => {
   const lines = output.trimEnd().split("\n")
   const last = (lines[lines.length - 1] ?? "").trim()
+  if (abortedStatusLines.has(last)) return AbortedStatus
   const exit = exitPattern.exec(last)
   if (exit !== null) return `exit ${exit[1]}`
   return last === "" ? "error" : `error: ${excerpt(last, CommandExcerptLimit)}`
+}
+
+/**
+ * Folds runs (oldest first) into one entry per command as the digest shows
+ * it (its excerpt, so two long commands alike in their first characters are
+ * one line, not two that read the same), the most recently run first.
+ */
+const byCommand = (runs: ReadonlyArray<{ readonly command: string; readonly status: string }>): ReadonlyArray<UnsuccessfulCommand> => {
+  const commands = new Map<string, { command: string; outcomes: Array<{ status: string; count: number }> }>()
+  for (const { command, status } of [...runs].reverse()) {
+    const shown = excerpt(command, CommandExcerptLimit)
+    const entry = commands.get(shown) ?? { command, outcomes: [] }
+    const same = entry.outcomes.find((outcome) => outcome.status === status)
+    if (same === undefined) entry.outcomes.push({ status, count: 1 })
+    else same.count++
+    commands.set(shown, entry)
+  }
+  return [...commands.values()]
 }
 
 /** A non-error bash result can still report a non-zero exit in its last line (other bash tools). */
@@ -63,7 +97,7 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
   const users: Array<string> = []
   const calls = new Map<string, { readonly name: string; readonly args: unknown }>()
   const touched = new Map<string, Array<string>>()
-  const failures: Array<{ command: string; status: string }> = []
+  const runs: Array<{ command: string; status: string }> = []
   let lastReply: string | undefined
   for (const entry of entries) {
     const message = entry.type === "message" && isRecord(entry.message) ? entry.message : undefined
@@ -72,8 +106,8 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
       if (message.excludeFromContext === true) continue
       const command = typeof message.command === "string" ? message.command : ""
       const exitCode = message.exitCode
-      if (message.cancelled === true) failures.push({ command, status: "cancelled" })
-      else if (typeof exitCode === "number" && exitCode !== 0) failures.push({ command, status: `exit ${exitCode}` })
+      if (message.cancelled === true) runs.push({ command, status: AbortedStatus })
+      else if (typeof exitCode === "number" && exitCode !== 0) runs.push({ command, status: `exit ${exitCode}` })
       continue
     }
     // Read as the pending request is read, so the pending one is recognised among them.
@@ -103,7 +137,7 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
             touched.delete(path)
             touched.set(path, tools.includes(call.name) ? tools : [...tools, call.name])
           } else if (call.name === "bash" && (draft.isError || nonZeroExit(draft.output))) {
-            failures.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(draft.output) })
+            runs.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(draft.output) })
           }
           break
         }
@@ -114,7 +148,7 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
   const pendingAt = pending === undefined ? -1 : users.map((text) => text.trim()).lastIndexOf(pending.trim())
   const requests = users.filter((_, i) => i !== pendingAt).reverse()
   const files = [...touched].reverse().map(([path, tools]) => ({ path, tools }))
-  return { requests, files, failures: failures.reverse(), lastReply }
+  return { requests, files, unsuccessful: byCommand(runs), lastReply }
 }
 
 interface Section {
@@ -124,7 +158,24 @@ interface Section {
   readonly lines: ReadonlyArray<string>
 }
 
-const quote = (text: string): string => text.split("\n").map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")
+/** Every line break Markdown honours (CommonMark's three, and the Unicode separators some renderers take). */
+const lineBreak = /\r\n|\r|\n|\u2028|\u2029/
+
+const quote = (text: string): string => text.split(lineBreak).map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")
+
+const breakEscapes: Readonly<Record<string, string>> = { "\r\n": "\\r\\n", "\r": "\\r", "\n": "\\n", "\u2028": "\\u2028", "\u2029": "\\u2029" }
+
+/**
+ * A path or command as a code span on its list line: a line break in it is
+ * written as its escape and the fence outruns its backticks, so no text from
+ * a tool's arguments can start a heading or close the span early.
+ */
+const codeSpan = (text: string): string => {
+  const flat = text.replace(new RegExp(lineBreak, "g"), (found) => breakEscapes[found]!)
+  const fence = "`".repeat(Math.max(0, ...Array.from(flat.matchAll(/`+/g), ([run]) => run.length)) + 1)
+  const pad = flat.startsWith("`") || flat.endsWith("`") ? " " : ""
+  return `${fence}${pad}${flat}${pad}${fence}`
+}
 
 
 const plural = (count: number, noun: readonly [string, string]): string => `${count} ${count === 1 ? noun[0] : noun[1]}`
@@ -154,6 +205,25 @@ const render = (
   return `${blocks.join("\n\n")}\n`
 }
 
+const outcomeText = ({ status, count }: UnsuccessfulCommand["outcomes"][number]): string => (count > 1 ? `${status} ×${count}` : status)
+
+/** Named for what it holds: a command the user aborted did not fail. */
+const commandsSection = (commands: ReadonlyArray<UnsuccessfulCommand>): Section => {
+  const statuses = commands.flatMap(({ outcomes }) => outcomes.map(({ status }) => status))
+  const aborted = statuses.includes(AbortedStatus)
+  const failed = statuses.some((status) => status !== AbortedStatus)
+  const [title, noun]: readonly [string, readonly [string, string]] = aborted && failed
+    ? ["Commands that failed or were aborted", ["failed or aborted command", "failed or aborted commands"]]
+    : aborted
+    ? ["Commands aborted", ["aborted command", "aborted commands"]]
+    : ["Commands that failed", ["failed command", "failed commands"]]
+  return {
+    title: `${title} (newest first)`,
+    noun,
+    lines: commands.map(({ command, outcomes }) => `- ${codeSpan(excerpt(command, CommandExcerptLimit))}: ${outcomes.map(outcomeText).join(", ")}`)
+  }
+}
+
 const sectionsOf = (facts: WindowFacts): ReadonlyArray<Section> => [
   {
     title: "The user's other requests in that window (newest first)",
@@ -163,13 +233,9 @@ const sectionsOf = (facts: WindowFacts): ReadonlyArray<Section> => [
   {
     title: "Files written or edited (most recent first)",
     noun: ["file", "files"],
-    lines: facts.files.map(({ path, tools }) => `- ${path} (${tools.map((tool) => (tool === "write" ? "written" : "edited")).join(", ")})`)
+    lines: facts.files.map(({ path, tools }) => `- ${codeSpan(path)} (${tools.map((tool) => (tool === "write" ? "written" : "edited")).join(", ")})`)
   },
-  {
-    title: "Commands that failed (newest first)",
-    noun: ["failed command", "failed commands"],
-    lines: facts.failures.map(({ command, status }) => `- \`${excerpt(command, CommandExcerptLimit)}\`: ${status}`)
-  },
+  commandsSection(facts.unsuccessful),
   {
     title: "The last assistant text (excerpt)",
     noun: ["last assistant text", "last assistant text"],

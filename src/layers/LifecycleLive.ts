@@ -140,6 +140,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
+      yield* guards.showTreeNotice
       yield* updateStatus
     })
 

@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
 import type { BranchEntry, RawEntry } from "../domain/entries.ts"
+import type { ReportData } from "../domain/report.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
 
 export type NoticeLevel = "info" | "warning" | "error"
@@ -58,6 +59,11 @@ export class PiSession extends Context.Service<PiSession, {
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
   readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>
+  /**
+   * A report that stays: in Pi's TUI a chat entry (which never reaches the
+   * model; the next notice would replace a notice), elsewhere a notice in plain text.
+   */
+  readonly showReport: (report: ReportData) => Effect.Effect<void>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /** Aborts the current agent operation. */

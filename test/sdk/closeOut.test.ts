@@ -1,4 +1,6 @@
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { estimateTokens } from "../../src/domain/boot.ts"
 import { conversation, kinds, ofCustomType } from "../support/entries.ts"
@@ -141,6 +143,35 @@ describe("the digest of an automatic reset", () => {
     expect(digest).toContain("echo building && exit 3")
     expect(digest).toMatch(/exit 3/)
     expect(estimateTokens(digest)).toBeLessThanOrEqual(1_500)
+  })
+
+  it("lists a command that failed twice on one line with its count, and names a command the user aborted as aborted", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow, tools: ["bash"] })
+    mkdirSync(join(h.dirs.cwd, "test"), { recursive: true })
+    writeFileSync(join(h.dirs.cwd, "test", "server.test.ts"), "process.exit(1)\n")
+    // Escape while the command runs: the session is aborted once Pi's bash tool has started it.
+    const stop = h.session.subscribe((event) => {
+      if (event.type === "tool_execution_start" && event.toolName === "bash" && JSON.stringify(event.args).includes("sleep 30")) {
+        setTimeout(() => void h.session.abort(), 200)
+      }
+    })
+    h.script([call("bash", { command: "node test/server.test.ts" }), call("bash", { command: "node test/server.test.ts" }), say("the server test fails")])
+    await h.prompt("run the server tests")
+    h.script([call("bash", { command: "sleep 30" })])
+    await h.prompt("watch for changes").catch(() => undefined)
+    await h.waitForIdle()
+    stop()
+    const aborted = h.entries().flatMap((entry) => entry.type === "message" && entry.message.role === "toolResult" ? [JSON.stringify(entry.message.content)] : [])
+    expect(aborted.at(-1)).toContain("Command aborted")
+    h.script([say("ok"), call("context_remaining", {}), call("context_remaining", {}), say("fresh window")])
+    await h.prompt("hello")
+    await h.prompt(filler(5_800, "BIG-TASK"))
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    const fresh = conversation(h.requests.at(-1)!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    const digest = fresh[1]!.slice(fresh[1]!.indexOf("## Digest"))
+    expect(digest).toContain("### Commands that failed or were aborted (newest first)\n- `sleep 30`: aborted\n- `node test/server.test.ts`: exit 1 ×2\n")
+    expect(digest.split("node test/server.test.ts")).toHaveLength(2)
   })
 
   it("pi-context.digestTokens bounds the digest, and the digest says what it left out", async () => {

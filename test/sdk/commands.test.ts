@@ -17,4 +17,13 @@ describe("/pi-context subcommands come from the registry", () => {
     expect(h.notices.at(-1)!.message).toMatch(/^pi-context \S+: on/)
     expect(h.errors).toEqual([])
   })
+
+  it("in Pi's TUI status is a chat entry holding the trace file's path whole", async () => {
+    h = await createHarness({ mode: "tui" })
+    await h.prompt("/pi-context status")
+    const report = h.entries().find((entry) => entry.type === "custom" && entry.customType === "pi-context/report")
+    expect(report).toMatchObject({ data: { kind: "text", title: expect.stringMatching(/^pi-context \S+: on$/) } })
+    expect((report as { data: { text: string } }).data.text).toContain(`trace: ${h.dirs.agentDir}`)
+    expect(h.notices.filter((notice) => notice.message.startsWith("pi-context "))).toEqual([])
+  })
 })

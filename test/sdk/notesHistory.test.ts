@@ -41,4 +41,22 @@ describe("notes history in Pi's agent loop", () => {
     expect(h.notices.at(-1)!.message).toContain("/pi-context notes restore <address> <commit>")
     expect(h.errors).toEqual([])
   })
+
+  it("in Pi's TUI the history and a diff are chat entries, which the next notice does not replace", async () => {
+    h = await createHarness({ mode: "tui" })
+    h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
+    await h.prompt("decide, then wipe")
+    await h.prompt("/pi-context notes history")
+    const first = git(h.dirs.notesRoot, "log", "-1", "--format=%h").trim()
+    await h.prompt(`/pi-context notes diff ${first} @project/decisions`)
+    await h.prompt("/pi-context notes diff")
+    const reports = h.entries().flatMap((entry) => entry.type === "custom" && entry.customType === "pi-context/report" ? [entry.data as { title: string; text: string }] : [])
+    expect(reports.map((report) => report.title)).toEqual(["Notes history, newest first:", `pi-context notes diff ${first} @project/decisions`])
+    expect(reports[0]!.text).toContain(first)
+    expect(reports[1]!.text).toContain("+use sqlite")
+    // The usage is still a notice; neither report was one.
+    expect(h.notices.filter((notice) => notice.message.includes("use sqlite") || notice.message.startsWith("Notes history"))).toEqual([])
+    expect(h.notices.at(-1)!.message).toContain("/pi-context notes diff <commit> [address]")
+    expect(h.errors).toEqual([])
+  })
 })

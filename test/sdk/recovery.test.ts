@@ -196,4 +196,26 @@ describe("recovery, reopening and branches", () => {
     // A warning, which Pi keeps in the chat; its "Navigated to selected point" status would replace an info notice.
     expect(h.notices).toContainEqual({ message: expect.stringContaining("/tree summary was left empty"), level: "warning" })
   })
+
+  it("in Pi's TUI the empty /tree summary is told by a chat entry on the branch reached, which Pi's redraw keeps", async () => {
+    h = await createHarness({ settings, mode: "tui" })
+    h.script([say("first answer"), wipe(), say("fresh window answer")])
+    await h.prompt("first question")
+    await h.prompt("wipe now")
+    const firstAssistant = h.entries().find((entry) => entry.type === "message" && entry.message.role === "assistant")!
+    await h.session.navigateTree(firstAssistant.id, { summarize: true })
+    // Pi redraws the chat from this branch, then shows "Navigated to selected point": only an entry on it stays.
+    const branch = h.branch()
+    expect(branch.at(-2)?.id).toBe(firstAssistant.id)
+    expect(branch.at(-1)).toMatchObject({
+      type: "custom",
+      customType: "pi-context/report",
+      data: { kind: "text", level: "warning", title: "pi-context: the /tree summary was left empty" }
+    })
+    expect(h.notices.filter((notice) => notice.message.includes("/tree summary"))).toEqual([])
+    // A report entry never reaches the model.
+    h.script([say("after the tree")])
+    await h.prompt("go on")
+    expect(JSON.stringify(h.requests.at(-1))).not.toContain("summary was left empty")
+  })
 })

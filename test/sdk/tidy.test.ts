@@ -71,6 +71,22 @@ describe("/pi-context tidy on the faux model", () => {
     expect(existsSync(join(root, "wastebasket", "user", "prefs-a.md"))).toBe(false)
   })
 
+  it("in Pi's TUI the report is a chat entry, which the next notice does not replace; a refusal is a warning", async () => {
+    h = await createHarness({ mode: "tui" })
+    seed(h.dirs.notesRoot)
+    scriptedPass(h)
+    await h.prompt("/pi-context tidy --dry-run")
+    await h.prompt("/pi-context tidy --force")
+    const reports = h.entries().filter((entry) => entry.type === "custom" && entry.customType === "pi-context/report")
+    expect(reports).toHaveLength(1)
+    expect(reports[0]).toMatchObject({ data: { kind: "text", title: "pi-context tidy (dry run: nothing was changed)" } })
+    expect(JSON.stringify(reports[0])).toContain("Changes it would have made (4):")
+    expect(h.notices).toEqual([
+      { message: "pi-context tidy: unknown argument \"--force\". Use /pi-context tidy or /pi-context tidy --dry-run.", level: "warning" }
+    ])
+    expect(h.errors).toEqual([])
+  })
+
   it("a dry run lists what it would do and changes nothing", async () => {
     h = await createHarness()
     const root = h.dirs.notesRoot

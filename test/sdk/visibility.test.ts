@@ -324,6 +324,26 @@ describe("/pi-context notes", () => {
   })
 })
 
+describe("/pi-context notes counts what it lists", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("a home's MAP.md is one of the notes the header and the home's count name, as it is one of the rows", async () => {
+    h = await createHarness()
+    const write = (address: string, content: string) =>
+      fauxAssistantMessage([fauxToolCall("notes_write", { address, content })], { stopReason: "toolUse" })
+    h.script([write("plan", "# Plan\nstep one"), write("checkpoint", "# Checkpoint\ngoal"), write("MAP", "# Map\nplan: the plan"), write("@project/decisions", "# Decisions"), say("noted")])
+    await h.prompt("write four notes")
+    await h.prompt("/pi-context notes")
+    const overview = h.notices.at(-1)!.message.split("\n")
+    const rows = overview.filter((line) => /^ {2}\S+\.md +\d+ B · /.test(line))
+    expect(rows).toHaveLength(4)
+    expect(overview[0]).toBe(`pi-context notes · 4 notes · root ${h.dirs.notesRoot}`)
+    expect(overview[1]).toBe("  session 3 · project 1 · user 0 · agent 0 · model 0")
+    expect(overview.join("\n")).not.toContain("older")
+  })
+})
+
 describe("a session with resets, opened again", () => {
   let h: Harness
   afterEach(async () => h?.dispose())

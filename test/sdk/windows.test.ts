@@ -1,6 +1,6 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
 import { execFileSync } from "node:child_process"
-import { afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
 
@@ -172,5 +172,20 @@ describe("the windows of a branch", () => {
     const w2 = text.split("\n").find((l) => l.includes("(w2 · "))!
     expect(w2).toMatch(/· notes committed \+1 ~1 −0 \((\+@project\/extra\.md, ~plan\.md|~plan\.md, \+@project\/extra\.md)\)/)
     expect(h.errors).toEqual([])
+  })
+
+  it("the current window is open until the view is asked for: minutes after its last entry it says so", async () => {
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse("2026-03-02T09:00:00Z") })
+    try {
+      h = await createHarness()
+      h.script([say("done")])
+      await h.prompt("one question")
+      vi.setSystemTime(Date.parse("2026-03-02T09:07:30Z"))
+      await h.prompt("/pi-context windows")
+      const [head] = windowBlocks(h.notices.at(-1)!.message)[0]!
+      expect(head).toMatch(/· open for 7m · 1 turn · open \(current\)$/)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

@@ -40,8 +40,8 @@ describe("tidy", () => {
       const { session, tool } = historySession(root)
       yield* tool("notes_write", { address: "plan", content: "mine\n" })
       writeFileSync(join(root, ".tidy.lock"), JSON.stringify({ pid: process.pid, host: hostname() }))
-      const refused = yield* Effect.provide(tidyCommand([], listingPass([])), session.layer)
-      assert.strictEqual(refused, "pi-context: another tidy is running on these notes; try again when it has finished.")
+      const refused = yield* Effect.provide(Effect.flip(tidyCommand([], listingPass([]))), session.layer)
+      assert.strictEqual(refused.message, "pi-context: another tidy is running on these notes; try again when it has finished.")
       assert.isTrue(existsSync(join(root, "sessions", "hist-session-0001", "plan.md")))
 
       // No process has pid 2^22 + 1 here (Linux caps pids at 2^22).
@@ -58,9 +58,9 @@ describe("tidy", () => {
       return yield* Effect.gen(function*() {
         const { session, tool } = historySession(root)
         yield* tool("notes_write", { address: "plan", content: "mine\n" })
-        const refused = yield* Effect.provide(tidyCommand([], listingPass([])), session.layer)
+        const refused = yield* Effect.provide(Effect.flip(tidyCommand([], listingPass([]))), session.layer)
         assert.strictEqual(
-          refused,
+          refused.message,
           "pi-context: notes history is off (git is not installed: no git on PATH). tidy needs the notes history to be undone; /pi-context tidy --dry-run still works."
         )
         assert.isTrue(existsSync(join(root, "sessions", "hist-session-0001", "plan.md")))
@@ -74,7 +74,7 @@ describe("tidy", () => {
       const root = yield* tempRoot("pi-tidy-args-")
       const { session } = historySession(root)
       assert.strictEqual(
-        yield* Effect.provide(tidyCommand(["--force"], listingPass([])), session.layer),
+        (yield* Effect.provide(Effect.flip(tidyCommand(["--force"], listingPass([]))), session.layer)).message,
         "pi-context tidy: unknown argument \"--force\". Use /pi-context tidy or /pi-context tidy --dry-run."
       )
     }).pipe(Effect.provide(historyLayer())))

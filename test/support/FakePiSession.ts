@@ -3,6 +3,7 @@ import { classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
 import { CustomType } from "../../src/domain/protocol.ts"
 import type { WindowUsage } from "../../src/domain/window/usage.ts"
 import { interruptWhenAborted } from "../../src/layers/abort.ts"
+import { reportPlainText } from "../../src/adapters/reportView.ts"
 import { type CustomMessageDraft, type ModelInfo, type NoticeLevel, PiSession } from "../../src/services/PiSession.ts"
 
 export interface FakeSessionOptions {
@@ -201,6 +202,8 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
         append({ type: "custom_message", ...message })
       }),
     notify: (message, level = "info") => Effect.sync(() => void fake.notices.push({ message, level })),
+    showReport: (report) =>
+      Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
     abort: Effect.sync(() => void fake.aborted++),
     interruptOnAbort: (effect) => (options.signal === undefined ? effect : interruptWhenAborted(options.signal)(effect))

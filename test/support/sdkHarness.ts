@@ -41,6 +41,8 @@ export interface HarnessOptions {
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
+  /** The mode extensions see (Pi's SDK default is "print"); "tui" for what Pi's TUI does with reports. */
+  readonly mode?: "tui" | "print" | "rpc"
 }
 
 export interface HarnessDirs {
@@ -153,6 +155,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
     onError: (error) => void errors.push(`${error.event}: ${error.error}`),
     commandContextActions: {
       waitForIdle: () => session.waitForIdle(),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { visibleWidth as terminalColumns } from "@earendil-works/pi-tui"
 import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
 import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
 import type { WindowFacts } from "../../src/domain/window/facts.ts"
@@ -69,6 +70,18 @@ describe("the windows view", () => {
       expect(text).not.toContain("pcx:")
     })
   }
+
+  it("the open window has been open until the view was asked for, not until its last entry; an ended one lasted to its end", () => {
+    // w3 began at 10:20 and its last entry is from 10:23; the user asks at 10:41.
+    const shownAt = t0 + 101 * min
+    const text = windowsComponent(branch, scale, plainTheme, clock, false, shownAt).render(120).join("\n")
+    expect(text).toContain("w3  began 10:20 · open for 21m · 2 turns · open (current)")
+    expect(text).toContain("w2  began 09:14 · lasted 1h 06m · 31 turns")
+    expect(windowsPlainText(branch, scale, 120, clock, shownAt)).toContain("open for 21m")
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    expect(renderer!({ data: { kind: "windows", windows: branch, scale, shownAt } }, { expanded: false }, plainTheme)!.render(120).join("\n")).toMatch(/open for 21m/)
+  })
 
   it("draws the bar wider at 160 columns, against the warning and hard lines", () => {
     const bar = (width: number) => windowsComponent(branch, scale, plainTheme, clock).render(width)[3]!
@@ -226,6 +239,18 @@ describe("reports stay on screen", () => {
     expect(notified[1]).toBe("pi-context doctor\nok   settings: no problems")
   })
 
+  it("a warning text report is drawn in the theme's warning colour in the chat, and notified as a warning elsewhere", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const warning = { kind: "text" as const, level: "warning" as const, title: "pi-context: the /tree summary was left empty", text: "Use the history tools." }
+    expect(renderer!({ data: warning }, { expanded: false }, colourTheme)!.render(80)[0]).toBe("<warning>pi-context: the /tree summary was left empty</warning>")
+    expect(renderer!({ data: { ...warning, level: undefined } }, { expanded: false }, colourTheme)!.render(80)[0]).toMatch(/^<accent>/)
+    const notified: Array<{ message: string; level: string }> = []
+    const ctx = { mode: "rpc", ui: { notify: (message: string, level: string) => void notified.push({ message, level }) } } as never
+    showReport({} as never, ctx, warning)
+    expect(notified).toEqual([{ message: "pi-context: the /tree summary was left empty\nUse the history tools.", level: "warning" }])
+  })
+
   it("the report entry renders each kind at the chat's width", () => {
     let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
     registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
@@ -237,5 +262,28 @@ describe("reports stay on screen", () => {
       "ok   settings: no problems"
     ])
     expect(renderer!({ data: { kind: "nonsense" } }, { expanded: false }, plainTheme)).toBeUndefined()
+  })
+
+  it("a text report wraps at the chat's width: status's trace path at its separators, never inside a name, and nothing cut off", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const path = "/home/someone/.pi/agent/pi-context/traces/0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl"
+    const long = "guidance line: 30,336 tokens left (pi-context.guidanceLine, global settings ~/.pi/agent/settings.json)"
+    const status = textReport(`pi-context 0.1.0: on\nwindow: w3 (id pcx:eeeeffff0000:w3, for the history tools)\ntrace: ${path}\n${long}`)
+    const lines = renderer!({ data: status }, { expanded: false }, plainTheme)!.render(80)
+    expect(lines.every((line) => Array.from(line).length <= 80)).toBe(true)
+    expect(lines).toContain("trace: /home/someone/.pi/agent/pi-context/traces/")
+    expect(lines).toContain("0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000.jsonl")
+    expect(lines.join(" ")).toContain(long)
+    expect(lines.join("")).not.toContain("…")
+  })
+
+  it("measures a text report in terminal columns: a note in wide characters never passes the width (Pi's TUI stops on such a line)", () => {
+    let renderer: ((entry: unknown, options: unknown, theme: unknown) => { render: (w: number) => ReadonlyArray<string> } | undefined) | undefined
+    registerReportRenderer({ registerEntryRenderer: (_type: string, r: typeof renderer) => void (renderer = r) } as never)
+    const body = "決定事項".repeat(15)
+    const lines = renderer!({ data: { kind: "text", title: "@project/決定.md · 180 B", text: body } }, { expanded: false }, plainTheme)!.render(80)
+    expect(lines.every((line) => terminalColumns(line) <= 80)).toBe(true)
+    expect(lines.slice(1).join("")).toBe(body)
   })
 })

@@ -32,6 +32,8 @@ export interface ViewOptions {
   readonly clock: (epochMs: number) => string
   /** Each committed note by name under its window's tally (Pi's expanded view, and plain text). */
   readonly expanded?: boolean
+  /** Epoch ms the view was asked for: the open window has been open until then, not until its last entry. */
+  readonly now?: number | undefined
 }
 
 const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
@@ -106,9 +108,10 @@ const endTone = (facts: WindowFacts): Tone => {
 
 const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<ViewLine> => {
   const started = facts.startedAt === undefined ? "start unknown" : `began ${options.clock(facts.startedAt)}`
-  const lasted = facts.startedAt === undefined || facts.lastActivityAt === undefined
+  const until = facts.end._tag === "Open" && options.now !== undefined ? Math.max(options.now, facts.lastActivityAt ?? options.now) : facts.lastActivityAt
+  const lasted = facts.startedAt === undefined || until === undefined
     ? ""
-    : ` · ${facts.end._tag === "Open" ? "open for" : "lasted"} ${formatDuration(facts.lastActivityAt - facts.startedAt)}`
+    : ` · ${facts.end._tag === "Open" ? "open for" : "lasted"} ${formatDuration(until - facts.startedAt)}`
   const head: ViewLine = [
     seg(`w${facts.ordinal}`.padEnd(4), "accent"),
     seg(`${started}${lasted} · ${facts.turns} ${facts.turns === 1 ? "turn" : "turns"} · `, "text"),

@@ -2,6 +2,7 @@ import { Effect, Ref } from "effect"
 import { classifyEntry } from "../../domain/entries.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { hasMarker } from "../../domain/window/branch.ts"
+import type { ReportData } from "../../domain/report.ts"
 import type { GuardVerdict } from "../../services/Lifecycle.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
@@ -16,9 +17,13 @@ export const compactionNotice = (branchHasReset: boolean): string =>
       `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
       `or /${CommandName.piContext} off to let Pi compact this branch.`
 
-const treeNotice =
-  "pi-context: the /tree summary was left empty, because a branch on either side contains a context reset and " +
-  "a summary would carry erased history across it. Use the history tools to look back instead."
+const treeNotice: ReportData = {
+  kind: "text",
+  level: "warning",
+  title: "pi-context: the /tree summary was left empty",
+  text: "A branch on either side contains a context reset, and a summary would carry erased history across it. " +
+    "Use the history tools to look back instead."
+}
 
 /** Pi's native compaction and tree summaries, which would carry erased history back; a block tells the user why. */
 export const makeGuards = (deps: {
@@ -30,6 +35,8 @@ export const makeGuards = (deps: {
     const { trace, currentWindow, enabled } = deps
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
+    /** A /tree summary was blocked: its notice waits for the branch Pi navigates to. */
+    const treeNoticeDue = yield* Ref.make(false)
 
     const compactionGuard = (reason: "manual" | "threshold" | "overflow") =>
       Effect.gen(function*() {
@@ -46,15 +53,25 @@ export const makeGuards = (deps: {
 
     const treeSummaryGuard = (targetId: string, userWantsSummary: boolean) =>
       Effect.gen(function*() {
+        yield* Ref.set(treeNoticeDue, false)
         if (!userWantsSummary) return "Allow" as GuardVerdict
         const session = yield* PiSession
         const marked = hasMarker(yield* session.branch) || hasMarker((yield* session.rawBranchAt(targetId)).map(classifyEntry))
         yield* trace.info("tree.guard", { marked })
         if (!marked) return "Allow" as GuardVerdict
-        // A warning stays in the chat: Pi's "Navigated to selected point" would replace an info notice.
-        yield* session.notify(treeNotice, "warning")
+        yield* Ref.set(treeNoticeDue, true)
         return "Block" as GuardVerdict
       })
 
-    return { compactionGuard, treeSummaryGuard }
+    /**
+     * After the navigation, on the branch it reached: Pi redraws the chat from
+     * that branch and then shows "Navigated to selected point", which would
+     * replace a notice, and a chat entry made before it would stay on the old branch.
+     */
+    const showTreeNotice = Effect.gen(function*() {
+      if (!(yield* Ref.getAndSet(treeNoticeDue, false))) return
+      yield* (yield* PiSession).showReport(treeNotice)
+    })
+
+    return { compactionGuard, treeSummaryGuard, showTreeNotice }
   })
