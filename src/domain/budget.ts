@@ -174,18 +174,22 @@ export const reminderDraft = (kind: ReminderKind, windowId: string, content: str
   details: { windowId }
 })
 
-/** The user-facing notice, shown once the reminder is committed, with the figures the model was given. */
+/**
+ * The user-facing notice, shown once the reminder is committed, with the
+ * figures the model was given (as they were when it was told, which a tool
+ * turn since may have overtaken).
+ */
 export const reminderNotice = (figures: ReminderFigures): string => {
-  const sent = figures.kind === "guidance" ? "the model was asked to write its notes" : "final warning sent to the model"
   if (figures.pastHardLine) {
-    return `pi-context: context past the hard line at ${formatTokens(figures.hardLine)} tokens left; ${sent}, ` +
+    return `pi-context: context past the hard line at ${formatTokens(figures.hardLine)} tokens left; final warning sent to the model, ` +
       "and this window resets automatically at the end of this turn or its close-out turn."
   }
-  const end = figures.automaticReset ? "before the automatic reset" : "before the window is full (automatic reset is off)"
+  const end = (tokens: string) =>
+    `${formatTokens(figures.beforeEnd)}${tokens} ${figures.automaticReset ? "before the automatic reset" : "left in the window (automatic reset is off)"}`
   if (figures.kind === "guidance") {
-    return `pi-context: ${formatTokens(figures.beforeWarning)} tokens before the final warning, ${formatTokens(figures.beforeEnd)} ${end}; ${sent}.`
+    return `pi-context: the model was asked to write its notes, with ${formatTokens(figures.beforeWarning)} tokens before the final warning and ${end("")}.`
   }
-  return `pi-context: context almost full, ${formatTokens(figures.beforeEnd)} tokens ${end}; ${sent}.`
+  return `pi-context: context almost full; final warning sent to the model with ${end(" tokens")}.`
 }
 
 /** How urgent the status line is: past the guidance line, past the warning line, or neither (or unknown). */

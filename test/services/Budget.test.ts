@@ -97,7 +97,7 @@ describe("Budget", () => {
       assert.deepStrictEqual(drafts.map((d) => d.customType), ["pi-context/warning"])
       const delivered = [...branch, ...drafts.map(committed)]
       yield* run(budget.noticesDue({ windowId: "root", branch: delivered }))
-      assert.deepStrictEqual(session.notices.map((n) => n.message), ["pi-context: context almost full, 11,616 tokens before the automatic reset; final warning sent to the model."])
+      assert.deepStrictEqual(session.notices.map((n) => n.message), ["pi-context: context almost full; final warning sent to the model with 11,616 tokens before the automatic reset."])
     }))
 
   it.effect("a drafted reminder is shaped for the turn_end composer", () =>

@@ -122,18 +122,18 @@ describe("reminder text", () => {
   it("user notices carry the figures the model was given", () => {
     assert.strictEqual(
       reminderNotice(reminderFigures("guidance", 40_000, lines, true)),
-      "pi-context: 11,328 tokens before the final warning, 23,616 before the automatic reset; the model was asked to write its notes."
+      "pi-context: the model was asked to write its notes, with 11,328 tokens before the final warning and 23,616 before the automatic reset."
     )
     assert.strictEqual(
       reminderNotice(reminderFigures("warning", 20_000, lines, true)),
-      "pi-context: context almost full, 3,616 tokens before the automatic reset; final warning sent to the model."
+      "pi-context: context almost full; final warning sent to the model with 3,616 tokens before the automatic reset."
     )
     assert.strictEqual(
       reminderNotice(reminderFigures("warning", 10_000, lines, true)),
       "pi-context: context past the hard line at 16,384 tokens left; final warning sent to the model, and this window resets automatically at the end of this turn or its close-out turn."
     )
     const manual = reminderNotice(reminderFigures("warning", 14_000, lines, false))
-    assert.strictEqual(manual, "pi-context: context almost full, 14,000 tokens before the window is full (automatic reset is off); final warning sent to the model.")
+    assert.strictEqual(manual, "pi-context: context almost full; final warning sent to the model with 14,000 tokens left in the window (automatic reset is off).")
   })
 
   it("drafts a hidden custom message recording its window", () => {
