@@ -1,6 +1,6 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType, ToolName } from "./protocol.ts"
-import { type Lines, renderNotice, type ResolvedPolicy, type Sourced } from "./thresholds.ts"
+import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "./thresholds.ts"
 import { tokensLeft, usedPercent, type WindowUsage } from "./window/usage.ts"
 
 /**
@@ -217,6 +217,54 @@ const origin = (value: Sourced<unknown>): string =>
 
 const onOff = (value: boolean) => (value ? "on" : "off")
 
+const setBy: Partial<Record<ValueSource, string>> = {
+  global: "set in the global settings.json",
+  project: "set in the project's .pi/settings.json",
+  model: "set by a model override",
+  injected: "set by the injected policy"
+}
+
+const setIn = (value: Sourced<unknown>): string => {
+  const by = setBy[value.source] ?? `set (${value.source})`
+  return value.key === undefined ? by : `${by}: ${value.key}`
+}
+
+const percent = (share: number) => `${Math.round(share * 100)}%`
+
+/** How a line got its value, in words: "default: the hard line + 6,246 (40% of the 15,616 tokens above it in this 32,000-token window)". */
+const derivationText = (derivation: LineDerivation, value: Sourced<number>, reserve: Sourced<number>): string => {
+  switch (derivation._tag) {
+    case "Set":
+      return setIn(value)
+    case "Moved":
+      return `${value.source === "default" ? "default" : setIn(value)}; moved to fit this window, see the notice below`
+    case "Reserve":
+      return `default: Pi's reserve for the reply (${reserve.source === "default" ? "compaction.reserveTokens, Pi's default" : setIn(reserve)})`
+    case "Fitted":
+      return "default, fitted between the line below and the window"
+    case "Runway":
+      return derivation.scaled === undefined
+        ? `default: the hard line + ${formatTokens(derivation.runway)}`
+        : `default: the hard line + ${formatTokens(derivation.runway)}, ${percent(derivation.scaled.share)} of the ${
+          formatTokens(derivation.scaled.room)
+        } tokens above it in this ${formatTokens(derivation.scaled.window)}-token window`
+  }
+}
+
+/**
+ * A hard line set below Pi's reserve for the model's reply, with its fix, or
+ * undefined. Near such a line a reply may not fit in the window, and Pi's own
+ * compaction threshold (the reserve) is crossed first, on every request.
+ */
+export const hardLineBelowReserve = (policy: ResolvedPolicy): string | undefined => {
+  const { hard } = policy.lines
+  if (policy.derivations.hard._tag !== "Set" || hard.value >= policy.reserve.value) return undefined
+  const reserve = formatTokens(policy.reserve.value)
+  return `the hard line (${formatTokens(hard.value)} tokens left, ${setIn(hard)}) is below Pi's reserve for the model's reply ` +
+    `(compaction.reserveTokens, ${reserve}), so near the hard line a reply may not fit in the window. ` +
+    `Raise ${hard.key ?? "pi-context.hardLine"} to at least ${reserve}, or remove it to use the reserve, or lower compaction.reserveTokens`
+}
+
 /** The `/pi-context status` block: every line for the current model and where its value came from. */
 export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefined): ReadonlyArray<string> => {
   const { lines } = policy
@@ -225,7 +273,8 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
   const model = policy.model === undefined
     ? "none selected"
     : `${policy.model.provider}/${policy.model.id} (${formatTokens(policy.model.contextWindow)}-token window)`
-  const line = (name: string, value: Sourced<number>) => `${name}: ${formatTokens(value.value)} tokens left (${origin(value)})`
+  const line = (name: string, value: Sourced<number>, derivation: LineDerivation) =>
+    `${name}: ${formatTokens(value.value)} tokens left (${derivationText(derivation, value, policy.reserve)})`
   return [
     `model: ${model}`,
     left === null || usage === undefined
@@ -233,9 +282,9 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
       : `usage: ${formatTokens(usage.contextWindow - left)} of ${formatTokens(usage.contextWindow)} tokens (${usedPercent(usage)}%), ${
         formatTokens(left)
       } left`,
-    line("guidance line", lines.guidance),
-    line("warning line", lines.warning),
-    line("hard line", lines.hard),
+    line("guidance line", lines.guidance, policy.derivations.guidance),
+    line("warning line", lines.warning, policy.derivations.warning),
+    line("hard line", lines.hard, policy.derivations.hard),
     `reserve: ${formatTokens(policy.reserve.value)} tokens (${origin(policy.reserve)})`,
     `before warning: ${remaining.beforeWarning === null ? "unknown" : formatTokens(remaining.beforeWarning)}, ` +
     `before hard line: ${remaining.beforeHard === null ? "unknown" : formatTokens(remaining.beforeHard)}`,

@@ -154,16 +154,24 @@ describe("status", () => {
     assert.strictEqual(statusText({ usage: undefined, windowOrdinal: 1, enabled: false }), "pi-context off")
   })
 
-  it("prints each line with its value and source", () => {
+  it("prints each line with its value and how it was derived", () => {
     const custom = resolvePolicy([
       { source: "global", settings: { compaction: { reserveTokens: 20000 } } },
       { source: "project", settings: { "pi-context": { models: { "claude-*": { warningLine: 40000 } } } } }
     ], model)
     const report = statusReport(custom, { tokens: 124_000, contextWindow: 200_000 })
-    assert.include(report, "guidance line: 44,576 tokens left (default)")
-    assert.include(report, "warning line: 40,000 tokens left (model: pi-context.models[\"claude-*\"].warningLine)")
-    assert.include(report, "hard line: 20,000 tokens left (global: compaction.reserveTokens)")
+    assert.include(report, "guidance line: 44,576 tokens left (default: the hard line + 24,576)")
+    assert.include(report, "warning line: 40,000 tokens left (set by a model override: pi-context.models[\"claude-*\"].warningLine)")
+    assert.include(report, "hard line: 20,000 tokens left (default: Pi's reserve for the reply (set in the global settings.json: compaction.reserveTokens))")
     assert.include(report, "usage: 124,000 of 200,000 tokens (62%), 76,000 left")
     assert.include(report, "before warning: 36,000, before hard line: 56,000")
+  })
+
+  it("says when a default line is scaled to a small window, and when a set line was moved to fit", () => {
+    const small = resolvePolicy([{ source: "global", settings: { "pi-context": { guidanceLine: 50_000 } } }], { ...model, contextWindow: 32_000 })
+    const report = statusReport(small, undefined)
+    assert.include(report, "warning line: 19,507 tokens left (default: the hard line + 3,123, 20% of the 15,616 tokens above it in this 32,000-token window)")
+    assert.include(report, "guidance line: 22,630 tokens left (set in the global settings.json: pi-context.guidanceLine; moved to fit this window, see the notice below)")
+    assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply (compaction.reserveTokens, Pi's default))")
   })
 })
