@@ -215,8 +215,8 @@ describe("Budget", () => {
       const { budget, run } = yield* instance({ warningLine: 30_000 })
       assert.strictEqual(yield* budget.statusLine({ usage: left(76_000), windowOrdinal: 3 }), "pi-context · 62% · w3")
       const report = yield* run(budget.statusReport({ usage: left(76_000) }))
-      assert.include(report, "warning line: 30,000 tokens left (injected: pi-context.warningLine)")
-      assert.include(report, "hard line: 16,384 tokens left (default)")
+      assert.include(report, "warning line: 30,000 tokens left (set by the injected policy: pi-context.warningLine)")
+      assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply (compaction.reserveTokens, Pi's default))")
     }))
 })
 
