@@ -113,11 +113,13 @@ describe("budget in Pi's agent loop", () => {
     expect(occurrences(h.requests[0]!, WARNING)).toBe(0)
     expect(conversation(crossing).at(-1)).toMatch(/^user: \[pi-context\] Final context warning/)
     expect(occurrences(crossing, WARNING)).toBe(1)
-    // The same run's next request (after the tool result) sees the committed entry, not a second copy.
+    // The same run's next request (after the tool result) sees the committed entry, not a second copy,
+    // where the crossing request had it: before the reply to it, so the request extends the one before.
     const next = conversation(h.requests[2]!)
     expect(occurrences(h.requests[2]!, WARNING)).toBe(1)
-    expect(next.at(-1)).toMatch(/^user: \[pi-context\] Final context warning/)
-    expect(next.at(-2)).toMatch(/^toolResult: /)
+    expect(next.slice(0, conversation(crossing).length)).toEqual(conversation(crossing))
+    expect(next.at(-3)).toMatch(/^user: \[pi-context\] Final context warning/)
+    expect(next.at(-1)).toMatch(/^toolResult: /)
     await h.prompt("and now?")
     expect(occurrences(h.requests[3]!, WARNING)).toBe(1)
     // Jumping past both lines in one step stages only the warning.

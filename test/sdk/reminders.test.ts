@@ -94,4 +94,26 @@ describe("reminders reach the model when their line is crossed, with numbers tru
     }
     expect(h.errors).toEqual([])
   })
+
+  it("within a window each request extends the one before, reminders included (the prompt cache holds)", async () => {
+    const lines = { guidanceLine: 6_000, warningLine: 4_000, hardLine: 2_000 }
+    h = await createHarness({ ...withSettings({ "pi-context": lines }), contextWindow: 10_000 })
+    h.script([say("ok"), call("context_remaining", {}), say("noted"), call("context_remaining", {}), say("saved"), say("ok")])
+    await h.prompt("hello")
+    await h.prompt(filler(2_000)) // guidance, then a tool turn
+    await h.prompt(filler(1_200)) // warning, then a tool turn
+    await h.prompt("small step")
+    expect(h.requests).toHaveLength(6)
+    expect(h.requests.filter((request) => occurrences(request, GUIDANCE) === 1)).toHaveLength(5)
+    expect(h.requests.filter((request) => occurrences(request, WARNING) === 1)).toHaveLength(3)
+    for (let i = 1; i < h.requests.length; i++) {
+      const before = conversation(h.requests[i - 1]!)
+      expect(conversation(h.requests[i]!).slice(0, before.length)).toEqual(before)
+    }
+    // The model reads each reminder where it read it first: before the reply it gave to that request.
+    const last = conversation(h.requests.at(-1)!)
+    const guidanceAt = last.findIndex((line) => line.startsWith(`user: ${GUIDANCE}`))
+    expect(last[guidanceAt + 1]).toBe("assistant: [toolCall:context_remaining]")
+    expect(h.errors).toEqual([])
+  })
 })
