@@ -231,7 +231,7 @@ const setIn = (value: Sourced<unknown>): string => {
 
 const percent = (share: number) => `${Math.round(share * 100)}%`
 
-/** How a line got its value, in words: "default: the hard line + 6,246 (40% of the 15,616 tokens above it in this 32,000-token window)". */
+/** How a line got its value, in words: "default: hard line + 6,246 = 40% of the 15,616 above it" (on a 32,000-token window). */
 const derivationText = (derivation: LineDerivation, value: Sourced<number>, reserve: Sourced<number>): string => {
   switch (derivation._tag) {
     case "Set":
@@ -239,15 +239,13 @@ const derivationText = (derivation: LineDerivation, value: Sourced<number>, rese
     case "Moved":
       return `${value.source === "default" ? "default" : setIn(value)}; moved to fit this window, see the notice below`
     case "Reserve":
-      return `default: Pi's reserve for the reply (${reserve.source === "default" ? "compaction.reserveTokens, Pi's default" : setIn(reserve)})`
+      return `default: Pi's reserve for the reply, ${reserve.source === "default" ? "at Pi's default" : setIn(reserve)}`
     case "Fitted":
       return "default, fitted between the line below and the window"
     case "Runway":
       return derivation.scaled === undefined
-        ? `default: the hard line + ${formatTokens(derivation.runway)}`
-        : `default: the hard line + ${formatTokens(derivation.runway)}, ${percent(derivation.scaled.share)} of the ${
-          formatTokens(derivation.scaled.room)
-        } tokens above it in this ${formatTokens(derivation.scaled.window)}-token window`
+        ? `default: hard line + ${formatTokens(derivation.runway)}`
+        : `default: hard line + ${formatTokens(derivation.runway)} = ${percent(derivation.scaled.share)} of the ${formatTokens(derivation.scaled.room)} above it`
   }
 }
 

@@ -35,7 +35,7 @@ export type LineDerivation =
   /** The hard line's default: Pi's reserve for the model's reply. */
   | { readonly _tag: "Reserve" }
   /** A default: the hard line plus a runway, fixed or (`share` of `room`) scaled to a small window. */
-  | { readonly _tag: "Runway"; readonly runway: number; readonly scaled?: { readonly share: number; readonly room: number; readonly window: number } }
+  | { readonly _tag: "Runway"; readonly runway: number; readonly scaled?: { readonly share: number; readonly room: number } }
   /** A default squeezed between a set line below it and the window. */
   | { readonly _tag: "Fitted" }
 
@@ -58,7 +58,7 @@ const runwayFor = (
   if (scaled >= tokens) return { _tag: "Runway", runway: tokens }
   // At least one token per line, the guidance above the warning: the lines stay distinct in any room.
   const least = line === "warning" ? 1 : runwayFor("warning", hard, window).runway + 1
-  return { _tag: "Runway", runway: Math.max(least, scaled), scaled: { share, room, window } }
+  return { _tag: "Runway", runway: Math.max(least, scaled), scaled: { share, room } }
 }
 
 /**

@@ -39,11 +39,10 @@ describe("the default lines scale with the window", () => {
     expect(occurrences(h.requests[1]!, GUIDANCE)).toBe(1)
     expect(occurrences(h.requests[1]!, WARNING)).toBe(0)
     const status = await reply(h, "/pi-context status")
-    expect(status).toContain(
-      "guidance line: 22,630 tokens left (default: the hard line + 6,246, 40% of the 15,616 tokens above it in this 32,000-token window)"
-    )
-    expect(status).toContain("warning line: 19,507 tokens left (default: the hard line + 3,123, 20% of the 15,616 tokens above it in this 32,000-token window)")
-    expect(status).toContain("hard line: 16,384 tokens left (default: Pi's reserve for the reply (compaction.reserveTokens, Pi's default))")
+    expect(status).toContain("model: faux/faux-1 (32,000-token window)")
+    expect(status).toContain("guidance line: 22,630 tokens left (default: hard line + 6,246 = 40% of the 15,616 above it)")
+    expect(status).toContain("warning line: 19,507 tokens left (default: hard line + 3,123 = 20% of the 15,616 above it)")
+    expect(status).toContain("hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
     expect(h.errors).toEqual([])
   })
 
@@ -55,8 +54,8 @@ describe("the default lines scale with the window", () => {
     await h.prompt(filler(8_000)) // about 39,500 left
     expect(occurrences(h.requests[1]!, GUIDANCE)).toBe(1)
     const status = await reply(h, "/pi-context status")
-    expect(status).toContain("guidance line: 40,960 tokens left (default: the hard line + 24,576)")
-    expect(status).toContain("warning line: 28,672 tokens left (default: the hard line + 12,288)")
+    expect(status).toContain("guidance line: 40,960 tokens left (default: hard line + 24,576)")
+    expect(status).toContain("warning line: 28,672 tokens left (default: hard line + 12,288)")
   })
 
   it("status says where a set line comes from, and doctor names a hard line below Pi's reserve with its fix", async () => {
@@ -64,7 +63,7 @@ describe("the default lines scale with the window", () => {
     h = await createHarness({ dirs: dirsWith(settings), settings, contextWindow: 32_000 })
     const status = await reply(h, "/pi-context status")
     expect(status).toContain("guidance line: 20,000 tokens left (set in the global settings.json: pi-context.guidanceLine)")
-    expect(status).toContain("warning line: 12,800 tokens left (default: the hard line + 4,800, 20% of the 24,000 tokens above it in this 32,000-token window)")
+    expect(status).toContain("warning line: 12,800 tokens left (default: hard line + 4,800 = 20% of the 24,000 above it)")
     expect(status).toContain("hard line: 8,000 tokens left (set in the global settings.json: pi-context.hardLine)")
     const doctor = await reply(h, "/pi-context doctor")
     expect(doctor).toMatch(

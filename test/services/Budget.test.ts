@@ -216,7 +216,7 @@ describe("Budget", () => {
       assert.strictEqual(yield* budget.statusLine({ usage: left(76_000), windowOrdinal: 3 }), "pi-context · 62% · w3")
       const report = yield* run(budget.statusReport({ usage: left(76_000) }))
       assert.include(report, "warning line: 30,000 tokens left (set by the injected policy: pi-context.warningLine)")
-      assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply (compaction.reserveTokens, Pi's default))")
+      assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
     }))
 })
 

@@ -160,9 +160,9 @@ describe("status", () => {
       { source: "project", settings: { "pi-context": { models: { "claude-*": { warningLine: 40000 } } } } }
     ], model)
     const report = statusReport(custom, { tokens: 124_000, contextWindow: 200_000 })
-    assert.include(report, "guidance line: 44,576 tokens left (default: the hard line + 24,576)")
+    assert.include(report, "guidance line: 44,576 tokens left (default: hard line + 24,576)")
     assert.include(report, "warning line: 40,000 tokens left (set by a model override: pi-context.models[\"claude-*\"].warningLine)")
-    assert.include(report, "hard line: 20,000 tokens left (default: Pi's reserve for the reply (set in the global settings.json: compaction.reserveTokens))")
+    assert.include(report, "hard line: 20,000 tokens left (default: Pi's reserve for the reply, set in the global settings.json: compaction.reserveTokens)")
     assert.include(report, "usage: 124,000 of 200,000 tokens (62%), 76,000 left")
     assert.include(report, "before warning: 36,000, before hard line: 56,000")
   })
@@ -170,8 +170,8 @@ describe("status", () => {
   it("says when a default line is scaled to a small window, and when a set line was moved to fit", () => {
     const small = resolvePolicy([{ source: "global", settings: { "pi-context": { guidanceLine: 50_000 } } }], { ...model, contextWindow: 32_000 })
     const report = statusReport(small, undefined)
-    assert.include(report, "warning line: 19,507 tokens left (default: the hard line + 3,123, 20% of the 15,616 tokens above it in this 32,000-token window)")
+    assert.include(report, "warning line: 19,507 tokens left (default: hard line + 3,123 = 20% of the 15,616 above it)")
     assert.include(report, "guidance line: 22,630 tokens left (set in the global settings.json: pi-context.guidanceLine; moved to fit this window, see the notice below)")
-    assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply (compaction.reserveTokens, Pi's default))")
+    assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
   })
 })

@@ -96,7 +96,7 @@ describe("resolvePolicy", () => {
     const w32k = window(32_000)
     // 15,616 tokens above Pi's reserve: the guidance 40% of it above the hard line, the warning 20%.
     assert.deepStrictEqual(lineValues([], { ...model, contextWindow: 32_000 }), [16384 + 6246, 16384 + 3123, 16384])
-    assert.deepStrictEqual(w32k.derivations.guidance, { _tag: "Runway", runway: 6246, scaled: { share: 0.4, room: 15_616, window: 32_000 } })
+    assert.deepStrictEqual(w32k.derivations.guidance, { _tag: "Runway", runway: 6246, scaled: { share: 0.4, room: 15_616 } })
     assert.deepStrictEqual(w32k.derivations.hard, { _tag: "Reserve" })
     assert.deepStrictEqual(w32k.notices, [])
     // A first prompt at 14% of the window (4,480 tokens) leaves 27,520: above the guidance line.
