@@ -139,8 +139,8 @@ export const reminderText = (figures: ReminderFigures): string => {
   const end = figures.automaticReset ? "before pi-context resets this window automatically" : "before this window is full"
   const now = `(${ToolName.contextRemaining} gives the current figures)`
   if (figures.pastHardLine) {
-    return `[pi-context] Final context warning: when this warning was sent, the window was already past its hard line ` +
-      `at ${formatTokens(figures.hardLine)} tokens left, so pi-context resets it automatically when this turn ends, ` +
+    return `[pi-context] Final context warning: when this warning was sent, the window was already past its hard line, ` +
+      `which is at ${formatTokens(figures.hardLine)} tokens left, so pi-context resets it automatically when this turn ends, ` +
       `or after one close-out turn if you call tools ${now}. Now ${saveNotes}, and call ${ToolName.wipeMemory}. ` +
       "Whatever is not in your notes will not be in the next window."
   }
@@ -160,7 +160,7 @@ export const reminderText = (figures: ReminderFigures): string => {
  * the model does. Never written to the session, so it speaks of now.
  */
 export const closeOutText = (hardLine: number): string =>
-  `[pi-context] Close-out: this context window is past its hard line at ${formatTokens(hardLine)} tokens left, so this is its last turn: ` +
+  `[pi-context] Close-out: this context window is past its hard line, which is at ${formatTokens(hardLine)} tokens left, so this is its last turn: ` +
   "after it, the window resets automatically and a fresh window starts from your notes. " +
   `Use this turn to write your checkpoint: update this session's MAP and write a note with the goal, the current state, the decisions made ` +
   `and the next step (${ToolName.notesWrite} or ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}. Do not start new work in this turn; ` +
@@ -181,7 +181,7 @@ export const reminderDraft = (kind: ReminderKind, windowId: string, content: str
  */
 export const reminderNotice = (figures: ReminderFigures): string => {
   if (figures.pastHardLine) {
-    return `pi-context: context past the hard line at ${formatTokens(figures.hardLine)} tokens left; final warning sent to the model, ` +
+    return `pi-context: context past the hard line, which is at ${formatTokens(figures.hardLine)} tokens left; final warning sent to the model, ` +
       "and this window resets automatically at the end of this turn or its close-out turn."
   }
   const end = (tokens: string) =>

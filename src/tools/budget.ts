@@ -35,7 +35,7 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
   const save = `update your session MAP and checkpoint note (${ToolName.notesWrite} / ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}`
   if (policy.automaticReset.value && left <= policy.lines.hard.value) {
     return ok(
-      `${used} This window is past its hard line at ${formatTokens(policy.lines.hard.value)} tokens left: pi-context resets it ` +
+      `${used} This window is past its hard line, which is at ${formatTokens(policy.lines.hard.value)} tokens left: pi-context resets it ` +
         `automatically when this turn ends, or after one close-out turn. Now ${save}.`,
       details
     )

@@ -274,7 +274,7 @@ describe("budget in Pi's agent loop", () => {
     await h.prompt("hello")
     await h.prompt(filler(5_800)) // past the warning and the hard line in one step
     expect(occurrences(h.requests[1]!, WARNING)).toBe(1)
-    expect(conversation(h.requests[1]!).at(-1)).toContain("already past its hard line at 2,000 tokens left, so pi-context resets it automatically")
+    expect(conversation(h.requests[1]!).at(-1)).toContain("already past its hard line, which is at 2,000 tokens left, so pi-context resets it automatically")
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)

@@ -112,10 +112,10 @@ describe("reminder text", () => {
 
   it("past the hard line names the line and the last turn, never \"0 tokens\"", () => {
     const past = reminderText(reminderFigures("warning", 10_000, lines, true))
-    assert.include(past, "the window was already past its hard line at 16,384 tokens left, so pi-context resets it automatically when this turn ends")
+    assert.include(past, "the window was already past its hard line, which is at 16,384 tokens left, so pi-context resets it automatically when this turn ends")
     assert.notMatch(past, /\b0 tokens/)
     const closeOut = closeOutText(16_384)
-    assert.include(closeOut, "this context window is past its hard line at 16,384 tokens left, so this is its last turn")
+    assert.include(closeOut, "this context window is past its hard line, which is at 16,384 tokens left, so this is its last turn")
     assert.notMatch(closeOut, /\b0 tokens/)
   })
 
@@ -130,7 +130,7 @@ describe("reminder text", () => {
     )
     assert.strictEqual(
       reminderNotice(reminderFigures("warning", 10_000, lines, true)),
-      "pi-context: context past the hard line at 16,384 tokens left; final warning sent to the model, and this window resets automatically at the end of this turn or its close-out turn."
+      "pi-context: context past the hard line, which is at 16,384 tokens left; final warning sent to the model, and this window resets automatically at the end of this turn or its close-out turn."
     )
     const manual = reminderNotice(reminderFigures("warning", 14_000, lines, false))
     assert.strictEqual(manual, "pi-context: context almost full; final warning sent to the model with 14,000 tokens left in the window (automatic reset is off).")
