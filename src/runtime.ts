@@ -195,7 +195,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     project: <M extends ProjectableMessage>(messages: ReadonlyArray<M>, ctx: Ctx) =>
       lifecycle(ctx, "context_with_system", (l) => l.project(messages), {
         messages: undefined,
-        warning: Option.none(),
+        reminders: [],
         closeOut: Option.none(),
         windowId: "",
         needs: unsureNeeds

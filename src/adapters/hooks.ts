@@ -35,7 +35,7 @@ const hiddenMessage = (customType: string, text: string, windowId: string): Agen
  */
 const requestOf = (sent: ReadonlyArray<AgentMessage>, reply: ProjectReply<AgentMessage>): Array<AgentMessage> | undefined => {
   const extra = [
-    ...(reply.warning._tag === "Some" ? [hiddenMessage(CustomType.warning, reply.warning.value, reply.windowId)] : []),
+    ...reply.reminders.map((reminder) => hiddenMessage(reminder.customType, reminder.content, reply.windowId)),
     ...(reply.closeOut._tag === "Some" ? [hiddenMessage(CustomType.closeOut, reply.closeOut.value, reply.windowId)] : [])
   ]
   if (extra.length > 0) return [...(reply.messages ?? sent), ...extra]

@@ -1,5 +1,6 @@
 import { Effect, Path } from "effect"
 import { inspectBranch } from "../domain/boundary.ts"
+import { hardLineBelowReserve } from "../domain/budget.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { textReport } from "../domain/report.ts"
 import { renderNotice } from "../domain/thresholds.ts"
@@ -48,11 +49,9 @@ export const doctorReport = Effect.gen(function*() {
   lines.push(check(history.ok, history.text), ...(yield* notesLintLines(identity)))
 
   const policy = yield* thresholds.policy
-  lines.push(
-    policy.notices.length === 0
-      ? check(true, "settings: no problems")
-      : check(false, `settings: ${policy.notices.map(renderNotice).join("; ")}`)
-  )
+  const belowReserve = hardLineBelowReserve(policy)
+  const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
+  lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.join("; ")}`))
 
   const inspection = inspectBranch(yield* session.branch, session.sessionId)
   lines.push(

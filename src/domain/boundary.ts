@@ -22,17 +22,6 @@ export const continuationText =
   "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
   "Use the history tools if you need something said before the reset."
 
-/**
- * The close-out: carried, hidden, by the one request after a tool turn that
- * crossed the hard line. The window resets at the end of that turn whatever
- * the model does.
- */
-export const closeOutText =
-  "[pi-context] Close-out: this context window is full. After this turn it resets automatically and a fresh window starts from your notes. " +
-  "Use this turn to write your checkpoint: update this session's MAP and write a note with the goal, the current state, the decisions made " +
-  "and the next step (notes_write or notes_update), then call wipe_memory. Do not start new work in this turn; " +
-  "anything not in your notes will only be reachable through the history tools."
-
 /** How much of the pending request a continuation quotes. */
 export const CarriedRequestLimit = 1_500
 

@@ -1,6 +1,6 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType, ToolName } from "./protocol.ts"
-import { type Lines, renderNotice, type ResolvedPolicy, type Sourced } from "./thresholds.ts"
+import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "./thresholds.ts"
 import { tokensLeft, usedPercent, type WindowUsage } from "./window/usage.ts"
 
 /**
@@ -69,13 +69,15 @@ export interface BudgetDecision {
   readonly left: number | null
   /** Reminders to stage now, in commit order. */
   readonly stage: ReadonlyArray<ReminderKind>
+  /** Staged reminders to drop: a guidance not yet committed when the warning line is crossed is replaced, never delivered beside it. */
+  readonly supersede: ReadonlyArray<ReminderKind>
   readonly hardLineDue: boolean
 }
 
 /**
  * Each reminder fires once per window: not if committed (durable) or already
  * staged (pending). When a single step jumps past both lines, only the warning
- * is staged: the early guidance has nothing left to add.
+ * is staged: the early guidance has nothing left to add, and a staged one is superseded.
  */
 export const decide = (input: {
   readonly usage: WindowUsage | undefined
@@ -85,39 +87,84 @@ export const decide = (input: {
   readonly staged: ReminderFlags
 }): BudgetDecision => {
   const left = tokensLeft(input.usage)
-  if (left === null) return { left, stage: [], hardLineDue: false }
+  if (left === null) return { left, stage: [], supersede: [], hardLineDue: false }
   const has = (kind: ReminderKind) => input.committed[kind] || input.staged[kind]
   const stage: Array<ReminderKind> = []
   const warningDue = left <= input.lines.warning.value && !has("warning")
   if (left <= input.lines.guidance.value && !has("guidance") && !has("warning") && !warningDue) stage.push("guidance")
   if (warningDue) stage.push("warning")
-  return { left, stage, hardLineDue: input.automaticReset && left <= input.lines.hard.value }
+  return {
+    left,
+    stage,
+    supersede: warningDue && input.staged.guidance ? ["guidance"] : [],
+    hardLineDue: input.automaticReset && left <= input.lines.hard.value
+  }
 }
 
 export const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
 
 /**
- * Tokens before the window's end as the model is told it: the hard line when
- * pi-context resets by itself, the full window otherwise (no line resets it).
+ * The figures of one reminder, computed once, when it is staged: the model's
+ * text and the user's notice both show these, so they never disagree.
  */
-const beforeEnd = (left: number, lines: Lines, automaticReset: boolean): number =>
-  automaticReset ? left - lines.hard.value : left
+export interface ReminderFigures {
+  readonly kind: ReminderKind
+  /** Tokens before the final warning line (0 once it is crossed). */
+  readonly beforeWarning: number
+  /** Tokens before the window's end as the model is told it: the hard line when pi-context resets by itself, else the full window. */
+  readonly beforeEnd: number
+  readonly automaticReset: boolean
+  /** Past the hard line with automatic reset on: the window resets within this turn or its one close-out turn. */
+  readonly pastHardLine: boolean
+  readonly hardLine: number
+}
 
-/** The model-facing reminder text, with the numbers frozen at the crossing. */
-export const reminderText = (kind: ReminderKind, left: number, lines: Lines, automaticReset: boolean): string => {
-  const beforeHard = formatTokens(beforeEnd(left, lines, automaticReset))
-  const end = automaticReset ? "before pi-context resets this window automatically" : "before this window is full"
-  const save = `update your session MAP and write a checkpoint note with ${ToolName.notesWrite} (or ${ToolName.notesUpdate} for an existing note): ` +
-    "current state, decisions, open threads and the next step"
-  if (kind === "guidance") {
-    return `[pi-context] Context budget: about ${formatTokens(left - lines.warning.value)} tokens remain in this window ` +
-      `before the final warning, ${beforeHard} ${end}. Use this room to secure your work: ${save}. ` +
+export const reminderFigures = (kind: ReminderKind, left: number, lines: Lines, automaticReset: boolean): ReminderFigures => ({
+  kind,
+  beforeWarning: Math.max(0, left - lines.warning.value),
+  beforeEnd: Math.max(0, automaticReset ? left - lines.hard.value : left),
+  automaticReset,
+  pastHardLine: automaticReset && left <= lines.hard.value,
+  hardLine: lines.hard.value
+})
+
+const saveNotes = `update your session MAP and write a checkpoint note with ${ToolName.notesWrite} (or ${ToolName.notesUpdate} for an existing note): ` +
+  "current state, decisions, open threads and the next step"
+
+/**
+ * The model-facing reminder text. It stays in the window's history, so its
+ * figures say when they were true and `context_remaining` gives them now.
+ */
+export const reminderText = (figures: ReminderFigures): string => {
+  const end = figures.automaticReset ? "before pi-context resets this window automatically" : "before this window is full"
+  const now = `(${ToolName.contextRemaining} gives the current figures)`
+  if (figures.pastHardLine) {
+    return `[pi-context] Final context warning: when this warning was sent, the window was already past its hard line, ` +
+      `which is at ${formatTokens(figures.hardLine)} tokens left, so pi-context resets it automatically when this turn ends, ` +
+      `or after one close-out turn if you call tools ${now}. Now ${saveNotes}, and call ${ToolName.wipeMemory}. ` +
+      "Whatever is not in your notes will not be in the next window."
+  }
+  if (figures.kind === "guidance") {
+    return `[pi-context] Context budget: when this reminder was sent, about ${formatTokens(figures.beforeWarning)} tokens were left ` +
+      `before the final warning and ${formatTokens(figures.beforeEnd)} ${end} ${now}. Use this room to secure your work: ${saveNotes}. ` +
       `Once your notes are current, call ${ToolName.wipeMemory} to continue in a fresh window that starts from them.`
   }
-  return `[pi-context] Final context warning: about ${beforeHard} tokens remain ${end}. ` +
-    `Finish the step you are on, then ${save}, and call ${ToolName.wipeMemory}. ` +
+  return `[pi-context] Final context warning: when this warning was sent, about ${formatTokens(figures.beforeEnd)} tokens were left ${end} ` +
+    `${now}. Finish the step you are on, then ${saveNotes}, and call ${ToolName.wipeMemory}. ` +
     "Whatever is not in your notes will not be in the next window."
 }
+
+/**
+ * The close-out: carried, hidden, by the one request after a tool turn that
+ * crossed the hard line. The window resets at the end of that turn whatever
+ * the model does. Never written to the session, so it speaks of now.
+ */
+export const closeOutText = (hardLine: number): string =>
+  `[pi-context] Close-out: this context window is past its hard line, which is at ${formatTokens(hardLine)} tokens left, so this is its last turn: ` +
+  "after it, the window resets automatically and a fresh window starts from your notes. " +
+  `Use this turn to write your checkpoint: update this session's MAP and write a note with the goal, the current state, the decisions made ` +
+  `and the next step (${ToolName.notesWrite} or ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}. Do not start new work in this turn; ` +
+  "anything not in your notes will only be reachable through the history tools."
 
 export const reminderDraft = (kind: ReminderKind, windowId: string, content: string): ReminderDraft => ({
   type: "custom_message",
@@ -129,23 +176,20 @@ export const reminderDraft = (kind: ReminderKind, windowId: string, content: str
 
 /**
  * The user-facing notice, shown once the reminder is committed, with the
- * numbers as they are when it is shown (`left`: tokens left now; null when
- * unknown), not as they were when the reminder was staged: by then a tool
- * turn may have taken the window past the next line.
+ * figures the model was given (as they were when it was told, which a tool
+ * turn since may have overtaken).
  */
-export const reminderNotice = (kind: ReminderKind, left: number | null, lines: Lines, automaticReset: boolean): string => {
-  const sent = kind === "guidance" ? "the model was asked to write its notes" : "final warning sent to the model"
-  if (left === null) return `pi-context: ${kind === "guidance" ? "context filling up" : "context almost full"}; ${sent}.`
-  const leftText = `${formatTokens(left)} tokens left`
-  if (automaticReset && left <= lines.hard.value) {
-    return `pi-context: context past the hard line (${leftText}); ${sent}, and this window resets automatically after this turn.`
+export const reminderNotice = (figures: ReminderFigures): string => {
+  if (figures.pastHardLine) {
+    return `pi-context: context past the hard line, which is at ${formatTokens(figures.hardLine)} tokens left; final warning sent to the model, ` +
+      "and this window resets automatically at the end of this turn or its close-out turn."
   }
-  if (kind === "guidance" && left > lines.warning.value) {
-    return `pi-context: ${formatTokens(left - lines.warning.value)} tokens before the final warning (${leftText}); ${sent}.`
+  const end = (tokens: string) =>
+    `${formatTokens(figures.beforeEnd)}${tokens} ${figures.automaticReset ? "before the automatic reset" : "left in the window (automatic reset is off)"}`
+  if (figures.kind === "guidance") {
+    return `pi-context: the model was asked to write its notes, with ${formatTokens(figures.beforeWarning)} tokens before the final warning and ${end("")}.`
   }
-  return automaticReset
-    ? `pi-context: context almost full (${formatTokens(left - lines.hard.value)} tokens before the hard line, ${leftText}); ${sent}.`
-    : `pi-context: context almost full (${leftText} in the window; automatic reset is off); ${sent}.`
+  return `pi-context: context almost full; final warning sent to the model with ${end(" tokens")}.`
 }
 
 /** How urgent the status line is: past the guidance line, past the warning line, or neither (or unknown). */
@@ -173,6 +217,52 @@ const origin = (value: Sourced<unknown>): string =>
 
 const onOff = (value: boolean) => (value ? "on" : "off")
 
+const setBy: Partial<Record<ValueSource, string>> = {
+  global: "set in the global settings.json",
+  project: "set in the project's .pi/settings.json",
+  model: "set by a model override",
+  injected: "set by the injected policy"
+}
+
+const setIn = (value: Sourced<unknown>): string => {
+  const by = setBy[value.source] ?? `set (${value.source})`
+  return value.key === undefined ? by : `${by}: ${value.key}`
+}
+
+const percent = (share: number) => `${Math.round(share * 100)}%`
+
+/** How a line got its value, in words: "default: hard line + 6,246 = 40% of the 15,616 above it" (on a 32,000-token window). */
+const derivationText = (derivation: LineDerivation, value: Sourced<number>, reserve: Sourced<number>): string => {
+  switch (derivation._tag) {
+    case "Set":
+      return setIn(value)
+    case "Moved":
+      return `${value.source === "default" ? "default" : setIn(value)}; moved to fit this window, see the notice below`
+    case "Reserve":
+      return `default: Pi's reserve for the reply, ${reserve.source === "default" ? "at Pi's default" : setIn(reserve)}`
+    case "Fitted":
+      return "default, fitted between the line below and the window"
+    case "Runway":
+      return derivation.scaled === undefined
+        ? `default: hard line + ${formatTokens(derivation.runway)}`
+        : `default: hard line + ${formatTokens(derivation.runway)} = ${percent(derivation.scaled.share)} of the ${formatTokens(derivation.scaled.room)} above it`
+  }
+}
+
+/**
+ * A hard line set below Pi's reserve for the model's reply, with its fix, or
+ * undefined. Near such a line a reply may not fit in the window, and Pi's own
+ * compaction threshold (the reserve) is crossed first, on every request.
+ */
+export const hardLineBelowReserve = (policy: ResolvedPolicy): string | undefined => {
+  const { hard } = policy.lines
+  if (policy.derivations.hard._tag !== "Set" || hard.value >= policy.reserve.value) return undefined
+  const reserve = formatTokens(policy.reserve.value)
+  return `the hard line (${formatTokens(hard.value)} tokens left, ${setIn(hard)}) is below Pi's reserve for the model's reply ` +
+    `(compaction.reserveTokens, ${reserve}), so near the hard line a reply may not fit in the window. ` +
+    `Raise ${hard.key ?? "pi-context.hardLine"} to at least ${reserve}, or remove it to use the reserve, or lower compaction.reserveTokens`
+}
+
 /** The `/pi-context status` block: every line for the current model and where its value came from. */
 export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefined): ReadonlyArray<string> => {
   const { lines } = policy
@@ -181,7 +271,8 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
   const model = policy.model === undefined
     ? "none selected"
     : `${policy.model.provider}/${policy.model.id} (${formatTokens(policy.model.contextWindow)}-token window)`
-  const line = (name: string, value: Sourced<number>) => `${name}: ${formatTokens(value.value)} tokens left (${origin(value)})`
+  const line = (name: string, value: Sourced<number>, derivation: LineDerivation) =>
+    `${name}: ${formatTokens(value.value)} tokens left (${derivationText(derivation, value, policy.reserve)})`
   return [
     `model: ${model}`,
     left === null || usage === undefined
@@ -189,9 +280,9 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
       : `usage: ${formatTokens(usage.contextWindow - left)} of ${formatTokens(usage.contextWindow)} tokens (${usedPercent(usage)}%), ${
         formatTokens(left)
       } left`,
-    line("guidance line", lines.guidance),
-    line("warning line", lines.warning),
-    line("hard line", lines.hard),
+    line("guidance line", lines.guidance, policy.derivations.guidance),
+    line("warning line", lines.warning, policy.derivations.warning),
+    line("hard line", lines.hard, policy.derivations.hard),
     `reserve: ${formatTokens(policy.reserve.value)} tokens (${origin(policy.reserve)})`,
     `before warning: ${remaining.beforeWarning === null ? "unknown" : formatTokens(remaining.beforeWarning)}, ` +
     `before hard line: ${remaining.beforeHard === null ? "unknown" : formatTokens(remaining.beforeHard)}`,

@@ -48,7 +48,43 @@ export const projectRequest = <M extends ProjectableMessage>(
   messages: ReadonlyArray<M>,
   window: ProjectionWindow
 ): Projection<M> => {
-  if (window.isRoot) return projectRoot(messages, window.id)
+  const cut = window.isRoot ? projectRoot(messages, window.id) : projectReset(messages, window)
+  if (cut._tag === "MissingBoot") return cut
+  const placed = placeReminders(cut._tag === "Projected" ? cut.messages : messages)
+  return placed === undefined ? cut : { _tag: "Projected", messages: placed }
+}
+
+const isReminder = (message: ProjectableMessage): boolean =>
+  message.role === "custom" && (message.customType === CustomType.guidance || message.customType === CustomType.warning)
+
+/** What Pi can append between a turn's reply and the reminder its `turn_end` commits: tool results, other drafts. */
+const sameTurnEnd = (message: ProjectableMessage): boolean =>
+  message.role === "toolResult" || (message.role === "custom" && !isReminder(message))
+
+/**
+ * Each committed reminder back where the model read it: before the reply of
+ * the turn whose request carried it. Pi commits it at that turn's end, after
+ * the reply and its tool results, but the request that carried it ended with
+ * it; in that place every later request extends the one before byte for byte
+ * (the provider's prefix cache holds), and the model sees what it replied to.
+ * Undefined when nothing moves.
+ */
+const placeReminders = <M extends ProjectableMessage>(messages: ReadonlyArray<M>): ReadonlyArray<M> | undefined => {
+  let placed: Array<M> | undefined
+  for (let i = 0; i < messages.length; i++) {
+    if (!isReminder(messages[i]!)) continue
+    const list: ReadonlyArray<M> = placed ?? messages
+    let reply = i - 1
+    while (reply >= 0 && sameTurnEnd(list[reply]!)) reply--
+    if (reply < 0 || list[reply]!.role !== "assistant") continue
+    placed ??= [...messages]
+    const [reminder] = placed.splice(i, 1)
+    placed.splice(reply, 0, reminder!)
+  }
+  return placed
+}
+
+const projectReset = <M extends ProjectableMessage>(messages: ReadonlyArray<M>, window: ProjectionWindow): Projection<M> => {
   const fromEnd = ownBootFromEnd(window.tail)
   let bootIndex = -1
   if (fromEnd !== undefined) {

@@ -1,5 +1,6 @@
 import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
 import { compileGlob, hasGlobSyntax } from "./glob.ts"
+import { type LineDerivations, type Lines, orderLines, Runway } from "./lines.ts"
 import { SettingsKey } from "./protocol.ts"
 import {
   type Candidate,
@@ -15,6 +16,7 @@ import {
 import { badModelKeys, isModelKey, unknownTopKeys } from "./settingsKeys.ts"
 import { isSettingsObject, type ThresholdNotice, type ValueSource } from "./settingsNotice.ts"
 
+export type { LineDerivation, LineDerivations, Lines } from "./lines.ts"
 export type { Sourced, TraceLevel } from "./settingsChecks.ts"
 export {
   isSettingsObject,
@@ -33,13 +35,6 @@ export {
  * Pure and total: a bad value becomes a notice and a safe value, never a throw.
  */
 
-/** Lines in tokens remaining in the active window: guidance > warning > hard >= 0. */
-export interface Lines {
-  readonly guidance: Sourced<number>
-  readonly warning: Sourced<number>
-  readonly hard: Sourced<number>
-}
-
 export interface ResolvedPolicy {
   readonly enabled: Sourced<boolean>
   readonly automaticReset: Sourced<boolean>
@@ -50,6 +45,8 @@ export interface ResolvedPolicy {
   /** Pi's `compaction.reserveTokens` for this model, validated. */
   readonly reserve: Sourced<number>
   readonly lines: Lines
+  /** How each line got its value: set, Pi's reserve, a default runway (fixed or scaled to the window), or moved to fit. */
+  readonly derivations: LineDerivations
   /** The model the lines were derived for, if Pi has one. */
   readonly model: ModelRef | undefined
   /** The `pi-context.models` patterns that matched, least specific first. */
@@ -90,8 +87,6 @@ export type ModelPolicySettings = Pick<
 
 export const Defaults = {
   reserveTokens: 16384,
-  guidanceRunway: 24576,
-  warningRunway: 12288,
   bootBudgetTokens: 6000,
   traceLevel: "info" as TraceLevel
 } as const
@@ -209,53 +204,6 @@ const candidatesFor = (gathered: Gathered, name: string): ReadonlyArray<Candidat
 ]
 
 /**
- * Puts the lines in order inside the window: hard < warning < guidance < window.
- * Lower lines are the anchors (hard is the safety line), so a line that breaks
- * the order moves, first to its default distance above the hard line, and if
- * that does not fit either, to a point between the line below and the window.
- */
-const orderLines = (raw: Lines, window: number | undefined, notices: Array<ThresholdNotice>): Lines => {
-  const fits = (value: number, below: number) => value > below && (window === undefined || value < window)
-  const keyOf = (line: Sourced<number>, name: string) => line.key ?? `${SettingsKey}.${name}`
-  let hard = raw.hard
-  // Two tokens of room above the hard line keep the warning and guidance lines distinct.
-  if (window !== undefined && hard.value > window - 3) {
-    const used = Math.floor(window / 4)
-    notices.push({
-      key: hard.key ?? "compaction.reserveTokens",
-      value: hard.value,
-      used,
-      reason: hard.value >= window
-        ? `is at or beyond this model's ${window}-token window`
-        : `leaves no room for the other lines in this model's ${window}-token window`,
-      source: hard.source
-    })
-    hard = { ...hard, value: used }
-  }
-  const place = (line: Sourced<number>, name: string, below: number, runway: number, share: number): Sourced<number> => {
-    const preferred = hard.value + runway
-    // A default follows the final hard line; moving it is a consequence, not a settings problem.
-    if (line.source === "default") line = { ...line, value: preferred }
-    if (fits(line.value, below)) return line
-    const used = fits(preferred, below) ? preferred : below + Math.max(1, Math.floor(((window ?? below + 2) - below) * share))
-    if (line.source === "default") return { ...line, value: used }
-    notices.push({
-      key: keyOf(line, name),
-      value: line.value,
-      used,
-      reason: line.value <= below
-        ? `must be above the next lower line (${below})`
-        : `is at or beyond this model's ${window}-token window`,
-      source: line.source
-    })
-    return { ...line, value: used }
-  }
-  const warning = place(raw.warning, "warningLine", hard.value, Defaults.warningRunway, 1 / 3)
-  const guidance = place(raw.guidance, "guidanceLine", warning.value, Defaults.guidanceRunway, 1 / 2)
-  return { guidance, warning, hard }
-}
-
-/**
  * Resolves the policy for `model` from `sources` (lowest precedence first:
  * global, then project, then injected), merged per key.
  */
@@ -287,9 +235,9 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
   const hard = pick(candidatesFor(gathered, "hardLine"), checkTokens(false), reserve, notices)
-  const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Defaults.warningRunway), notices)
-  const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Defaults.guidanceRunway), notices)
-  const lines = orderLines({ guidance, warning, hard }, window, notices)
+  const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Runway.warning.tokens), notices)
+  const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Runway.guidance.tokens), notices)
+  const { lines, derivations } = orderLines({ guidance, warning, hard }, window, hard === reserve, notices)
   checkNames((name) => gathered.top.get(name) ?? [], notices)
 
   return {
@@ -301,6 +249,7 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
     digestTokens,
     reserve,
     lines,
+    derivations,
     model,
     modelPatterns: gathered.patterns,
     notices: dedupe(notices)

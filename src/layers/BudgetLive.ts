@@ -1,9 +1,11 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Ref } from "effect"
 import {
   committedReminders,
   decide,
   type ReminderDraft,
   reminderDraft,
+  reminderFigures,
+  type ReminderFigures,
   type ReminderKind,
   reminderNotice,
   reminderText,
@@ -12,7 +14,7 @@ import {
   statusText
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
-import { tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
+import type { WindowUsage } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -21,6 +23,15 @@ import * as ThresholdsLive from "./ThresholdsLive.ts"
 interface Pending {
   readonly kind: ReminderKind
   readonly draft: ReminderDraft
+  /** The figures its text was rendered from; its notice shows the same. */
+  readonly figures: ReminderFigures
+}
+
+/** A reminder handed to `turn_end`, waiting to be seen committed before its notice. */
+interface HandedOver {
+  readonly windowId: string
+  readonly kind: ReminderKind
+  readonly figures: ReminderFigures
 }
 
 /** A committed reminder's notice, due now. */
@@ -32,8 +43,7 @@ interface Due {
 interface State {
   /** Drafts waiting for `turn_end`, all of one window. */
   readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
-  /** Reminders handed to `turn_end`, waiting to be seen committed before their notice. */
-  readonly handedOver: ReadonlyArray<{ readonly windowId: string; readonly kind: ReminderKind }>
+  readonly handedOver: ReadonlyArray<HandedOver>
 }
 
 type Usage = WindowUsage | undefined
@@ -68,20 +78,15 @@ export const layerWithoutDependencies = Layer.effect(
           committed,
           staged: { guidance: isPending("guidance"), warning: isPending("warning") }
         })
-        const fresh = decision.left === null ? [] : decision.stage.map((kind): Pending => ({
-          kind,
-          draft: reminderDraft(
-            kind,
-            input.windowId,
-            reminderText(kind, decision.left!, policy.lines, policy.automaticReset.value)
-          )
-        }))
-        const drafts = [...kept, ...fresh]
-        const warning = drafts.find((pending) => pending.kind === "warning")
+        const fresh = decision.left === null ? [] : decision.stage.map((kind): Pending => {
+          const figures = reminderFigures(kind, decision.left!, policy.lines, policy.automaticReset.value)
+          return { kind, figures, draft: reminderDraft(kind, input.windowId, reminderText(figures)) }
+        })
+        const drafts = [...kept.filter((pending) => !decision.supersede.includes(pending.kind)), ...fresh]
         return [
           {
             staged: decision.stage,
-            warning: warning === undefined ? Option.none<string>() : Option.some(warning.draft.content),
+            reminders: drafts.map((pending) => pending.draft),
             left: decision.left,
             hardLineDue: decision.hardLineDue,
             remaining: remainingBefore(usage, policy.lines),
@@ -104,7 +109,7 @@ export const layerWithoutDependencies = Layer.effect(
           staged: undefined,
           handedOver: [
             ...current.handedOver.filter((h) => !drafts.some((d) => d.kind === h.kind && h.windowId === windowId)),
-            ...drafts.map(({ kind }) => ({ windowId, kind }))
+            ...drafts.map(({ kind, figures }) => ({ windowId, kind, figures }))
           ]
         }]
       })
@@ -117,18 +122,15 @@ export const layerWithoutDependencies = Layer.effect(
     const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
       readonly windowId: string
       readonly branch: ReadonlyArray<BranchEntry>
-      readonly usage: Usage
     }) {
-      const policy = yield* thresholds.policy
-      const left = tokensLeft(input.usage)
       const committed = committedReminders(input.branch, input.windowId)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
         const due: Array<Due> = []
-        const waiting: Array<State["handedOver"][number]> = []
+        const waiting: Array<HandedOver> = []
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
           if (handed.windowId !== input.windowId) continue
-          if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.kind, left, policy.lines, policy.automaticReset.value) })
+          if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.figures) })
           else waiting.push(handed)
         }
         return [due, { ...current, handedOver: waiting }]

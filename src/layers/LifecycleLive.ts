@@ -1,11 +1,10 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
 import { isMarkerEntry } from "../domain/entries.ts"
-import { closeOutText } from "../domain/boundary.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
-import { statusTone } from "../domain/budget.ts"
+import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
@@ -101,7 +100,7 @@ export const layerWithoutDependencies = Layer.effect(
       const window = yield* currentWindow
       // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
       yield* trace.setWindow(window.id, window.ordinal)
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail, usage: yield* windows.usage })
+      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
       yield* boundaries.resetNoticeDue(window)
     })
 
@@ -156,12 +155,12 @@ export const layerWithoutDependencies = Layer.effect(
       const reply = (
         messages: ReadonlyArray<M> | undefined,
         needs: BoundaryNeeds,
-        warning = Option.none<string>(),
-        closeOut = false
+        reminders: ReadonlyArray<ReminderDraft> = [],
+        closeOut = Option.none<string>()
       ): ProjectReply<M> => ({
         messages,
-        warning,
-        closeOut: closeOut ? Option.some(closeOutText) : Option.none(),
+        reminders,
+        closeOut,
         windowId: window.id,
         needs
       })
@@ -185,6 +184,8 @@ export const layerWithoutDependencies = Layer.effect(
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
       const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
+        ? Option.some(closeOutText(observed.hardLine))
+        : Option.none<string>()
       for (const kind of observed.staged) {
         yield* trace.info("budget.reminder", {
           kind,
@@ -193,14 +194,14 @@ export const layerWithoutDependencies = Layer.effect(
           line: kind === "guidance" ? observed.guidanceLine : observed.warningLine
         })
       }
-      if (closeOut) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: observed.hardLine })
+      if (Option.isSome(closeOut)) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: observed.hardLine })
       const needs = yield* needsNow({
         replyOverflowed: false,
         automatic: observed.automaticReset,
         tokensLeft: observed.left,
         warningLine: observed.warningLine
       })
-      return reply(changed, needs, observed.warning, closeOut)
+      return reply(changed, needs, observed.reminders, closeOut)
     })
 
     const requestWipe = Effect.gen(function*() {

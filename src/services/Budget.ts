@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect } from "effect"
 import type { ReminderDraft, ReminderKind, Remaining } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
@@ -11,11 +11,12 @@ export interface RequestObservation {
   /** Reminders staged by this request, in commit order. */
   readonly staged: ReadonlyArray<ReminderKind>
   /**
-   * The final warning to add to this provider request: set while a warning
-   * for this window is staged and not yet committed (the crossing request and
-   * any retry of it). Once committed, the warning is a session entry.
+   * The reminders to add to this provider request: those of this window staged
+   * and not yet committed (the crossing request and any retry of it), so the
+   * model sees a reminder in the very request that crossed its line. Once
+   * committed, a reminder is a session entry.
    */
-  readonly warning: Option.Option<string>
+  readonly reminders: ReadonlyArray<ReminderDraft>
   /** Tokens left in the window, null when Pi cannot estimate. */
   readonly left: number | null
   readonly hardLineDue: boolean
@@ -50,13 +51,12 @@ export class Budget extends Context.Service<Budget, {
   /**
    * At turn start or settlement: tells the user (`PiSession.notify`) of the
    * reminders this instance handed to `turn_end` that are now committed on
-   * the active branch in `windowId`. Each at most once, with the numbers of
-   * `usage` (the window's usage now, not when the reminder was staged).
+   * the active branch in `windowId`. Each at most once, with the figures the
+   * model was given.
    */
   readonly noticesDue: (input: {
     readonly windowId: string
     readonly branch: ReadonlyArray<BranchEntry>
-    readonly usage: WindowUsage | undefined
   }) => Effect.Effect<void, never, PiSession>
   /** Whether the hard line is crossed and `automaticReset` allows the lifecycle to reset by itself. */
   readonly hardLineDue: (input: { readonly windowId: string; readonly usage: Usage }) => Effect.Effect<boolean, never, PiSession>

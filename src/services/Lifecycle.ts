@@ -1,5 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { BoundaryDraft } from "../domain/boundary.ts"
+import type { ReminderDraft } from "../domain/budget.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
 import type { BoundaryNeeds, TurnOutcome } from "../domain/resetControl.ts"
 import type { PiSession } from "./PiSession.ts"
@@ -19,13 +20,13 @@ export interface BoundaryOutcome {
 
 /**
  * The provider request for the active window, as data: the adapter appends
- * the hidden warning and close-out (in that order) as Pi messages of `windowId`.
+ * the hidden reminders and close-out (in that order) as Pi messages of `windowId`.
  */
 export interface ProjectReply<M> {
   /** The projected request; undefined: Pi's own. */
   readonly messages: ReadonlyArray<M> | undefined
-  /** The final warning this request carries, while it is staged and not yet committed. */
-  readonly warning: Option.Option<string>
+  /** The hidden reminders this request carries, while they are staged and not yet committed. */
+  readonly reminders: ReadonlyArray<ReminderDraft>
   /** The close-out instruction, on the request built after a finished reply past the hard line. */
   readonly closeOut: Option.Option<string>
   readonly windowId: string

@@ -31,15 +31,18 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
       details
     )
   }
+  const used = `${usedPercent(window)}% of this window used, ${formatTokens(left)} tokens left.`
+  const save = `update your session MAP and checkpoint note (${ToolName.notesWrite} / ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}`
+  if (policy.automaticReset.value && left <= policy.lines.hard.value) {
+    return ok(
+      `${used} This window is past its hard line, which is at ${formatTokens(policy.lines.hard.value)} tokens left: pi-context resets it ` +
+        `automatically when this turn ends, or after one close-out turn. Now ${save}.`,
+      details
+    )
+  }
   const hard = policy.automaticReset.value ? "the hard line, where pi-context resets this window" : "the hard line"
-  const advice = beforeWarning === 0
-    ? ` The final warning line is passed: update your session MAP and checkpoint note (${ToolName.notesWrite} / ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}.`
-    : ""
-  return ok(
-    `${usedPercent(window)}% of this window used, ${formatTokens(left)} tokens left. ` +
-      `Before the final warning: ${formatTokens(beforeWarning)} tokens. Before ${hard}: ${formatTokens(beforeHard)} tokens.${advice}`,
-    details
-  )
+  const advice = beforeWarning === 0 ? ` The final warning line is passed: ${save}.` : ""
+  return ok(`${used} Before the final warning: ${formatTokens(beforeWarning)} tokens. Before ${hard}: ${formatTokens(beforeHard)} tokens.${advice}`, details)
 })
 
 export const budgetToolHandlers = {

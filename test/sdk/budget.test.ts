@@ -113,11 +113,13 @@ describe("budget in Pi's agent loop", () => {
     expect(occurrences(h.requests[0]!, WARNING)).toBe(0)
     expect(conversation(crossing).at(-1)).toMatch(/^user: \[pi-context\] Final context warning/)
     expect(occurrences(crossing, WARNING)).toBe(1)
-    // The same run's next request (after the tool result) sees the committed entry, not a second copy.
+    // The same run's next request (after the tool result) sees the committed entry, not a second copy,
+    // where the crossing request had it: before the reply to it, so the request extends the one before.
     const next = conversation(h.requests[2]!)
     expect(occurrences(h.requests[2]!, WARNING)).toBe(1)
-    expect(next.at(-1)).toMatch(/^user: \[pi-context\] Final context warning/)
-    expect(next.at(-2)).toMatch(/^toolResult: /)
+    expect(next.slice(0, conversation(crossing).length)).toEqual(conversation(crossing))
+    expect(next.at(-3)).toMatch(/^user: \[pi-context\] Final context warning/)
+    expect(next.at(-1)).toMatch(/^toolResult: /)
     await h.prompt("and now?")
     expect(occurrences(h.requests[3]!, WARNING)).toBe(1)
     // Jumping past both lines in one step stages only the warning.
@@ -161,7 +163,7 @@ describe("budget in Pi's agent loop", () => {
     await h.prompt("hello")
     await h.prompt(filler(2_000)).catch(() => undefined) // crosses the guidance line
     await h.waitForIdle()
-    expect(occurrences(h.requests[1]!, GUIDANCE)).toBe(0) // the guidance is hidden until committed
+    expect(occurrences(h.requests[1]!, GUIDANCE)).toBe(1) // in the crossing request, though not committed
     expect(stopReasons(h).at(-1)).toBe("aborted")
     expect(ofCustomType(h.entries(), "pi-context/guidance")).toHaveLength(0)
 
@@ -224,7 +226,8 @@ describe("budget in Pi's agent loop", () => {
     await h.session.navigateTree(before.id, { summarize: false })
     expect(ofCustomType(h.branch(), "pi-context/guidance")).toHaveLength(0)
     await h.prompt(filler(2_000, "sibling"))
-    expect(occurrences(h.requests[2]!, GUIDANCE)).toBe(0)
+    // The sibling's own guidance, staged by its crossing request: one copy, not the other branch's.
+    expect(occurrences(h.requests[2]!, GUIDANCE)).toBe(1)
     expect(ofCustomType(h.branch(), "pi-context/guidance")).toHaveLength(1)
     expect(ofCustomType(h.entries(), "pi-context/guidance")).toHaveLength(2)
     expect(ofCustomType(h.entries(), "pi-context/guidance").map(windowIdOf)).toEqual([rootWindow(h), rootWindow(h)])
@@ -271,7 +274,7 @@ describe("budget in Pi's agent loop", () => {
     await h.prompt("hello")
     await h.prompt(filler(5_800)) // past the warning and the hard line in one step
     expect(occurrences(h.requests[1]!, WARNING)).toBe(1)
-    expect(conversation(h.requests[1]!).at(-1)).toContain("before pi-context resets this window automatically")
+    expect(conversation(h.requests[1]!).at(-1)).toContain("already past its hard line, which is at 2,000 tokens left, so pi-context resets it automatically")
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)

@@ -41,7 +41,9 @@ describe("one close-out before an automatic reset mid-run", () => {
     // No reset at the tool turn that crossed the line: the next request carries the close-out, once.
     expect(closeOutRequests(h)).toEqual([2])
     expect(conversation(h.requests[2]!).at(-1)).toMatch(/^user: \[pi-context\] Close-out:.*notes_write.*wipe_memory/s)
-    expect(conversation(h.requests[2]!).at(-1)).toContain("After this turn it resets automatically")
+    // It names the hard line and the last turn; no request tells the model "about 0 tokens remain".
+    expect(conversation(h.requests[2]!).at(-1)).toContain("past its hard line, which is at 2,000 tokens left, so this is its last turn")
+    for (const request of h.requests) expect(conversation(request).join("\n")).not.toMatch(/\b0 tokens/)
     const all = kinds(h.entries())
     const markers = markerIndexes(h.entries())
     expect(markers).toHaveLength(1)

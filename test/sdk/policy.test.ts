@@ -20,10 +20,10 @@ describe("policy from an SDK host, and Pi's automatic compaction", () => {
     h.script([say("hi")])
     await h.prompt("hello")
     await h.prompt("/pi-context status")
-    expect(h.notices.at(-1)!.message).toMatch(/warning line: 30,000 tokens left \(injected/)
+    expect(h.notices.at(-1)!.message).toMatch(/warning line: 30,000 tokens left \(set by the injected policy/)
     warningLine = 20_000
     await h.prompt("/pi-context status")
-    expect(h.notices.at(-1)!.message).toMatch(/warning line: 20,000 tokens left \(injected/)
+    expect(h.notices.at(-1)!.message).toMatch(/warning line: 20,000 tokens left \(set by the injected policy/)
   })
 
   it("Pi's automatic compaction is cancelled on a full window, with one notice per window", async () => {

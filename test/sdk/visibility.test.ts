@@ -139,11 +139,11 @@ describe("resets that explain themselves", () => {
   })
 })
 
-describe("budget notices carry the numbers as they are when shown", () => {
+describe("budget notices carry the figures the model was given", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
-  it("a guidance staged before a big tool result is announced with the window past the hard line, not with its stale figure", async () => {
+  it("a guidance staged before a big tool result is announced with the figures the model was told, as told", async () => {
     h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow, extraExtensions: [bulkTool(4_000)], tools: ["bulk"] })
     h.script([
       say("ok"),
@@ -156,8 +156,11 @@ describe("budget notices carry the numbers as they are when shown", () => {
     await h.prompt(filler(2_500))
     const guidance = h.notices.filter((n) => n.message.includes("the model was asked to write its notes"))
     expect(guidance).toHaveLength(1)
-    expect(guidance[0]!.message).not.toContain("before the final warning")
-    expect(guidance[0]!.message).toMatch(/context past the hard line \([\d,]+ tokens left\)/)
+    // The tool turn took the window past the hard line since; the notice says what the model was asked, with its figures.
+    const told = (ofCustomType(h.entries(), "pi-context/guidance")[0] as { content: string }).content
+    const figures = (text: string) => text.match(/\d[\d,]*/g)
+    expect(guidance[0]!.message).toMatch(/^pi-context: the model was asked to write its notes, with [\d,]+ tokens before the final warning and [\d,]+ before the automatic reset\.$/)
+    expect(figures(guidance[0]!.message)).toEqual(figures(told))
   })
 
   it("with automaticReset off, the warning tells what is left in the window, not 0 tokens", async () => {
@@ -167,10 +170,10 @@ describe("budget notices carry the numbers as they are when shown", () => {
     await h.prompt(filler(4_500))
     const warnings = ofCustomType(h.entries(), "pi-context/warning") as ReadonlyArray<{ content: string }>
     expect(warnings).toHaveLength(1)
-    const remain = Number(/about ([\d,]+) tokens remain before this window is full/.exec(warnings[0]!.content)![1]!.replace(/,/g, ""))
+    const remain = Number(/about ([\d,]+) tokens were left before this window is full/.exec(warnings[0]!.content)![1]!.replace(/,/g, ""))
     expect(remain).toBeGreaterThan(lines.hardLine)
     const notice = h.notices.find((n) => n.message.includes("final warning sent"))!
-    expect(notice.message).toMatch(/context almost full \([\d,]+ tokens left in the window; automatic reset is off\)/)
+    expect(notice.message).toMatch(/final warning sent to the model with [\d,]+ tokens left in the window \(automatic reset is off\)/)
   })
 })
 

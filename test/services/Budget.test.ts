@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import type { ReminderDraft } from "../../src/domain/budget.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
@@ -25,6 +25,9 @@ const committed = (draft: ReminderDraft): BranchEntry => ({
   kind: draft.customType === "pi-context/guidance" ? "guidance" : "warning",
   windowId: draft.details.windowId
 })
+
+/** The kinds of the hidden reminders a request carries. */
+const carried = (observed: { readonly reminders: ReadonlyArray<ReminderDraft> }) => observed.reminders.map((d) => d.customType)
 
 /** One extension instance: a Budget over an injected policy, and a fake Pi session. */
 const instance = (policy: PolicySettings = {}, knobs: FakeSessionOptions = {}) =>
@@ -63,23 +66,38 @@ describe("Budget", () => {
       assert.deepStrictEqual(yield* turnEnd, [])
     }))
 
-  it.effect("the warning is in the very request that crossed the line, and in its retry, until committed", () =>
+  it.effect("each reminder is in the very request that crossed its line, and in its retry, until committed", () =>
     Effect.gen(function*() {
       const { budget, run } = yield* instance()
       const branch = [message()]
-      const below = yield* run(budget.observeRequest({ windowId: "root", usage: left(29_000), branch }))
-      assert.isTrue(Option.isNone(below.warning))
-      const crossing = yield* run(budget.observeRequest({ windowId: "root", usage: left(28_000), branch }))
-      assert.isTrue(Option.isSome(crossing.warning))
-      assert.include(Option.getOrThrow(crossing.warning), "Final context warning")
-      const retry = yield* run(budget.observeRequest({ windowId: "root", usage: left(27_900), branch }))
+      const above = yield* run(budget.observeRequest({ windowId: "root", usage: left(41_000), branch }))
+      assert.deepStrictEqual(carried(above), [])
+      const guidance = yield* run(budget.observeRequest({ windowId: "root", usage: left(40_000), branch }))
+      assert.deepStrictEqual(carried(guidance), ["pi-context/guidance"])
+      assert.include(guidance.reminders[0]!.content, "[pi-context] Context budget")
+      const retry = yield* run(budget.observeRequest({ windowId: "root", usage: left(39_900), branch }))
       assert.deepStrictEqual(retry.staged, [])
-      assert.deepStrictEqual(retry.warning, crossing.warning)
+      assert.deepStrictEqual(retry.reminders, guidance.reminders)
       const drafts = yield* budget.takeDrafts("root")
-      // The first request above had already crossed the guidance line: both commit, guidance first.
-      assert.deepStrictEqual(drafts.map((d) => d.customType), ["pi-context/guidance", "pi-context/warning"])
-      const after = yield* run(budget.observeRequest({ windowId: "root", usage: left(27_000), branch: [...branch, ...drafts.map(committed)] }))
-      assert.isTrue(Option.isNone(after.warning))
+      assert.deepStrictEqual(drafts.map((d) => d.customType), ["pi-context/guidance"])
+      const after = yield* run(budget.observeRequest({ windowId: "root", usage: left(39_000), branch: [...branch, ...drafts.map(committed)] }))
+      assert.deepStrictEqual(carried(after), [])
+    }))
+
+  it.effect("a guidance not yet committed when the warning line is crossed is superseded by the warning, never delivered beside it", () =>
+    Effect.gen(function*() {
+      const { budget, run, session } = yield* instance()
+      const branch = [message()]
+      assert.deepStrictEqual(carried(yield* run(budget.observeRequest({ windowId: "root", usage: left(29_000), branch }))), ["pi-context/guidance"])
+      const crossing = yield* run(budget.observeRequest({ windowId: "root", usage: left(28_000), branch }))
+      assert.deepStrictEqual(crossing.staged, ["warning"])
+      assert.deepStrictEqual(carried(crossing), ["pi-context/warning"])
+      assert.include(crossing.reminders[0]!.content, "Final context warning")
+      const drafts = yield* budget.takeDrafts("root")
+      assert.deepStrictEqual(drafts.map((d) => d.customType), ["pi-context/warning"])
+      const delivered = [...branch, ...drafts.map(committed)]
+      yield* run(budget.noticesDue({ windowId: "root", branch: delivered }))
+      assert.deepStrictEqual(session.notices.map((n) => n.message), ["pi-context: context almost full; final warning sent to the model with 11,616 tokens before the automatic reset."])
     }))
 
   it.effect("a drafted reminder is shaped for the turn_end composer", () =>
@@ -103,8 +121,8 @@ describe("Budget", () => {
       const second = yield* instance()
       const observed = yield* second.run(second.budget.observeRequest({ windowId: "root", usage: left(19_000), branch }))
       assert.deepStrictEqual(observed.staged, [])
-      assert.isTrue(Option.isNone(observed.warning))
-      yield* second.run(second.budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
+      assert.deepStrictEqual(observed.reminders, [])
+      yield* second.run(second.budget.noticesDue({ windowId: "root", branch }))
       assert.deepStrictEqual(second.session.notices.map((notice) => notice.message), [])
     }))
 
@@ -131,7 +149,7 @@ describe("Budget", () => {
       assert.deepStrictEqual(yield* budget.takeDrafts("root"), [])
       const again = yield* run(budget.observeRequest({ windowId: "root", usage: left(27_000), branch }))
       assert.deepStrictEqual(again.staged, ["warning"])
-      assert.isTrue(Option.isSome(again.warning))
+      assert.deepStrictEqual(carried(again), ["pi-context/warning"])
     }))
 
   it.effect("drafts of another window are discarded", () =>
@@ -152,14 +170,14 @@ describe("Budget", () => {
       const branch: Array<BranchEntry> = [message()]
       const shownNow = Effect.sync(() => session.notices.map((notice) => notice.message))
       yield* run(budget.observeRequest({ windowId: "root", usage: left(40_000), branch }))
-      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
+      yield* run(budget.noticesDue({ windowId: "root", branch }))
       assert.deepStrictEqual(yield* shownNow, [])
       const drafts = yield* budget.takeDrafts("root")
-      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
+      yield* run(budget.noticesDue({ windowId: "root", branch }))
       assert.deepStrictEqual(yield* shownNow, [])
       branch.push(...drafts.map(committed))
-      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
-      yield* run(budget.noticesDue({ windowId: "root", branch, usage: left(40_000) }))
+      yield* run(budget.noticesDue({ windowId: "root", branch }))
+      yield* run(budget.noticesDue({ windowId: "root", branch }))
       const shown = yield* shownNow
       assert.strictEqual(shown.length, 1)
       assert.include(shown[0]!, "asked to write its notes")
@@ -171,11 +189,11 @@ describe("Budget", () => {
       assert.isFalse(yield* automatic.run(automatic.budget.hardLineDue({ windowId: "root", usage: left(16_385) })))
       assert.isTrue(yield* automatic.run(automatic.budget.hardLineDue({ windowId: "root", usage: left(16_384) })))
       const warned = yield* automatic.run(automatic.budget.observeRequest({ windowId: "root", usage: left(28_000), branch: [] }))
-      assert.isTrue(Option.isSome(warned.warning))
+      assert.deepStrictEqual(carried(warned), ["pi-context/warning"])
       const manual = yield* instance({ automaticReset: false })
       assert.isFalse(yield* manual.run(manual.budget.hardLineDue({ windowId: "root", usage: left(1_000) })))
       const manualWarning = yield* manual.run(manual.budget.observeRequest({ windowId: "root", usage: left(28_000), branch: [] }))
-      assert.include(Option.getOrThrow(manualWarning.warning), "before this window is full")
+      assert.include(manualWarning.reminders[0]!.content, "before this window is full")
     }))
 
   it.effect("remaining is null when Pi cannot estimate, numbers otherwise", () =>
@@ -197,8 +215,8 @@ describe("Budget", () => {
       const { budget, run } = yield* instance({ warningLine: 30_000 })
       assert.strictEqual(yield* budget.statusLine({ usage: left(76_000), windowOrdinal: 3 }), "pi-context · 62% · w3")
       const report = yield* run(budget.statusReport({ usage: left(76_000) }))
-      assert.include(report, "warning line: 30,000 tokens left (injected: pi-context.warningLine)")
-      assert.include(report, "hard line: 16,384 tokens left (default)")
+      assert.include(report, "warning line: 30,000 tokens left (set by the injected policy: pi-context.warningLine)")
+      assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
     }))
 })
 

@@ -116,7 +116,8 @@ describe("Lifecycle", () => {
       const projected = yield* Lifecycle.use((l) => l.project(request)).pipe(Effect.provide(fake.layer))
       // Pi's request is sent as built; the warning comes back as text for the adapter to append.
       assert.isUndefined(projected.messages)
-      assert.isTrue(Option.isSome(projected.warning) && projected.warning.value.startsWith("[pi-context] Final context warning"))
+      assert.deepStrictEqual(projected.reminders.map((reminder) => reminder.customType), [CustomType.warning])
+      assert.isTrue(projected.reminders[0]!.content.startsWith("[pi-context] Final context warning"))
       assert.isTrue(Option.isNone(projected.closeOut))
       assert.strictEqual(projected.windowId, rootWindowId(sessionId))
       assert.isTrue(projected.needs.turnEnd)

@@ -38,7 +38,7 @@ describe("the host runtime", () => {
     // Pi's own request is sent, and both boundary hooks stay live rather than miss a boundary.
     const neutral = {
       messages: undefined,
-      warning: Option.none(),
+      reminders: [],
       closeOut: Option.none(),
       windowId: "",
       needs: { turnEnd: true, beforeSettle: true }

@@ -1,10 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  closeOutText,
   committedReminders,
   decide,
   noReminders,
   remainingBefore,
   reminderDraft,
+  reminderFigures,
   reminderNotice,
   reminderText,
   statusReport,
@@ -69,8 +71,11 @@ describe("decide", () => {
     assert.deepStrictEqual(decideAt(20_000).stage, ["warning"])
   })
 
-  it("keeps a staged guidance and adds the warning behind it", () => {
-    assert.deepStrictEqual(decideAt(20_000, noReminders, { guidance: true, warning: false }).stage, ["warning"])
+  it("stages the warning over a staged guidance, which it supersedes", () => {
+    const decision = decideAt(20_000, noReminders, { guidance: true, warning: false })
+    assert.deepStrictEqual(decision.stage, ["warning"])
+    assert.deepStrictEqual(decision.supersede, ["guidance"])
+    assert.deepStrictEqual(decideAt(35_000, noReminders, { guidance: true, warning: false }).supersede, [])
   })
 
   it("calls the hard line only when automatic reset is on", () => {
@@ -81,7 +86,7 @@ describe("decide", () => {
 
   it("does nothing when Pi cannot estimate usage", () => {
     const decision = decide({ usage: { tokens: null, contextWindow: 200_000 }, lines, automaticReset: true, committed: noReminders, staged: noReminders })
-    assert.deepStrictEqual(decision, { left: null, stage: [], hardLineDue: false })
+    assert.deepStrictEqual(decision, { left: null, stage: [], supersede: [], hardLineDue: false })
   })
 })
 
@@ -94,34 +99,41 @@ describe("remainingBefore", () => {
 })
 
 describe("reminder text", () => {
-  it("is neutral and actionable: tokens left, notes tools, wipe_memory", () => {
-    const guidance = reminderText("guidance", 40_000, lines, true)
-    assert.include(guidance, "11,328 tokens remain in this window before the final warning")
-    assert.include(guidance, "23,616 before pi-context resets this window automatically")
+  it("is neutral and actionable: dated figures, context_remaining for the current ones, notes tools, wipe_memory", () => {
+    const guidance = reminderText(reminderFigures("guidance", 40_000, lines, true))
+    assert.include(guidance, "when this reminder was sent, about 11,328 tokens were left before the final warning")
+    assert.include(guidance, "and 23,616 before pi-context resets this window automatically (context_remaining gives the current figures)")
     for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(guidance, word)
-    const warning = reminderText("warning", 28_000, lines, false)
+    const warning = reminderText(reminderFigures("warning", 28_000, lines, false))
     // Without automatic resets no line ends the window: the model is told what is left in the window itself.
-    assert.include(warning, "28,000 tokens remain before this window is full")
-    for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory"]) assert.include(warning, word)
+    assert.include(warning, "when this warning was sent, about 28,000 tokens were left before this window is full")
+    for (const word of ["MAP", "notes_write", "notes_update", "wipe_memory", "context_remaining"]) assert.include(warning, word)
   })
 
-  it("user notices carry the numbers as they are when shown, not when the reminder was staged", () => {
+  it("past the hard line names the line and the last turn, never \"0 tokens\"", () => {
+    const past = reminderText(reminderFigures("warning", 10_000, lines, true))
+    assert.include(past, "the window was already past its hard line, which is at 16,384 tokens left, so pi-context resets it automatically when this turn ends")
+    assert.notMatch(past, /\b0 tokens/)
+    const closeOut = closeOutText(16_384)
+    assert.include(closeOut, "this context window is past its hard line, which is at 16,384 tokens left, so this is its last turn")
+    assert.notMatch(closeOut, /\b0 tokens/)
+  })
+
+  it("user notices carry the figures the model was given", () => {
     assert.strictEqual(
-      reminderNotice("guidance", 40_000, lines, true),
-      "pi-context: 11,328 tokens before the final warning (40,000 tokens left); the model was asked to write its notes."
+      reminderNotice(reminderFigures("guidance", 40_000, lines, true)),
+      "pi-context: the model was asked to write its notes, with 11,328 tokens before the final warning and 23,616 before the automatic reset."
     )
-    // Staged at 40,000 left, shown after a tool turn took the window past the warning line.
     assert.strictEqual(
-      reminderNotice("guidance", 20_000, lines, true),
-      "pi-context: context almost full (3,616 tokens before the hard line, 20,000 tokens left); the model was asked to write its notes."
+      reminderNotice(reminderFigures("warning", 20_000, lines, true)),
+      "pi-context: context almost full; final warning sent to the model with 3,616 tokens before the automatic reset."
     )
-    // ... or past the hard line: no \"tokens before\" that are already gone.
-    const past = reminderNotice("warning", 10_000, lines, true)
-    assert.strictEqual(past, "pi-context: context past the hard line (10,000 tokens left); final warning sent to the model, and this window resets automatically after this turn.")
-    const manual = reminderNotice("warning", 14_000, lines, false)
-    assert.strictEqual(manual, "pi-context: context almost full (14,000 tokens left in the window; automatic reset is off); final warning sent to the model.")
-    assert.notInclude(manual, " 0 tokens")
-    assert.strictEqual(reminderNotice("warning", null, lines, true), "pi-context: context almost full; final warning sent to the model.")
+    assert.strictEqual(
+      reminderNotice(reminderFigures("warning", 10_000, lines, true)),
+      "pi-context: context past the hard line, which is at 16,384 tokens left; final warning sent to the model, and this window resets automatically at the end of this turn or its close-out turn."
+    )
+    const manual = reminderNotice(reminderFigures("warning", 14_000, lines, false))
+    assert.strictEqual(manual, "pi-context: context almost full; final warning sent to the model with 14,000 tokens left in the window (automatic reset is off).")
   })
 
   it("drafts a hidden custom message recording its window", () => {
@@ -142,16 +154,24 @@ describe("status", () => {
     assert.strictEqual(statusText({ usage: undefined, windowOrdinal: 1, enabled: false }), "pi-context off")
   })
 
-  it("prints each line with its value and source", () => {
+  it("prints each line with its value and how it was derived", () => {
     const custom = resolvePolicy([
       { source: "global", settings: { compaction: { reserveTokens: 20000 } } },
       { source: "project", settings: { "pi-context": { models: { "claude-*": { warningLine: 40000 } } } } }
     ], model)
     const report = statusReport(custom, { tokens: 124_000, contextWindow: 200_000 })
-    assert.include(report, "guidance line: 44,576 tokens left (default)")
-    assert.include(report, "warning line: 40,000 tokens left (model: pi-context.models[\"claude-*\"].warningLine)")
-    assert.include(report, "hard line: 20,000 tokens left (global: compaction.reserveTokens)")
+    assert.include(report, "guidance line: 44,576 tokens left (default: hard line + 24,576)")
+    assert.include(report, "warning line: 40,000 tokens left (set by a model override: pi-context.models[\"claude-*\"].warningLine)")
+    assert.include(report, "hard line: 20,000 tokens left (default: Pi's reserve for the reply, set in the global settings.json: compaction.reserveTokens)")
     assert.include(report, "usage: 124,000 of 200,000 tokens (62%), 76,000 left")
     assert.include(report, "before warning: 36,000, before hard line: 56,000")
+  })
+
+  it("says when a default line is scaled to a small window, and when a set line was moved to fit", () => {
+    const small = resolvePolicy([{ source: "global", settings: { "pi-context": { guidanceLine: 50_000 } } }], { ...model, contextWindow: 32_000 })
+    const report = statusReport(small, undefined)
+    assert.include(report, "warning line: 19,507 tokens left (default: hard line + 3,123 = 20% of the 15,616 above it)")
+    assert.include(report, "guidance line: 22,630 tokens left (set in the global settings.json: pi-context.guidanceLine; moved to fit this window, see the notice below)")
+    assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
   })
 })

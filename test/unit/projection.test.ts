@@ -26,6 +26,22 @@ const reset = (id: string, tail: ReadonlyArray<BranchEntry> = [marker(id), bootE
 const root = (id: string) => ({ id, isRoot: true, tail: [message] })
 
 describe("projection", () => {
+  it("puts each committed reminder back before the reply of the turn whose request carried it", () => {
+    const reminder = (kind: "guidance" | "warning"): Msg => ({ role: "custom", customType: `pi-context/${kind}`, text: kind })
+    const assistant = (text: string): Msg => ({ role: "assistant", text })
+    const tool = (text: string): Msg => ({ role: "toolResult", text })
+    const other: Msg = { role: "custom", customType: "other/draft", text: "other" }
+    // Pi's order: a turn's reply and tool results, then what its turn_end committed.
+    const messages = [system("p"), boot("w2"), user("task"), assistant("call"), tool("result"), other, reminder("guidance"), assistant("done"), user("more"), assistant("final"), reminder("warning")]
+    const projection = projectRequest(messages, reset("w2"))
+    assert.strictEqual(projection._tag, "Projected")
+    if (projection._tag === "Projected") {
+      assert.deepStrictEqual(texts(projection.messages), ["p", "boot w2", "task", "guidance", "call", "result", "other", "done", "more", "warning", "final"])
+    }
+    // A reminder that follows no reply of its own turn stays where it is; nothing moved is nothing projected.
+    assert.strictEqual(projectRequest([boot("root"), user("task"), reminder("guidance")], root("root"))._tag, "Unchanged")
+  })
+
   it("starts a reset window at its boot, keeping only the newest system prompt from before it", () => {
     const messages = [system("old prompt"), user("erased"), system("current prompt"), user("erased too"), boot("w2"), user("after"), system("later patch"), user("last")]
     const projection = projectRequest(messages, reset("w2"))

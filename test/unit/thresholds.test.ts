@@ -83,11 +83,34 @@ describe("resolvePolicy", () => {
     const small = { provider: "local", id: "tiny", contextWindow: 8192 }
     const policy = resolvePolicy([], small)
     const { guidance, warning, hard } = policy.lines
-    assert.deepStrictEqual([guidance.value, warning.value, hard.value], [6144, 4096, 2048])
+    // The hard line moves to a quarter of the window; the defaults take 40% and 20% of the room above it.
+    assert.deepStrictEqual([guidance.value, warning.value, hard.value], [2048 + 2457, 2048 + 1228, 2048])
     assert.isTrue(hard.value < warning.value && warning.value < guidance.value && guidance.value < small.contextWindow)
     // Only the reserve is a problem worth telling; the default lines and boot budget follow it quietly.
     assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used]), [["compaction.reserveTokens", 16384, 2048]])
     assert.strictEqual(policy.bootBudgetTokens.value, 1024)
+  })
+
+  it("scales the default runways to a small window, so its first prompt is far from the lines", () => {
+    const window = (contextWindow: number) => resolvePolicy([], { ...model, contextWindow })
+    const w32k = window(32_000)
+    // 15,616 tokens above Pi's reserve: the guidance 40% of it above the hard line, the warning 20%.
+    assert.deepStrictEqual(lineValues([], { ...model, contextWindow: 32_000 }), [16384 + 6246, 16384 + 3123, 16384])
+    assert.deepStrictEqual(w32k.derivations.guidance, { _tag: "Runway", runway: 6246, scaled: { share: 0.4, room: 15_616 } })
+    assert.deepStrictEqual(w32k.derivations.hard, { _tag: "Reserve" })
+    assert.deepStrictEqual(w32k.notices, [])
+    // A first prompt at 14% of the window (4,480 tokens) leaves 27,520: above the guidance line.
+    assert.isTrue(32_000 - 4_480 > w32k.lines.guidance.value)
+    // From about 78,000 tokens on, the fixed runways hold: 200k and 1M windows keep 24,576 and 12,288.
+    for (const contextWindow of [128_000, 200_000, 1_000_000]) {
+      assert.deepStrictEqual(lineValues([], { ...model, contextWindow }), [16384 + 24576, 16384 + 12288, 16384])
+      assert.deepStrictEqual(window(contextWindow).derivations.guidance, { _tag: "Runway", runway: 24576 })
+    }
+    // An explicit hard line moves the scaled defaults with it; explicit lines stay as set.
+    assert.deepStrictEqual(lineValues([global({ "pi-context": { hardLine: 8000 } })], { ...model, contextWindow: 32_000 }), [8000 + 9600, 8000 + 4800, 8000])
+    const set = resolvePolicy([global({ "pi-context": { guidanceLine: 25_000, warningLine: 20_000 } })], { ...model, contextWindow: 32_000 })
+    assert.deepStrictEqual([set.lines.guidance.value, set.lines.warning.value], [25_000, 20_000])
+    assert.deepStrictEqual([set.derivations.guidance, set.derivations.warning], [{ _tag: "Set" }, { _tag: "Set" }])
   })
 
   it("clamps huge values at or beyond the window", () => {
