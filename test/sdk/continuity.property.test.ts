@@ -161,5 +161,6 @@ describe("continuity over random sessions (Pi's real loop)", () => {
       }),
       { numRuns: 40, seed: 20_261_201, endOnFailure: true }
     )
-  })
+    // 40 whole sessions on Pi's real loop: about 40 s alone on 2 cores, more beside the other SDK files.
+  }, 180_000)
 })
