@@ -58,6 +58,8 @@ export class PiSession extends Context.Service<PiSession, {
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
   readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>
+  /** Pi's TUI draws pi-context's entries (the reset divider) in the chat; RPC, print and SDK hosts do not. */
+  readonly chatShowsEntries: Effect.Effect<boolean>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /** Aborts the current agent operation. */

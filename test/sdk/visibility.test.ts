@@ -81,6 +81,32 @@ describe("resets that explain themselves", () => {
     expect(fresh).not.toContain("compacted into the following summary")
   })
 
+  it("the boundary's compaction keeps the exchange that ended the window, so Pi's chat still shows it; the model never sees it", async () => {
+    h = await createHarness()
+    h.script([say("working on it"), checkpointAndWipe(), say("fresh start")])
+    await h.prompt("an earlier request")
+    await h.prompt("checkpoint then wipe")
+    const compaction = h.entries().find((e) => e.type === "compaction") as { firstKeptEntryId: string } | undefined
+    const lastPrompt = h.entries().findLast((e) => e.type === "message" && e.message.role === "user")!
+    expect(compaction!.firstKeptEntryId).toBe(lastPrompt.id)
+    // What Pi's TUI renders after the compaction: the kept exchange, then the compaction, then the new window.
+    const shown = h.session.sessionManager.buildContextEntries().map((e) => (e.type === "message" ? `${e.message.role}` : e.type))
+    expect(shown.slice(0, 5)).toEqual(["compaction", "user", "assistant", "toolResult", "toolResult"])
+    const fresh = conversation(h.requests.at(-1)!).join("\n")
+    expect(fresh).not.toContain("Memory wipe scheduled")
+    expect(fresh).not.toContain("an earlier request")
+  })
+
+  it("in Pi's TUI the divider alone tells a reset: no notice repeats it (other hosts, which draw no divider, get the notice)", async () => {
+    h = await createHarness({ mode: "tui" })
+    h.script([checkpointAndWipe(), say("fresh start"), say("hi")])
+    await h.prompt("wipe now")
+    await h.prompt("hello")
+    await h.prompt("/wipe-memory")
+    expect(markers(h)).toHaveLength(2)
+    expect(h.notices.map((n) => n.message).filter((m) => m.includes("context reset"))).toEqual([])
+  })
+
   it("/wipe-memory gets the same chat entry, with no checkpoint when no note was written", async () => {
     h = await createHarness()
     h.script([say("hi")])

@@ -39,6 +39,8 @@ export interface HarnessOptions {
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
   /** What Pi's editor dialog returns (default: cancelled). */
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
+  /** The run mode extensions see (`ctx.mode`); Pi's SDK default is "print". "tui" is what Pi's interactive TUI binds. */
+  readonly mode?: "tui" | "rpc" | "json" | "print"
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
 }
@@ -153,6 +155,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
     onError: (error) => void errors.push(`${error.event}: ${error.error}`),
     commandContextActions: {
       waitForIdle: () => session.waitForIdle(),
