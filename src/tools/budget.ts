@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { formatTokens } from "../domain/budget.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { ok, type ToolOutcome } from "../domain/toolOutcome.ts"
-import { tokensLeft, usedPercent } from "../domain/window/usage.ts"
+import { estimateNote, percentShown, tokensLeft } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -22,12 +22,13 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
     beforeWarning,
     beforeHard,
     tokensLeft: left,
+    estimated: window?.estimated === true,
     contextWindow: window?.contextWindow ?? null,
     automaticReset: policy.automaticReset.value
   }
   if (left === null || beforeWarning === null || beforeHard === null) {
     return ok(
-      "This window's usage is not known yet (no model response in it so far): beforeWarning and beforeHard are unknown (null).",
+      "This window's usage is not known (neither Pi nor its last request gives a figure yet): beforeWarning and beforeHard are unknown (null).",
       details
     )
   }
@@ -35,8 +36,9 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
   const advice = beforeWarning === 0
     ? ` The final warning line is passed: update your session MAP and checkpoint note (${ToolName.notesWrite} / ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}.`
     : ""
+  const estimate = window?.estimated === true ? ` (${estimateNote})` : ""
   return ok(
-    `${usedPercent(window)}% of this window used, ${formatTokens(left)} tokens left. ` +
+    `${percentShown(window)} of this window used, ${formatTokens(left)} tokens left${estimate}. ` +
       `Before the final warning: ${formatTokens(beforeWarning)} tokens. Before ${hard}: ${formatTokens(beforeHard)} tokens.${advice}`,
     details
   )

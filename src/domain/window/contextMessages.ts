@@ -1,5 +1,5 @@
 import type { RawEntry } from "../entries.ts"
-import { estimateMessageTokens, type ProjectableMessage } from "../projection.ts"
+import { estimateMessageTokens, estimateRequestTokens, type ProjectableMessage, projectRequest, type ProjectionWindow } from "../projection.ts"
 import { isRecord } from "../record.ts"
 
 /**
@@ -35,3 +35,17 @@ export const entryTokens = (entry: RawEntry): number =>
 
 /** Whether an entry carries a system prompt into Pi's context: a system message, or a compaction that recorded one. */
 export const carriesSystemPrompt = (entry: RawEntry): boolean => entryMessages(entry).some((message) => message.role === "system")
+
+/**
+ * The next request's size before one is built, from the branch: `entries`
+ * (from the newest entry that carries a system prompt, or from the window's
+ * start if that is later, to the leaf) as Pi puts them into its context and
+ * pi-context projects them for `window`, estimated as Pi estimates a request
+ * with no reply in it. Undefined when the window has no boot to start from.
+ */
+export const nextRequestTokens = (entries: ReadonlyArray<RawEntry>, window: ProjectionWindow): number | undefined => {
+  const messages = entries.flatMap(entryMessages)
+  const projection = projectRequest(messages, window)
+  if (projection._tag === "MissingBoot") return undefined
+  return estimateRequestTokens(projection._tag === "Projected" ? projection.messages : messages).tokens
+}
