@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { SessionManager } from "@earendil-works/pi-coding-agent"
 import { afterEach, describe, expect, it, vi } from "vitest"
@@ -66,6 +67,22 @@ describe("one usage figure", () => {
     expect(freshPercent).toBeLessThan(fullPercent)
     expect((await contextRemaining(h)).text).toContain(`${freshPercent}% of this window used`)
     expect(await statusReport(h)).toContain(`(${freshPercent}%)`)
+    expect(h.errors).toEqual([])
+  })
+
+  it("a fresh window's first request, whose estimate is past a line, carries no reminder: none follows a reply yet", async () => {
+    const dirs = makeDirs()
+    mkdirSync(dirs.agentDir, { recursive: true })
+    writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify({ "pi-context": { guidanceLine: 9_800, warningLine: 9_700, hardLine: 1_000 } }))
+    h = await createHarness({ dirs, contextWindow: 10_000 })
+    h.script([checkpointAndWipe(), say("fresh start"), say("next")])
+    await h.prompt("wipe now")
+    await h.prompt("go on")
+    const reminded = h.requests.map((request) => /\[pi-context\] (Final context warning|Context budget)/.test(JSON.stringify(request.messages)))
+    const firstOfW2 = h.requests.findIndex((request) => JSON.stringify(request.messages).includes("Your context window was just reset"))
+    expect(firstOfW2).toBeGreaterThan(0)
+    expect(reminded[firstOfW2]).toBe(false)
+    expect(reminded[firstOfW2 + 1]).toBe(true)
     expect(h.errors).toEqual([])
   })
 

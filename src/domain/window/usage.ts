@@ -52,6 +52,14 @@ export const reportedUsage = (
 ): WindowUsage | undefined => (reported === undefined || answered(window.tail) ? reported : { ...reported, estimated: true })
 
 /**
+ * The usage a request's reminders are decided on. A reminder follows the reply
+ * that crossed its line, so a reset window's estimate before its first reply
+ * (the boot and the continuation, which no reply crossed) decides nothing.
+ */
+export const reminderUsage = (usage: WindowUsage | undefined, window: { readonly isRoot: boolean }): WindowUsage | undefined =>
+  usage?.estimated === true && !window.isRoot ? { ...usage, tokens: null } : usage
+
+/**
  * The usage of a provider request, measured from the request itself the way
  * Pi's `getContextUsage()` measures the same context: the last reply's
  * reported usage plus what follows it, or, before any reply, an estimate of
