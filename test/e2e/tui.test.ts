@@ -10,7 +10,8 @@ import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
  * a socket in a temp dir) on a 120x60 screen, offline, with pi-context and the
  * faux model of fixtures/fauxResets.ts loaded through `-e`: on the first
  * prompt the model writes a checkpoint and calls wipe_memory, then answers
- * the continuation in the new window. The test reads the screen as the user sees it.
+ * the continuation in the new window; then the user types /wipe-memory. The
+ * tests read the screen as the user sees it, in order.
  */
 const fixture = join(import.meta.dirname, "fixtures", "fauxResets.ts")
 const waitMs = 45_000
@@ -77,5 +78,13 @@ describe("the reset in Pi's TUI", () => {
     expect(text.indexOf("Memory wipe scheduled")).toBeLessThan(divider)
     expect(text.indexOf("FRESH: continuing from the checkpoint")).toBeGreaterThan(divider)
     expect(text).not.toContain("pi-context: context reset (")
-  })
+  }, 2 * waitMs + 10_000)
+
+  it("after /wipe-memory the status line shows the new window's estimated size, not ?%, and still no notice repeats the divider", async () => {
+    tmux("send-keys", "-t", "pi", "-l", "/wipe-memory")
+    tmux("send-keys", "-t", "pi", "Enter")
+    const text = await waitForScreen((t) => t.includes("── context reset: /wipe-memory"), "the /wipe-memory divider")
+    expect(text).toMatch(/pi-context · ~\d+% · w3/)
+    expect(text).not.toContain("pi-context: context reset (")
+  }, waitMs + 10_000)
 })
