@@ -4,7 +4,6 @@ import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat
 import { type ExtensionAPI, type SessionEntry, SessionManager } from "@earendil-works/pi-coding-agent"
 import { Type } from "typebox"
 import { afterEach, describe, expect, it } from "vitest"
-import { createPiContext } from "../../src/main.ts"
 import { conversation, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
 import { checkpointAndWipe, say } from "../support/steps.ts"
@@ -80,52 +79,6 @@ describe("resets that explain themselves", () => {
     const fresh = conversation(h.requests.at(-1)!).join("\n")
     expect(fresh).not.toContain("not a compaction")
     expect(fresh).not.toContain("compacted into the following summary")
-  })
-
-  it("the boundary's compaction keeps the exchange that ended the window, so Pi's chat still shows it; the model never sees it", async () => {
-    h = await createHarness()
-    h.script([say("working on it"), checkpointAndWipe(), say("fresh start")])
-    await h.prompt("an earlier request")
-    await h.prompt("checkpoint then wipe")
-    const compaction = h.entries().find((e) => e.type === "compaction") as { firstKeptEntryId: string } | undefined
-    const lastPrompt = h.entries().findLast((e) => e.type === "message" && e.message.role === "user")!
-    expect(compaction!.firstKeptEntryId).toBe(lastPrompt.id)
-    // What Pi's TUI renders after the compaction: the kept exchange, then the compaction, then the new window.
-    const shown = h.session.sessionManager.buildContextEntries().map((e) => (e.type === "message" ? `${e.message.role}` : e.type))
-    expect(shown.slice(0, 5)).toEqual(["compaction", "user", "assistant", "toolResult", "toolResult"])
-    const fresh = conversation(h.requests.at(-1)!).join("\n")
-    expect(fresh).not.toContain("Memory wipe scheduled")
-    expect(fresh).not.toContain("an earlier request")
-  })
-
-  it("an exchange larger than a twentieth of the window is kept from the latest turn that fits, and Pi attempts no compaction in the new window", async () => {
-    h = await createHarness({
-      contextWindow,
-      loadPackage: false,
-      extraExtensions: [createPiContext({ policy: lines })],
-      settings: { compaction: { enabled: true, reserveTokens: 2_000, keepRecentTokens: 1 } }
-    })
-    h.script([say("ok"), say("a reply that ends past the hard line"), say("fresh window")])
-    await h.prompt("hello")
-    await h.prompt(filler(6_500))
-    expect(markers(h)).toHaveLength(1)
-    const compaction = h.entries().find((e) => e.type === "compaction") as { firstKeptEntryId: string }
-    const kept = h.entries().find((e) => e.id === compaction.firstKeptEntryId) as { type: string; message?: { role: string } }
-    // The 6,500-token prompt does not fit a twentieth of the window; the reply after it does.
-    expect(kept.message?.role).toBe("assistant")
-    await h.prompt("go on")
-    expect(h.notices.filter((n) => n.message.includes("native compaction is cancelled"))).toEqual([])
-    expect(h.errors).toEqual([])
-  })
-
-  it("in Pi's TUI the divider alone tells a reset: no notice repeats it (other hosts, which draw no divider, get the notice)", async () => {
-    h = await createHarness({ mode: "tui" })
-    h.script([checkpointAndWipe(), say("fresh start"), say("hi")])
-    await h.prompt("wipe now")
-    await h.prompt("hello")
-    await h.prompt("/wipe-memory")
-    expect(markers(h)).toHaveLength(2)
-    expect(h.notices.map((n) => n.message).filter((m) => m.includes("context reset"))).toEqual([])
   })
 
   it("/wipe-memory gets the same chat entry, with no checkpoint when no note was written", async () => {
