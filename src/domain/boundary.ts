@@ -78,22 +78,26 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
 })
 
 /**
- * One reset boundary, in order: a retain-none compaction (Pi's own context
- * build and usage estimate then start at the boundary), the marker, the
- * hidden boot, the continuation. The marker records the reset's `source`:
- * how the window before it ended.
+ * One reset boundary, in order: a compaction (Pi's own context build and
+ * usage estimate then start at the boundary), the marker, the hidden boot,
+ * the continuation. The compaction keeps the ending window's last exchange
+ * from `keptFrom` (null: nothing), so that Pi's TUI, which rebuilds the chat
+ * from it, still shows what just happened; the model never sees the kept
+ * part, since the window's requests start at its boot. The marker records the
+ * reset's `source`: how the window before it ended.
  */
 export const resetDrafts = (
   windowId: string,
   source: ResetSource,
   bootText: string,
   continuation: string = continuationText,
-  shown?: ResetShown
+  shown?: ResetShown,
+  keptFrom: string | null = null
 ): ReadonlyArray<BoundaryDraft> => [
   {
     type: "compaction",
     summary: compactionSummaryText({ source, shown }),
-    firstKeptEntryId: null,
+    firstKeptEntryId: keptFrom,
     details: { source: "pi-context", windowId }
   },
   { type: "custom", customType: CustomType.resetMarker, data: shown === undefined ? { windowId, source } : { windowId, source, shown } },

@@ -1,7 +1,7 @@
 import type { BranchEntry } from "./entries.ts"
 import { CustomType, ToolName } from "./protocol.ts"
 import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "./thresholds.ts"
-import { tokensLeft, usedPercent, type WindowUsage } from "./window/usage.ts"
+import { estimateNote, percentShown, tokensLeft, type WindowUsage } from "./window/usage.ts"
 
 /**
  * Budget decisions for the active window: which reminders to stage, whether
@@ -208,8 +208,7 @@ export const statusText = (input: {
   readonly enabled?: boolean
 }): string => {
   if (input.enabled === false) return "pi-context off"
-  const percent = usedPercent(input.usage)
-  return `pi-context · ${percent === null ? "?" : percent}% · w${input.windowOrdinal}`
+  return `pi-context · ${percentShown(input.usage)} · w${input.windowOrdinal}`
 }
 
 const origin = (value: Sourced<unknown>): string =>
@@ -277,9 +276,9 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
     `model: ${model}`,
     left === null || usage === undefined
       ? "usage: unknown until Pi can estimate it"
-      : `usage: ${formatTokens(usage.contextWindow - left)} of ${formatTokens(usage.contextWindow)} tokens (${usedPercent(usage)}%), ${
-        formatTokens(left)
-      } left`,
+      : `usage: ${usage.estimated === true ? "~" : ""}${formatTokens(usage.contextWindow - left)} of ${formatTokens(usage.contextWindow)} tokens (${
+        percentShown(usage)
+      }), ${formatTokens(left)} left${usage.estimated === true ? ` (${estimateNote})` : ""}`,
     line("guidance line", lines.guidance, policy.derivations.guidance),
     line("warning line", lines.warning, policy.derivations.warning),
     line("hard line", lines.hard, policy.derivations.hard),

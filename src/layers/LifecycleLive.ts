@@ -2,7 +2,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
 import { isMarkerEntry } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
-import { tokensLeft } from "../domain/window/usage.ts"
+import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
@@ -182,7 +182,8 @@ export const layerWithoutDependencies = Layer.effect(
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
-      const observed = yield* budget.observeRequest({ windowId: window.id, usage: yield* windows.measureRequest(window, projected), branch: window.tail })
+      const usage = reminderUsage(yield* windows.measureRequest(window, projected), window)
+      const observed = yield* budget.observeRequest({ windowId: window.id, usage, branch: window.tail })
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
         ? Option.some(closeOutText(observed.hardLine))
         : Option.none<string>()

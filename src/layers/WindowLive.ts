@@ -1,7 +1,8 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { classifyEntry, isMarkerEntry, type RawEntry } from "../domain/entries.ts"
 import { epochMs, windowFacts } from "../domain/window/windowFacts.ts"
-import { correctedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
+import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
+import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { type CurrentWindow, Window } from "../services/Window.ts"
@@ -62,10 +63,25 @@ export const layer = Layer.effect(
       return window
     })
 
-    /** Pi's own figure for the window, with the reset correction. Costs Pi a walk of the whole session. */
+    /**
+     * The window's usage before a request measured it: Pi's own figure where
+     * it holds (it costs Pi a walk of the whole session), else the next
+     * request estimated from the branch, kept until a request or a reply
+     * measures the window.
+     */
     const reported = (window: CurrentWindow) =>
       Effect.gen(function*() {
-        return correctedUsage(Option.getOrUndefined(yield* (yield* PiSession).contextUsage), window)
+        const session = yield* PiSession
+        if (piFigureHolds(window)) return reportedUsage(Option.getOrUndefined(yield* session.contextUsage), window)
+        const contextWindow = yield* modelWindow
+        if (contextWindow === undefined) return undefined
+        const tail = yield* session.branchTail(isMarkerEntry)
+        // Of what comes before the marker, the next request keeps only the newest system prompt.
+        const entries = tail.some(carriesSystemPrompt) ? tail : yield* session.branchTail(carriesSystemPrompt)
+        const tokens = nextRequestTokens(entries, window)
+        const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
+        if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })
+        return usage
       })
 
     const usage = Effect.gen(function*() {

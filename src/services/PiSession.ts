@@ -64,6 +64,8 @@ export class PiSession extends Context.Service<PiSession, {
    * model; the next notice would replace a notice), elsewhere a notice in plain text.
    */
   readonly showReport: (report: ReportData) => Effect.Effect<void>
+  /** Pi's TUI draws pi-context's entries (the reset divider) in the chat; RPC, print and SDK hosts do not. */
+  readonly chatShowsEntries: Effect.Effect<boolean>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /** Aborts the current agent operation. */

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { formatTokens } from "../domain/budget.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { ok, type ToolOutcome } from "../domain/toolOutcome.ts"
-import { tokensLeft, usedPercent } from "../domain/window/usage.ts"
+import { estimateNote, percentShown, tokensLeft } from "../domain/window/usage.ts"
 import { Budget } from "../services/Budget.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -22,16 +22,18 @@ const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params:
     beforeWarning,
     beforeHard,
     tokensLeft: left,
+    estimated: window?.estimated === true,
     contextWindow: window?.contextWindow ?? null,
     automaticReset: policy.automaticReset.value
   }
   if (left === null || beforeWarning === null || beforeHard === null) {
     return ok(
-      "This window's usage is not known yet (no model response in it so far): beforeWarning and beforeHard are unknown (null).",
+      "This window's usage is not known (neither Pi nor its last request gives a figure yet): beforeWarning and beforeHard are unknown (null).",
       details
     )
   }
-  const used = `${usedPercent(window)}% of this window used, ${formatTokens(left)} tokens left.`
+  const estimate = window?.estimated === true ? ` (${estimateNote})` : ""
+  const used = `${percentShown(window)} of this window used, ${formatTokens(left)} tokens left${estimate}.`
   const save = `update your session MAP and checkpoint note (${ToolName.notesWrite} / ${ToolName.notesUpdate}), then call ${ToolName.wipeMemory}`
   if (policy.automaticReset.value && left <= policy.lines.hard.value) {
     return ok(

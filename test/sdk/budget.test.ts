@@ -253,7 +253,7 @@ describe("budget in Pi's agent loop", () => {
     // The reply had finished the run: no model call of pi-context's own.
     expect(h.requests).toHaveLength(3)
     expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("context reset"))
-    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · (\d+|\?)% · w2$/)
+    expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · ~\d+% · w2$/)
     // The user's next prompt starts the fresh window, without the old conversation.
     await h.prompt("next step")
     const fresh = conversation(h.requests[3]!)

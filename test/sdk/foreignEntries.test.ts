@@ -26,7 +26,10 @@ describe("foreign entries that break Pi's own helpers", () => {
     await h.prompt("/inject")
     // Pi's own count throws on that entry.
     expect(() => h.session.getContextUsage()).toThrow()
-    // A fresh window has no reply yet, so every hook falls back to Pi's figure: start of turn, settlement, status.
+    // Turning pi-context on drops what was measured, so the root window falls back to Pi's figure (status line, status report).
+    await h.prompt("/pi-context on")
+    await h.prompt("/pi-context status")
+    // A fresh window estimates its next request from the branch itself, past the foreign entry.
     await h.prompt("/wipe-memory")
     h.script([call("context_remaining", {}), call("history_search", { query: "first" }), say("done")])
     await h.prompt("again")

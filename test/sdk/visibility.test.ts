@@ -118,14 +118,15 @@ describe("resets that explain themselves", () => {
     expect(percent).toBeGreaterThanOrEqual(80)
   })
 
-  it("after /wipe-memory the status line and /pi-context status agree: the new window's usage is unknown until its first reply", async () => {
+  it("after /wipe-memory the status line and /pi-context status agree: the new window's usage is an estimate until its first reply", async () => {
     h = await createHarness()
     h.script([say("hi"), say("fresh")])
     await h.prompt("hello")
     await h.prompt("/wipe-memory")
-    expect(h.statuses.at(-1)!.text).toBe("pi-context · ?% · w2")
+    const percent = /^pi-context · (~\d+%) · w2$/.exec(h.statuses.at(-1)!.text!)![1]!
     await h.prompt("/pi-context status")
-    expect(h.notices.at(-1)!.message).toContain("usage: unknown")
+    expect(h.notices.at(-1)!.message).toContain(`(${percent})`)
+    expect(h.notices.at(-1)!.message).toContain("an estimate until a reply in this window reports its usage")
     expect(h.notices.at(-1)!.message).toContain("window: w2 ")
     await h.prompt("go on")
     expect(h.statuses.at(-1)!.text).toMatch(/^pi-context · \d+% · w2$/)

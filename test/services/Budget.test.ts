@@ -231,6 +231,8 @@ describe("context_remaining", () => {
         beforeWarning: 50_000 - 28_672,
         beforeHard: 50_000 - 16_384,
         tokensLeft: 50_000,
+        // Pi's figure in a window with no reply yet.
+        estimated: true,
         contextWindow: 200_000,
         automaticReset: true
       })

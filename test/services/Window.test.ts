@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { resetDrafts } from "../../src/domain/boundary.ts"
+import { continuationText, resetDrafts } from "../../src/domain/boundary.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
@@ -38,13 +38,16 @@ describe("Window", () => {
       }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
     }))
 
-  it.effect("after a reset, usage is unknown until the window's first reply, whatever Pi still reports", () =>
+  it.effect("after a reset, until the window's first reply, usage is its next request estimated from the branch, whatever Pi still reports", () =>
     Effect.gen(function*() {
-      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+      const system = messageEntry("system", "s".repeat(400))
+      const fake = makeFakeSession({ sessionId, model, entries: [system, messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
       fake.usage = { tokens: 60_000, contextWindow: 100_000 }
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
       appendBoundary(fake, "pcx:second")
-      assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: null, contextWindow: 100_000 })
+      // The system prompt before the marker, the boot and the continuation: what the next request sends, by Pi's chars/4.
+      const sent = 100 + Math.ceil("boot text".length / 4) + Math.ceil(continuationText.length / 4)
+      assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: sent, contextWindow: 100_000, estimated: true })
       fake.append({ ...messageEntry("assistant", "fresh"), id: "r1", timestamp: new Date(7_000).toISOString() })
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
     }))
@@ -58,7 +61,7 @@ describe("Window", () => {
         yield* window.rememberReply(yield* window.current, 42_000)
         assert.deepStrictEqual(yield* window.usage, { tokens: 42_000, contextWindow: 100_000 })
         yield* window.forget
-        assert.deepStrictEqual(yield* window.usage, { tokens: 10, contextWindow: 100_000 })
+        assert.deepStrictEqual(yield* window.usage, { tokens: 10, contextWindow: 100_000, estimated: true })
       }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
     }))
 })

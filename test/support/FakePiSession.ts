@@ -51,6 +51,8 @@ export interface FakeSession {
   model: ModelInfo | undefined
   settings: Readonly<Record<string, unknown>>
   projectTrusted: boolean
+  /** Whether the host draws pi-context's entries in its chat, as Pi's TUI does. */
+  chatShowsEntries: boolean
   aborted: number
   readonly leafId: string | null
   /** Moves the leaf (Pi's tree navigation): later appends and branch reads start there. */
@@ -141,6 +143,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     model: options.model,
     settings: options.settings ?? {},
     projectTrusted: options.projectTrusted ?? false,
+    chatShowsEntries: false,
     aborted: 0,
     get leafId() {
       return leaf
@@ -204,6 +207,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     notify: (message, level = "info") => Effect.sync(() => void fake.notices.push({ message, level })),
     showReport: (report) =>
       Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
+    chatShowsEntries: Effect.sync(() => fake.chatShowsEntries),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
     abort: Effect.sync(() => void fake.aborted++),
     interruptOnAbort: (effect) => (options.signal === undefined ? effect : interruptWhenAborted(options.signal)(effect))

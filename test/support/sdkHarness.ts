@@ -39,10 +39,10 @@ export interface HarnessOptions {
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
   /** What Pi's editor dialog returns (default: cancelled). */
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
+  /** The run mode extensions see (`ctx.mode`); Pi's SDK default is "print". "tui" is what Pi's interactive TUI binds. */
+  readonly mode?: "tui" | "rpc" | "json" | "print"
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
-  /** The mode extensions see (Pi's SDK default is "print"); "tui" for what Pi's TUI does with reports. */
-  readonly mode?: "tui" | "print" | "rpc"
 }
 
 export interface HarnessDirs {

@@ -154,6 +154,13 @@ describe("status", () => {
     assert.strictEqual(statusText({ usage: undefined, windowOrdinal: 1, enabled: false }), "pi-context off")
   })
 
+  it("marks a figure no reply has reported yet as an estimate, in the status line and the report alike", () => {
+    const estimate = { tokens: 2_900, contextWindow: 32_000, estimated: true }
+    assert.strictEqual(statusText({ usage: estimate, windowOrdinal: 2 }), "pi-context · ~9% · w2")
+    const usageLine = statusReport(resolvePolicy([], model), estimate).find((line) => line.startsWith("usage:"))
+    assert.strictEqual(usageLine, "usage: ~2,900 of 32,000 tokens (~9%), 29,100 left (an estimate until a reply in this window reports its usage)")
+  })
+
   it("prints each line with its value and how it was derived", () => {
     const custom = resolvePolicy([
       { source: "global", settings: { compaction: { reserveTokens: 20000 } } },

@@ -4,11 +4,14 @@ import type { BranchEntry } from "../entries.ts"
 /**
  * The one usage shape: the current window's size for the next request, as the
  * status line, `context_remaining`, `/pi-context status` and the budget read
- * it. `tokens` is null while it is unknown (a reset window before its first reply).
+ * it. `tokens` is null while it is unknown (no model selected, a figure Pi
+ * cannot give); `estimated` while no reply in the window reported its usage
+ * yet, so the figure is Pi's chars/4 estimate of the next request.
  */
 export interface WindowUsage {
   readonly tokens: number | null
   readonly contextWindow: number
+  readonly estimated?: boolean
 }
 
 /** Tokens left in the window, or null when unknown. May be negative past an overflow. */
@@ -22,25 +25,46 @@ export const usedPercent = (usage: WindowUsage | undefined): number | null => {
   return left === null ? null : Math.min(100, Math.max(0, Math.round(((usage!.contextWindow - left) / usage!.contextWindow) * 100)))
 }
 
+/** The used share as shown everywhere: `62%`, `~9%` while it is an estimate, `?%` when unknown. */
+export const percentShown = (usage: WindowUsage | undefined): string => {
+  const percent = usedPercent(usage)
+  return percent === null ? "?%" : `${usage!.estimated === true ? "~" : ""}${percent}%`
+}
+
+/** Said beside an estimated figure. */
+export const estimateNote = "an estimate until a reply in this window reports its usage"
+
 const answered = (tail: ReadonlyArray<BranchEntry>): boolean =>
   tail.some((entry) => entry._tag === "Message" && entry.role === "assistant")
 
 /**
- * Pi's figure, corrected for a reset window: until the window's first reply,
- * Pi still counts the previous window (a `/wipe-memory` boundary has no
- * compaction to stop it), so the usage is unknown.
+ * Whether Pi's own figure is the window's: in the root window, or once a reset
+ * window has a reply. Before that Pi still counts the previous window (a
+ * `/wipe-memory` boundary has no compaction to stop it) or knows nothing.
  */
-export const correctedUsage = (
+export const piFigureHolds = (window: { readonly isRoot: boolean; readonly tail: ReadonlyArray<BranchEntry> }): boolean =>
+  window.isRoot || answered(window.tail)
+
+/** Pi's figure for a window where it holds: an estimate until the window's first reply. */
+export const reportedUsage = (
   reported: WindowUsage | undefined,
-  window: { readonly isRoot: boolean; readonly tail: ReadonlyArray<BranchEntry> }
-): WindowUsage | undefined =>
-  reported === undefined || window.isRoot || answered(window.tail) ? reported : { ...reported, tokens: null }
+  window: { readonly tail: ReadonlyArray<BranchEntry> }
+): WindowUsage | undefined => (reported === undefined || answered(window.tail) ? reported : { ...reported, estimated: true })
+
+/**
+ * The usage a request's reminders are decided on. A reminder follows the reply
+ * that crossed its line, so a reset window's estimate before its first reply
+ * (the boot and the continuation, which no reply crossed) decides nothing.
+ */
+export const reminderUsage = (usage: WindowUsage | undefined, window: { readonly isRoot: boolean }): WindowUsage | undefined =>
+  usage?.estimated === true && !window.isRoot ? { ...usage, tokens: null } : usage
 
 /**
  * The usage of a provider request, measured from the request itself the way
- * Pi's `getContextUsage()` measures the same context. A reset window with no
- * reply yet is unknown, and so is a root window that starts from a native
- * compaction summary.
+ * Pi's `getContextUsage()` measures the same context: the last reply's
+ * reported usage plus what follows it, or, before any reply, an estimate of
+ * every message. A root window that starts from a native compaction summary
+ * is unknown until its first reply.
  */
 export const requestUsage = (
   messages: ReadonlyArray<ProjectableMessage>,
@@ -48,6 +72,6 @@ export const requestUsage = (
   contextWindow: number
 ): WindowUsage => {
   const estimate = estimateRequestTokens(messages)
-  const known = estimate._tag === "Measured" || (window.isRoot && !estimate.compacted)
-  return { tokens: known ? estimate.tokens : null, contextWindow }
+  if (estimate._tag === "Measured") return { tokens: estimate.tokens, contextWindow }
+  return { tokens: window.isRoot && estimate.compacted ? null : estimate.tokens, contextWindow, estimated: true }
 }

@@ -9,6 +9,7 @@ import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import { newWindowId } from "../../domain/windowId.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
+import { keptExchangeBudget, lastExchangeStart } from "../../domain/window/keptExchange.ts"
 import { sourceLabel } from "../../domain/window/resetShown.ts"
 import { peakReplyTokens } from "../../domain/window/windowFacts.ts"
 import type { Boots } from "../../services/Boots.ts"
@@ -23,6 +24,13 @@ const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.
 /** The reset's notice: what kind of reset it was and the new window's w-number (the chat entry holds the rest). */
 export const resetNotice = (ordinal: number, source: ResetSource) =>
   `pi-context: context reset (${sourceLabel(source)}) · w${ordinal} starts from your notes`
+
+/** The reset's notice where no divider tells it: a chat that draws the marker's entry already says all of it. */
+export const announceReset = (ordinal: number, source: ResetSource) =>
+  Effect.gen(function*() {
+    const session = yield* PiSession
+    if (!(yield* session.chatShowsEntries)) yield* session.notify(resetNotice(ordinal, source), "info")
+  })
 
 /** A boundary's drafts, or why none was built. */
 export type BoundaryCommit =
@@ -45,7 +53,9 @@ export const makeBoundaries = (deps: {
   Effect.gen(function*() {
     const { trace, boots, thresholds, window } = deps
     /** A committed boundary whose notice waits until it is durable on the branch. */
-    const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly notice: string }>>(Option.none())
+    const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly ordinal: number; readonly source: ResetSource }>>(
+      Option.none()
+    )
     const notesHistory = yield* Effect.serviceOption(NotesHistory)
     /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
     const commitNotes = (ordinal: number) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ ordinal }) : Effect.void)
@@ -90,7 +100,7 @@ export const makeBoundaries = (deps: {
         return {
           windowId,
           ordinal: shown.ordinal,
-          drafts: resetDrafts(windowId, source, boot.text, continuation, shown),
+          drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
           endingOrdinal: continuity.previousOrdinal
         }
       })
@@ -123,7 +133,7 @@ export const makeBoundaries = (deps: {
           return { _tag: "Failed" } as BoundaryCommit
         }
         const { windowId, ordinal } = built.value
-        yield* Ref.set(pendingResetNotice, Option.some({ windowId, notice: resetNotice(ordinal, source) }))
+        yield* Ref.set(pendingResetNotice, Option.some({ windowId, ordinal, source }))
         yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
         yield* commitNotes(built.value.endingOrdinal)
         // Pi commits the drafts at this event: what follows is traced in the new window.
@@ -137,7 +147,7 @@ export const makeBoundaries = (deps: {
         const pending = yield* Ref.get(pendingResetNotice)
         if (Option.isNone(pending) || pending.value.windowId !== window.id || !window.tail.some((e) => e._tag === "Continuation")) return
         yield* Ref.set(pendingResetNotice, Option.none())
-        yield* (yield* PiSession).notify(pending.value.notice, "info")
+        yield* announceReset(pending.value.ordinal, pending.value.source)
       })
 
     return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }

@@ -3,7 +3,7 @@ import type { ResetEvent, Transition } from "../../domain/resetControl.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
-import { type Boundaries, resetNotice } from "./boundaries.ts"
+import { announceReset, type Boundaries } from "./boundaries.ts"
 import type { CurrentWindow } from "../../services/Window.ts"
 
 export const waitingNotice =
@@ -61,7 +61,7 @@ export const makeCommandWipe = (deps: {
       reason: waited ?? transition.effect.reason ?? ""
     })
     yield* boundaries.commitNotes(built.value.endingOrdinal)
-    yield* session.notify(resetNotice(built.value.ordinal, "command"), "info")
+    yield* announceReset(built.value.ordinal, "command")
     yield* updateStatus
   })
 
