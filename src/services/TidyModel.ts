@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { TidyTool } from "../domain/notes/tidy.ts"
+import type { TidyLimits, TidyTool } from "../domain/notes/tidy.ts"
 import type { ToolOutcome } from "../domain/toolOutcome.ts"
 import type { NotesStore } from "./NotesStore.ts"
 import type { PiSession } from "./PiSession.ts"
@@ -9,6 +9,7 @@ export type TidyPass = (request: {
   readonly instructions: string
   readonly prompt: string
   readonly modelRef: string | undefined
+  readonly limits: TidyLimits
   readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>
 }) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
 

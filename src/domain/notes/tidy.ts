@@ -26,6 +26,14 @@ export const tidyLimitsOf = (turns: unknown, seconds: unknown): TidyLimits => ({
   timeMs: (positiveWhole(seconds) ?? DefaultTidyTimeLimitSeconds) * 1000
 })
 
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`
+
+/** Why a pass was stopped at one of its limits, with the setting that moves it. */
+export const describeTidyLimit = (limit: "turns" | "time", limits: TidyLimits): string =>
+  limit === "turns"
+    ? `it reached its limit of ${plural(limits.turns, "model turn")} (setting tidyTurnLimit); what it changed until then is kept and listed`
+    : `it ran for its time limit of ${plural(Math.round(limits.timeMs / 1000), "second")} (setting tidyTimeLimitSeconds); what it changed until then is kept and listed`
+
 /** The notes tools a tidy pass gets, and no others. */
 export const TidyTools = [ToolName.notesList, ToolName.notesRead, ToolName.notesSearch, ToolName.notesWrite, ToolName.notesUpdate] as const
 export type TidyTool = (typeof TidyTools)[number]
