@@ -3,7 +3,7 @@ import { type Home, Homes } from "../domain/notes/address.ts"
 import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
 import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
 import { homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
-import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
+import { addressMatcher, decodeListCursor, pageMatching } from "../domain/notes/paging.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { textWindow } from "../domain/textWindow.ts"
 import {
@@ -16,6 +16,7 @@ import {
   NoteTooLarge,
   type PageRequest
 } from "../services/NotesStore.ts"
+import { CurrentScanBudget } from "../services/ToolBudget.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notes/disk.ts"
 import { makeHomeCache } from "./notes/homeCache.ts"
 import { makeLocator, misplacedError, type Located } from "./notes/locate.ts"
@@ -216,12 +217,12 @@ export const layerWithoutDependencies = Layer.effect(
         return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_list returned; start again without a cursor" })
       }
       const scanned = yield* scanHomes(identity, homesOf(request.home))
-      const matches = addressMatcher(request.pattern)
-      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : [])).filter((row) => matches(row.address))
+      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : []))
       const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
-      const page = pageRecentFirst(rows, Option.getOrUndefined(cursor), request.limit)
+      const budget = (yield* CurrentScanBudget)()
+      const page = pageMatching(rows, Option.getOrUndefined(cursor), request.limit, addressMatcher(request.pattern), budget)
       const titled = yield* withTitles(ops, (home) => homeDir(identity, home), page.items)
-      return { rows: titled, nextCursor: page.nextCursor, unavailable }
+      return { rows: titled, nextCursor: page.nextCursor, unavailable, stoppedEarly: page.stoppedEarly }
     })
 
     const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: {

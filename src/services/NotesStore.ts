@@ -126,6 +126,8 @@ export interface ListResult {
   readonly rows: ReadonlyArray<NoteRow>
   readonly nextCursor: string | undefined
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+  /** The listing stopped on the call's time budget; `nextCursor` continues it. */
+  readonly stoppedEarly: boolean
 }
 
 export interface SearchRequest {

@@ -159,14 +159,18 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
-    [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
+    [result.rows.length > 0 ? "Notes, most recent first:" : result.stoppedEarly ? "No notes match so far." : "No notes match."],
     result.rows.map((row) => noteRowLine(row, now)),
     (shown) => {
       const last = result.rows[shown - 1]
       const cursor = shown < result.rows.length && last !== undefined
         ? encodeListCursor({ u: last.updatedMs, a: last.address })
         : result.nextCursor
-      return [...unavailableLine(result.unavailable, ToolName.notesList), cursor === undefined ? "End of list." : continueWith(cursor)]
+      return [
+        ...unavailableLine(result.unavailable, ToolName.notesList),
+        ...(result.stoppedEarly && shown === result.rows.length ? ["The listing stopped on its time budget before reaching the end; more notes may match."] : []),
+        cursor === undefined ? "End of list." : continueWith(cursor)
+      ]
     }
   )
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
