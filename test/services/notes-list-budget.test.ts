@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Effect } from "effect"
 import { homeSegments } from "../../src/domain/notes/identity.ts"
 import type { ScanBudget } from "../../src/domain/scanBudget.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import { type ListResult, NotesStore } from "../../src/services/NotesStore.ts"
 import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
 import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
 import { tempRoot } from "../support/notesHistoryFixtures.ts"
@@ -47,7 +47,7 @@ describe("notes_list on its scan budget", () => {
       let calls = 1
       cursor = first.nextCursor
       while (cursor !== undefined) {
-        const page = yield* store.list(identity, { ...request, cursor }).pipe(Effect.provideService(CurrentScanBudget, () => spentAtOnce))
+        const page: ListResult = yield* store.list(identity, { ...request, cursor }).pipe(Effect.provideService(CurrentScanBudget, () => spentAtOnce))
         paged.push(...page.rows.map((row) => row.address))
         cursor = page.nextCursor
         calls++

@@ -13,6 +13,7 @@ import {
   createAgentSession,
   DefaultResourceLoader,
   type ExtensionFactory,
+  type ExtensionContext,
   ModelRuntime,
   SessionManager,
   type SessionEntry,
@@ -39,6 +40,8 @@ export interface HarnessOptions {
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
   /** What Pi's editor dialog returns (default: cancelled). */
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
+  /** The run mode extensions see as `ctx.mode` (default Pi's own for a host that names none, "print"); "tui" plays the terminal UI. */
+  readonly mode?: ExtensionContext["mode"]
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
 }
@@ -153,6 +156,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
     onError: (error) => void errors.push(`${error.event}: ${error.error}`),
     commandContextActions: {
       waitForIdle: () => session.waitForIdle(),
