@@ -100,7 +100,7 @@ export const makeLocator = (ops: DiskOps) => {
    * out of its home, or through a link to nothing (creating below it cannot
    * succeed, and trying again would not help).
    */
-  const ensureContained = Effect.fnUntraced(function*(located: Located) {
+  const ensureContained = Effect.fnUntraced(function*(located: Located, operation: "read" | "write" = "write") {
     const { placement, within } = yield* misplacedStep(located)
     if (placement._tag === "Inside") return
     if (within === "home" && placement._tag === "Outside") {
@@ -109,13 +109,13 @@ export const makeLocator = (ops: DiskOps) => {
         reason: `the note resolves outside its home ("${placement.link}" is a symbolic link that leads out); notes must stay inside their home`
       })
     }
-    return yield* misplacedError(located, placement, within === "home" ? "its home" : located.anchor.belongsTo)
+    return yield* misplacedError(located, placement, within === "home" ? "its home" : located.anchor.belongsTo, operation)
   })
 
   /** The same for a read, where a link to nothing on the way means there is no such note. */
   const ensureReadable = (located: Located) =>
     Effect.flatMap(misplacedStep(located), ({ placement, within }): Effect.Effect<void, NoteNotFound | InvalidAddress | NotesIoError> =>
-      placement._tag === "Dangling" && within === "home" ? Effect.fail(new NoteNotFound({ address: located.shown })) : ensureContained(located)
+      placement._tag === "Dangling" && within === "home" ? Effect.fail(new NoteNotFound({ address: located.shown })) : ensureContained(located, "read")
     )
 
   return { homeDir, locate, checkHome, ensureContained, ensureReadable, ioErrorAt }
