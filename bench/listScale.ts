@@ -2,7 +2,7 @@
  * notes_list with a glob over 20,000 notes (four homes of 5,000, in folders of
  * 100): the first call walks and stats every note, later calls read the
  * watched cache. Prints the median of each, and how many pages a listing with
- * the tool's 100 ms scan budget took.
+ * the tool's 100 ms scan budget took. Writes bench/results/listScale.json.
  *
  *   npm exec -- node bench/listScale.ts
  */
@@ -10,7 +10,8 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
 import { scanBudgetOf } from "../src/domain/scanBudget.ts"
@@ -58,7 +59,9 @@ try {
   const warm: Array<number> = []
   for (let i = 0; i < 7; i++) warm.push((await listAll()).first)
   warm.sort((a, b) => a - b)
-  console.log(JSON.stringify({ notes: Homes.length * PerHome, cold_first_page_ms: Math.round(cold.first), warm_first_page_ms: Math.round(warm[3]!), pages: cold.pages, rows: cold.rows }))
+  const figures = { notes: Homes.length * PerHome, cold_first_page_ms: Math.round(cold.first), warm_first_page_ms: Math.round(warm[3]!), pages: cold.pages, rows: cold.rows }
+  console.log(JSON.stringify(figures))
+  writeFileSync(join(dirname(fileURLToPath(import.meta.url)), "results", "listScale.json"), `${JSON.stringify(figures, null, 2)}\n`)
 } finally {
   await runtime.dispose()
   rmSync(root, { recursive: true, force: true })
