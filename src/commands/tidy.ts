@@ -1,4 +1,4 @@
-import { Clock, Effect, FileSystem, Path, Ref, Schema } from "effect"
+import { Clock, Effect, FileSystem, Path, Ref } from "effect"
 import { piContextSetting } from "../domain/notes/identity.ts"
 import {
   actionOf,
@@ -10,19 +10,16 @@ import {
   type TidyTool
 } from "../domain/notes/tidy.ts"
 import { ok } from "../domain/toolOutcome.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
-import { PiSession } from "../services/PiSession.ts"
 import { describeMisplaced } from "../domain/notes/placement.ts"
 import { placeUnder } from "../layers/notes/contain.ts"
 import { type DiskOps, describePlatformError } from "../layers/notes/disk.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 import { withTidyLock } from "../layers/notes/tidyLock.ts"
-import { TidyModel, type TidyPass } from "../services/TidyModel.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
 import { notice, subcommand } from "./Subcommand.ts"
-
-/** What the pass ran into, as the sentence the user reads. */
-export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}
 
 const reportStamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, "-")
 
@@ -103,7 +100,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
       const saved = yield* saveReport(ops, identity.root, name, `${shown}\n`)
       return saved === undefined ? `${shown}\nReport saved in the notes root: ${ReportsFolder}/${name}` : `${shown}\nThe report was not saved: ${saved}.`
     }))
-  }).pipe(Effect.catchTags({ TidyRefused: (error) => Effect.succeed(error.message), TidyLockRefused: (error) => Effect.succeed(error.message) }))
+  }).pipe(Effect.catchTag("TidyRefused", (error) => Effect.succeed(error.message)))
 
 /** `/pi-context tidy [--dry-run]`: the pass runs in the TidyModel's own Pi session. */
 export const tidy = subcommand({ name: "tidy", run: (args) => TidyModel.use(({ pass }) => Effect.map(tidyCommand(args, pass), (text) => notice(text))) })

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { TidyLimits, TidyTool } from "../domain/notes/tidy.ts"
 import type { ToolOutcome } from "../domain/toolOutcome.ts"
 import type { NotesStore } from "./NotesStore.ts"
@@ -15,3 +15,6 @@ export type TidyPass = (request: {
 
 /** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */
 export class TidyModel extends Context.Service<TidyModel, { readonly pass: TidyPass }>()("pi-context/TidyModel") {}
+
+/** Why a tidy cannot start or go on (another pass holds the lock, no history to undo it), as the sentence the user reads. */
+export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}

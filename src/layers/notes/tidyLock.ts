@@ -1,5 +1,5 @@
 import { hostname } from "node:os"
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { judgeLock, parseLockOwner } from "../../domain/notes/lock.ts"
 import {
   describeTakenOver,
@@ -9,11 +9,9 @@ import {
   tidyLockHoldMs,
   type TidyLockMisfit
 } from "../../domain/notes/tidyLock.ts"
+import { TidyRefused } from "../../services/TidyModel.ts"
 import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
 import { dropToken, holdToken, lockJudge, lockMtimeOf, lockProtocol } from "./lock.ts"
-
-/** Why tidy cannot start, as the sentence the user reads. */
-export class TidyLockRefused extends Schema.TaggedError<TidyLockRefused>()("TidyLockRefused", { message: Schema.String }) {}
 
 /** Attempts at the lock before giving up: each one after the first follows a takeover of a stale lock. */
 const Attempts = 4
@@ -34,7 +32,7 @@ export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: numbe
     const file = ops.path.join(root, TidyLockName)
     const token = yield* uniqueToken
     const candidate = `${file}.tmp-${token}`
-    const refused = (message: string) => new TidyLockRefused({ message })
+    const refused = (message: string) => new TidyRefused({ message })
     const failed = (error: { readonly message: string }) => refused(`pi-context: tidy could not take its lock in the notes root: ${error.message}`)
     yield* ops.fs.makeDirectory(root, { recursive: true }).pipe(Effect.mapError(failed))
 
@@ -65,7 +63,7 @@ export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: numbe
       return yield* refused("pi-context: another tidy just started on these notes; try again when it has finished.")
     }).pipe(
       Effect.ensuring(Effect.ignore(ops.fs.remove(candidate))),
-      Effect.mapError((error) => (error._tag === "TidyLockRefused" ? error : failed(error))),
+      Effect.mapError((error) => (error._tag === "TidyRefused" ? error : failed(error))),
       Effect.onError(() => dropToken(token))
     )
 
