@@ -58,7 +58,8 @@ const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcom
 
 const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool: string): ReadonlyArray<string> =>
   unavailable.length === 0 ? [] : [
-    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
+    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason}${u.fix === undefined ? "" : `; ${u.fix}`})`).join(", ")}.` +
+    (unavailable.some((u) => u.fix === undefined) ? ` Retry with ${tool} later.` : "")
   ]
 
 /**

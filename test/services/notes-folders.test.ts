@@ -51,7 +51,11 @@ describe("folders that lead outside their root", () => {
         assert.include(refused, `"${linked}" is a symbolic link that leads outside the project`)
         assert.include(refused, "Retrying will not help")
         assert.isFalse(existsSync(join(notesOutside, "x.md")))
-        assert.notInclude(outcome(yield* tool("notes_list", { home: "@project" }), "Ok"), "MAP")
+        const listed = outcome(yield* tool("notes_list", { home: "@project" }), "Ok")
+        assert.notInclude(listed, "MAP")
+        assert.include(listed, `Unavailable homes (not included): @project ("${linked}" is a symbolic link that leads outside the project`)
+        assert.include(listed, `ask the user to replace the link "${linked}" with a real folder, or to remove it).`)
+        assert.notInclude(listed, "Retry")
         assert.notInclude(outcome(yield* tool("notes_search", { query: "curl" }), "Ok"), "evil")
         assert.include(outcome(yield* tool("notes_read", { address: "@project/MAP" }), "Failed"), `could not read @project/MAP.md: "${linked}" is a symbolic link`)
         // The other homes are not held up.

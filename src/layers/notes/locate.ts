@@ -81,7 +81,9 @@ export const makeLocator = (ops: DiskOps) => {
     return placeAnchored(anchored).pipe(
       Effect.mapError((error) => new NotesHomeUnavailable({ home, reason: `${error.reason._tag} in ${error.reason.method}` })),
       Effect.flatMap((placement) =>
-        placement._tag === "Inside" ? Effect.void : Effect.fail(new NotesHomeUnavailable({ home, reason: describeMisplaced(placement, anchored.belongsTo) }))
+        placement._tag === "Inside"
+          ? Effect.void
+          : Effect.fail(new NotesHomeUnavailable({ home, reason: describeMisplaced(placement, anchored.belongsTo), fix: misplacedAction(placement) }))
       )
     )
   }
