@@ -261,9 +261,12 @@ export const layerWithoutDependencies = Layer.effect(
       const to = path.join(root, "sessions", sessionSegment(toSessionId))
       if (from === to) return { copied: 0 }
       const sessionAt = (dir: string, relative: string) => ioErrorAt({ address: { home: "session", path: relative }, shown: relative, homeDir: dir }, "copy")
-      const placement = yield* placeUnder(ops, root, ["sessions", sessionSegment(toSessionId)]).pipe(Effect.mapError(sessionAt(to, "the fork's notes")))
-      if (placement._tag !== "Inside") {
-        return yield* misplacedError({ address: { home: "session", path: "" }, shown: "the fork's notes", homeDir: to }, placement, "the notes root", "copy")
+      // Neither the fork's home nor its parent's may lead out of the notes root: the copy would write, or bring in, what is outside.
+      for (const [sessionId, dir, shown] of [[toSessionId, to, "the fork's notes"], [fromSessionId, from, "the parent session's notes"]] as const) {
+        const placement = yield* placeUnder(ops, root, ["sessions", sessionSegment(sessionId)]).pipe(Effect.mapError(sessionAt(dir, shown)))
+        if (placement._tag !== "Inside") {
+          return yield* misplacedError({ address: { home: "session", path: "" }, shown, homeDir: dir }, placement, "the notes root", "copy")
+        }
       }
       const existing = yield* walkNotes(ops, to).pipe(Effect.mapError(sessionAt(to, "the fork's notes")))
       if (existing.length > 0) return { copied: 0 }

@@ -93,6 +93,22 @@ describe("folders that lead outside their root", () => {
       assert.deepStrictEqual(readdirSync(outside), [])
     }).pipe(Effect.provide(historyLayer())))
 
+  it.effect("a fork's copy of its parent's notes neither reads nor writes through a session home that links out", () =>
+    Effect.gen(function*() {
+      const base = yield* tempRoot("pi-folders-fork-")
+      const root = join(base, "notes")
+      const outside = join(base, "elsewhere")
+      mkdirSync(join(root, "sessions"), { recursive: true })
+      mkdirSync(outside)
+      writeFileSync(join(outside, "secret.md"), "not a note of this root\n")
+      symlinkSync(outside, join(root, "sessions", "parent"))
+      const store = yield* NotesStore
+      const refused = yield* Effect.flip(store.copySessionHome(root, "parent", "child"))
+      assert.strictEqual(refused._tag, "NotesIoError")
+      assert.include(refused.reason, `"sessions/parent" is a symbolic link that leads outside the notes root`)
+      assert.isFalse(existsSync(join(root, "sessions", "child")))
+    }).pipe(Effect.provide(historyLayer())))
+
   it.effect("a folder of the address that links to nothing fails once, saying so, never \"try again\"", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-folders-dangling-")
