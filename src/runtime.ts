@@ -2,7 +2,7 @@ import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effec
 import { reportNotesWritability } from "./commands/notesHealth.ts"
 import { type AnySubcommand, defaultSubcommand, type SubcommandNeeds, subcommands } from "./commands/registry.ts"
 import { mapReply, notice, type Reply, type Step } from "./commands/Subcommand.ts"
-import { type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
+import { type TidyLimits, type TidyTool, TidyTools } from "./domain/notes/tidy.ts"
 import type { ProjectableMessage } from "./domain/projection.ts"
 import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
@@ -89,6 +89,7 @@ export interface TidySessionRequest {
   readonly instructions: string
   readonly prompt: string
   readonly modelRef: string | undefined
+  readonly limits: TidyLimits
   readonly tools: ReadonlyArray<{ readonly name: TidyTool; readonly call: (params: unknown) => Promise<ToolOutcome> }>
 }
 
@@ -165,6 +166,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
         instructions: request.instructions,
         prompt: request.prompt,
         modelRef: request.modelRef,
+        limits: request.limits,
         tools: TidyTools.map((name) => ({
           name,
           call: (params: unknown) => run(ctx, `tidy ${name}`, request.tool(name, params), failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`))

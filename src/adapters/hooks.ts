@@ -148,10 +148,14 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   pi.on("session_start", (event, ctx) => {
     started = withHost(ctx, async (host) => apply(await host.sessionStart(event.reason, ctx)), undefined).catch(() => undefined)
   })
-  // A prompt waits for start-up (root boot, repair) before Pi appends it, while the
-  // session is still idle, so those entries land before the prompt, never after it.
-  // Pi has no run to abort yet, so Escape meanwhile would be lost: it cancels the prompt here.
+  // In the TUI a prompt waits for start-up (root boot, repair) before Pi appends it, while the
+  // session is still idle, so those entries land before the prompt, never after it. Pi has no run
+  // to abort yet, so Escape meanwhile would be lost: it cancels the prompt here. Anywhere else
+  // (the SDK, RPC, print) nothing can reach this wait, and Pi's own abort() only stops a run that
+  // has started: the prompt goes on at once and waits in before_agent_start, where the run exists,
+  // its abort is seen, and the entries start-up writes are still placed before the prompt.
   pi.on("input", async (event, ctx) => {
+    if (ctx.mode !== undefined && ctx.mode !== "tui") return { action: "continue" as const }
     const cancelled = await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined))
     if (!cancelled) return { action: "continue" as const }
     if (event.source === "interactive") quietly(() => ctx.ui.setEditorText(event.text))

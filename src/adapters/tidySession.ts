@@ -10,6 +10,7 @@ import {
   SessionManager,
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
+import { describeTidyLimit, type TidyLimits } from "../domain/notes/tidy.ts"
 import { truncateUtf8, type ToolOutcome } from "../domain/toolOutcome.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 
@@ -24,6 +25,8 @@ export interface TidyRunRequest {
   readonly tools: ReadonlyArray<TidyToolBinding>
   /** `provider/id` from the `tidyModel` setting; the session's current model when absent. */
   readonly modelRef: string | undefined
+  /** The pass is stopped after this many model turns, or this long, whichever comes first. */
+  readonly limits: TidyLimits
 }
 
 export type TidyRunResult =
@@ -103,9 +106,21 @@ export const runTidySession = async (ctx: ExtensionContext, request: TidyRunRequ
       tools: request.tools.map(({ spec }) => spec.name),
       customTools
     })
+    // A model that never stops calling tools would hold the command and the tidy lock for as long as it likes.
+    let turns = 0
+    let stopped: "turns" | "time" | undefined
+    const stop = (limit: "turns" | "time") => {
+      stopped ??= limit
+      void session.abort()
+    }
+    const unsubscribe = session.subscribe((event) => {
+      if (event.type === "turn_end" && ++turns >= request.limits.turns) stop("turns")
+    })
+    const timer = setTimeout(() => stop("time"), request.limits.timeMs)
     try {
       await session.prompt(request.prompt)
       await session.waitForIdle()
+      if (stopped !== undefined) return { _tag: "Failed", reason: describeTidyLimit(stopped, request.limits) }
       const replies = session.sessionManager.getBranch().flatMap((entry) => {
         const message = (entry as { readonly type: string; readonly message?: AgentMessage }).message
         return entry.type === "message" && message !== undefined && message.role === "assistant" ? [message as AssistantMessage] : []
@@ -116,6 +131,8 @@ export const runTidySession = async (ctx: ExtensionContext, request: TidyRunRequ
       }
       return { _tag: "Done", account: last === undefined ? "" : textOf(last), model: `${model.provider}/${model.id}` }
     } finally {
+      clearTimeout(timer)
+      unsubscribe()
       session.dispose()
     }
   } catch (error) {

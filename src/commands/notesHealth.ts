@@ -1,13 +1,13 @@
 import { Effect, Path } from "effect"
 import { type Home, Homes } from "../domain/notes/address.ts"
-import { homeSegments } from "../domain/notes/identity.ts"
-import { writability, type Writability } from "../layers/notes/writable.ts"
+import { homeAnchor, homeLocation } from "../domain/notes/identity.ts"
+import { anchoredWritability, writability, type Writability } from "../layers/notes/writable.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { notesIdentity } from "../layers/notes/identity.ts"
 
 export interface HomeWritability {
   readonly home: Home
-  /** Relative to the notes root (`projects/<key>`). */
+  /** Relative to the notes root (`projects/<key>`), or `.pi/notes in the project`. */
   readonly location: string
   readonly writability: Writability
 }
@@ -17,13 +17,11 @@ export const notesWritability = Effect.gen(function*() {
   const path = yield* Path.Path
   const identity = yield* notesIdentity()
   const root = yield* writability(identity.root)
-  const homes = yield* Effect.forEach(Homes, (home) => {
-    const segments = homeSegments(identity, home)
-    return Effect.map(
-      writability(path.join(identity.root, ...segments)),
-      (result): HomeWritability => ({ home, location: segments.join("/"), writability: result })
-    )
-  })
+  const homes = yield* Effect.forEach(Homes, (home) =>
+    Effect.map(
+      anchoredWritability(homeAnchor(identity, home, path.dirname)),
+      (result): HomeWritability => ({ home, location: homeLocation(identity, home), writability: result })
+    ))
   return { root: identity.root, rootWritability: root, homes }
 })
 
@@ -37,6 +35,10 @@ export const blockedReason = (blocked: Extract<Writability, { _tag: "Blocked" }>
       return self ? `${name} is read-only` : `${name} is inside a read-only folder`
     case "not-accessible":
       return `${name} is inside a folder pi-context may not open`
+    case "link-outside":
+      return `${name} is reached through a symbolic link that leads outside ${blocked.root ?? "the folder it belongs to"}`
+    case "dangling-link":
+      return `${name} is reached through a symbolic link to a folder that does not exist`
   }
 }
 
@@ -62,7 +64,7 @@ export const reportNotesWritability = Effect.gen(function*() {
   if (blocked.length === 0) return
   yield* session.notify(
     `pi-context cannot write notes in the ${blocked.map((home) => home.home).join(", ")} ${blocked.length === 1 ? "home" : "homes"} ` +
-      `(a file or a read-only folder is in the way). /pi-context doctor shows where.`,
+      `(a file, a read-only folder or a symbolic link that leads out of its folder is in the way). /pi-context doctor shows where.`,
     "warning"
   )
 })

@@ -1,63 +1,44 @@
-import { hostname } from "node:os"
-import { Clock, Effect, FileSystem, Path, Ref, Schema } from "effect"
+import { Clock, Effect, FileSystem, Path, Ref } from "effect"
 import { piContextSetting } from "../domain/notes/identity.ts"
 import {
   actionOf,
   renderTidyReport,
   type TidyAction,
   tidyInstructions,
+  tidyLimitsOf,
   tidyPrompt,
   type TidyTool
 } from "../domain/notes/tidy.ts"
 import { textReport } from "../domain/report.ts"
 import { ok } from "../domain/toolOutcome.ts"
+import { describeMisplaced } from "../domain/notes/placement.ts"
+import { placeUnder } from "../layers/notes/contain.ts"
+import { type DiskOps, describePlatformError } from "../layers/notes/disk.ts"
+import { notesIdentity } from "../layers/notes/identity.ts"
+import { withTidyLock } from "../layers/notes/tidyLock.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
-import { TidyModel, type TidyPass } from "../services/TidyModel.ts"
+import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
 import { notice, report, subcommand } from "./Subcommand.ts"
 
-/** What the pass ran into, as the sentence the user reads. */
-export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}
-
-const LockName = ".tidy.lock"
-
-const LockOwner = Schema.Struct({ pid: Schema.Number, host: Schema.String })
-const decodeLockOwner = Schema.decodeUnknownOption(Schema.fromJsonString(LockOwner))
-
-/** EPERM means the process exists but belongs to someone else. */
-const processIsAlive = (pid: number): Effect.Effect<boolean> =>
-  Effect.try({ try: () => process.kill(pid, 0), catch: (error) => (error as { readonly code?: unknown }).code }).pipe(
-    Effect.as(true),
-    Effect.catch((code) => Effect.succeed(code === "EPERM"))
-  )
-
-/**
- * One tidy per notes root at a time, for as long as it runs (a model pass
- * takes minutes, longer than a note lock's staleness): a lock left by a
- * process that is gone is taken over.
- */
-const withTidyLock = <A, E, R>(root: string, use: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const file = path.join(root, LockName)
-    const owner = JSON.stringify({ pid: process.pid, host: hostname() })
-    const take = fs.writeFileString(file, owner, { flag: "wx" })
-    const taken = yield* Effect.result(Effect.andThen(fs.makeDirectory(root, { recursive: true }), take))
-    if (taken._tag === "Failure") {
-      const held = decodeLockOwner(yield* fs.readFileString(file).pipe(Effect.orElseSucceed(() => "")))
-      // A lock another machine holds is respected; an unreadable one, or one whose process is gone, is taken over.
-      const alive = held._tag === "Some" && (held.value.host !== hostname() || (yield* processIsAlive(held.value.pid)))
-      if (alive) return yield* new TidyRefused({ message: "pi-context: another tidy is running on these notes; try again when it has finished." })
-      yield* Effect.ignore(fs.remove(file))
-      yield* take.pipe(Effect.mapError(() => new TidyRefused({ message: "pi-context: another tidy just started on these notes; try again when it has finished." })))
-    }
-    return yield* Effect.ensuring(use, Effect.ignore(fs.remove(file)))
-  })
-
 const reportStamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, "-")
+
+const ReportsFolder = "tidy-reports"
+
+/** Writes the report under `<root>/tidy-reports/`, never through a link out of the root; why not, when it was not saved. */
+const saveReport = (ops: DiskOps, root: string, name: string, text: string): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    const inside = placeUnder(ops, root, [ReportsFolder, name])
+    const before = yield* inside
+    if (before._tag !== "Inside") return describeMisplaced(before, "the notes root")
+    const dir = ops.path.join(root, ReportsFolder)
+    yield* ops.fs.makeDirectory(dir, { recursive: true })
+    const after = yield* inside
+    if (after._tag !== "Inside") return describeMisplaced(after, "the notes root")
+    yield* ops.fs.writeFileString(ops.path.join(dir, name), text, { flag: "wx" })
+    return undefined
+  }).pipe(Effect.catch((error) => Effect.succeed(describePlatformError(error))))
 
 /**
  * `/pi-context tidy [--dry-run]`: a model pass over this session's five
@@ -77,10 +58,15 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
     const history = yield* NotesHistory
     const identity = yield* notesIdentity()
-    const modelSetting = piContextSetting(yield* session.settings, "tidyModel")
+    const settings = yield* session.settings
+    const modelSetting = piContextSetting(settings, "tidyModel")
     const modelRef = typeof modelSetting === "string" && modelSetting.trim() !== "" ? modelSetting.trim() : undefined
+    const limits = tidyLimitsOf(piContextSetting(settings, "tidyTurnLimit"), piContextSetting(settings, "tidyTimeLimitSeconds"))
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const ops = { fs, path }
 
-    return yield* withTidyLock(identity.root, Effect.gen(function*() {
+    return yield* withTidyLock(ops, identity.root, limits.timeMs, (takenOver) => Effect.gen(function*() {
       // Without its before and after commits a tidy could not be reviewed or undone: then only a dry run goes ahead.
       const before = dryRun ? undefined : yield* history.commitNow({ _tag: "Tidy", phase: "before" }).pipe(
         Effect.mapError((error) => new TidyRefused({ message: `${error.message} tidy needs the notes history to be undone; /pi-context tidy --dry-run still works.` }))
@@ -100,7 +86,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
           else yield* Ref.update(refused, (n) => n + 1)
           return outcome
         })
-      const result = yield* pass({ instructions: tidyInstructions(dryRun), prompt: tidyPrompt, modelRef, tool })
+      const result = yield* pass({ instructions: tidyInstructions(dryRun), prompt: tidyPrompt, modelRef, limits, tool })
       const after = dryRun ? undefined : yield* history.commitNow({ _tag: "Tidy", phase: "after" }).pipe(
         Effect.mapError((error) => new TidyRefused({ message: `pi-context tidy ran, but its changes could not be committed: ${error.message}` }))
       )
@@ -112,12 +98,10 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
         after,
         refused: yield* Ref.get(refused)
       })
-      const fs = yield* FileSystem.FileSystem
-      const path = yield* Path.Path
-      const dir = path.join(identity.root, "tidy-reports")
-      const file = path.join(dir, `${reportStamp(yield* Clock.currentTimeMillis)}${dryRun ? "-dry-run" : ""}.txt`)
-      const saved = yield* Effect.result(Effect.andThen(fs.makeDirectory(dir, { recursive: true }), fs.writeFileString(file, `${report}\n`)))
-      return saved._tag === "Success" ? `${report}\nReport saved in the notes root: tidy-reports/${path.basename(file)}` : report
+      const shown = takenOver === undefined ? report : `${takenOver}\n${report}`
+      const name = `${reportStamp(yield* Clock.currentTimeMillis)}${dryRun ? "-dry-run" : ""}.txt`
+      const saved = yield* saveReport(ops, identity.root, name, `${shown}\n`)
+      return saved === undefined ? `${shown}\nReport saved in the notes root: ${ReportsFolder}/${name}` : `${shown}\nThe report was not saved: ${saved}.`
     }))
   })
 

@@ -43,6 +43,46 @@ const tokenize = (pattern: string): { readonly tokens: Int32Array; readonly size
   return { tokens, size, needed }
 }
 
+/** The literal runs of a pattern, each with whether it is anchored at the text's start or end. */
+interface LiteralRuns {
+  readonly runs: ReadonlyArray<string>
+  readonly first: "prefix" | "anywhere"
+  readonly last: "suffix" | "anywhere"
+}
+
+const literalRuns = (tokens: Int32Array, size: number): LiteralRuns => {
+  const runs: Array<string> = []
+  let run = ""
+  for (let i = 0; i < size; i++) {
+    const token = tokens[i]!
+    if (token >= 0) run += String.fromCharCode(token)
+    else if (run !== "") {
+      runs.push(run)
+      run = ""
+    }
+  }
+  if (run !== "") runs.push(run)
+  return { runs, first: size > 0 && tokens[0]! >= 0 ? "prefix" : "anywhere", last: size > 0 && tokens[size - 1]! >= 0 ? "suffix" : "anywhere" }
+}
+
+/**
+ * Whether every literal run of the pattern is in `text`, in order and apart:
+ * what any match needs, found with `indexOf`, so a listing glob rejects most
+ * addresses without running the simulation.
+ */
+const holdsInOrder = (text: string, { runs, first, last }: LiteralRuns): boolean => {
+  if (runs.length === 0) return true
+  if (first === "prefix" && !text.startsWith(runs[0]!)) return false
+  if (last === "suffix" && !text.endsWith(runs[runs.length - 1]!)) return false
+  let from = 0
+  for (const run of runs) {
+    const at = text.indexOf(run, from)
+    if (at === -1) return false
+    from = at + run.length
+  }
+  return true
+}
+
 /** A matcher for the whole of a text (anchored at both ends). */
 export const compileGlob = (pattern: string, options: GlobOptions = {}): (text: string) => boolean => {
   const fold = options.ignoreCase === true ? foldCase : (text: string) => text
@@ -52,10 +92,12 @@ export const compileGlob = (pattern: string, options: GlobOptions = {}): (text: 
   const marks = new Uint32Array(size + 1)
   let generation = 0
   const isStar = (position: number) => position < size && tokens[position]! <= Star
+  const mustHold = literalRuns(tokens, size)
   return (raw: string): boolean => {
     // A text shorter than the characters the glob needs cannot match.
     if (raw.length < needed) return false
     const text = fold(raw)
+    if (!holdsInOrder(text, mustHold)) return false
     let live: Array<number> = []
     let next: Array<number> = []
     const add = (list: Array<number>, start: number) => {

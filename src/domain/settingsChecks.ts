@@ -1,4 +1,6 @@
 import { defaultAgentName, slugify } from "./notes/identity.ts"
+import { DefaultStaleDays } from "./notes/lint.ts"
+import { DefaultTidyTimeLimitSeconds, DefaultTidyTurnLimit, positiveWhole } from "./notes/tidy.ts"
 import { noticeKey, type ThresholdNotice, type ValueSource, WrittenNumber } from "./settingsNotice.ts"
 
 /**
@@ -76,7 +78,7 @@ export const pick = <A>(
 }
 
 /**
- * `notesRoot` and `agentName` are used from Pi's merged settings, where the
+ * `notesRoot`, `agentName` and the notes and tidy keys are used from Pi's merged settings, where the
  * most specific source wins whole: only that value is judged, and a bad one
  * is told with what the notes code does instead.
  */
@@ -105,6 +107,28 @@ export const checkNames = (
       source: agent.source
     })
   }
+  checkNotesSettings(candidates, notices)
+}
+
+/** The keys of the notes and tidy, read from the merged settings like `notesRoot`: a bad value is told with what is used instead. */
+const checkNotesSettings = (candidates: (name: string) => ReadonlyArray<Candidate>, notices: Array<ThresholdNotice>): void => {
+  const judge = (name: string, problem: (value: unknown) => string | undefined, used: unknown, outcome?: string) => {
+    const candidate = candidates(name).at(-1)
+    const reason = candidate === undefined ? undefined : problem(candidate.value)
+    if (candidate === undefined || reason === undefined) return
+    notices.push({ key: candidate.key, value: candidate.value, used, reason, source: candidate.source, ...(outcome === undefined ? {} : { outcome }) })
+  }
+  const wholeNumber = (value: unknown) => (positiveWhole(value) === undefined ? "is not a positive whole number" : undefined)
+  judge("projectNotes", (value) => (value === "in-project" ? undefined : `is not "in-project"`), undefined, "the project home stays in the notes root")
+  judge("staleNoteDays", wholeNumber, DefaultStaleDays)
+  judge(
+    "tidyModel",
+    (value) => (typeof value === "string" && /^[^/\s]+\/\S+$/.test(value.trim()) ? undefined : "is not provider/model-id"),
+    undefined,
+    "tidy uses the session's model"
+  )
+  judge("tidyTurnLimit", wholeNumber, DefaultTidyTurnLimit)
+  judge("tidyTimeLimitSeconds", wholeNumber, DefaultTidyTimeLimitSeconds)
 }
 
 /** Each distinct problem once. */

@@ -14,6 +14,11 @@ export const settingsKeys: ReadonlyArray<string> = [
   "agentName",
   "checkpointCheck",
   "digestTokens",
+  "projectNotes",
+  "staleNoteDays",
+  "tidyModel",
+  "tidyTurnLimit",
+  "tidyTimeLimitSeconds",
   "models"
 ]
 

@@ -1,41 +1,35 @@
 import { Clock, Effect, FileSystem, Layer, Option, Path, PlatformError, Result } from "effect"
-import { type AddressUse, formatAddress, type Home, Homes, type NoteAddress, parseAddress } from "../domain/notes/address.ts"
+import { type Home, Homes } from "../domain/notes/address.ts"
 import { applyEdits, describeEditRefusal, type TextEdit } from "../domain/notes/edits.ts"
 import { parseNote, serializeNote, stampFrontmatter } from "../domain/notes/frontmatter.ts"
-import { homeDirectory, homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
-import { decodeListCursor, pageRecentFirst, addressMatcher } from "../domain/notes/paging.ts"
+import { homeLocation, type NotesIdentity, projectKeyOf, sessionSegment } from "../domain/notes/identity.ts"
+import { addressMatcher, decodeListCursor, pageMatching } from "../domain/notes/paging.ts"
+import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { textWindow } from "../domain/textWindow.ts"
 import {
   AmbiguousEdit,
-  InvalidAddress,
   InvalidNoteRequest,
   NoMatch,
   NoteByteLimit,
   NoteNotFound,
-  NotesIoError,
   NotesStore,
   NoteTooLarge,
   type PageRequest
 } from "../services/NotesStore.ts"
+import { CurrentScanBudget } from "../services/ToolBudget.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notes/disk.ts"
-import { type FailurePlace, notesIoError } from "./notes/errors.ts"
 import { makeHomeCache } from "./notes/homeCache.ts"
+import { makeLocator, misplacedError, type Located } from "./notes/locate.ts"
 import { makeNoteLocks } from "./notes/lock.ts"
 import { withTitles } from "./notes/pocket.ts"
+import { placeUnder } from "./notes/contain.ts"
 import { findProjectRoot } from "./notes/project.ts"
 import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
 import { searchNotes } from "./notes/search.ts"
-import { allHomes, listWastebasket, moveToWastebasket, retiredFile } from "./notes/wastebasket.ts"
+import { allHomes, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./notes/wastebasket.ts"
 import * as Platform from "./platform.ts"
 
 const encoder = new TextEncoder()
-
-interface Located {
-  readonly address: NoteAddress
-  readonly shown: string
-  readonly homeDir: string
-  readonly file: string
-}
 
 export const layerWithoutDependencies = Layer.effect(
   NotesStore,
@@ -47,71 +41,11 @@ export const layerWithoutDependencies = Layer.effect(
     const cache = yield* makeHomeCache(ops)
     const { withNoteLocks } = makeNoteLocks(ops)
 
-    const homeDir = (identity: NotesIdentity, home: Home): string => homeDirectory(identity, home, path.join)
-
-    /**
-     * The file of each segment as it is on disk: a name stored in another
-     * Unicode normalization (NFD, as macOS and some editors write) is the
-     * same note as its NFC address. Only names with accents are looked up.
-     */
-    const onDisk = (dir: string, segments: ReadonlyArray<string>): Effect.Effect<string, PlatformError.PlatformError> =>
-      Effect.gen(function*() {
-        let current = dir
-        for (const segment of segments) {
-          const exact = path.join(current, segment)
-          if (segment === segment.normalize("NFD") || (yield* fs.exists(exact))) {
-            current = exact
-            continue
-          }
-          const names = yield* fs.readDirectory(current).pipe(Effect.catchIf(isNotFound, () => Effect.succeed([] as ReadonlyArray<string>)))
-          const stored = names.find((name) => name !== segment && name.normalize("NFC") === segment)
-          current = stored === undefined ? exact : path.join(current, stored)
-        }
-        return current
-      })
-
-    const locate = (identity: NotesIdentity, raw: string, use: AddressUse = "write"): Effect.Effect<Located, InvalidAddress | NotesIoError> =>
-      Result.match(parseAddress(raw, use), {
-        onFailure: (refusal) => Effect.fail(new InvalidAddress({ address: raw, reason: refusal.reason, code: refusal.code })),
-        onSuccess: (address) => {
-          const dir = homeDir(identity, address.home)
-          const shown = formatAddress(address)
-          return onDisk(dir, address.path.split("/")).pipe(
-            Effect.map((file): Located => ({ address, shown, homeDir: dir, file })),
-            Effect.mapError(ioErrorAt({ address, shown, homeDir: dir }, "find"))
-          )
-        }
-      })
-
-    const ioErrorAt = (place: FailurePlace, operation: string) => notesIoError(path, place, operation)
-
-    const isInside = (dir: string, candidate: string): boolean => candidate === dir || candidate.startsWith(dir + path.sep)
-
-    /** The deepest existing ancestor of `target` (inclusive), resolved through symlinks. */
-    const realExistingAncestor = (target: string): Effect.Effect<string, PlatformError.PlatformError> =>
-      fs.realPath(target).pipe(
-        Effect.catchIf(isNotFound, () => {
-          const parent = path.dirname(target)
-          return parent === target ? Effect.succeed(target) : realExistingAncestor(parent)
-        })
-      )
-
-    /** Refuses a note whose real location is outside its home's real location (a symlink out). */
-    const ensureContained = Effect.fnUntraced(function*(located: Located) {
-      const realHome = yield* realExistingAncestor(located.homeDir).pipe(Effect.mapError(ioErrorAt(located, "open")))
-      const realTarget = yield* realExistingAncestor(located.file).pipe(Effect.mapError(ioErrorAt(located, "open")))
-      // Before the home exists its deepest ancestor is outside it; the target then resolves to the same place.
-      if (!isInside(realHome, realTarget) && realTarget !== realHome) {
-        return yield* new InvalidAddress({
-          address: located.shown,
-          reason: "the note resolves outside its home (a symbolic link leads out); notes must stay inside their home"
-        })
-      }
-    })
+    const { homeDir, locate, checkHome, ensureContained, ensureReadable, ioErrorAt } = makeLocator(ops)
 
     /** The note's kind and size; a folder or anything else at its name is no note. */
     const statNote = Effect.fnUntraced(function*(located: Located) {
-      yield* ensureContained(located)
+      yield* ensureReadable(located)
       const info = yield* fs.stat(located.file).pipe(
         Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
       )
@@ -267,7 +201,9 @@ export const layerWithoutDependencies = Layer.effect(
     const scanHomes = (identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
       Effect.andThen(
         cache.settle,
-        Effect.forEach(homes, (home) => Effect.result(cache.rows(home, homeDir(identity, home))), { concurrency: "unbounded" })
+        Effect.forEach(homes, (home) => Effect.result(Effect.andThen(checkHome(identity, home), cache.rows(home, homeDir(identity, home)))), {
+          concurrency: "unbounded"
+        })
       )
 
     const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: {
@@ -281,12 +217,12 @@ export const layerWithoutDependencies = Layer.effect(
         return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_list returned; start again without a cursor" })
       }
       const scanned = yield* scanHomes(identity, homesOf(request.home))
-      const matches = addressMatcher(request.pattern)
-      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : [])).filter((row) => matches(row.address))
+      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : []))
       const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
-      const page = pageRecentFirst(rows, Option.getOrUndefined(cursor), request.limit)
+      const budget = (yield* CurrentScanBudget)()
+      const page = pageMatching(rows, Option.getOrUndefined(cursor), request.limit, addressMatcher(request.pattern), budget)
       const titled = yield* withTitles(ops, (home) => homeDir(identity, home), page.items)
-      return { rows: titled, nextCursor: page.nextCursor, unavailable }
+      return { rows: titled, nextCursor: page.nextCursor, unavailable, stoppedEarly: page.stoppedEarly }
     })
 
     const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: {
@@ -296,7 +232,11 @@ export const layerWithoutDependencies = Layer.effect(
       readonly cursor?: string | undefined
       readonly limit: number
     }) {
-      return yield* searchNotes(ops, homesOf(request.home).map((home) => ({ home, dir: homeDir(identity, home) })), request)
+      const checked = yield* Effect.forEach(homesOf(request.home), (home) => Effect.result(Effect.as(checkHome(identity, home), home)))
+      const misplaced = checked.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
+      const homes = checked.flatMap((result) => (Result.isSuccess(result) ? [{ home: result.success, dir: homeDir(identity, result.success) }] : []))
+      const found = yield* searchNotes(ops, homes, request)
+      return misplaced.length === 0 ? found : { ...found, unavailable: [...misplaced, ...found.unavailable] }
     })
 
     const snapshot = Effect.fn("NotesStore.snapshot")(function*(identity: NotesIdentity) {
@@ -304,7 +244,13 @@ export const layerWithoutDependencies = Layer.effect(
       yield* cache.settle
       const homes = yield* Effect.forEach(
         Homes,
-        (home) => cache.snapshot(home, homeDir(identity, home), homeLocation(identity, home)),
+        (home) =>
+          checkHome(identity, home).pipe(
+            Effect.andThen(cache.snapshot(home, homeDir(identity, home), homeLocation(identity, home))),
+            Effect.catch((error): Effect.Effect<HomeSnapshot> =>
+              Effect.succeed({ _tag: "Unavailable", home, location: homeLocation(identity, home), reason: error.reason })
+            )
+          ),
         { concurrency: "unbounded" }
       )
       return { takenAt, homes }
@@ -315,6 +261,13 @@ export const layerWithoutDependencies = Layer.effect(
       const to = path.join(root, "sessions", sessionSegment(toSessionId))
       if (from === to) return { copied: 0 }
       const sessionAt = (dir: string, relative: string) => ioErrorAt({ address: { home: "session", path: relative }, shown: relative, homeDir: dir }, "copy")
+      // Neither the fork's home nor its parent's may lead out of the notes root: the copy would write, or bring in, what is outside.
+      for (const [sessionId, dir, shown] of [[toSessionId, to, "the fork's notes"], [fromSessionId, from, "the parent session's notes"]] as const) {
+        const placement = yield* placeUnder(ops, root, ["sessions", sessionSegment(sessionId)]).pipe(Effect.mapError(sessionAt(dir, shown)))
+        if (placement._tag !== "Inside") {
+          return yield* misplacedError({ address: { home: "session", path: "" }, shown, homeDir: dir }, placement, "the notes root", "copy")
+        }
+      }
       const existing = yield* walkNotes(ops, to).pipe(Effect.mapError(sessionAt(to, "the fork's notes")))
       if (existing.length > 0) return { copied: 0 }
       const parentNotes = yield* walkNotes(ops, from).pipe(Effect.mapError(sessionAt(from, "the parent session's notes")))
@@ -332,8 +285,17 @@ export const layerWithoutDependencies = Layer.effect(
     const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
       const located = yield* locate(identity, raw)
       const binned = retiredFile(ops, identity, located.address.home, located.address.path)
+      const binIsInside = placeRetired(ops, identity, located.address.home, located.address.path).pipe(
+        Effect.mapError(ioErrorAt(located, "retire")),
+        Effect.flatMap(({ placement, belongsTo }) =>
+          placement._tag === "Inside" ? Effect.void : Effect.fail(misplacedError(located, placement, belongsTo, "retire"))
+        )
+      )
       // A missing note is told as such, before its lock (whose folder may not exist) is taken.
       yield* statNote(located)
+      yield* prepareWastebasket(ops, binned, binIsInside).pipe(
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
+      )
       return yield* withNoteLocks(
         [located.file],
         located.shown,

@@ -14,7 +14,9 @@ const HomeSchema = Schema.Literals(Homes)
 /** A real read failure of one home (not an absent directory, which is an empty home). */
 export class NotesHomeUnavailable extends Schema.TaggedError<NotesHomeUnavailable>()("NotesHomeUnavailable", {
   home: HomeSchema,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What fixes it, when trying again cannot (a link that leads out of the home's root). */
+  fix: Schema.optionalKey(Schema.String)
 }) {}
 
 export class NoteNotFound extends Schema.TaggedError<NoteNotFound>()("NoteNotFound", {
@@ -126,6 +128,8 @@ export interface ListResult {
   readonly rows: ReadonlyArray<NoteRow>
   readonly nextCursor: string | undefined
   readonly unavailable: ReadonlyArray<NotesHomeUnavailable>
+  /** The listing stopped on the call's time budget; `nextCursor` continues it. */
+  readonly stoppedEarly: boolean
 }
 
 export interface SearchRequest {

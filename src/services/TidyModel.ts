@@ -1,5 +1,5 @@
-import { Context, type Effect } from "effect"
-import type { TidyTool } from "../domain/notes/tidy.ts"
+import { Context, type Effect, Schema } from "effect"
+import type { TidyLimits, TidyTool } from "../domain/notes/tidy.ts"
 import type { ToolOutcome } from "../domain/toolOutcome.ts"
 import type { NotesStore } from "./NotesStore.ts"
 import type { PiSession } from "./PiSession.ts"
@@ -9,8 +9,12 @@ export type TidyPass = (request: {
   readonly instructions: string
   readonly prompt: string
   readonly modelRef: string | undefined
+  readonly limits: TidyLimits
   readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>
 }) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
 
 /** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */
 export class TidyModel extends Context.Service<TidyModel, { readonly pass: TidyPass }>()("pi-context/TidyModel") {}
+
+/** Why a tidy cannot start or go on (another pass holds the lock, no history to undo it), as the sentence the user reads. */
+export class TidyRefused extends Schema.TaggedError<TidyRefused>()("TidyRefused", { message: Schema.String }) {}

@@ -58,7 +58,8 @@ const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcom
 
 const unavailableLine = (unavailable: ReadonlyArray<NotesHomeUnavailable>, tool: string): ReadonlyArray<string> =>
   unavailable.length === 0 ? [] : [
-    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason})`).join(", ")}. Retry with ${tool} later.`
+    `Unavailable homes (not included): ${unavailable.map((u) => `${homeLabel(u.home)} (${u.reason}${u.fix === undefined ? "" : `; ${u.fix}`})`).join(", ")}.` +
+    (unavailable.some((u) => u.fix === undefined) ? ` Retry with ${tool} later.` : "")
   ]
 
 /**
@@ -159,14 +160,18 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
-    [result.rows.length === 0 ? "No notes match." : `Notes, most recent first:`],
+    [result.rows.length > 0 ? "Notes, most recent first:" : result.stoppedEarly ? "No notes match so far." : "No notes match."],
     result.rows.map((row) => noteRowLine(row, now)),
     (shown) => {
       const last = result.rows[shown - 1]
       const cursor = shown < result.rows.length && last !== undefined
         ? encodeListCursor({ u: last.updatedMs, a: last.address })
         : result.nextCursor
-      return [...unavailableLine(result.unavailable, ToolName.notesList), cursor === undefined ? "End of list." : continueWith(cursor)]
+      return [
+        ...unavailableLine(result.unavailable, ToolName.notesList),
+        ...(result.stoppedEarly && shown === result.rows.length ? ["The listing stopped on its time budget before reaching the end; more notes may match."] : []),
+        cursor === undefined ? "End of list." : continueWith(cursor)
+      ]
     }
   )
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })

@@ -24,7 +24,7 @@ describe("an abort during start-up", () => {
 
   it("Escape while the runtime still loads cancels the first prompt: no run, no model call, the text back in the editor", async () => {
     const startup = heldStartup()
-    h = await createHarness({ loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h = await createHarness({ mode: "tui", loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
     h.script([say("must not be asked")])
     const prompt = h.session.prompt("refactor the parser")
     await inputHookReached(h)
@@ -50,7 +50,7 @@ describe("an abort during start-up", () => {
 
   it("other keys while it loads are left to the editor, and the prompt runs once start-up is done", async () => {
     const startup = heldStartup()
-    h = await createHarness({ loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h = await createHarness({ mode: "tui", loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
     h.script([say("answer")])
     const prompt = h.session.prompt("hello")
     await inputHookReached(h)
@@ -64,7 +64,7 @@ describe("an abort during start-up", () => {
 
   it("Escape while a turn another extension started waits for start-up aborts that turn's first model call", async () => {
     const startup = heldStartup()
-    h = await createHarness({ loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h = await createHarness({ mode: "tui", loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
     h.script([say("must not be asked")])
     const run = h.session.sendCustomMessage({ customType: "other/kick", content: "go on", display: true }, { triggerTurn: true })
     await inputHookReached(h)
@@ -84,5 +84,45 @@ describe("an abort during start-up", () => {
     h.script([say("answer")])
     await h.prompt("hello")
     expect(h.requests).toHaveLength(1)
+  })
+
+  it("an SDK abort() 100 ms after the first prompt, while the runtime still loads, stops that prompt before any model call", async () => {
+    const startup = heldStartup()
+    h = await createHarness({ loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h.script([say("must not be asked")])
+    const prompt = h.session.prompt("refactor the parser")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const aborted = h.session.abort()
+    startup.release()
+    await prompt
+    await aborted
+    await h.waitForIdle()
+    expect(h.requests).toHaveLength(0)
+    expect(h.faux.getPendingResponseCount()).toBe(1)
+    // As after any abort, the prompt stays in the session, with the aborted reply after it.
+    const messages = h.entries().flatMap((entry) => (entry.type === "message" ? [entry.message as { role: string; stopReason?: string }] : []))
+    const turn = messages.filter((message) => message.role === "user" || message.role === "assistant")
+    expect(turn.map((message) => message.role)).toEqual(["user", "assistant"])
+    expect(turn[1]!.stopReason).toMatch(piBefore15 ? /^(aborted|error)$/ : /^aborted$/)
+
+    // The root boot came first, and the next prompt runs as usual.
+    await h.prompt("refactor the parser")
+    expect(h.requests).toHaveLength(1)
+    expect(kinds(h.entries()).filter((kind) => kind.startsWith("message:user") || kind === "custom_message:pi-context/boot")[0]).toBe("custom_message:pi-context/boot")
+    expect(h.errors).toEqual([])
+  })
+
+  it("an RPC prompt is not held either: an abort during start-up stops it", async () => {
+    const startup = heldStartup()
+    h = await createHarness({ mode: "rpc", loadPackage: false, extraExtensions: [createPiContext({ beforeLoad: startup.beforeLoad })] })
+    h.script([say("must not be asked")])
+    const prompt = h.session.prompt("refactor the parser", { source: "rpc" })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const aborted = h.session.abort()
+    startup.release()
+    await prompt
+    await aborted
+    await h.waitForIdle()
+    expect(h.requests).toHaveLength(0)
   })
 })

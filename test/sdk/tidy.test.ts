@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { JsonObject } from "@earendil-works/pi-ai"
-import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
+import { fauxAssistantMessage, type FauxResponseFactory, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 
@@ -114,5 +114,33 @@ describe("/pi-context tidy on the faux model", () => {
     expect(report).toContain("No changes.")
     expect(report).toContain(`The pass stopped: the tidyModel setting names "nowhere/none", which Pi does not know; use provider/model-id`)
     expect(readFileSync(join(root, "user", "prefs-a.md"), "utf8")).toBe("Prefers tabs.\n")
+  })
+
+  it("a model that never stops calling tools is stopped at the turn limit, and the lock and the command are released", async () => {
+    h = await createHarness({ settings: { "pi-context": { tidyTurnLimit: 5 } } })
+    const root = h.dirs.notesRoot
+    seed(root)
+    h.script(Array.from({ length: 400 }, () => call("notes_list", {})))
+    await h.prompt("/pi-context tidy --dry-run")
+    const report = h.notices.at(-1)!.message
+    expect(report).toContain("The pass stopped: it reached its limit of 5 model turns (setting tidyTurnLimit)")
+    expect(h.faux.getPendingResponseCount()).toBeGreaterThanOrEqual(390)
+    expect(existsSync(join(root, ".tidy.lock"))).toBe(false)
+    expect(h.errors).toEqual([])
+  })
+
+  it("a model that does not answer is stopped at the time limit", async () => {
+    h = await createHarness({ settings: { "pi-context": { tidyTimeLimitSeconds: 1 } } })
+    seed(h.dirs.notesRoot)
+    const hanging: FauxResponseFactory = (_context, options) =>
+      new Promise((resolve) => {
+        options?.signal?.addEventListener("abort", () => resolve(fauxAssistantMessage("", { stopReason: "aborted" })))
+      })
+    h.script([hanging])
+    const started = Date.now()
+    await h.prompt("/pi-context tidy --dry-run")
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(h.notices.at(-1)!.message).toContain("The pass stopped: it ran for its time limit of 1 second (setting tidyTimeLimitSeconds)")
+    expect(existsSync(join(h.dirs.notesRoot, ".tidy.lock"))).toBe(false)
   })
 })

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
 import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -91,10 +91,25 @@ describe("a notes root that cannot be written", () => {
       writeFileSync(join(root, "user"), "not the user home")
       const start = yield* withNotesRoot(root, reportNotesWritability)
       assert.deepStrictEqual(start.notices, [
-        "pi-context cannot write notes in the user home (a file or a read-only folder is in the way). /pi-context doctor shows where."
+        "pi-context cannot write notes in the user home (a file, a read-only folder or a symbolic link that leads out of its folder is in the way). /pi-context doctor shows where."
       ])
       const failed = failLines((yield* withNotesRoot(root, doctorReport)).value)
       assert.deepStrictEqual(failed, [`FAIL notes home user: cannot be written, it is a file, not a folder (${join(root, "user")})`])
+    }).pipe(Effect.provide(services(NodeServices.layer))))
+
+  it.effect("a home whose folder links out of the notes root is named at start and in doctor, with the link", () =>
+    Effect.gen(function*() {
+      const root = scratch()
+      const outside = scratch()
+      symlinkSync(outside, join(root, "user"))
+      const start = yield* withNotesRoot(root, reportNotesWritability)
+      assert.deepStrictEqual(start.notices, [
+        "pi-context cannot write notes in the user home (a file, a read-only folder or a symbolic link that leads out of its folder is in the way). /pi-context doctor shows where."
+      ])
+      const failed = failLines((yield* withNotesRoot(root, doctorReport)).value)
+      assert.deepStrictEqual(failed, [
+        `FAIL notes home user: cannot be written, it is reached through a symbolic link that leads outside the notes root (${join(root, "user")})`
+      ])
     }).pipe(Effect.provide(services(NodeServices.layer))))
 
   it.effect("a writable root, even one not created yet, is told nowhere, and checking it writes nothing", () =>

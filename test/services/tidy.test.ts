@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -17,6 +17,8 @@ const listingPass = (seen: Array<string>): TidyPass => (request) =>
     yield* request.tool("notes_update", { address: "plan", retire: true })
     return { _tag: "Done" as const, account: "Retired plan: done.", model: "test/model" }
   }) as ReturnType<TidyPass>
+
+const lockText = (pid: number, host: string, limitMs: number) => JSON.stringify({ pid, host, token: "other-1-x", at: 0, limitMs })
 
 describe("tidy", () => {
   it.effect("works on this session's homes only: another session's notes are neither listed nor touched", () =>
@@ -39,14 +41,19 @@ describe("tidy", () => {
       const root = yield* tempRoot("pi-tidy-lock-")
       const { session, tool } = historySession(root)
       yield* tool("notes_write", { address: "plan", content: "mine\n" })
-      writeFileSync(join(root, ".tidy.lock"), JSON.stringify({ pid: process.pid, host: hostname() }))
+      // The parent of this test process runs: its lock is held.
+      writeFileSync(join(root, ".tidy.lock"), lockText(process.ppid, hostname(), 600_000))
       const refused = yield* Effect.provide(Effect.flip(tidyCommand([], listingPass([]))), session.layer)
-      assert.strictEqual(refused.message, "pi-context: another tidy is running on these notes; try again when it has finished.")
+      assert.match(
+        refused.message,
+        new RegExp(`^pi-context: another tidy is running on these notes \\(pid ${process.ppid} on ${hostname()}, started less than a minute ago\\); try again when it has finished\\. Its lock counts as abandoned 11 minutes from now at the latest\\.$`)
+      )
       assert.isTrue(existsSync(join(root, "sessions", "hist-session-0001", "plan.md")))
 
       // No process has pid 2^22 + 1 here (Linux caps pids at 2^22).
-      writeFileSync(join(root, ".tidy.lock"), JSON.stringify({ pid: 4_194_305, host: hostname() }))
+      writeFileSync(join(root, ".tidy.lock"), lockText(4_194_305, hostname(), 600_000))
       const report = yield* Effect.provide(tidyCommand(["--dry-run"], listingPass([])), session.layer)
+      assert.include(report, `Took over a tidy lock its owner left (pid 4194305 on ${hostname()}), less than a minute ago: that pass is gone.`)
       assert.include(report, "pi-context tidy (dry run: nothing was changed)")
       assert.isFalse(existsSync(join(root, ".tidy.lock")))
     }).pipe(Effect.provide(historyLayer())))
@@ -77,5 +84,65 @@ describe("tidy", () => {
         (yield* Effect.provide(Effect.flip(tidyCommand(["--force"], listingPass([]))), session.layer)).message,
         "pi-context tidy: unknown argument \"--force\". Use /pi-context tidy or /pi-context tidy --dry-run."
       )
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a two-day-old lock from another host is taken over: its pass ended at its time limit long ago", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-tidy-old-lock-")
+      const { session, tool } = historySession(root)
+      yield* tool("notes_write", { address: "plan", content: "mine\n" })
+      const lock = join(root, ".tidy.lock")
+      writeFileSync(lock, lockText(1234, "another-host", 600_000))
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3_600_000)
+      utimesSync(lock, twoDaysAgo, twoDaysAgo)
+      const report = yield* Effect.provide(tidyCommand(["--dry-run"], listingPass([])), session.layer)
+      assert.include(report, "Took over a tidy lock its owner left (pid 1234 on another-host), 48 hours ago: that pass is gone.")
+      assert.include(report, "  - retired plan.md")
+      assert.isFalse(existsSync(lock))
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a .tidy.lock that is a folder is named with the command that clears it, and left alone", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-tidy-dir-lock-")
+      const { session } = historySession(root)
+      mkdirSync(join(root, ".tidy.lock"), { recursive: true })
+      const refused = yield* Effect.provide(Effect.flip(tidyCommand(["--dry-run"], listingPass([]))), session.layer)
+      const lock = join(root, ".tidy.lock")
+      assert.strictEqual(
+        refused.message,
+        `pi-context: tidy cannot run: ${lock} is a folder, not a lock tidy made, so tidy cannot tell whether another pass runs. Remove it (rm -r "${lock}") and run /pi-context tidy again.`
+      )
+      assert.isTrue(statSync(lock).isDirectory())
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a tidy-reports folder that links out of the notes root gets no report: the report says it was not saved", () =>
+    Effect.gen(function*() {
+      const base = yield* tempRoot("pi-tidy-reports-")
+      const root = join(base, "notes")
+      const outside = join(base, "elsewhere")
+      mkdirSync(root)
+      mkdirSync(outside)
+      symlinkSync(outside, join(root, "tidy-reports"))
+      const { session, tool } = historySession(root)
+      yield* tool("notes_write", { address: "plan", content: "mine\n" })
+      const report = yield* Effect.provide(tidyCommand(["--dry-run"], listingPass([])), session.layer)
+      assert.include(report, `The report was not saved: "tidy-reports" is a symbolic link that leads outside the notes root`)
+      assert.deepStrictEqual(readdirSync(outside), [])
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("the pass gets its turn and time limits from the settings, or the defaults", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-tidy-limits-")
+      const seen: Array<unknown> = []
+      const recording: TidyPass = (request) =>
+        Effect.sync(() => {
+          seen.push(request.limits)
+          return { _tag: "Done" as const, account: "", model: "test/model" }
+        })
+      const defaults = historySession(root)
+      yield* Effect.provide(tidyCommand(["--dry-run"], recording), defaults.session.layer)
+      const set = historySession(root, { settings: { "pi-context": { notesRoot: root, tidyTurnLimit: 5, tidyTimeLimitSeconds: 30 } } })
+      yield* Effect.provide(tidyCommand(["--dry-run"], recording), set.session.layer)
+      assert.deepStrictEqual(seen, [{ turns: 40, timeMs: 600_000 }, { turns: 5, timeMs: 30_000 }])
     }).pipe(Effect.provide(historyLayer())))
 })

@@ -13,6 +13,7 @@ import {
   createAgentSession,
   DefaultResourceLoader,
   type ExtensionFactory,
+  type ExtensionContext,
   ModelRuntime,
   SessionManager,
   type SessionEntry,
@@ -40,7 +41,7 @@ export interface HarnessOptions {
   /** What Pi's editor dialog returns (default: cancelled). */
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
   /** The run mode extensions see (`ctx.mode`); Pi's SDK default is "print". "tui" is what Pi's interactive TUI binds. */
-  readonly mode?: "tui" | "rpc" | "json" | "print"
+  readonly mode?: ExtensionContext["mode"]
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
 }

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
 import { closestKey, editDistance, settingsKeys } from "../../src/domain/settingsKeys.ts"
 import { injectedSource, renderNotice, resolvePolicy, type SettingsSource, WrittenNumber } from "../../src/domain/thresholds.ts"
 
@@ -106,5 +107,32 @@ describe("numbers beyond what JSON numbers hold", () => {
       "global settings: pi-context.bootBudgetTokens = 1e20 is too large; using 6000.",
       "global settings: pi-context.digestTokens = 1e20 is above the maximum of 8000 tokens; using 8000."
     ])
+  })
+})
+
+describe("the keys the README documents", () => {
+  it("accepts projectNotes, staleNoteDays, tidyModel and the tidy limits with valid values, without a notice", () => {
+    assert.deepStrictEqual(
+      rendered([global({ projectNotes: "in-project", staleNoteDays: 30, tidyModel: "anthropic/claude-haiku-4", tidyTurnLimit: 20, tidyTimeLimitSeconds: 120 })]),
+      []
+    )
+  })
+
+  it("names a wrong value of each with what is used instead", () => {
+    assert.deepStrictEqual(rendered([global({ projectNotes: "inproject", staleNoteDays: 0, tidyModel: "haiku", tidyTurnLimit: 2.5, tidyTimeLimitSeconds: "10m" })]), [
+      "global settings: pi-context.projectNotes = \"inproject\" is not \"in-project\"; the project home stays in the notes root.",
+      "global settings: pi-context.staleNoteDays = 0 is not a positive whole number; using 90.",
+      "global settings: pi-context.tidyModel = \"haiku\" is not provider/model-id; tidy uses the session's model.",
+      "global settings: pi-context.tidyTurnLimit = 2.5 is not a positive whole number; using 40.",
+      "global settings: pi-context.tidyTimeLimitSeconds = \"10m\" is not a positive whole number; using 600."
+    ])
+  })
+
+  it("are exactly the keys of the settings check: the README's settings table and settingsKeys list the same keys", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
+    const section = readme.slice(readme.indexOf("### Settings"), readme.indexOf("\n### ", readme.indexOf("### Settings") + 1))
+    const documented = [...section.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((match) => match[1]!)
+    assert.isAbove(documented.length, 10)
+    assert.deepStrictEqual([...documented].sort(), [...settingsKeys].sort())
   })
 })

@@ -39,6 +39,9 @@ const formatRefusal = (char: string, position: number): string =>
     ? `the address contains the bidirectional control ${describeCodePoint(char)} at position ${position}, which can make a name display differently from what it is; remove it`
     : `the address contains the invisible format character ${describeCodePoint(char)} at position ${position} (a zero-width or formatting mark), so two names that look the same could differ; remove it`
 
+/** Git's own folder (any case: macOS and Windows fold it): never part of a note's address, never walked. */
+export const isGitFolder = (name: string): boolean => name.toLowerCase() === ".git"
+
 const withMarkdownExtension = (path: string): string => (path.endsWith(".md") ? path : `${path}.md`)
 
 const ellipsized = (segment: string): string => {
@@ -58,6 +61,7 @@ const segmentRefusal = (segment: string, index: number, last: boolean, use: Addr
   if (segment === "") return invalid(`segment ${index + 1} is empty; write folders as "a/b", without "//" or a trailing "/"`)
   if (segment === ".") return invalid(`segment ${index + 1} is "."; leave it out`)
   if (segment === "..") return invalid(`segment ${index + 1} is ".."; an address cannot leave its home`)
+  if (isGitFolder(segment)) return invalid(`segment ${index + 1} is "${segment}", git's own folder; nothing under it is a note, so name another folder`)
   if (use === "read") return undefined
   const onDisk = last ? withMarkdownExtension(segment) : segment
   const bytes = encoder.encode(onDisk).length

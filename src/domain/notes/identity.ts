@@ -82,8 +82,43 @@ export const wastebasketDirectory = (identity: NotesIdentity, home: Home, join: 
     ? join(identity.projectDir, "..", "notes-wastebasket")
     : join(identity.root, WastebasketFolder, ...homeSegments(identity, home))
 
+/**
+ * The name an earlier retired copy moves to when the same address is retired
+ * again, so the wastebasket keeps every version: `plan.md` retired at
+ * 2026-12-01 21:15:03 UTC becomes `plan.retired-20261201T211503Z.md`
+ * (`-2`, `-3`, … when that name is taken too).
+ */
+export const earlierRetiredName = (name: string, retiredMs: number, attempt: number): string => {
+  const stem = name.endsWith(".md") ? name.slice(0, -3) : name
+  const stamp = new Date(retiredMs).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")
+  return `${stem}.retired-${stamp}${attempt <= 1 ? "" : `-${attempt}`}.md`
+}
+
 /** The project-relative folder of shared project notes. */
 export const InProjectNotesFolder = [".pi", "notes"] as const
+
+/** A folder the store writes, as the root it must stay inside and its path below that root. */
+export interface AnchoredFolder {
+  readonly base: string
+  readonly segments: ReadonlyArray<string>
+  /** The root as a sentence names it. */
+  readonly belongsTo: "the notes root" | "the project"
+}
+
+/** The project of an in-project home: its folder is always `<project>/.pi/notes`. */
+const inProjectBase = (projectDir: string, dirname: (path: string) => string): string => dirname(dirname(projectDir))
+
+/** A home's folder, anchored at the notes root, or at the project for an in-project home. */
+export const homeAnchor = (identity: NotesIdentity, home: Home, dirname: (path: string) => string): AnchoredFolder =>
+  home === "project" && identity.projectDir !== undefined
+    ? { base: inProjectBase(identity.projectDir, dirname), segments: InProjectNotesFolder, belongsTo: "the project" }
+    : { base: identity.root, segments: homeSegments(identity, home), belongsTo: "the notes root" }
+
+/** A home's wastebasket, anchored as `wastebasketDirectory` places it. */
+export const wastebasketAnchor = (identity: NotesIdentity, home: Home, dirname: (path: string) => string): AnchoredFolder =>
+  home === "project" && identity.projectDir !== undefined
+    ? { base: inProjectBase(identity.projectDir, dirname), segments: [".pi", "notes-wastebasket"], belongsTo: "the project" }
+    : { base: identity.root, segments: [WastebasketFolder, ...homeSegments(identity, home)], belongsTo: "the notes root" }
 
 /**
  * Whether the project home lives inside the project: only when asked for

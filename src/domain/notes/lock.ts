@@ -52,15 +52,16 @@ const held: LockVerdict = { _tag: "Held" }
 const stale = (reason: Extract<LockVerdict, { _tag: "Stale" }>["reason"]): LockVerdict => ({ _tag: "Stale", reason })
 
 /**
- * Held or stale. A lock from another host is judged by age alone; one from
- * this host also by whether its pid runs (this very process: whether the
+ * Held or stale. A lock from another host is judged by age alone (older than
+ * `staleAfterMs`, the longest its owner may hold it); one from this host also
+ * by whether its pid runs (this very process: whether the
  * token is one it holds, since a pid is reused across restarts).
  */
-export const judgeLock = (observation: LockObservation, judge: LockJudge): LockVerdict => {
+export const judgeLock = (observation: LockObservation, judge: LockJudge, staleAfterMs: number = StaleLockMs): LockVerdict => {
   const { owner, ageMs } = observation
   if (ageMs < -FutureToleranceMs) return stale("future")
   if (owner === undefined) return ageMs > UnreadableLockGraceMs ? stale("unreadable") : held
-  if (ageMs > StaleLockMs) return stale("old")
+  if (ageMs > staleAfterMs) return stale("old")
   if (owner.host !== judge.host) return held
   if (owner.pid === judge.pid) return judge.holds(owner.token) ? held : stale("not-ours")
   return judge.isAlive(owner.pid) ? held : stale("dead-owner")

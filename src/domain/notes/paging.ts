@@ -1,6 +1,7 @@
 import { Option, Schema } from "effect"
 import { compileGlob, hasGlobSyntax } from "../glob.ts"
 import { foldCase } from "../caseFold.ts"
+import { type ScanBudget, unlimitedScan } from "../scanBudget.ts"
 import type { NoteRow } from "./snapshot.ts"
 
 /**
@@ -40,14 +41,37 @@ export interface Page<A> {
 }
 
 /** One page of `rows` (any order) after `cursor`, most recent first. */
-export const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor | undefined, limit: number): Page<NoteRow> => {
+export const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor | undefined, limit: number): Page<NoteRow> =>
+  pageMatching(rows, cursor, limit, () => true, unlimitedScan)
+
+/** How many rows are matched between two looks at the budget. */
+const RowsPerBudgetCheck = 256
+
+/**
+ * One page of the `rows` that `matches`, after `cursor`, most recent first,
+ * matched in that order until the page is full or `budget` is spent: then
+ * the cursor names the last row looked at, so the next call goes on from
+ * there (a cursor needs no match of its own).
+ */
+export const pageMatching = (
+  rows: ReadonlyArray<NoteRow>,
+  cursor: ListCursor | undefined,
+  limit: number,
+  matches: (address: string) => boolean,
+  budget: ScanBudget
+): Page<NoteRow> & { readonly stoppedEarly: boolean } => {
+  if (limit <= 0) return { items: [], nextCursor: undefined, stoppedEarly: false }
   const remaining = (cursor === undefined ? [...rows] : rows.filter((row) => isAfterListCursor(row, cursor))).sort(compareRecentFirst)
-  const items = remaining.slice(0, limit)
-  const last = items[items.length - 1]
-  return {
-    items,
-    nextCursor: remaining.length > limit && last !== undefined ? encodeListCursor({ u: last.updatedMs, a: last.address }) : undefined
+  const items: Array<NoteRow> = []
+  const after = (row: NoteRow): string => encodeListCursor({ u: row.updatedMs, a: row.address })
+  for (let i = 0; i < remaining.length; i++) {
+    if (i > 0 && i % RowsPerBudgetCheck === 0 && budget.spent()) return { items, nextCursor: after(remaining[i - 1]!), stoppedEarly: true }
+    const row = remaining[i]!
+    if (!matches(row.address)) continue
+    if (items.length === limit) return { items, nextCursor: after(items[limit - 1]!), stoppedEarly: false }
+    items.push(row)
   }
+  return { items, nextCursor: undefined, stoppedEarly: false }
 }
 
 /**

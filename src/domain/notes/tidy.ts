@@ -6,6 +6,34 @@ import { parseAddress, formatAddress } from "./address.ts"
  * instructions, which tool calls count as changes, and the plain-text report.
  */
 
+/** A tidy pass ends after this many model turns (setting `tidyTurnLimit`). */
+export const DefaultTidyTurnLimit = 40
+/** A tidy pass ends after this long (setting `tidyTimeLimitSeconds`). */
+export const DefaultTidyTimeLimitSeconds = 600
+
+/** A positive whole number, or undefined. */
+export const positiveWhole = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined
+
+export interface TidyLimits {
+  readonly turns: number
+  readonly timeMs: number
+}
+
+/** The pass's limits from the two settings; a value that is not a positive whole number gives the default. */
+export const tidyLimitsOf = (turns: unknown, seconds: unknown): TidyLimits => ({
+  turns: positiveWhole(turns) ?? DefaultTidyTurnLimit,
+  timeMs: (positiveWhole(seconds) ?? DefaultTidyTimeLimitSeconds) * 1000
+})
+
+const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`
+
+/** Why a pass was stopped at one of its limits, with the setting that moves it. */
+export const describeTidyLimit = (limit: "turns" | "time", limits: TidyLimits): string =>
+  limit === "turns"
+    ? `it reached its limit of ${plural(limits.turns, "model turn")} (setting tidyTurnLimit); what it changed until then is kept and listed`
+    : `it ran for its time limit of ${plural(Math.round(limits.timeMs / 1000), "second")} (setting tidyTimeLimitSeconds); what it changed until then is kept and listed`
+
 /** The notes tools a tidy pass gets, and no others. */
 export const TidyTools = [ToolName.notesList, ToolName.notesRead, ToolName.notesSearch, ToolName.notesWrite, ToolName.notesUpdate] as const
 export type TidyTool = (typeof TidyTools)[number]

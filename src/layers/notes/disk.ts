@@ -1,5 +1,6 @@
 import * as NodeFs from "node:fs"
 import { Effect, FileSystem, Option, Path, PlatformError, Random } from "effect"
+import { isGitFolder } from "../../domain/notes/address.ts"
 
 /**
  * Disk primitives of the notes store: atomic replace, chunked reads of
@@ -82,7 +83,8 @@ export interface NoteFile {
 
 /**
  * Every regular `.md` file under `dir`. Symlinks are not followed, so a
- * listing or search cannot read outside the home. A missing `dir` is empty,
+ * listing or search cannot read outside the home; a `.git` folder is not
+ * walked (nothing in it is a note). A missing `dir` is empty,
  * and so is a folder removed while the walk runs.
  *
  * `relativeBase` names `dir` inside its home (the walk of a sub-folder);
@@ -110,7 +112,7 @@ export const walkNotes = (
           const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
           const childAbsolute = ops.path.join(absolute, entry.name)
           if (entry.type === "File" && entry.name.endsWith(".md")) files.push({ relative: childRelative, absolute: childAbsolute })
-          else if (entry.type === "Directory") subdirs.push(visit(childAbsolute, childRelative))
+          else if (entry.type === "Directory" && !isGitFolder(entry.name)) subdirs.push(visit(childAbsolute, childRelative))
         }
         return subdirs.length === 0
           ? Effect.succeed(files)

@@ -1,6 +1,6 @@
 import type { FSWatcher } from "node:fs"
 import { Effect, type PlatformError, type Scope, Semaphore } from "effect"
-import { formatAddress, type Home } from "../../domain/notes/address.ts"
+import { formatAddress, type Home, isGitFolder } from "../../domain/notes/address.ts"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
 import type { HomeSnapshot, NoteRow } from "../../domain/notes/snapshot.ts"
 import { NoteByteLimit, NotesHomeUnavailable } from "../../services/NotesStore.ts"
@@ -253,6 +253,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           if (walks.some((folder) => path.startsWith(`${folder}/`))) continue
           const kind = kinds[i]!
           removeAt(state, path)
+          if (path.split("/").some(isGitFolder)) continue
           if (kind._tag === "File" && path.endsWith(".md")) state.notes.set(path, noteAt(state, path, kind.bytes, kind.updatedMs))
           else if (kind._tag === "Directory") walks.push(path)
         }

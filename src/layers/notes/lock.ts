@@ -230,3 +230,11 @@ export const makeNoteLocks = (ops: DiskOps) => {
 
 /** The takeover protocol's steps, for tests that play two takers against each other. */
 export const lockProtocol = { look, takeOver, markerPath, ownerText } as const
+
+/** This process as the judge of a lock, for the other locks of the notes root (tidy's). */
+export const lockJudge = judge
+
+/** Marks `token` as a lock this process holds (before the lock exists), and no longer. */
+export const holdToken = (token: string): Effect.Effect<void> => Effect.sync(() => heldTokens.add(token))
+export const dropToken = (token: string): Effect.Effect<void> => Effect.sync(() => heldTokens.delete(token))
+export { mtimeOf as lockMtimeOf }

@@ -1,10 +1,14 @@
-import { Effect } from "effect"
+import { Effect, Option, PlatformError } from "effect"
 import { formatAddress, type Home, Homes } from "../../domain/notes/address.ts"
-import { type NotesIdentity, wastebasketDirectory } from "../../domain/notes/identity.ts"
+import { earlierRetiredName, type NotesIdentity, wastebasketAnchor, wastebasketDirectory } from "../../domain/notes/identity.ts"
+import type { Placement } from "../../domain/notes/placement.ts"
 import { compareRecentFirst } from "../../domain/notes/paging.ts"
 import type { NoteRow } from "../../domain/notes/snapshot.ts"
-import { type DiskOps, statPaths, walkNotes } from "./disk.ts"
+import { placeUnder } from "./contain.ts"
+import type { NotesIoError } from "../../services/NotesStore.ts"
+import { type DiskOps, isNotFound, type NoteFile, statPaths, walkNotes } from "./disk.ts"
 import { notesIoError } from "./errors.ts"
+import { misplacedError } from "./locate.ts"
 
 /**
  * A retired note keeps its address inside its home's wastebasket, so the
@@ -13,9 +17,36 @@ import { notesIoError } from "./errors.ts"
 export const retiredFile = (ops: DiskOps, identity: NotesIdentity, home: Home, notePath: string): string =>
   ops.path.join(wastebasketDirectory(identity, home, ops.path.join), ...notePath.split("/"))
 
-/** Moves `file` into the wastebasket at `binned`, replacing an earlier retired copy (the history keeps it). */
+/** Where a retired note of `home` at `notePath` would go, judged against the root its wastebasket belongs to. */
+export const placeRetired = (ops: DiskOps, identity: NotesIdentity, home: Home, notePath: string) => {
+  const anchor = wastebasketAnchor(identity, home, ops.path.dirname)
+  return Effect.map(
+    placeUnder(ops, anchor.base, [...anchor.segments, ...notePath.split("/")]),
+    (placement): { readonly placement: Placement; readonly belongsTo: string } => ({ placement, belongsTo: anchor.belongsTo })
+  )
+}
+
+/** Creates the folder of `binned`; `check` runs again after, since a folder made through a link shows only then. */
+export const prepareWastebasket = <E, R>(ops: DiskOps, binned: string, check: Effect.Effect<void, E, R>) =>
+  Effect.andThen(check, Effect.andThen(ops.fs.makeDirectory(ops.path.dirname(binned), { recursive: true }), check))
+
+/** A free name beside `binned` for the copy retired there before, named by when it was retired. */
+const earlierCopyName = Effect.fnUntraced(function*(ops: DiskOps, binned: string, retiredMs: number) {
+  const dir = ops.path.dirname(binned)
+  for (let attempt = 1; ; attempt++) {
+    const candidate = ops.path.join(dir, earlierRetiredName(ops.path.basename(binned), retiredMs, attempt))
+    const taken = yield* ops.fs.lstat(candidate).pipe(Effect.as(true), Effect.catchIf(isNotFound, () => Effect.succeed(false)))
+    if (!taken) return candidate
+  }
+})
+
+/** Moves `file` into the wastebasket at `binned`; a copy retired there before moves aside, so every version is kept. */
 export const moveToWastebasket = Effect.fnUntraced(function*(ops: DiskOps, file: string, binned: string, nowMs: number) {
-  yield* ops.fs.makeDirectory(ops.path.dirname(binned), { recursive: true })
+  const earlier = yield* ops.fs.lstat(binned).pipe(Effect.map(Option.some), Effect.catchIf(isNotFound, () => Effect.succeedNone))
+  if (Option.isSome(earlier)) {
+    const retiredMs = Option.getOrElse(earlier.value.mtime, () => new Date(nowMs)).getTime()
+    yield* ops.fs.rename(binned, yield* earlierCopyName(ops, binned, retiredMs))
+  }
   yield* ops.fs.rename(file, binned)
   // Its age in the wastebasket listing counts from the retirement.
   const now = new Date(nowMs)
@@ -26,7 +57,14 @@ export const moveToWastebasket = Effect.fnUntraced(function*(ops: DiskOps, file:
 export const listWastebasket = (ops: DiskOps, identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
   Effect.forEach(homes, (home) => {
     const dir = wastebasketDirectory(identity, home, ops.path.join)
-    return walkNotes(ops, dir).pipe(
+    const anchor = wastebasketAnchor(identity, home, ops.path.dirname)
+    const place = { address: { home, path: "" }, shown: "the wastebasket", homeDir: dir }
+    const walk = placeUnder(ops, anchor.base, anchor.segments).pipe(
+      Effect.flatMap((placement): Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError | NotesIoError> =>
+        placement._tag === "Inside" ? walkNotes(ops, dir) : Effect.fail(misplacedError(place, placement, anchor.belongsTo, "list"))
+      )
+    )
+    return walk.pipe(
       Effect.flatMap((files) =>
         Effect.map(statPaths(files.map((file) => file.absolute)), (kinds) =>
           files.flatMap((file, i): ReadonlyArray<NoteRow> => {
@@ -36,7 +74,7 @@ export const listWastebasket = (ops: DiskOps, identity: NotesIdentity, homes: Re
               : []
           }))
       ),
-      Effect.mapError(notesIoError(ops.path, { address: { home, path: "" }, shown: "the wastebasket", homeDir: dir }, "list"))
+      Effect.mapError((error) => PlatformError.isPlatformError(error) ? notesIoError(ops.path, place, "list")(error) : error)
     )
   }).pipe(Effect.map((rows) => rows.flat().sort(compareRecentFirst)))
 

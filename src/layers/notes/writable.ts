@@ -1,9 +1,18 @@
 import { Effect, FileSystem, Path } from "effect"
+import type { AnchoredFolder } from "../../domain/notes/identity.ts"
+import { inside } from "../../domain/notes/placement.ts"
+import { placeUnder } from "./contain.ts"
 
 /** Whether notes could be created under a folder, and if not, which existing path stops them. */
 export type Writability =
   | { readonly _tag: "Writable" }
-  | { readonly _tag: "Blocked"; readonly at: string; readonly problem: "not-a-folder" | "read-only" | "not-accessible" }
+  | {
+    readonly _tag: "Blocked"
+    readonly at: string
+    readonly problem: "not-a-folder" | "read-only" | "not-accessible" | "link-outside" | "dangling-link"
+    /** For a link: the root it leads out of ("the notes root", "the project"). */
+    readonly root?: string
+  }
 
 /**
  * Judges `dir` without writing anything: the nearest path that exists on the
@@ -29,4 +38,20 @@ export const writability = Effect.fn("Notes.writability")(function*(dir: string)
     if (parent === current) return { _tag: "Blocked", at: current, problem: "not-accessible" } satisfies Writability
     current = parent
   }
+})
+
+/** Judges an anchored folder: first that no link on its way leads out of its root (or to nothing), then `writability`. */
+export const anchoredWritability = Effect.fn("Notes.anchoredWritability")(function*(anchored: AnchoredFolder) {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const placement = yield* placeUnder({ fs, path }, anchored.base, anchored.segments).pipe(Effect.orElseSucceed(() => inside))
+  if (placement._tag !== "Inside") {
+    return {
+      _tag: "Blocked",
+      at: path.join(anchored.base, ...placement.link.split("/")),
+      problem: placement._tag === "Outside" ? "link-outside" : "dangling-link",
+      root: anchored.belongsTo
+    } satisfies Writability
+  }
+  return yield* writability(path.join(anchored.base, ...anchored.segments))
 })
