@@ -117,7 +117,7 @@ const render = (action: Action, seed: string, extra: ReadonlyArray<ToolCallSpec>
   const text = [stepText, action.say ?? ""].filter((part) => part !== "").join("\n")
   const content: AssistantMessage["content"] = [
     ...(text === "" ? [] : [{ type: "text" as const, text }]),
-    ...calls.map((call, index) => ({ type: "toolCall" as const, id: `sc_${seed}_${index}`, name: call.name, arguments: call.args }))
+    ...calls.map((call, index) => ({ type: "toolCall" as const, id: `sc_${seed}_${index}`, name: call.name, arguments: call.args as ToolCall["arguments"] }))
   ]
   return { content, stopReason: "toolUse" }
 }

@@ -1,0 +1,85 @@
+/** report.md from the runs: per task and arm, then overall. */
+import type { RunResult } from "./types.ts"
+
+/** Wilson score interval at 95% for `successes` of `n`. */
+export const wilson = (successes: number, n: number): { readonly low: number; readonly high: number } => {
+  if (n === 0) return { low: 0, high: 1 }
+  const z = 1.959964
+  const p = successes / n
+  const denominator = 1 + (z * z) / n
+  const centre = (p + (z * z) / (2 * n)) / denominator
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) }
+}
+
+export const median = (values: ReadonlyArray<number>): number => {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const integer = (value: number) => Math.round(value).toLocaleString("en-US")
+const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`
+const percent = (value: number) => `${Math.round(value * 100)}%`
+
+export const totalTokens = (result: RunResult): number => result.tokens.input + result.tokens.output + result.tokens.cacheRead + result.tokens.cacheWrite
+
+const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
+  const successes = runs.filter((run) => run.success).length
+  const interval = wilson(successes, runs.length)
+  const answered = runs.flatMap((run) => run.requests).filter((request) => request.sent)
+  return `| ${name} | ${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)}) | ` +
+    `${integer(median(runs.map(totalTokens)))} | ${integer(median(runs.map((run) => run.tokens.input + run.tokens.cacheRead + run.tokens.cacheWrite)))} | ` +
+    `${usd(median(runs.map((run) => run.costUsd)))} | ${integer(median(runs.map((run) => run.modelCalls)))} | ` +
+    `${median(runs.map((run) => run.turnovers.total))} | ${runs.filter((run) => run.earlyStop).length} | ` +
+    `${runs.reduce((sum, run) => sum + run.repliesToOlderRequests, 0)} | ${answered.filter((request) => request.answered).length}/${answered.length} | ` +
+    `${runs.filter((run) => run.failure !== undefined).length} |`
+}
+
+const header = "| arm | success (95% interval) | tokens (median) | tokens sent | cost (median) | model calls | turnovers | early stops | replies to older requests | requests answered | provider/harness failures |\n" +
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+
+export const renderReport = (results: ReadonlyArray<RunResult>): string => {
+  const arms = [...new Set(results.map((result) => result.arm))]
+  const tasks = [...new Set(results.map((result) => result.task))]
+  const scripted = results.some((result) => result.scripted)
+  const first = results[0]
+  const lines: Array<string> = ["# pi-context eval report", ""]
+  if (first !== undefined) {
+    lines.push(
+      `Model: ${first.versions.model} · window ${integer(first.window)} tokens · pi-context ${first.versions.piContext} · Pi ${first.versions.pi} · ` +
+        `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
+      ""
+    )
+  }
+  if (scripted) {
+    lines.push(
+      "> **Scripted model.** These runs used the built-in scripted agent, not a language model. Its calls, tokens and turnovers are real " +
+        "mechanical figures of Pi and the arm under test; its success rate says nothing about how a real model does. Run `npm run eval -- --model provider/id` for that.",
+      ""
+    )
+  }
+  lines.push(
+    "Success: the task's verifier passed, every request that needs an answer was answered, and no provider failure ended the run; " +
+      "the interval is Wilson's 95% score interval over the seeds. Tokens: input + output + cache reads + cache writes as the provider reported them; " +
+      "tokens sent: the prompt tokens alone. Medians over the seeds. A turnover is a reset (pi-context) or a compaction (Pi). " +
+      "An early stop: the run ended with the verifier failing and no statement that the model is blocked. " +
+      "A reply to an older request: an answer to a question repeated after a turnover that followed its first answer.",
+    ""
+  )
+  lines.push("## Overall", "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.arm === arm))), "")
+  for (const task of tasks) {
+    const kind = results.find((run) => run.task === task)
+    lines.push(`## ${task}`, "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.task === task && run.arm === arm))), "")
+    const failed = results.filter((run) => run.task === task && !run.success)
+    for (const run of failed) {
+      const why = run.failure !== undefined ? `${run.failure.kind}: ${run.failure.message}` : run.verifierFailures.join("; ") || "a required answer is missing"
+      lines.push(`- ${run.arm}, seed ${run.seed}: ${why.slice(0, 300)}`)
+    }
+    if (failed.length > 0) lines.push("")
+    void kind
+  }
+  lines.push("![tokens sent per model call](chart.svg)", "")
+  return lines.join("\n")
+}
