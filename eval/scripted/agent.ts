@@ -8,7 +8,7 @@
  * it still sees when Pi asks it to summarise.
  */
 import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
-import { getCurrentSystemPrompt } from "@earendil-works/pi-ai"
+import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
 import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/types.ts"
 import type { Reply } from "./provider.ts"
 
@@ -68,7 +68,7 @@ const readState = (text: string, facts: Map<string, string>, done: Set<string>):
 
 const announced = (text: string): ReadonlyArray<string> => [...text.matchAll(stepLine)].flatMap((match) => match[1]!.split(", "))
 
-const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver): Knowledge => {
+const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver, tools: ReadonlyArray<string> = []): Knowledge => {
   const facts = new Map<string, string>()
   const done = new Set<string>()
   const results: Array<SeenResult> = []
@@ -87,7 +87,7 @@ const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver): Knowle
       solver.learn(item.result.text, facts, { name: item.result.tool, args: item.result.args })
     }
   })
-  return { facts, done, results }
+  return { facts, done, results, tools }
 }
 
 /** The checkpoint note: the scripted agent's whole state in its own notation. */
@@ -195,7 +195,7 @@ export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptCon
   if (system.startsWith(summarizerPrompt)) return summarise(messages.map((message) => (message.role === "user" ? textOf(message.content) : "")).join("\n"), solver)
   const items = itemsOf(messages)
   const seed = hash(JSON.stringify(messages.at(-1) ?? "")) + String(items.length)
-  const knowledge = knowledgeOf(items, solver)
+  const knowledge = knowledgeOf(items, solver, getCurrentTools(context.messages).map((tool) => tool.name))
   const window = windowFacts(items)
   const reminderUnheeded = (line: number) => line >= 0 && line > window.lastNoteWrite
   // After the final warning (once this window has done some work) or the close-out: checkpoint, then a fresh window.

@@ -46,6 +46,8 @@ export interface Knowledge {
   readonly done: Set<string>
   /** Tool results visible in the request, oldest first. */
   readonly results: ReadonlyArray<SeenResult>
+  /** The tools the request offers. */
+  readonly tools: ReadonlyArray<string>
 }
 
 export interface ScriptedSolver {
