@@ -39,7 +39,7 @@ const files = (seed: number): Record<string, string> => {
     "test/run.mjs": 'import { readdirSync } from "node:fs"\nfor (const file of readdirSync("src")) {\n  const mod = await import(`../src/${file}`)\n  if (Object.keys(mod).length === 0) throw new Error(`${file} exports nothing`)\n}\nconsole.log("ok")\n'
   }
   for (const name of modules) {
-    const names = [1, 2, 3, 4, 5, 6, 7].map((index) => `${name}Op${index}`)
+    const names = Array.from({ length: 12 }, (_, index) => `${name}Op${index + 1}`)
     tree[`src/${name}.js`] = [
       `// ${name}.js`,
       'const path = require("node:path")',

@@ -21,7 +21,7 @@ const handlerSource = (random: ReturnType<typeof rng>, name: string): string => 
     `  return { ok: true, ${fields.join(", ")} }`,
     "}",
     "",
-    ...[1, 2, 3, 4, 5, 6, 7].map((index) => fillerFunction(random, `${name}Rule${index}`)),
+    ...Array.from({ length: 14 }, (_, index) => fillerFunction(random, `${name}Rule${index + 1}`)),
     ""
   ].join("\n")
 }

@@ -6,7 +6,7 @@ const setup = (seed: number) => {
   const random = rng(seed * 31 + 7)
   return {
     random,
-    modules: moduleNames(random, 15),
+    modules: moduleNames(random, 20),
     errAmount: random.pick(["amount must be whole cents", "cents must be an integer", "not an amount in cents"]),
     errFunds: random.pick(["insufficient funds", "balance too low", "not enough money"]),
     currency: random.pick(["EUR", "CHF", "SEK", "NZD"])
@@ -19,7 +19,7 @@ const conventions = "# Conventions\n\n" + Array.from({ length: 24 }, (_, index) 
 const files = (seed: number): Record<string, string> => {
   const { random, modules } = setup(seed)
   const tree: Record<string, string> = { "package.json": '{ "name": "books", "type": "module", "private": true }\n', "docs/CONVENTIONS.md": conventions }
-  for (const name of modules) tree[`src/${name}.js`] = `// ${name}.js\n\n${[1, 2, 3, 4, 5, 6, 7, 8, 9].map((index) => fillerFunction(random, `${name}Task${index}`)).join("\n")}`
+  for (const name of modules) tree[`src/${name}.js`] = `// ${name}.js\n\n${Array.from({ length: 11 }, (_, index) => fillerFunction(random, `${name}Task${index + 1}`)).join("\n")}`
   return tree
 }
 

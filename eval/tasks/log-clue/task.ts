@@ -11,7 +11,7 @@ const setup = (seed: number) => {
   const value = random.int(2, 9)
   const bad = `${value}${random.pick(["x", " times", "s", "!"])}`
   const job = `export-${random.pick(["orders", "ledger", "metrics", "billing"])}`
-  const lines = 2_600 + random.int(0, 200)
+  const lines = 3_800 + random.int(0, 200)
   const clueAt = 24 + random.int(0, 10)
   return { random, key, value, bad, job, lines, clueAt }
 }

@@ -13,7 +13,7 @@ const files = (seed: number): Record<string, string> => {
   const { random, modules, holder } = setup(seed)
   const tree: Record<string, string> = { "package.json": JSON.stringify({ name: "toolkit", type: "module", private: true }, null, 2) + "\n" }
   for (const name of modules) {
-    const body = [1, 2, 3, 4, 5, 6, 7].map((index) => fillerFunction(random, `${name}Part${index}`))
+    const body = Array.from({ length: 12 }, (_, index) => fillerFunction(random, `${name}Part${index + 1}`))
     if (name === holder) body.splice(3, 0, "export function computeChecksum(data, seed = 7) {\n  let sum = seed\n  for (const byte of data) sum = (sum * 31 + byte) >>> 0\n  return sum\n}\n")
     tree[`src/${name}.js`] = `// ${name}.js\n\n${body.join("\n")}`
   }

@@ -21,7 +21,7 @@ const moduleSource = (random: ReturnType<typeof rng>, name: string, from: string
     `  return \`${name}:\${user.id}:\${user.name}\``,
     "}",
     "",
-    ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((index) => fillerFunction(random, `${name}Step${index}`)),
+    ...Array.from({ length: 11 }, (_, index) => fillerFunction(random, `${name}Step${index + 1}`)),
     `export function audit${capital(name)}(ids) {`,
     `  return ids.map((id) => ${from}(id).name).join(",")`,
     "}",
