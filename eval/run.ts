@@ -5,11 +5,12 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { getAgentDir } from "@earendil-works/pi-coding-agent"
+import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import { getAgentDir, ModelRuntime } from "@earendil-works/pi-coding-agent"
 import { type EvalOptions, parseArgs } from "./harness/args.ts"
 import { renderChart } from "./harness/chart.ts"
 import { runPool } from "./harness/pool.ts"
-import { renderReport } from "./harness/report.ts"
+import { type PriceReference, renderReport } from "./harness/report.ts"
 import type { JobSpec, RunResult } from "./harness/types.ts"
 import { tasks } from "./tasks/index.ts"
 
@@ -40,8 +41,17 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string): ReadonlyArra
   )
 }
 
+/** The model scripted runs' tokens are priced at in the report. */
+export const priceReferenceModel = ["anthropic", "claude-sonnet-4-6"] as const
+
+const priceReference = async (): Promise<PriceReference | undefined> => {
+  const runtime = await ModelRuntime.create({ credentials: new InMemoryCredentialStore(), modelsPath: null, allowModelNetwork: false })
+  const model = runtime.getModel(...priceReferenceModel)
+  return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
+}
+
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
-  writeFileSync(join(dir, "report.md"), renderReport(results))
+  writeFileSync(join(dir, "report.md"), renderReport(results, await priceReference()))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
 }
 

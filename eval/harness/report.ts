@@ -1,5 +1,12 @@
 /** report.md from the runs: per task and arm, then overall. */
+import { priceOf } from "./metrics.ts"
 import type { RunResult } from "./types.ts"
+
+/** A model whose prices (Pi's catalog, dollars per million tokens) put a figure on scripted runs' tokens. */
+export interface PriceReference {
+  readonly name: string
+  readonly cost: { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number }
+}
 
 /** Wilson score interval at 95% for `successes` of `n`. */
 export const wilson = (successes: number, n: number): { readonly low: number; readonly high: number } => {
@@ -40,7 +47,24 @@ const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
 const header = "| arm | success (95% interval) | tokens (median) | tokens sent | cost (median) | model calls | turnovers | early stops | replies to older requests | requests answered | provider/harness failures |\n" +
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 
-export const renderReport = (results: ReadonlyArray<RunResult>): string => {
+const priced = (results: ReadonlyArray<RunResult>, arms: ReadonlyArray<string>, reference: PriceReference): ReadonlyArray<string> => [
+  `## What one task costs at ${reference.name}'s prices`,
+  "",
+  `The measured tokens of these runs priced at ${reference.name} (Pi's model catalog: $${reference.cost.input} per million input tokens, ` +
+    `$${reference.cost.cacheRead} per million cache reads, $${reference.cost.output} per million output tokens). Medians per task over the runs of each arm. ` +
+    "A provider that also bills cache writes (Anthropic: 1.25 × input for the new part of each prompt) costs more than this for the uncached share.",
+  "",
+  "| arm | input (uncached) | cache reads | output | cost per task |",
+  "| --- | --- | --- | --- | --- |",
+  ...arms.map((arm) => {
+    const runs = results.filter((run) => run.arm === arm)
+    return `| ${arm} | ${integer(median(runs.map((run) => run.tokens.input)))} | ${integer(median(runs.map((run) => run.tokens.cacheRead)))} | ` +
+      `${integer(median(runs.map((run) => run.tokens.output)))} | ${usd(median(runs.map((run) => priceOf(run.tokens, reference))))} |`
+  }),
+  ""
+]
+
+export const renderReport = (results: ReadonlyArray<RunResult>, reference?: PriceReference): string => {
   const arms = [...new Set(results.map((result) => result.arm))]
   const tasks = [...new Set(results.map((result) => result.task))]
   const scripted = results.some((result) => result.scripted)
@@ -69,8 +93,8 @@ export const renderReport = (results: ReadonlyArray<RunResult>): string => {
     ""
   )
   lines.push("## Overall", "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.arm === arm))), "")
+  if (scripted && reference !== undefined) lines.push(...priced(results, arms, reference))
   for (const task of tasks) {
-    const kind = results.find((run) => run.task === task)
     lines.push(`## ${task}`, "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.task === task && run.arm === arm))), "")
     const failed = results.filter((run) => run.task === task && !run.success)
     for (const run of failed) {
@@ -78,7 +102,6 @@ export const renderReport = (results: ReadonlyArray<RunResult>): string => {
       lines.push(`- ${run.arm}, seed ${run.seed}: ${why.slice(0, 300)}`)
     }
     if (failed.length > 0) lines.push("")
-    void kind
   }
   lines.push("![tokens sent per model call](chart.svg)", "")
   return lines.join("\n")
