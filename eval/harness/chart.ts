@@ -14,11 +14,12 @@ export const renderChart = async (results: ReadonlyArray<RunResult>): Promise<st
   const runs = chosenRuns(results)
   const points = runs.flatMap((run) => run.calls.map((point) => ({ arm: run.arm, call: point.call, sent: point.sent })))
   const turnovers = runs.flatMap((run) => run.calls.filter((point) => point.turnoverBefore !== undefined).map((point) => ({ arm: run.arm, call: point.call, sent: point.sent, kind: point.turnoverBefore })))
-  const title = runs[0] === undefined ? "no runs" : `Tokens sent per model call · ${runs[0].task}, seed ${runs[0].seed} · ${runs[0].versions.model}${runs[0].scripted ? " (scripted)" : ""} · window ${runs[0].window}`
+  const first = runs[0]
+  const subtitle = first === undefined ? "no runs" : `${first.task}, seed ${first.seed} · ${first.versions.model}${first.scripted ? " (scripted agent)" : ""} · ${first.window}-token window · ▼ turnover`
   const spec: vegaLite.TopLevelSpec = {
     $schema: "https://vega.github.io/schema/vega-lite/v6.json",
-    title,
-    width: 720,
+    title: { text: "Tokens sent per model call", subtitle },
+    width: 860,
     height: 300,
     layer: [
       {
