@@ -104,6 +104,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   const measured = figures()
   const verdict = task.verify(dirs.cwd, spec.seed)
   const sessionFile = session.sessionManager.getSessionFile()
+  // The window Pi itself worked with: the model's own, overridden by --window.
+  const window = session.model?.contextWindow ?? 0
   session.dispose()
   rmSync(dirs.root, { recursive: true, force: true })
   const answeredAll = messages.every((message) => message.mustAnswer !== true || measured.requests.some((request) => request.id === message.id && request.answered))
@@ -114,7 +116,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     seed: spec.seed,
     model: spec.model,
     scripted: spec.model === "scripted",
-    window: spec.window,
+    window,
     versions: { piContext: piContextVersion, pi: piVersion, model: `${model.provider}/${model.id}` },
     success: verdict.pass && answeredAll && failure === undefined,
     verifierPassed: verdict.pass,

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
@@ -63,6 +63,19 @@ describe("npm run eval on the scripted agent", () => {
       assert.deepStrictEqual(result.tokens, usageInSession(entries))
       assert.isAbove(result.tokens.input + result.tokens.cacheRead, 0)
     }
+  })
+})
+
+describe("the ext: arm", () => {
+  it("loads any Pi extension by path, as pi -e does, next to Pi's compaction", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-ext-"))
+    writeFileSync(join(dir, "marker.ts"), 'export default function (pi) {\n  pi.on("session_start", () => pi.appendEntry("eval-test/loaded", { ok: true }))\n}\n')
+    const [spec] = specs(["--tasks", "log-clue", "--seeds", "1", "--arms", `ext:${join(dir, "marker.ts")}`])
+    const [result] = await runPool([spec!], { jobs: 1, maxUsd: undefined })
+    assert.isUndefined(result!.failure, JSON.stringify(result!.failure))
+    assert.strictEqual(result!.arm, `ext:${join(dir, "marker.ts")}`)
+    assert.isTrue(sessionEntries(result!).some((entry) => entry.type === "custom" && entry.customType === "eval-test/loaded"))
+    assert.isAtLeast(result!.turnovers.compactions, 1)
   })
 })
 
