@@ -4,7 +4,7 @@
  * the report and chart from DIR/results.jsonl.
  */
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join, relative, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import { getAgentDir, ModelRuntime } from "@earendil-works/pi-coding-agent"
 import { type EvalOptions, parseArgs } from "./harness/args.ts"
@@ -77,7 +77,8 @@ const main = async () => {
     jobs: options.jobs,
     maxUsd: options.maxUsd,
     progress: process.stderr,
-    onResult: (result) => appendFileSync(join(out, "results.jsonl"), `${JSON.stringify(result)}\n`)
+    // Session paths relative to the results, so a committed results.jsonl points into its own sessions/.
+    onResult: (result) => appendFileSync(join(out, "results.jsonl"), `${JSON.stringify({ ...result, sessionFile: result.sessionFile === undefined ? undefined : relative(out, result.sessionFile) })}\n`)
   })
   await writeReport(out, results)
   process.stderr.write(`${results.filter((result) => result.success).length}/${results.length} runs succeeded · ${join(out, "report.md")}\n`)

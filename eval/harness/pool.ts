@@ -66,7 +66,7 @@ export const runPool = async (specs: ReadonlyArray<JobSpec>, options: PoolOption
     const lines = [
       ...[...running].map((job) => {
         const p = job.progress
-        return `  ${label(job.spec)} · turn ${p?.turn ?? 0} · ${p?.calls ?? 0} calls · ${(p?.tokens ?? 0).toLocaleString("en-US")} tokens · ${p?.turnovers ?? 0} turnovers · ${seconds(Date.now() - job.started)}`
+        return `  ${label(job.spec)} · turn ${p?.turn ?? 0} · ${p?.calls ?? 0} calls · ${(p?.tokens ?? 0).toLocaleString("en-US")} tokens · ${p?.turnovers ?? 0} turnover${p?.turnovers === 1 ? "" : "s"} · ${seconds(Date.now() - job.started)}`
       }),
       `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${specs.length} runs · ${seconds(elapsed)} · about ${left} and ${costLeft} left · spent $${spent.toFixed(2)}`
     ]

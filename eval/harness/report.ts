@@ -35,17 +35,17 @@ export const totalTokens = (result: RunResult): number => result.tokens.input + 
 const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
   const successes = runs.filter((run) => run.success).length
   const interval = wilson(successes, runs.length)
-  const answered = runs.flatMap((run) => run.requests).filter((request) => request.sent)
+  const answered = runs.flatMap((run) => run.requests)
   return `| ${name} | ${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)}) | ` +
     `${integer(median(runs.map(totalTokens)))} | ${integer(median(runs.map((run) => run.tokens.input + run.tokens.cacheRead + run.tokens.cacheWrite)))} | ` +
     `${usd(median(runs.map((run) => run.costUsd)))} | ${integer(median(runs.map((run) => run.modelCalls)))} | ` +
     `${median(runs.map((run) => run.turnovers.total))} | ${runs.filter((run) => run.earlyStop).length} | ` +
     `${runs.reduce((sum, run) => sum + run.repliesToOlderRequests, 0)} | ${answered.filter((request) => request.answered).length}/${answered.length} | ` +
-    `${runs.filter((run) => run.failure !== undefined).length} |`
+    `${runs.filter((run) => run.failure !== undefined).length} | ${Math.round(median(runs.map((run) => run.wallMs)) / 1000)} s |`
 }
 
-const header = "| arm | success (95% interval) | tokens (median) | tokens sent | cost (median) | model calls | turnovers | early stops | replies to older requests | requests answered | provider/harness failures |\n" +
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+const header = "| arm | success (95% interval) | tokens (median) | tokens sent | cost (median) | model calls | turnovers | early stops | replies to older requests | requests answered | provider/harness failures | wall time |\n" +
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 
 const priced = (results: ReadonlyArray<RunResult>, arms: ReadonlyArray<string>, reference: PriceReference): ReadonlyArray<string> => [
   `## What one task costs at ${reference.name}'s prices`,

@@ -48,7 +48,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   if (opened === undefined) return emptyResult(spec, failure!, started)
   const { session, model } = opened
   if (opened.loadErrors.length > 0) failure = { kind: "harness", message: `extension load failed: ${opened.loadErrors.join("; ")}` }
-  const figures = () => measure(session.sessionManager.getEntries(), model, sent)
+  // Every request of the task, sent or not: one the run never reached counts as unanswered.
+  const figures = () => measure(session.sessionManager.getEntries(), model, messages.map((spec) => ({ spec, sentAs: sent.find((done) => done.spec.id === spec.id)?.sentAs ?? "not sent" })))
   let turns = 0
   let lastActivity = Date.now()
   const stop = (reason: RunFailure) => {
