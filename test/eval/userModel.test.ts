@@ -26,22 +26,41 @@ const chatServer = () => {
   return { server, bodies }
 }
 
+const userSetUp = (port: number) => {
+  const userAgentDir = mkdtempSync(join(tmpdir(), "pi-context-eval-user-"))
+  writeFileSync(join(userAgentDir, "models.json"), JSON.stringify({
+    providers: {
+      local: {
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        api: "openai-completions",
+        apiKey: "local-key",
+        models: [{ id: "m1", contextWindow: 200_000, maxTokens: 4_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } }]
+      }
+    }
+  }))
+  return userAgentDir
+}
+
 describe("npm run eval --model provider/id", () => {
+  it("starts no run once the runs so far cost --max-usd", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "3", "--arms", "compaction", "--out", out]), process.cwd())
+    const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir })), { jobs: 1, maxUsd: 0.000_001 })
+    server.close()
+    assert.strictEqual(specs.length, 3)
+    assert.strictEqual(results.length, 1)
+    assert.isAbove(results[0]!.costUsd, 0.000_001)
+    assert.strictEqual(bodies.length, 2)
+  })
+
   it("runs on a model from the user's Pi set-up (its models.json and key), records the provider's usage and prices it, and calls a reply that gives up an early stop", async () => {
     const { server, bodies } = chatServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const port = (server.address() as AddressInfo).port
-    const userAgentDir = mkdtempSync(join(tmpdir(), "pi-context-eval-user-"))
-    writeFileSync(join(userAgentDir, "models.json"), JSON.stringify({
-      providers: {
-        local: {
-          baseUrl: `http://127.0.0.1:${port}/v1`,
-          api: "openai-completions",
-          apiKey: "local-key",
-          models: [{ id: "m1", contextWindow: 200_000, maxTokens: 4_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } }]
-        }
-      }
-    }))
+    const userAgentDir = userSetUp(port)
     const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
     const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
