@@ -1,7 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { median, renderReport, wilson } from "../../eval/harness/report.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
+import { readResults, writeReport } from "../../eval/run.ts"
 
 const run = (arm: string, seed: number, success: boolean, overrides: Partial<RunResult> = {}): RunResult => ({
   task: "rename-symbol",
@@ -62,6 +66,21 @@ describe("the eval report", () => {
     const report = renderReport([run("pi-context", 1, true)], { name: "anthropic/claude-sonnet-4-6", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } })
     // 1,000 input, 10,000 cache reads, 100 output: 0.003 + 0.003 + 0.0015 dollars.
     assert.include(report, "| pi-context | 1,000 | 10,000 | 100 | $0.0075 |")
+  })
+})
+
+describe("--report DIR", () => {
+  it("rebuilds report.md and a Vega-Lite SVG chart from results.jsonl: one line per arm, turnovers marked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-report-"))
+    const calls = (turnover: "reset" | "compaction") =>
+      Array.from({ length: 12 }, (_, index) => ({ call: index + 1, sent: 4_000 + (index % 6) * 2_000, turnoverBefore: index === 6 ? turnover : undefined }))
+    const results = [run("pi-context", 1, true, { calls: calls("reset") }), run("compaction", 1, true, { calls: calls("compaction") })]
+    writeFileSync(join(dir, "results.jsonl"), results.map((result) => JSON.stringify(result)).join("\n") + "\n")
+    await writeReport(dir, readResults(dir))
+    assert.include(readFileSync(join(dir, "report.md"), "utf8"), "| compaction | 1/1 (100%, 21%–100%) |")
+    const svg = readFileSync(join(dir, "chart.svg"), "utf8")
+    assert.match(svg, /^<svg /)
+    for (const text of ["Tokens sent per model call", "model call", "tokens sent", "pi-context", "compaction", "reset"]) assert.include(svg, `>${text}</text>`)
   })
 })
 
