@@ -11,6 +11,7 @@ import { type EvalOptions, parseArgs } from "./harness/args.ts"
 import { renderChart } from "./harness/chart.ts"
 import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
+import { nearlyFullShare } from "./harness/settings.ts"
 import type { JobSpec, RunResult } from "./harness/types.ts"
 import { tasks } from "./tasks/index.ts"
 
@@ -33,7 +34,7 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string): ReadonlyArra
         callTimeoutMs: options.callTimeoutMs,
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
-        nearlyFull: 0.45,
+        nearlyFull: nearlyFullShare,
         // Pi's own retry policy for a real provider; the scripted model never needs one.
         retry: scripted ? { maxRetries: 0, baseDelayMs: 100 } : { maxRetries: 3, baseDelayMs: 2_000 }
       }))

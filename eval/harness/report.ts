@@ -1,5 +1,6 @@
 /** report.md from the runs: per task and arm, then overall. */
 import { priceOf } from "./metrics.ts"
+import { compactionAt, nearlyFullShare } from "./settings.ts"
 import type { RunResult } from "./types.ts"
 
 /** A model whose prices (Pi's catalog, dollars per million tokens) put a figure on scripted runs' tokens. */
@@ -74,6 +75,9 @@ export const renderReport = (results: ReadonlyArray<RunResult>, reference?: Pric
     lines.push(
       `Model: ${first.versions.model} · window ${integer(first.window)} tokens · pi-context ${first.versions.piContext} · Pi ${first.versions.pi} · ` +
         `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
+      "",
+      `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
+        `(off for \`none\`); pi-context's lines follow from that reserve. Each task's nearly-full message is steered in at ${Math.round(nearlyFullShare * 100)}% of the window.`,
       ""
     )
   }

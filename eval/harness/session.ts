@@ -12,6 +12,7 @@ import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRunt
 import { scriptedAgent } from "../scripted/agent.ts"
 import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
 import type { Task } from "../tasks/types.ts"
+import { compactionAt } from "./settings.ts"
 import type { JobSpec } from "./types.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -24,17 +25,9 @@ export interface RunDirs {
   readonly sessionDir: string
 }
 
-/**
- * Pi's settings for an arm at a window: the same compaction numbers for every
- * arm, scaled to the window (Pi's defaults, 16,384 reserved and 20,000 kept,
- * assume a window of 128k or more), compaction off only for `none`.
- */
+/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off only for `none`. */
 export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
-  compaction: {
-    enabled: spec.arm !== "none",
-    reserveTokens: Math.min(16_384, Math.round(spec.window / 8)),
-    keepRecentTokens: Math.min(20_000, Math.round(spec.window / 4))
-  },
+  compaction: { enabled: spec.arm !== "none", ...compactionAt(spec.window) },
   retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
   // Warming the prompt cache between calls would add calls no arm asked for.
   cacheWarming: "off"

@@ -106,8 +106,9 @@ export const scriptedStream = (options: ScriptedProviderOptions) => {
       totalTokens: promptTokens + output,
       cost: zeroCost
     })
+    // A refused request is not billed: its usage is zero, as real providers report it.
     const fail = (errorMessage: string) => {
-      const message: AssistantMessage = { ...base, content: [], usage: usageFor(0), stopReason: "error", errorMessage }
+      const message: AssistantMessage = { ...base, content: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: zeroCost }, stopReason: "error", errorMessage }
       stream.push({ type: "error", reason: "error", error: message })
       stream.end(message)
     }
