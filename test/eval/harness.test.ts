@@ -35,6 +35,9 @@ const usageInSession = (entries: ReadonlyArray<Entry>) => {
   return sum
 }
 
+// Whole Pi sessions in worker processes: about 20-30 s alone; the margin is for a loaded machine.
+const slow = 150_000
+
 const specs = (argv: ReadonlyArray<string>): ReadonlyArray<JobSpec> => {
   const out = mkdtempSync(join(tmpdir(), "pi-context-eval-test-"))
   return jobsFor(parseArgs([...argv, "--out", out]), process.cwd())
@@ -63,7 +66,7 @@ describe("npm run eval on the scripted agent", () => {
       assert.deepStrictEqual(result.tokens, usageInSession(entries))
       assert.isAbove(result.tokens.input + result.tokens.cacheRead, 0)
     }
-  })
+  }, slow)
 })
 
 describe("the ext: arm", () => {
@@ -76,7 +79,7 @@ describe("the ext: arm", () => {
     assert.strictEqual(result!.arm, `ext:${join(dir, "marker.ts")}`)
     assert.isTrue(sessionEntries(result!).some((entry) => entry.type === "custom" && entry.customType === "eval-test/loaded"))
     assert.isAtLeast(result!.turnovers.compactions, 1)
-  })
+  }, slow)
 })
 
 describe("a provider that fails", () => {
@@ -106,5 +109,5 @@ describe("a provider that fails", () => {
     assert.isUndefined(ok!.failure)
     assert.isAtLeast(ok!.modelCalls, 10)
     assert.strictEqual(readdirSync(join(base.runDir, "ok", "session")).length, 1)
-  })
+  }, slow)
 })
