@@ -1,0 +1,112 @@
+/** report.md from the runs: per task and arm, then overall. */
+import { priceOf } from "./metrics.ts"
+import { compactionAt, nearlyFullShare } from "./settings.ts"
+import type { RunResult } from "./types.ts"
+
+/** A model whose prices (Pi's catalog, dollars per million tokens) put a figure on scripted runs' tokens. */
+export interface PriceReference {
+  readonly name: string
+  readonly cost: { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number }
+}
+
+/** Wilson score interval at 95% for `successes` of `n`. */
+export const wilson = (successes: number, n: number): { readonly low: number; readonly high: number } => {
+  if (n === 0) return { low: 0, high: 1 }
+  const z = 1.959964
+  const p = successes / n
+  const denominator = 1 + (z * z) / n
+  const centre = (p + (z * z) / (2 * n)) / denominator
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / denominator
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) }
+}
+
+export const median = (values: ReadonlyArray<number>): number => {
+  if (values.length === 0) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const integer = (value: number) => Math.round(value).toLocaleString("en-US")
+const usd = (value: number) => `$${value.toFixed(value < 1 ? 4 : 2)}`
+const percent = (value: number) => `${Math.round(value * 100)}%`
+
+export const totalTokens = (result: RunResult): number => result.tokens.input + result.tokens.output + result.tokens.cacheRead + result.tokens.cacheWrite
+
+const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
+  const successes = runs.filter((run) => run.success).length
+  const interval = wilson(successes, runs.length)
+  const answered = runs.flatMap((run) => run.requests)
+  return `| ${name} | ${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)}) | ` +
+    `${integer(median(runs.map(totalTokens)))} | ${integer(median(runs.map((run) => run.tokens.input + run.tokens.cacheRead + run.tokens.cacheWrite)))} | ` +
+    `${usd(median(runs.map((run) => run.costUsd)))} | ${integer(median(runs.map((run) => run.modelCalls)))} | ` +
+    `${median(runs.map((run) => run.turnovers.total))} | ${runs.filter((run) => run.earlyStop).length} | ` +
+    `${runs.reduce((sum, run) => sum + run.repliesToOlderRequests, 0)} | ${answered.filter((request) => request.answered).length}/${answered.length} | ` +
+    `${runs.filter((run) => run.failure !== undefined).length} | ${Math.round(median(runs.map((run) => run.wallMs)) / 1000)} s |`
+}
+
+const header = "| arm | success (95% interval) | tokens (median) | tokens sent | cost (median) | model calls | turnovers | early stops | replies to older requests | requests answered | provider/harness failures | wall time |\n" +
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+
+const priced = (results: ReadonlyArray<RunResult>, arms: ReadonlyArray<string>, reference: PriceReference): ReadonlyArray<string> => [
+  `## What one task costs at ${reference.name}'s prices`,
+  "",
+  `The measured tokens of these runs priced at ${reference.name} (Pi's model catalog: $${reference.cost.input} per million input tokens, ` +
+    `$${reference.cost.cacheRead} per million cache reads, $${reference.cost.output} per million output tokens). Medians per task over the runs of each arm. ` +
+    "A provider that also bills cache writes (Anthropic: 1.25 × input for the new part of each prompt) costs more than this for the uncached share.",
+  "",
+  "| arm | input (uncached) | cache reads | output | cost per task |",
+  "| --- | --- | --- | --- | --- |",
+  ...arms.map((arm) => {
+    const runs = results.filter((run) => run.arm === arm)
+    return `| ${arm} | ${integer(median(runs.map((run) => run.tokens.input)))} | ${integer(median(runs.map((run) => run.tokens.cacheRead)))} | ` +
+      `${integer(median(runs.map((run) => run.tokens.output)))} | ${usd(median(runs.map((run) => priceOf(run.tokens, reference))))} |`
+  }),
+  ""
+]
+
+export const renderReport = (results: ReadonlyArray<RunResult>, reference?: PriceReference): string => {
+  const arms = [...new Set(results.map((result) => result.arm))]
+  const tasks = [...new Set(results.map((result) => result.task))]
+  const scripted = results.some((result) => result.scripted)
+  const first = results[0]
+  const lines: Array<string> = ["# pi-context eval report", ""]
+  if (first !== undefined) {
+    lines.push(
+      `Model: ${first.versions.model} · window ${integer(first.window)} tokens · pi-context ${first.versions.piContext} · Pi ${first.versions.pi} · ` +
+        `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
+      "",
+      `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
+        `(off for \`none\`); pi-context's lines follow from that reserve. Each task's nearly-full message is steered in at ${Math.round(nearlyFullShare * 100)}% of the window.`,
+      ""
+    )
+  }
+  if (scripted) {
+    lines.push(
+      "> **Scripted model.** These runs used the built-in scripted agent, not a language model. Its calls, tokens and turnovers are real " +
+        "mechanical figures of Pi and the arm under test; its success rate says nothing about how a real model does. Run `npm run eval -- --model provider/id` for that.",
+      ""
+    )
+  }
+  lines.push(
+    "Success: the task's verifier passed, every request that needs an answer was answered, and no provider failure ended the run; " +
+      "the interval is Wilson's 95% score interval over the seeds. Tokens: input + output + cache reads + cache writes as the provider reported them; " +
+      "tokens sent: the prompt tokens alone. Medians over the seeds. A turnover is a reset (pi-context) or a compaction (Pi). " +
+      "An early stop: the run ended with the verifier failing and no statement that the model is blocked. " +
+      "A reply to an older request: an answer to a question repeated after a turnover that followed its first answer.",
+    ""
+  )
+  lines.push("## Overall", "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.arm === arm))), "")
+  if (scripted && reference !== undefined) lines.push(...priced(results, arms, reference))
+  for (const task of tasks) {
+    lines.push(`## ${task}`, "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.task === task && run.arm === arm))), "")
+    const failed = results.filter((run) => run.task === task && !run.success)
+    for (const run of failed) {
+      const why = run.failure !== undefined ? `${run.failure.kind}: ${run.failure.message}` : run.verifierFailures.join("; ") || "a required answer is missing"
+      lines.push(`- ${run.arm}, seed ${run.seed}: ${why.slice(0, 300)}`)
+    }
+    if (failed.length > 0) lines.push("")
+  }
+  lines.push("![tokens sent per model call](chart.svg)", "")
+  return lines.join("\n")
+}

@@ -1,0 +1,168 @@
+/**
+ * One run: a fresh project from the task's generator, one Pi session for the
+ * arm, the user's messages at their fixed points, the verifier, and the
+ * figures read back from the session file.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { isContextOverflow } from "@earendil-works/pi-ai/compat"
+import type { AssistantMessage } from "@earendil-works/pi-ai"
+import { VERSION as piVersion } from "@earendil-works/pi-coding-agent"
+import type { Task, UserMessageSpec } from "../tasks/types.ts"
+import { measure } from "./metrics.ts"
+import { openSession, repoRoot, type RunDirs } from "./session.ts"
+import type { JobSpec, Progress, RunFailure, RunResult } from "./types.ts"
+
+const piContextVersion = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version
+
+export const classifyFailure = (message: AssistantMessage, contextWindow: number): RunFailure => {
+  const text = message.errorMessage ?? "unknown provider error"
+  if (isContextOverflow(message, contextWindow)) return { kind: "context-overflow", message: text }
+  if (/\b429\b|rate.?limit|too many requests/i.test(text)) return { kind: "rate-limit", message: text }
+  if (/\b5\d\d\b|server.?error|overloaded/i.test(text)) return { kind: "server-error", message: text }
+  return { kind: "provider", message: text }
+}
+
+const blockedStatement = /\b(blocked|cannot continue|can't continue|unable to (?:continue|finish|proceed))\b/i
+
+const makeDirs = (spec: JobSpec): RunDirs => {
+  const root = mkdtempSync(join(tmpdir(), "pi-context-eval-"))
+  const dirs = { root, agentDir: join(root, "agent"), notesRoot: join(root, "notes"), cwd: join(root, "project"), sessionDir: join(spec.runDir, "session") }
+  for (const dir of [dirs.agentDir, dirs.notesRoot, dirs.cwd, dirs.sessionDir]) mkdirSync(dir, { recursive: true })
+  return dirs
+}
+
+export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: Progress) => void = () => {}): Promise<RunResult> => {
+  const started = Date.now()
+  const dirs = makeDirs(spec)
+  task.generate(dirs.cwd, spec.seed)
+  const messages = task.messages(spec.seed)
+  const sent: Array<{ spec: UserMessageSpec; sentAs: string }> = []
+  let failure: RunFailure | undefined
+  const failures = spec.failures
+  const opened = await openSession(spec, task, dirs, failures === undefined ? undefined : (call) => failures[String(call)]).catch((error: unknown) => {
+    failure = { kind: "harness", message: error instanceof Error ? error.message : String(error) }
+    return undefined
+  })
+  if (opened === undefined) return emptyResult(spec, failure!, started)
+  const { session, model } = opened
+  if (opened.loadErrors.length > 0) failure = { kind: "harness", message: `extension load failed: ${opened.loadErrors.join("; ")}` }
+  // Every request of the task, sent or not: one the run never reached counts as unanswered.
+  const figures = () => measure(session.sessionManager.getEntries(), model, messages.map((spec) => ({ spec, sentAs: sent.find((done) => done.spec.id === spec.id)?.sentAs ?? "not sent" })))
+  let turns = 0
+  let lastActivity = Date.now()
+  const stop = (reason: RunFailure) => {
+    failure ??= reason
+    void session.abort()
+  }
+  const unsubscribe = session.subscribe((event) => {
+    if (event.type === "message_start" || event.type === "message_update" || event.type === "tool_execution_end") lastActivity = Date.now()
+    if (event.type === "turn_end") {
+      turns++
+      const usage = session.getContextUsage()
+      const nearlyFull = messages.find((message) => message.when === "nearly-full" && !sent.some((done) => done.spec.id === message.id))
+      if (nearlyFull !== undefined && usage?.tokens != null && usage.tokens >= spec.nearlyFull * spec.window) {
+        sent.push({ spec: nearlyFull, sentAs: "nearly-full" })
+        void session.steer(nearlyFull.text)
+      }
+    }
+    if (event.type === "message_end" && event.message.role === "assistant") {
+      const now = figures()
+      onProgress({ turn: turns, calls: now.modelCalls, tokens: now.calls.reduce((sum, point) => sum + point.sent, 0), turnovers: now.turnovers.total, costUsd: now.costUsd })
+      if (now.modelCalls >= spec.maxCalls) stop({ kind: "max-calls", message: `stopped at ${spec.maxCalls} model calls` })
+    }
+  })
+  const watchdog = setInterval(() => {
+    if (session.isStreaming && Date.now() - lastActivity > spec.callTimeoutMs) stop({ kind: "timeout", message: `no answer from the model for ${spec.callTimeoutMs} ms` })
+    if (Date.now() - started > spec.runTimeoutMs) stop({ kind: "timeout", message: `the run passed its ${spec.runTimeoutMs} ms limit` })
+  }, Math.min(1_000, Math.max(50, spec.callTimeoutMs / 4)))
+  const send = async (message: UserMessageSpec, sentAs: string) => {
+    sent.push({ spec: message, sentAs })
+    lastActivity = Date.now()
+    await session.prompt(message.text)
+    await session.waitForIdle()
+  }
+  const lastError = (): AssistantMessage | undefined => {
+    const last = session.messages.findLast((message) => message.role === "assistant") as AssistantMessage | undefined
+    return last?.stopReason === "error" ? last : undefined
+  }
+  try {
+    for (const message of messages) {
+      if (failure !== undefined) break
+      if (sent.some((done) => done.spec.id === message.id)) continue
+      await send(message, message.when === "start" ? "start" : "idle")
+      const error = lastError()
+      if (error !== undefined) failure ??= classifyFailure(error, spec.window)
+    }
+  } catch (error) {
+    failure ??= { kind: "harness", message: error instanceof Error ? error.message : String(error) }
+  } finally {
+    clearInterval(watchdog)
+    unsubscribe()
+  }
+  await session.waitForIdle().catch(() => undefined)
+  const measured = figures()
+  const verdict = task.verify(dirs.cwd, spec.seed)
+  const sessionFile = session.sessionManager.getSessionFile()
+  // The window Pi itself worked with: the model's own, overridden by --window.
+  const window = session.model?.contextWindow ?? 0
+  session.dispose()
+  rmSync(dirs.root, { recursive: true, force: true })
+  const answeredAll = messages.every((message) => message.mustAnswer !== true || measured.requests.some((request) => request.id === message.id && request.answered))
+  const statedBlocked = blockedStatement.test(measured.lastReply ?? "")
+  return {
+    task: spec.task,
+    arm: spec.arm,
+    seed: spec.seed,
+    model: spec.model,
+    scripted: spec.model === "scripted",
+    window,
+    versions: { piContext: piContextVersion, pi: piVersion, model: `${model.provider}/${model.id}` },
+    success: verdict.pass && answeredAll && failure === undefined,
+    verifierPassed: verdict.pass,
+    verifierFailures: verdict.failures,
+    requests: measured.requests,
+    earlyStop: !verdict.pass && !statedBlocked && failure === undefined,
+    statedBlocked,
+    repliesToOlderRequests: measured.repliesToOlderRequests,
+    turnovers: measured.turnovers,
+    modelCalls: measured.modelCalls,
+    tokens: measured.tokens,
+    costUsd: measured.costUsd,
+    wallMs: Date.now() - started,
+    notesWritten: measured.notesWritten,
+    historyToolCalls: measured.historyToolCalls,
+    failure,
+    sessionFile,
+    calls: measured.calls
+  }
+}
+
+/** The result of a run that never started (the session could not be opened). */
+export const emptyResult = (spec: JobSpec, failure: RunFailure, started: number): RunResult => ({
+  task: spec.task,
+  arm: spec.arm,
+  seed: spec.seed,
+  model: spec.model,
+  scripted: spec.model === "scripted",
+  window: spec.window,
+  versions: { piContext: piContextVersion, pi: piVersion, model: spec.model },
+  success: false,
+  verifierPassed: false,
+  verifierFailures: [],
+  requests: [],
+  earlyStop: false,
+  statedBlocked: false,
+  repliesToOlderRequests: 0,
+  turnovers: { resets: 0, resetsBySource: {}, compactions: 0, total: 0 },
+  modelCalls: 0,
+  tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  costUsd: 0,
+  wallMs: Date.now() - started,
+  notesWritten: 0,
+  historyToolCalls: 0,
+  failure,
+  sessionFile: undefined,
+  calls: []
+})

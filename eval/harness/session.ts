@@ -1,0 +1,132 @@
+/**
+ * One eval run's Pi session: Pi's SDK with its real tools in a fresh project,
+ * the arm's context manager, and the model (the scripted agent, or a model
+ * from the user's own Pi set-up) seen through the eval's window.
+ */
+import { existsSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { isAbsolute, join, resolve } from "node:path"
+import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import type { Api, Model } from "@earendil-works/pi-ai"
+import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent"
+import { scriptedAgent } from "../scripted/agent.ts"
+import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
+import type { Task } from "../tasks/types.ts"
+import { compactionAt } from "./settings.ts"
+import type { JobSpec } from "./types.ts"
+
+export const repoRoot = resolve(import.meta.dirname, "..", "..")
+
+export interface RunDirs {
+  readonly root: string
+  readonly agentDir: string
+  readonly notesRoot: string
+  readonly cwd: string
+  readonly sessionDir: string
+}
+
+/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off only for `none`. */
+export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
+  compaction: { enabled: spec.arm !== "none", ...compactionAt(spec.window) },
+  retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
+  // Warming the prompt cache between calls would add calls no arm asked for.
+  cacheWarming: "off"
+})
+
+/** What `pi -e <source>` would load: a path (file or package directory), or an installed package name. */
+export const extensionPath = (source: string, cwd: string): string => {
+  const path = isAbsolute(source) ? source : resolve(cwd, source)
+  if (existsSync(path)) return path
+  const fromCwd = createRequire(join(cwd, "package.json"))
+  try {
+    return resolve(fromCwd.resolve(`${source}/package.json`), "..")
+  } catch {
+    throw new Error(`extension ${source} is neither a path nor an installed package (npm install it, or give its path)`)
+  }
+}
+
+const extensionsFor = (spec: JobSpec): ReadonlyArray<string> => {
+  if (spec.arm === "pi-context") return [repoRoot]
+  if (spec.arm.startsWith("ext:")) return [extensionPath(spec.arm.slice(4), spec.invokedFrom)]
+  return []
+}
+
+const scriptedRuntime = async (spec: JobSpec, task: Task, dirs: RunDirs, failure: ((call: number) => InjectedFailure | undefined) | undefined) => {
+  const credentials = new InMemoryCredentialStore()
+  await credentials.modify(scriptedProvider, async () => ({ type: "api_key", key: "scripted" }))
+  const runtime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
+  runtime.registerProvider(scriptedProvider, {
+    baseUrl: "http://127.0.0.1:9",
+    apiKey: "scripted",
+    api: scriptedApi,
+    streamSimple: scriptedStream({ contextWindow: spec.window, reply: scriptedAgent(task.solver), ...(failure === undefined ? {} : { failure }) }),
+    models: [{
+      id: scriptedModelId,
+      name: "Scripted agent",
+      reasoning: false,
+      input: ["text"],
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      contextWindow: spec.window,
+      maxTokens: 4_000
+    }]
+  })
+  return runtime
+}
+
+/** The user's Pi set-up: its models and credentials, read from the user's agent dir (never written by the eval). */
+const userRuntime = (spec: JobSpec) =>
+  ModelRuntime.create({ authPath: join(spec.userAgentDir, "auth.json"), modelsPath: join(spec.userAgentDir, "models.json"), allowModelNetwork: false })
+
+export const openSession = async (
+  spec: JobSpec,
+  task: Task,
+  dirs: RunDirs,
+  failure?: (call: number) => InjectedFailure | undefined
+): Promise<{ readonly session: AgentSession; readonly model: Model<Api>; readonly loadErrors: ReadonlyArray<string> }> => {
+  // pi-context and Pi read these; the user's own agent dir and notes are never touched.
+  process.env.PI_CODING_AGENT_DIR = dirs.agentDir
+  process.env.PI_CONTEXT_NOTES_ROOT = dirs.notesRoot
+  const scripted = spec.model === "scripted"
+  const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure) : await userRuntime(spec)
+  const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
+  const found = modelRuntime.getModel(provider!, rest.join("/"))
+  if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
+  const model: Model<Api> = { ...found, contextWindow: spec.window }
+  // A settings file, as a user's would be: Pi and pi-context (which reads the files) see the same numbers.
+  writeFileSync(join(dirs.agentDir, "settings.json"), `${JSON.stringify(armSettings(spec), null, 2)}\n`)
+  const settingsManager = SettingsManager.create(dirs.cwd, dirs.agentDir)
+  const resourceLoader = new DefaultResourceLoader({
+    cwd: dirs.cwd,
+    agentDir: dirs.agentDir,
+    settingsManager,
+    noExtensions: true,
+    additionalExtensionPaths: [...extensionsFor(spec)],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true
+  })
+  await resourceLoader.reload()
+  const loadErrors = resourceLoader.getExtensions().errors.map((error) => `${error.path}: ${error.error}`)
+  const { session } = await createAgentSession({
+    cwd: dirs.cwd,
+    agentDir: dirs.agentDir,
+    modelRuntime,
+    model,
+    ...(scripted ? { thinkingLevel: "off" as const } : {}),
+    resourceLoader,
+    sessionManager: SessionManager.create(dirs.cwd, dirs.sessionDir),
+    settingsManager
+  })
+  await session.bindExtensions({
+    commandContextActions: {
+      waitForIdle: () => session.waitForIdle(),
+      navigateTree: async (targetId, options) => ({ cancelled: (await session.navigateTree(targetId, options)).cancelled }),
+      newSession: async () => ({ cancelled: true }),
+      fork: async () => ({ cancelled: true }),
+      switchSession: async () => ({ cancelled: true }),
+      reload: () => session.reload()
+    }
+  })
+  return { session, model, loadErrors }
+}

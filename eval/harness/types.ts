@@ -1,0 +1,100 @@
+/** The eval's records: what one job is, and what one run measured. */
+import type { InjectedFailure } from "../scripted/provider.ts"
+
+export interface JobSpec {
+  readonly task: string
+  /** `pi-context`, `compaction`, `none`, or `ext:<path or package>`. */
+  readonly arm: string
+  readonly seed: number
+  /** `scripted`, or `provider/id` from the user's Pi set-up. */
+  readonly model: string
+  readonly window: number
+  /** Where the run's session file, repository copy and logs are kept. */
+  readonly runDir: string
+  /** The user's Pi agent dir (models and credentials are read from it). */
+  readonly userAgentDir: string
+  /** Where `npm run eval` was started: relative `ext:` paths resolve from here. */
+  readonly invokedFrom: string
+  /** A model call that streams nothing for this long is abandoned. */
+  readonly callTimeoutMs: number
+  readonly runTimeoutMs: number
+  readonly maxCalls: number
+  /** Context usage (share of the window) at which the nearly-full message is sent. */
+  readonly nearlyFull: number
+  readonly retry: { readonly maxRetries: number; readonly baseDelayMs: number }
+  /** Tests only: provider failures the scripted model injects, by call number. */
+  readonly failures?: Readonly<Record<string, InjectedFailure>>
+}
+
+export interface Turnovers {
+  readonly resets: number
+  /** Resets by what ended the window (`wipe_memory`, `hard line`, `close-out`, `overflow`, ...). */
+  readonly resetsBySource: Readonly<Record<string, number>>
+  readonly compactions: number
+  readonly total: number
+}
+
+export interface Tokens {
+  readonly input: number
+  readonly output: number
+  readonly cacheRead: number
+  readonly cacheWrite: number
+}
+
+export interface RequestOutcome {
+  readonly id: string
+  readonly sent: boolean
+  /** How it was sent: the trigger it waited for, or `idle` when the run never reached it. */
+  readonly sentAs: string
+  readonly answered: boolean
+  /** Replies that answer it again after a turnover that followed its first answer. */
+  readonly repeatedAfterTurnover: number
+}
+
+export interface RunFailure {
+  readonly kind: "rate-limit" | "server-error" | "context-overflow" | "timeout" | "max-calls" | "harness" | "provider"
+  readonly message: string
+}
+
+/** One point of the chart: a model call, the tokens it sent, and whether a turnover came just before it. */
+export interface CallPoint {
+  readonly call: number
+  readonly sent: number
+  readonly turnoverBefore: "reset" | "compaction" | undefined
+}
+
+export interface RunResult {
+  readonly task: string
+  readonly arm: string
+  readonly seed: number
+  readonly model: string
+  readonly scripted: boolean
+  readonly window: number
+  readonly versions: { readonly piContext: string; readonly pi: string; readonly model: string }
+  readonly success: boolean
+  readonly verifierPassed: boolean
+  readonly verifierFailures: ReadonlyArray<string>
+  readonly requests: ReadonlyArray<RequestOutcome>
+  readonly earlyStop: boolean
+  readonly statedBlocked: boolean
+  readonly repliesToOlderRequests: number
+  readonly turnovers: Turnovers
+  readonly modelCalls: number
+  readonly tokens: Tokens
+  readonly costUsd: number
+  readonly wallMs: number
+  readonly notesWritten: number
+  readonly historyToolCalls: number
+  readonly failure: RunFailure | undefined
+  readonly sessionFile: string | undefined
+  readonly calls: ReadonlyArray<CallPoint>
+}
+
+/** Progress a worker reports while it runs. */
+export interface Progress {
+  readonly turn: number
+  readonly calls: number
+  readonly tokens: number
+  readonly turnovers: number
+  readonly costUsd: number
+}

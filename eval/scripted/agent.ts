@@ -1,0 +1,212 @@
+/**
+ * The scripted agent: a reply is a function of the request alone. It rebuilds
+ * what it knows from what the request shows (the user's messages, tool
+ * results, its own step announcements, and the checkpoint, summary or digest a
+ * turnover left), asks the task's solver for the next action, and keeps its
+ * memory the way a careful agent would: a checkpoint note when pi-context
+ * guides or warns it, `wipe_memory` after the warning, and a summary of what
+ * it still sees when Pi asks it to summarise.
+ */
+import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
+import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
+import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/types.ts"
+import type { Reply } from "./provider.ts"
+
+type Item =
+  | { readonly kind: "user"; readonly text: string }
+  | { readonly kind: "assistant"; readonly text: string; readonly calls: ReadonlyArray<ToolCallSpec> }
+  | { readonly kind: "result"; readonly result: SeenResult }
+
+const summarizerPrompt = "You are a context summarization assistant"
+const marks = {
+  boot: "## Context window",
+  resetBoot: "Your working memory was reset",
+  compacted: "The conversation history before this point was compacted",
+  guidance: "[pi-context] Context budget",
+  warning: "[pi-context] Final context warning",
+  closeOut: "[pi-context] Close-out",
+  refused: "Write your checkpoint first"
+} as const
+
+const stepLine = /Step: ([^\n]+?)\.(?=\n|$)/g
+const factLine = /^- fact (\S+) = (.*)$/gm
+const doneLine = /^- done (.*)$/gm
+const digestFile = /^- (\S+) \((?:written|edited)[^)]*\)$/gm
+
+const textOf = (content: string | ReadonlyArray<{ readonly type: string }>): string =>
+  typeof content === "string" ? content : content.map((part) => (part.type === "text" ? (part as TextContent).text : "")).join("")
+
+/** The conversation a request carries, with each tool result joined to its call. */
+const itemsOf = (messages: ReadonlyArray<Message>): ReadonlyArray<Item> => {
+  const calls = new Map<string, ToolCallSpec>()
+  const items: Array<Item> = []
+  for (const message of messages) {
+    if (message.role === "user") items.push({ kind: "user", text: textOf(message.content) })
+    else if (message.role === "assistant") {
+      const toolCalls = message.content.filter((part): part is ToolCall => part.type === "toolCall")
+      for (const call of toolCalls) calls.set(call.id, { name: call.name, args: call.arguments })
+      items.push({ kind: "assistant", text: textOf(message.content), calls: toolCalls.map((call) => ({ name: call.name, args: call.arguments })) })
+    } else if (message.role === "toolResult") {
+      const call = calls.get(message.toolCallId) ?? { name: message.toolName, args: {} }
+      items.push({ kind: "result", result: { tool: call.name, args: call.args, text: textOf(message.content), isError: message.isError } })
+    }
+  }
+  return items
+}
+
+/** Reads the checkpoint notation (`- fact k = v`, `- done a b`) wherever it appears: a note, a summary, a boot. */
+const readState = (text: string, facts: Map<string, string>, done: Set<string>): void => {
+  for (const match of text.matchAll(factLine)) {
+    try {
+      facts.set(match[1]!, String(JSON.parse(match[2]!)))
+    } catch {
+      facts.set(match[1]!, match[2]!)
+    }
+  }
+  for (const match of text.matchAll(doneLine)) for (const step of match[1]!.split(" ")) if (step !== "") done.add(step)
+}
+
+const announced = (text: string): ReadonlyArray<string> => [...text.matchAll(stepLine)].flatMap((match) => match[1]!.split(", "))
+
+const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver, tools: ReadonlyArray<string> = []): Knowledge => {
+  const facts = new Map<string, string>()
+  const done = new Set<string>()
+  const results: Array<SeenResult> = []
+  items.forEach((item, index) => {
+    if (item.kind === "user") {
+      readState(item.text, facts, done)
+      // A digest names the files the ended window wrote: their steps are done.
+      for (const match of item.text.matchAll(digestFile)) done.add(`write:${match[1]}`)
+      solver.learn(item.text, facts)
+    } else if (item.kind === "assistant") {
+      const failed = items.slice(index + 1, index + 1 + item.calls.length).some((next) => next.kind === "result" && next.result.isError)
+      if (!failed) for (const step of announced(item.text)) done.add(step)
+    } else {
+      results.push(item.result)
+      if (item.result.tool === "notes_read") readState(item.result.text, facts, done)
+      solver.learn(item.result.text, facts, { name: item.result.tool, args: item.result.args })
+    }
+  })
+  return { facts, done, results, tools }
+}
+
+/** The checkpoint note: the scripted agent's whole state in its own notation. */
+export const checkpointNote = (knowledge: Knowledge): string =>
+  [
+    "# Checkpoint",
+    "The task in progress, in the scripted agent's notation: each fact it knows, then the steps done.",
+    ...[...knowledge.facts].map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`),
+    `- done ${[...knowledge.done].join(" ")}`,
+    ""
+  ].join("\n")
+
+const mapNote = "# Session map\n- checkpoint: the task's goal, facts and the steps done; resume from it.\n"
+
+const hash = (text: string): string => {
+  let h = 0x811c9dc5
+  for (let index = 0; index < text.length; index++) h = Math.imul(h ^ text.charCodeAt(index), 0x01000193)
+  return (h >>> 0).toString(36)
+}
+
+const render = (action: Action, seed: string, extra: ReadonlyArray<ToolCallSpec> = []): Reply => {
+  const stepText = action.steps.length > 0 ? `Step: ${action.steps.join(", ")}.` : ""
+  if (action.kind === "reply") {
+    return { content: [{ type: "text", text: [stepText, action.text].filter((part) => part !== "").join("\n") }], stopReason: "stop" }
+  }
+  const calls = [...extra, ...action.calls]
+  const text = [stepText, action.say ?? ""].filter((part) => part !== "").join("\n")
+  const content: AssistantMessage["content"] = [
+    ...(text === "" ? [] : [{ type: "text" as const, text }]),
+    ...calls.map((call, index) => ({ type: "toolCall" as const, id: `sc_${seed}_${index}`, name: call.name, arguments: call.args as ToolCall["arguments"] }))
+  ]
+  return { content, stopReason: "toolUse" }
+}
+
+const checkpointCalls = (knowledge: Knowledge): ReadonlyArray<ToolCallSpec> => [
+  { name: "notes_write", args: { address: "checkpoint", content: checkpointNote(knowledge) } },
+  { name: "notes_write", args: { address: "MAP", content: mapNote } }
+]
+
+/** What happened in the current window (since the last boot or compaction summary). */
+const windowFacts = (items: ReadonlyArray<Item>) => {
+  let start = 0
+  items.forEach((item, index) => {
+    if (item.kind === "user" && ((item.text.includes(marks.boot) && item.text.includes("Current window:")) || item.text.startsWith(marks.compacted))) start = index
+  })
+  const since = items.slice(start)
+  const lastIndex = (test: (item: Item) => boolean) => since.findLastIndex(test)
+  const userHas = (mark: string) => lastIndex((item) => item.kind === "user" && item.text.includes(mark))
+  const lastNoteWrite = lastIndex((item) => item.kind === "assistant" && item.calls.some((call) => call.name === "notes_write"))
+  const steps = since.filter((item) => item.kind === "assistant" && announced(item.text).length > 0).length
+  const last = items.at(-1)
+  return {
+    afterReset: since[0]?.kind === "user" && since[0].text.includes(marks.resetBoot),
+    notesRead: since.some((item) => item.kind === "assistant" && item.calls.some((call) => call.name === "notes_read")),
+    guidance: userHas(marks.guidance),
+    warning: userHas(marks.warning),
+    closeOut: userHas(marks.closeOut),
+    lastNoteWrite,
+    steps,
+    refused: last?.kind === "result" && last.result.tool === "wipe_memory" && last.result.text.includes(marks.refused)
+  }
+}
+
+/** Pi's serialized conversation (`[User]: …`, `[Assistant tool calls]: read(path="a")`, `[Tool result]: …`) back into items. */
+const serializedItems = (prompt: string): ReadonlyArray<Item> => {
+  const items: Array<Item> = []
+  const pending: Array<ToolCallSpec> = []
+  for (const part of prompt.split(/\n\n(?=\[(?:User|Assistant|Assistant tool calls|Tool result)\]: )/)) {
+    const [, role, body = ""] = /^\[(User|Assistant|Assistant tool calls|Tool result)\]: ([\s\S]*)$/.exec(part) ?? [undefined, "User", part]
+    if (role === "User") items.push({ kind: "user", text: body })
+    else if (role === "Assistant") items.push({ kind: "assistant", text: body, calls: [] })
+    else if (role === "Assistant tool calls") {
+      const calls = body.split(/\); (?=\w+\()/).map((text): ToolCallSpec => {
+        const name = /^(\w+)\(/.exec(text)?.[1] ?? "unknown"
+        const args: Record<string, unknown> = {}
+        for (const match of text.matchAll(/(\w+)=("(?:[^"\\]|\\.)*")/g)) args[match[1]!] = JSON.parse(match[2]!)
+        return { name, args }
+      })
+      pending.push(...calls)
+      items.push({ kind: "assistant", text: "", calls })
+    } else {
+      const made = pending.shift() ?? { name: "unknown", args: {} }
+      items.push({ kind: "result", result: { tool: made.name, args: made.args, text: body, isError: false } })
+    }
+  }
+  return items
+}
+
+const summarise = (prompt: string, solver: ScriptedSolver): Reply => {
+  const knowledge = knowledgeOf(serializedItems(prompt), solver)
+  // The previous summary (and anything outside the conversation) carries the state notation too.
+  const facts = new Map<string, string>()
+  readState(prompt, facts, knowledge.done)
+  for (const [key, value] of facts) if (!knowledge.facts.has(key)) knowledge.facts.set(key, value)
+  for (const step of announced(prompt)) knowledge.done.add(step)
+  const state = checkpointNote(knowledge).split("\n").slice(2).join("\n")
+  const text = `## Goal\nThe task the user gave, as the facts below record it.\n\n## Progress\n${state}`
+  return { content: [{ type: "text", text }], stopReason: "stop" }
+}
+
+/** The scripted agent for one task: the provider's reply function. */
+export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptContext): Reply => {
+  const system = getCurrentSystemPrompt(context.messages)
+  const messages = context.messages.filter((message) => message.role !== "system")
+  if (system.startsWith(summarizerPrompt)) return summarise(messages.map((message) => (message.role === "user" ? textOf(message.content) : "")).join("\n"), solver)
+  const items = itemsOf(messages)
+  const seed = hash(JSON.stringify(messages.at(-1) ?? "")) + String(items.length)
+  const knowledge = knowledgeOf(items, solver, getCurrentTools(context.messages).map((tool) => tool.name))
+  const window = windowFacts(items)
+  const reminderUnheeded = (line: number) => line >= 0 && line > window.lastNoteWrite
+  // After the final warning (once this window has done some work) or the close-out: checkpoint, then a fresh window.
+  if (window.refused || reminderUnheeded(window.closeOut) || (reminderUnheeded(window.warning) && window.steps >= 2)) {
+    return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed)
+  }
+  if (window.afterReset && !window.notesRead) {
+    return render({ kind: "call", steps: [], calls: [{ name: "notes_read", args: { address: "checkpoint" } }], say: "Reading my checkpoint." }, seed)
+  }
+  const action = solver.next(knowledge)
+  // Guided early: keep the checkpoint current and go on working.
+  if (action.kind === "call" && reminderUnheeded(window.guidance) && window.lastNoteWrite < 0 && window.steps >= 1) return render(action, seed, checkpointCalls(knowledge))
+  return render(action, seed)
+}

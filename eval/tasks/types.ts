@@ -1,0 +1,70 @@
+/** What one eval task is: a starting repository, the user's messages, a verifier, and how the scripted agent works it. */
+
+export interface UserMessageSpec {
+  readonly id: string
+  readonly text: string
+  /**
+   * When the harness sends it: with the first prompt, as the next prompt once
+   * the agent is idle, or steered into the run at the first turn whose context
+   * usage reaches the harness's nearly-full fraction of the window (sent when
+   * idle instead if the run never gets there).
+   */
+  readonly when: "start" | "idle" | "nearly-full"
+  /** A reply that answers this request matches this (for questions); absent: any text reply after it counts. */
+  readonly answer?: RegExp
+  /** The run succeeds only if this request is answered. */
+  readonly mustAnswer?: boolean
+}
+
+export interface Verdict {
+  readonly pass: boolean
+  readonly failures: ReadonlyArray<string>
+}
+
+/** A tool call the scripted agent makes. */
+export interface ToolCallSpec {
+  readonly name: string
+  readonly args: Record<string, unknown>
+}
+
+/** What the scripted agent does next: tool calls (the run goes on) or a final reply (the run ends). */
+export type Action =
+  | { readonly kind: "call"; readonly steps: ReadonlyArray<string>; readonly calls: ReadonlyArray<ToolCallSpec>; readonly say?: string }
+  | { readonly kind: "reply"; readonly steps: ReadonlyArray<string>; readonly text: string }
+
+/** A tool result the request shows, with the call that produced it. */
+export interface SeenResult {
+  readonly tool: string
+  readonly args: Record<string, unknown>
+  readonly text: string
+  readonly isError: boolean
+}
+
+/** What the scripted agent knows: only what the request it was sent shows. */
+export interface Knowledge {
+  readonly facts: Map<string, string>
+  readonly done: Set<string>
+  /** Tool results visible in the request, oldest first. */
+  readonly results: ReadonlyArray<SeenResult>
+  /** The tools the request offers. */
+  readonly tools: ReadonlyArray<string>
+}
+
+export interface ScriptedSolver {
+  /** Adds to `facts` what `text` (a user message, a tool result, or a summary) says. */
+  readonly learn: (text: string, facts: Map<string, string>, call?: ToolCallSpec) => void
+  /** The next action, given what is known. */
+  readonly next: (knowledge: Knowledge) => Action
+}
+
+export interface Task {
+  readonly name: string
+  /** Which of the issue's six kinds this task covers. */
+  readonly kind: string
+  readonly generate: (dir: string, seed: number) => void
+  readonly messages: (seed: number) => ReadonlyArray<UserMessageSpec>
+  readonly verify: (dir: string, seed: number) => Verdict
+  /** Applies a reference solution to a freshly generated repository. */
+  readonly solve: (dir: string, seed: number) => void
+  readonly solver: ScriptedSolver
+}

@@ -1,0 +1,109 @@
+import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "../../eval/harness/args.ts"
+import { median, renderReport, wilson } from "../../eval/harness/report.ts"
+import type { RunResult } from "../../eval/harness/types.ts"
+import { readResults, writeReport } from "../../eval/run.ts"
+
+const run = (arm: string, seed: number, success: boolean, overrides: Partial<RunResult> = {}): RunResult => ({
+  task: "rename-symbol",
+  arm,
+  seed,
+  model: "scripted",
+  scripted: true,
+  window: 32_000,
+  versions: { piContext: "0.1.0", pi: "1.6.0", model: "scripted/scripted-agent" },
+  success,
+  verifierPassed: success,
+  verifierFailures: success ? [] : ["getUserRecord is still in src/a.js"],
+  requests: [{ id: "rename", sent: true, sentAs: "start", answered: true, repeatedAfterTurnover: 0 }],
+  earlyStop: !success,
+  statedBlocked: false,
+  repliesToOlderRequests: 0,
+  turnovers: { resets: arm === "pi-context" ? 4 : 0, resetsBySource: {}, compactions: arm === "compaction" ? 3 : 0, total: arm === "none" ? 0 : arm === "pi-context" ? 4 : 3 },
+  modelCalls: 50 + seed,
+  tokens: { input: 1_000 * seed, output: 100, cacheRead: 10_000, cacheWrite: 0 },
+  costUsd: 0,
+  wallMs: 2_000,
+  notesWritten: 2,
+  historyToolCalls: 0,
+  failure: undefined,
+  sessionFile: undefined,
+  calls: [],
+  ...overrides
+})
+
+describe("the eval report", () => {
+  it("gives Wilson's 95% interval for a success rate", () => {
+    const none = wilson(0, 3)
+    assert.strictEqual(none.low, 0)
+    assert.closeTo(none.high, 0.5615, 1e-4)
+    const all = wilson(3, 3)
+    assert.closeTo(all.low, 0.4385, 1e-4)
+    assert.strictEqual(all.high, 1)
+    const most = wilson(15, 18)
+    assert.closeTo(most.low, 0.6078, 1e-4)
+    assert.closeTo(most.high, 0.9416, 1e-4)
+  })
+
+  it("takes the middle value, or the mean of the two middle ones", () => {
+    assert.strictEqual(median([3, 1, 2]), 2)
+    assert.strictEqual(median([4, 1, 3, 2]), 2.5)
+  })
+
+  it("says a scripted run's success rate is no figure of a real model, and gives each arm its row, overall and per task, with why a run failed", () => {
+    const report = renderReport([run("pi-context", 1, true), run("pi-context", 2, true), run("compaction", 1, true), run("compaction", 2, false)])
+    assert.include(report, "its success rate says nothing about how a real model does")
+    assert.include(report, "| pi-context | 2/2 (100%, 34%–100%) |")
+    assert.include(report, "| compaction | 1/2 (50%, 9%–91%) |")
+    assert.include(report, "- compaction, seed 2: getUserRecord is still in src/a.js")
+    assert.strictEqual(report.split("| pi-context |").length - 1, 2)
+  })
+
+  it("prices a scripted run's tokens at a named model's prices", () => {
+    const report = renderReport([run("pi-context", 1, true)], { name: "anthropic/claude-sonnet-4-6", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } })
+    // 1,000 input, 10,000 cache reads, 100 output: 0.003 + 0.003 + 0.0015 dollars.
+    assert.include(report, "| pi-context | 1,000 | 10,000 | 100 | $0.0075 |")
+  })
+})
+
+describe("--report DIR", () => {
+  it("rebuilds report.md and a Vega-Lite SVG chart from results.jsonl: one line per arm, turnovers marked", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-report-"))
+    const calls = (turnover: "reset" | "compaction") =>
+      Array.from({ length: 12 }, (_, index) => ({ call: index + 1, sent: 4_000 + (index % 6) * 2_000, turnoverBefore: index === 6 ? turnover : undefined }))
+    const results = [run("pi-context", 1, true, { calls: calls("reset") }), run("compaction", 1, true, { calls: calls("compaction") })]
+    writeFileSync(join(dir, "results.jsonl"), results.map((result) => JSON.stringify(result)).join("\n") + "\n")
+    await writeReport(dir, readResults(dir))
+    assert.include(readFileSync(join(dir, "report.md"), "utf8"), "| compaction | 1/1 (100%, 21%–100%) |")
+    const svg = readFileSync(join(dir, "chart.svg"), "utf8")
+    assert.match(svg, /^<svg /)
+    for (const text of ["Tokens sent per model call", "model call", "tokens sent", "pi-context", "compaction", "reset"]) assert.include(svg, `>${text}</text>`)
+  })
+})
+
+describe("npm run eval flags", () => {
+  it("defaults to the scripted agent, pi-context against compaction, every task, 3 seeds, a 32,000-token window", () => {
+    const options = parseArgs([])
+    assert.strictEqual(options.model, "scripted")
+    assert.deepStrictEqual(options.arms, ["pi-context", "compaction"])
+    assert.strictEqual(options.tasks, "all")
+    assert.strictEqual(options.seeds, 3)
+    assert.strictEqual(options.window, 32_000)
+    assert.strictEqual(options.out, "eval/results/scripted")
+  })
+
+  it("takes a model from the user's set-up, any extension as an arm, and refuses what it does not know", () => {
+    const options = parseArgs(["--model", "openai/gpt-5", "--arms", "pi-context,ext:./other-ext,none", "--max-usd", "5", "--window=64000"])
+    assert.strictEqual(options.out, "eval/results/openai_gpt-5")
+    assert.deepStrictEqual(options.arms, ["pi-context", "ext:./other-ext", "none"])
+    assert.strictEqual(options.maxUsd, 5)
+    assert.strictEqual(options.window, 64_000)
+    assert.throws(() => parseArgs(["--arms", "summaries"]), /unknown arm summaries/)
+    assert.throws(() => parseArgs(["--model", "gpt-5"]), /provider\/id/)
+    assert.throws(() => parseArgs(["--seeds", "0"]), /positive number/)
+    assert.throws(() => parseArgs(["--colour", "red"]), /unknown flag --colour/)
+  })
+})

@@ -1,0 +1,49 @@
+import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { tasks } from "../../eval/tasks/index.ts"
+
+const fresh = () => mkdtempSync(join(tmpdir(), "pi-context-eval-task-"))
+
+describe("eval tasks", () => {
+  it("cover the six kinds the eval needs, with six or more tasks", () => {
+    assert.isAtLeast(tasks.length, 6)
+    const kinds = new Set(tasks.map((task) => task.kind))
+    for (const kind of [
+      "a rename across many files",
+      "a feature built in steps from a specification given only at the start",
+      "a bug whose clue appears early in a long log",
+      "constraints stated once at the start that must still hold at the end",
+      "a failing command whose cause must be remembered later",
+      "a user request that arrives mid-task and must be answered"
+    ]) assert.isTrue(kinds.has(kind), kind)
+  })
+
+  for (const task of tasks) {
+    it(`${task.name}: the verifier fails on the untouched repository and passes on the reference solution`, () => {
+      for (const seed of [1, 2]) {
+        const untouched = fresh()
+        const solved = fresh()
+        task.generate(untouched, seed)
+        task.generate(solved, seed)
+        task.solve(solved, seed)
+        const before = task.verify(untouched, seed)
+        const after = task.verify(solved, seed)
+        rmSync(untouched, { recursive: true, force: true })
+        rmSync(solved, { recursive: true, force: true })
+        assert.isFalse(before.pass, `seed ${seed}: the untouched repository passed`)
+        assert.isAbove(before.failures.length, 0)
+        assert.isTrue(after.pass, `seed ${seed}: ${after.failures.join("; ")}`)
+      }
+    })
+
+    it(`${task.name}: one opening request, one sent when the window is nearly full, and no text naming an arm's tools`, () => {
+      const messages = task.messages(1)
+      assert.strictEqual(messages.filter((message) => message.when === "start").length, 1)
+      assert.strictEqual(messages[0]?.when, "start")
+      assert.isAtLeast(messages.filter((message) => message.when === "nearly-full").length, 1)
+      for (const message of messages) assert.notMatch(message.text, /pi-context|wipe_memory|notes_|history_|compact|context window|checkpoint/i)
+    })
+  }
+})

@@ -1,0 +1,82 @@
+import { assert, describe, it } from "@effect/vitest"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "../../eval/harness/args.ts"
+import { runPool } from "../../eval/harness/pool.ts"
+import { jobsFor } from "../../eval/run.ts"
+
+/** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage. */
+const chatServer = () => {
+  const bodies: Array<{ messages: ReadonlyArray<unknown> }> = []
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let body = ""
+    request.on("data", (chunk: Buffer) => void (body += chunk.toString()))
+    request.on("end", () => {
+      bodies.push(JSON.parse(body) as { messages: ReadonlyArray<unknown> })
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
+      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content: "All done." }, finish_reason: null }] })
+      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010 } })
+      response.end("data: [DONE]\n\n")
+    })
+  })
+  return { server, bodies }
+}
+
+const userSetUp = (port: number) => {
+  const userAgentDir = mkdtempSync(join(tmpdir(), "pi-context-eval-user-"))
+  writeFileSync(join(userAgentDir, "models.json"), JSON.stringify({
+    providers: {
+      local: {
+        baseUrl: `http://127.0.0.1:${port}/v1`,
+        api: "openai-completions",
+        apiKey: "local-key",
+        models: [{ id: "m1", contextWindow: 200_000, maxTokens: 4_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } }]
+      }
+    }
+  }))
+  return userAgentDir
+}
+
+describe("npm run eval --model provider/id", () => {
+  it("starts no run once the runs so far cost --max-usd", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "3", "--arms", "compaction", "--out", out]), process.cwd())
+    const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir })), { jobs: 1, maxUsd: 0.000_001 })
+    server.close()
+    assert.strictEqual(specs.length, 3)
+    assert.strictEqual(results.length, 1)
+    assert.isAbove(results[0]!.costUsd, 0.000_001)
+    assert.strictEqual(bodies.length, 2)
+  })
+
+  it("runs on a model from the user's Pi set-up (its models.json and key), records the provider's usage and prices it, and calls a reply that gives up an early stop", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    const userAgentDir = userSetUp(port)
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
+    const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
+    server.close()
+    assert.isDefined(result)
+    assert.isUndefined(result!.failure, JSON.stringify(result!.failure))
+    assert.strictEqual(result!.versions.model, "local/m1")
+    assert.isFalse(result!.scripted)
+    assert.strictEqual(result!.window, 32_000)
+    // The opening and the follow-up sent when the agent was idle: two calls, each as the provider reported it.
+    assert.strictEqual(bodies.length, 2)
+    assert.strictEqual(result!.modelCalls, 2)
+    assert.strictEqual(result!.tokens.input + result!.tokens.cacheRead, 2_000)
+    assert.strictEqual(result!.tokens.output, 20)
+    assert.closeTo(result!.costUsd, (result!.tokens.input * 2 + result!.tokens.cacheRead * 0.5 + 20 * 8) / 1_000_000, 1e-12)
+    assert.isFalse(result!.success)
+    assert.isTrue(result!.earlyStop)
+  })
+})
