@@ -92,7 +92,7 @@ export const layerWithoutDependencies = Layer.effect(
       const window = yield* currentWindow
       const usage = yield* windows.usage
       const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
-      const waiting = (yield* Ref.get(control)).commandWipe === window.id
+      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === window.id
       const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
       yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
     })
@@ -269,7 +269,8 @@ export const layerWithoutDependencies = Layer.effect(
         overflow: input.overflow,
         hardLineDue,
         automatic,
-        toolTurn: input.toolTurn === true
+        toolTurn: input.toolTurn === true,
+        nextQueued: input.queued ?? []
       })
       if (input.outcome === "aborted") {
         yield* budget.discard

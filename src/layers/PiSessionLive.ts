@@ -93,6 +93,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
     settings: guarded("settings", {}, () => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
     isProjectTrusted: guarded("project trust", false, () => ctx.isProjectTrusted()),
     isIdle: guarded("idle state", false, () => ctx.isIdle()),
+    hasQueuedMessages: guarded("idle state", false, () => ctx.hasPendingMessages()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendMessage: (message, options) =>
       Effect.sync(() =>

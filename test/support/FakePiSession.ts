@@ -190,6 +190,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     settings: Effect.sync(() => fake.settings),
     isProjectTrusted: Effect.sync(() => fake.projectTrusted),
     isIdle: Effect.succeed(true),
+    hasQueuedMessages: Effect.succeed(false),
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {
         fake.appended.push({ customType, data })
