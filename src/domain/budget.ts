@@ -168,8 +168,10 @@ export const statusText = (input: {
   return `pi-context · ${percent === null ? "?" : percent}% · w${input.windowOrdinal}`
 }
 
-const origin = (value: Sourced<unknown>): string =>
-  value.key === undefined ? value.source : `${value.source}: ${value.key}`
+const origin = (value: Sourced<unknown>): string => {
+  const source = value.source === "pi" ? "set through Pi" : value.source
+  return value.key === undefined ? source : `${source}: ${value.key}`
+}
 
 const onOff = (value: boolean) => (value ? "on" : "off")
 
