@@ -1,4 +1,4 @@
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
@@ -17,6 +17,8 @@ export const layerWithoutDependencies = Layer.effect(
     const notes = yield* NotesStore
     const thresholds = yield* Thresholds
     const trace = yield* Trace
+    /** Boots whose incomplete index the user was told of: a boot built again (a repair, an estimate) is not a new one. */
+    const toldIncomplete = yield* Ref.make<ReadonlySet<string>>(new Set())
 
     const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
@@ -49,7 +51,9 @@ export const layerWithoutDependencies = Layer.effect(
           ? {}
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
-      if (boot.unavailableHomes.length > 0) {
+      const firstTelling = boot.unavailableHomes.length > 0 &&
+        !(yield* Ref.getAndUpdate(toldIncomplete, (told) => new Set([...told, window.windowId]))).has(window.windowId)
+      if (firstTelling) {
         yield* session.notify(
           `pi-context: notes index incomplete for ${boot.unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
           "warning"

@@ -49,3 +49,38 @@ layer(boots)("Boots", (it) => {
     })
   })
 })
+
+/** The user home cannot be read; the other four are empty. */
+const userHomeUnreadable = Layer.mock(NotesStore)({
+  snapshot: () =>
+    Effect.succeed({
+      takenAt,
+      homes: (["session", "project", "user", "agent", "model"] as const).map((home) =>
+        home === "user"
+          ? { _tag: "Unavailable" as const, home, location: home, reason: "EACCES: permission denied" }
+          : { _tag: "Available" as const, home, location: home, map: undefined, recent: [], noteCount: 0 }
+      )
+    }),
+  projectKey: () => Effect.succeed("project-0000"),
+  copySessionHome: () => Effect.succeed({ copied: 0 })
+})
+
+layer(BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), userHomeUnreadable))))(
+  "Boots with a home that cannot be read",
+  (it) => {
+    it.effect("tells of the incomplete index once per boot, however often that boot is built", () => {
+      const fake = makeFakeSession()
+      const incomplete = () => fake.notices.filter((notice) => notice.message.includes("notes index incomplete for user"))
+      return Effect.gen(function*() {
+        const render = (windowId: string) => Boots.use((b) => b.renderCounted({ windowId, previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+        const first = yield* render("w-b")
+        assert.include(first.text, "notes_list")
+        // The same boot built again (a repair, an estimate of the next request) is not a new boot.
+        yield* render("w-b")
+        assert.strictEqual(incomplete().length, 1)
+        yield* render("w-c")
+        assert.strictEqual(incomplete().length, 2)
+      })
+    })
+  }
+)
