@@ -13,13 +13,12 @@ export const isEnabled = (branch: ReadonlyArray<BranchEntry>, settingDefault: bo
 export const windowManager = (input: { readonly enabled: boolean; readonly automaticReset: boolean; readonly branchHasReset: boolean }): string => {
   if (input.enabled) {
     return input.automaticReset
-      ? "pi-context: the model's wipe_memory, your /wipe-memory, and an automatic reset at the hard line"
-      : "pi-context: the model's wipe_memory and your /wipe-memory (automatic resets are off in the settings)"
+      ? "pi-context (the model's wipe_memory, your /wipe-memory, an automatic reset at the hard line)"
+      : "pi-context (the model's wipe_memory and your /wipe-memory; automatic resets are off in the settings)"
   }
   return input.branchHasReset
-    ? "you: pi-context is off (no reminders, no automatic resets) and Pi's compaction stays cancelled on this branch with resets, " +
-      "so run /wipe-memory to start a fresh window from your notes, or /pi-context on"
-    : "Pi's own compaction: pi-context is off (no reminders, no resets of its own); /wipe-memory still starts a fresh window from your notes"
+    ? "you: /wipe-memory ends it (pi-context is off: no reminders or automatic resets; Pi's compaction stays cancelled on this branch with resets)"
+    : "Pi's own compaction (pi-context is off; /wipe-memory still starts a fresh window from your notes)"
 }
 
 /** The `/pi-context off` notice: what manages the window from now on. */

@@ -232,7 +232,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(cancelled).toContain("pi-context is off, so nothing resets this window by itself")
     expect(cancelled).toContain("/wipe-memory")
     await h.prompt("/pi-context status")
-    expect(h.notices.at(-1)!.message).toMatch(/^window managed by: you: .*Pi's compaction stays cancelled.*\/wipe-memory/m)
+    expect(h.notices.at(-1)!.message).toMatch(/^window managed by: you: \/wipe-memory ends it .*Pi's compaction stays cancelled/m)
     expect(h.errors).toEqual([])
   })
 
