@@ -68,17 +68,21 @@ const userHomeUnreadable = Layer.mock(NotesStore)({
 layer(BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), userHomeUnreadable))))(
   "Boots with a home that cannot be read",
   (it) => {
-    it.effect("tells of the incomplete index once per boot, however often that boot is built", () => {
+    it.effect("rendering tells nothing; a written boot's incomplete index is told once, however often that boot is written", () => {
       const fake = makeFakeSession()
       const incomplete = () => fake.notices.filter((notice) => notice.message.includes("notes index incomplete for user"))
       return Effect.gen(function*() {
-        const render = (windowId: string) => Boots.use((b) => b.renderCounted({ windowId, previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
-        const first = yield* render("w-b")
-        assert.include(first.text, "notes_list")
-        // The same boot built again (a repair, an estimate of the next request) is not a new boot.
-        yield* render("w-b")
+        const boot = yield* Boots.use((b) => b.renderCounted({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+        assert.include(boot.text, "notes_list")
+        assert.deepStrictEqual(boot.unavailableHomes, ["user"])
+        // A boot may be built and dropped (an abort, a run that started meanwhile): nothing is told yet.
+        assert.strictEqual(incomplete().length, 0)
+        const tell = (windowId: string) => Boots.use((b) => b.tellIncomplete(windowId, boot.unavailableHomes)).pipe(Effect.provide(fake.layer))
+        yield* tell("w-b")
+        // The same boot written again (a repair) is not a new boot.
+        yield* tell("w-b")
         assert.strictEqual(incomplete().length, 1)
-        yield* render("w-c")
+        yield* tell("w-c")
         assert.strictEqual(incomplete().length, 2)
       })
     })

@@ -50,6 +50,8 @@ export interface FakeSession {
   model: ModelInfo | undefined
   settings: Readonly<Record<string, unknown>>
   projectTrusted: boolean
+  /** No run is active; a test flips it to start one. */
+  idle: boolean
   aborted: number
   readonly leafId: string | null
   /** Moves the leaf (Pi's tree navigation): later appends and branch reads start there. */
@@ -140,6 +142,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     model: options.model,
     settings: options.settings ?? {},
     projectTrusted: options.projectTrusted ?? false,
+    idle: true,
     aborted: 0,
     get leafId() {
       return leaf
@@ -189,7 +192,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     model: Effect.sync(() => Option.fromNullishOr(fake.model)),
     settings: Effect.sync(() => fake.settings),
     isProjectTrusted: Effect.sync(() => fake.projectTrusted),
-    isIdle: Effect.succeed(true),
+    isIdle: Effect.sync(() => fake.idle),
     hasQueuedMessages: Effect.succeed(false),
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {

@@ -91,7 +91,8 @@ export const makeBoundaries = (deps: {
           windowId,
           ordinal: shown.ordinal,
           drafts: resetDrafts(windowId, source, boot.text, continuation, shown),
-          endingOrdinal: continuity.previousOrdinal
+          endingOrdinal: continuity.previousOrdinal,
+          unavailableHomes: boot.unavailableHomes
         }
       })
 
@@ -126,6 +127,7 @@ export const makeBoundaries = (deps: {
         yield* Ref.set(pendingResetNotice, Option.some({ windowId, notice: resetNotice(ordinal, source) }))
         yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
         yield* commitNotes(built.value.endingOrdinal)
+        yield* boots.tellIncomplete(windowId, built.value.unavailableHomes)
         // Pi commits the drafts at this event: what follows is traced in the new window.
         yield* trace.setWindow(windowId, ordinal)
         return { _tag: "Committed", windowId, ordinal, drafts: built.value.drafts } as BoundaryCommit
@@ -140,7 +142,7 @@ export const makeBoundaries = (deps: {
         yield* (yield* PiSession).notify(pending.value.notice, "info")
       })
 
-    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }
+    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue, tellIncomplete: boots.tellIncomplete }
   })
 
 export type Boundaries = Effect.Success<ReturnType<typeof makeBoundaries>>

@@ -69,6 +69,8 @@ export const makeCommandWipe = (deps: {
       reason: waited ?? transition.effect.reason ?? ""
     })
     yield* boundaries.commitNotes(built.value.endingOrdinal)
+    // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
+    yield* boundaries.tellIncomplete(built.value.windowId, built.value.unavailableHomes)
     yield* session.notify(resetNotice(built.value.ordinal, "command"), "info")
     yield* updateStatus
   })
