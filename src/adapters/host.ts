@@ -47,6 +47,7 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
         incoming: event.entries,
         messages: event.context.contextMessages,
         toolTurn: event.toolResults.length > 0,
+        queued: (event.context.pendingMessages ?? []).map((message) => message.timestamp),
         ...turnFacts(event.outcome, event.message, ctx)
       }, ctx),
     replyFinished: (message: AgentMessage, ctx: ExtensionContext) => host.replyFinished(replyFacts(message, ctx), ctx)

@@ -7,5 +7,5 @@ const setEnabled = (enabled: boolean) => () => Lifecycle.use((lifecycle) => life
 /** `/pi-context on`: resets resume in this session. */
 export const on = subcommand({ name: "on", run: setEnabled(true) })
 
-/** `/pi-context off`: no new resets in this session; the boundary already written stays. */
+/** `/pi-context off`: no reminders or automatic resets in this session; the boundary already written stays, and /wipe-memory still works. */
 export const off = subcommand({ name: "off", run: setEnabled(false) })

@@ -211,8 +211,10 @@ export const statusText = (input: {
   return `pi-context · ${percentShown(input.usage)} · w${input.windowOrdinal}`
 }
 
-const origin = (value: Sourced<unknown>): string =>
-  value.key === undefined ? value.source : `${value.source}: ${value.key}`
+const origin = (value: Sourced<unknown>): string => {
+  const source = value.source === "pi" ? setBy.pi! : value.source
+  return value.key === undefined ? source : `${source}: ${value.key}`
+}
 
 const onOff = (value: boolean) => (value ? "on" : "off")
 
@@ -220,6 +222,7 @@ const setBy: Partial<Record<ValueSource, string>> = {
   global: "set in the global settings.json",
   project: "set in the project's .pi/settings.json",
   model: "set by a model override",
+  pi: "set through Pi",
   injected: "set by the injected policy"
 }
 

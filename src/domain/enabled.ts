@@ -8,3 +8,23 @@ export const isEnabled = (branch: ReadonlyArray<BranchEntry>, settingDefault: bo
   }
   return settingDefault
 }
+
+/** What manages the active window, in words: on, off on a branch with resets (Pi's compaction stays cancelled), or off on a fresh branch. */
+export const windowManager = (input: { readonly enabled: boolean; readonly automaticReset: boolean; readonly branchHasReset: boolean }): string => {
+  if (input.enabled) {
+    return input.automaticReset
+      ? "pi-context (the model's wipe_memory, your /wipe-memory, an automatic reset at the hard line)"
+      : "pi-context (the model's wipe_memory and your /wipe-memory; automatic resets are off in the settings)"
+  }
+  return input.branchHasReset
+    ? "you: /wipe-memory ends it (pi-context is off: no reminders or automatic resets; Pi's compaction stays cancelled on this branch with resets)"
+    : "Pi's own compaction (pi-context is off; /wipe-memory still starts a fresh window from your notes)"
+}
+
+/** The `/pi-context off` notice: what manages the window from now on. */
+export const offNotice = (branchHasReset: boolean): string =>
+  branchHasReset
+    ? "pi-context is off: no reminders and no automatic resets. This branch has resets, so Pi's compaction stays cancelled " +
+      "(it would summarise erased history back): the window is yours to end with /wipe-memory, or run /pi-context on."
+    : "pi-context is off: no reminders and no resets of its own; Pi's own compaction manages this branch again. " +
+      "/wipe-memory still starts a fresh window from your notes."

@@ -34,14 +34,25 @@ export type CloseOutAxis =
   | { readonly _tag: "Due"; readonly windowId: string }
   | { readonly _tag: "Sent"; readonly windowId: string }
 
+/**
+ * The user's `/wipe-memory` that arrived during a run: the window to reset,
+ * when it arrived, and whether messages were already queued then (they were
+ * asked first, so they run before the reset).
+ */
+export interface WaitingCommand {
+  readonly windowId: string
+  readonly at: number
+  readonly queuedBefore: boolean
+}
+
 export interface ResetControl {
   readonly request: RequestAxis
   readonly overflow: OverflowAxis
   readonly closeOut: CloseOutAxis
   /** The window whose one close-out was sent; it survives settlement, so a window never gets two. */
   readonly closeOutUsed: string | undefined
-  /** `/wipe-memory` arrived while a run was active: the window to reset once the run settles. */
-  readonly commandWipe: string | undefined
+  /** `/wipe-memory` arrived while a run was active: it resets before a message queued after it, else when the run settles. */
+  readonly commandWipe: WaitingCommand | undefined
 }
 
 export type TurnOutcome = "completed" | "aborted" | "error"
@@ -61,14 +72,18 @@ export type ResetEvent =
     readonly automatic: boolean
     /** The turn ran tools, so the run goes on; otherwise it was a text reply that ends the run. */
     readonly toolTurn: boolean
+    /** When each message Pi delivers next was queued (empty: none is queued). */
+    readonly nextQueued: ReadonlyArray<number>
   }
   /** A provider request for this window is being built. */
   | { readonly _tag: "RequestBuilt"; readonly windowId: string }
   | { readonly _tag: "BeforeSettle"; readonly windowId: string; readonly outcome: TurnOutcome; readonly automatic: boolean }
   /** The run settled (Pi is idle); `windowId` is the active window now. */
   | { readonly _tag: "Settled"; readonly windowId: string }
-  /** The user's `/wipe-memory`, its boot rendered; `idle`: no run is active right now. */
-  | { readonly _tag: "CommandWipe"; readonly windowId: string; readonly idle: boolean }
+  /** The user's `/wipe-memory`, its boot rendered, while no run is active. */
+  | { readonly _tag: "CommandWipe"; readonly windowId: string; readonly idle: true }
+  /** The user's `/wipe-memory` during a run: `at` when it arrived, `queuedBefore` whether messages were queued then. */
+  | { readonly _tag: "CommandWipe"; readonly windowId: string; readonly idle: false; readonly at: number; readonly queuedBefore: boolean }
   /** Session start, tree navigation, `/pi-context off`, a committed `/wipe-memory`: transient state is dropped. */
   | { readonly _tag: "Cleared" }
 
@@ -107,6 +122,14 @@ const noCloseOut: CloseOutAxis = { _tag: "None" }
 const overflowArrives = (overflow: OverflowAxis): OverflowAxis =>
   overflow === "idle" ? "pending" : overflow === "pending" ? "pending" : "pending-spent"
 
+/**
+ * Whether the messages Pi delivers next were all queued after the waiting
+ * `/wipe-memory`: then the reset goes first, as the user asked. Queued at the
+ * same millisecond counts as before, unless nothing was queued at the command.
+ */
+export const queuedAfterCommand = (command: WaitingCommand, nextQueued: ReadonlyArray<number>): boolean =>
+  nextQueued.length > 0 && (!command.queuedBefore || nextQueued.every((at) => at > command.at))
+
 const closeOutFor = (state: ResetControl, windowId: string): boolean => state.closeOut._tag !== "None" && state.closeOut.windowId === windowId
 
 const turnEnded = (state: ResetControl, event: Extract<ResetEvent, { _tag: "TurnEnded" }>): Transition => {
@@ -129,6 +152,14 @@ const turnEnded = (state: ResetControl, event: Extract<ResetEvent, { _tag: "Turn
   })
   if (state.request._tag === "Requested" && state.request.windowId === event.windowId) {
     return commit("tool", "the model called wipe_memory in this turn")
+  }
+  const command = state.commandWipe
+  // The run would end here and Pi would deliver what is queued: the user's reset goes before what they queued after it.
+  if (command?.windowId === event.windowId && !event.toolTurn && queuedAfterCommand(command, event.nextQueued)) {
+    return {
+      state: { ...next, commandWipe: undefined },
+      effect: { _tag: "commit-boundary", source: "command", continue: false, reason: "a message queued after /wipe-memory is next: the reset goes first" }
+    }
   }
   if (state.closeOut._tag === "Sent" && state.closeOut.windowId === event.windowId && event.automatic) {
     return commit("close-out", "the close-out turn ended without wipe_memory")
@@ -188,7 +219,7 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
     case "Settled": {
       const settled: ResetControl = { ...initialResetControl, closeOutUsed: state.closeOutUsed }
       if (state.commandWipe === undefined) return { state: settled, effect: none }
-      if (state.commandWipe !== event.windowId) {
+      if (state.commandWipe.windowId !== event.windowId) {
         return { state: settled, effect: { _tag: "none", reason: "the window /wipe-memory asked to reset was already reset by the run" } }
       }
       return { state: settled, effect: { _tag: "append-command-boundary", reason: "/wipe-memory waited for the run to settle" } }
@@ -196,7 +227,10 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
     case "CommandWipe":
       return event.idle
         ? { state: { ...state, commandWipe: undefined }, effect: { _tag: "append-command-boundary", reason: "/wipe-memory while idle" } }
-        : { state: { ...state, commandWipe: event.windowId }, effect: { _tag: "command-waits", reason: "a run is active: reset when it settles" } }
+        : {
+          state: { ...state, commandWipe: { windowId: event.windowId, at: event.at, queuedBefore: event.queuedBefore } },
+          effect: { _tag: "command-waits", reason: "a run is active: reset before a message queued after it, else when the run settles" }
+        }
     case "Cleared":
       return { state: initialResetControl, effect: none }
   }
@@ -204,7 +238,7 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
 
 /** Which of Pi's boundary hooks must be live now. */
 export interface BoundaryNeeds {
-  /** `turn_end`: a boundary or a reminder may be written at this turn's end. */
+  /** `turn_end`: a boundary or a reminder may be written at this turn's end (a waiting `/wipe-memory` included). */
   readonly turnEnd: boolean
   /** `agent_before_settle`: an overflow awaits its recovery, or a close-out its boundary. */
   readonly beforeSettle: boolean
@@ -229,7 +263,8 @@ export const boundaryNeeds = (input: {
 }): BoundaryNeeds => {
   const closingOut = input.control.closeOut._tag !== "None"
   return {
-    turnEnd: input.control.request._tag === "Requested" || input.reminderStaged || input.replyOverflowed || closingOut ||
+    turnEnd: input.control.request._tag === "Requested" || input.control.commandWipe !== undefined || input.reminderStaged ||
+      input.replyOverflowed || closingOut ||
       (input.automatic && (input.tokensLeft === null || input.tokensLeft <= input.warningLine)),
     beforeSettle: input.control.overflow === "pending" || input.control.overflow === "pending-spent" || closingOut
   }

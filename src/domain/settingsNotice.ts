@@ -3,7 +3,7 @@
  * the sentence a person reads for it. Pure.
  */
 
-export type ValueSource = "default" | "global" | "project" | "model" | "injected"
+export type ValueSource = "default" | "global" | "project" | "model" | "pi" | "injected"
 
 /** One distinct settings problem: which key, the value found, the value used instead. */
 export interface ThresholdNotice {
@@ -60,6 +60,7 @@ export const noticeKey = (notice: ThresholdNotice): string =>
 const sourceLabel: Partial<Record<ValueSource, string>> = {
   global: "global settings: ",
   project: "project settings: ",
+  pi: "set through Pi: ",
   injected: "injected policy: "
 }
 

@@ -62,7 +62,8 @@ export interface ModelRef {
 
 /** One whole settings object (as in a settings.json) and where it came from. Later sources win per key. */
 export interface SettingsSource {
-  readonly source: "global" | "project" | "injected"
+  /** `pi`: a value in Pi's effective settings that no settings file holds (an SDK host gave it to Pi). */
+  readonly source: "global" | "project" | "pi" | "injected"
   readonly settings: unknown
 }
 
@@ -172,7 +173,7 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
       for (const [name, value] of Object.entries(entry)) {
         if (value === undefined || !isModelKey(name)) continue
         const key = `${SettingsKey}.models["${pattern}"].${name}`
-        push(models, name, { key, value, source: source === "injected" ? "injected" : "model" })
+        push(models, name, { key, value, source: source === "injected" || source === "pi" ? source : "model" })
       }
     }
   }

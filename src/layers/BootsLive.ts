@@ -1,4 +1,4 @@
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
@@ -17,6 +17,8 @@ export const layerWithoutDependencies = Layer.effect(
     const notes = yield* NotesStore
     const thresholds = yield* Thresholds
     const trace = yield* Trace
+    /** Boots whose incomplete index the user was told of: a boot written again (a repair) is not a new one. */
+    const toldIncomplete = yield* Ref.make<ReadonlySet<string>>(new Set())
 
     const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
@@ -49,19 +51,24 @@ export const layerWithoutDependencies = Layer.effect(
           ? {}
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
-      if (boot.unavailableHomes.length > 0) {
-        yield* session.notify(
-          `pi-context: notes index incomplete for ${boot.unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
-          "warning"
-        )
-      }
       const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
-      return { text: boot.text, notesIndexed }
+      return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
 
-    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted })
+    const tellIncomplete = (windowId: string, unavailableHomes: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        if (unavailableHomes.length === 0) return
+        const told = yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, windowId]))
+        if (told.has(windowId)) return
+        yield* (yield* PiSession).notify(
+          `pi-context: notes index incomplete for ${unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
+          "warning"
+        )
+      })
+
+    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, tellIncomplete })
   })
 )
 

@@ -6,6 +6,8 @@ import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
+import { hasMarker } from "../domain/window/branch.ts"
+import { offNotice, windowManager } from "../domain/enabled.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -91,7 +93,7 @@ export const layerWithoutDependencies = Layer.effect(
       const window = yield* currentWindow
       const usage = yield* windows.usage
       const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
-      const waiting = (yield* Ref.get(control)).commandWipe === window.id
+      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === window.id
       const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
       yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
     })
@@ -210,7 +212,8 @@ export const layerWithoutDependencies = Layer.effect(
         return {
           scheduled: false,
           refused: false,
-          text: `pi-context is off, so no reset was scheduled. The user can turn it on with /${CommandName.piContext} on.`
+          text: `pi-context is off, so no reset was scheduled. The user can end this window with /${CommandName.wipeMemory}, ` +
+            `or turn pi-context on with /${CommandName.piContext} on.`
         } satisfies WipeReply
       }
       const session = yield* PiSession
@@ -272,7 +275,8 @@ export const layerWithoutDependencies = Layer.effect(
         overflow: input.overflow,
         hardLineDue,
         automatic,
-        toolTurn: input.toolTurn === true
+        toolTurn: input.toolTurn === true,
+        nextQueued: input.queued ?? []
       })
       if (input.outcome === "aborted") {
         yield* budget.discard
@@ -325,14 +329,8 @@ export const layerWithoutDependencies = Layer.effect(
         return yield* boundaryNeeds()
       })
 
-    const wipeNow = Effect.gen(function*() {
-      const session = yield* PiSession
-      if (!(yield* enabled)) {
-        yield* session.notify(`pi-context is off. Run /${CommandName.piContext} on first, then /${CommandName.wipeMemory}.`, "warning")
-        return
-      }
-      yield* commandWipe.appendWhenIdle(undefined)
-    })
+    // Off stops the automatic resets only: the user's own reset still works (on a branch with resets, it is the only one).
+    const wipeNow = commandWipe.appendWhenIdle(undefined)
 
     const setEnabled = (on: boolean) =>
       Effect.gen(function*() {
@@ -343,9 +341,7 @@ export const layerWithoutDependencies = Layer.effect(
         yield* trace.info("enabled.set", { enabled: on })
         if (on) yield* startup.orReportBootFailure(startup.ensureRootBoot)
         yield* session.notify(
-          on
-            ? "pi-context is on: context windows reset from your notes instead of compacting."
-            : "pi-context is off: no new resets. Existing reset boundaries still hold on this branch.",
+          on ? "pi-context is on: context windows reset from your notes instead of compacting." : offNotice(hasMarker(yield* session.branch)),
           "info"
         )
         yield* updateStatus
@@ -353,9 +349,16 @@ export const layerWithoutDependencies = Layer.effect(
 
     const statusReport = Effect.gen(function*() {
       const window = yield* currentWindow
+      const on = yield* enabled
+      const manager = windowManager({
+        enabled: on,
+        automaticReset: (yield* thresholds.policy).automaticReset.value,
+        branchHasReset: hasMarker(yield* (yield* PiSession).branch)
+      })
       return [
-        `pi-context ${packageVersion}: ${(yield* enabled) ? "on" : "off"}`,
+        `pi-context ${packageVersion}: ${on ? "on" : "off"}`,
         `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
+        `window managed by: ${manager}`,
         describeTrace(yield* trace.status),
         ...(yield* budget.statusReport({ usage: yield* windows.usage }))
       ].join("\n")

@@ -35,7 +35,7 @@ const readSessionId = (path: string | undefined): string | undefined => {
  */
 export type PiFault = (fault: { readonly operation: PiOperation; readonly error: unknown }) => void
 
-export type PiOperation = "context usage" | "model" | "settings" | "project trust" | "idle state"
+export type PiOperation = "context usage" | "model" | "settings" | "project trust" | "idle state" | "message queue"
 
 /** What pi-context does without each answer, for the one notice. */
 export const faultFallback: Readonly<Record<PiOperation, string>> = {
@@ -43,7 +43,8 @@ export const faultFallback: Readonly<Record<PiOperation, string>> = {
   model: "the model counts as unknown, so no budget line applies",
   settings: "pi-context uses its default settings",
   "project trust": "the project's .pi/settings.json is not applied",
-  "idle state": "the agent counts as busy"
+  "idle state": "the agent counts as busy",
+  "message queue": "a waiting /wipe-memory counts every queued message as sent after it"
 }
 
 const ignoreFault: PiFault = () => {}
@@ -94,6 +95,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
     settings: guarded("settings", {}, () => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
     isProjectTrusted: guarded("project trust", false, () => ctx.isProjectTrusted()),
     isIdle: guarded("idle state", false, () => ctx.isIdle()),
+    hasQueuedMessages: guarded("message queue", false, () => ctx.hasPendingMessages()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     sendMessage: (message, options) =>
       Effect.sync(() =>

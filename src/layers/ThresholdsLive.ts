@@ -12,6 +12,7 @@ import {
   type SettingsSource,
   type ThresholdNotice
 } from "../domain/thresholds.ts"
+import { attributeSettings } from "../domain/settingsSources.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import * as Platform from "./platform.ts"
@@ -61,9 +62,11 @@ const withNotices = (policy: ResolvedPolicy, extra: ReadonlyArray<ThresholdNotic
   extra.length === 0 ? policy : { ...policy, notices: [...extra, ...policy.notices] }
 
 /**
- * The file-backed policy: `<agentDir>/settings.json`, then
- * `<cwd>/.pi/settings.json` when Pi trusts the project — the same two files
- * Pi itself merges, so Pi's `compaction.reserveTokens` is read from them too.
+ * The settings policy: Pi's effective settings (`pi.getSettings()`, Pi's
+ * `compaction.reserveTokens` included), each value named after the file that
+ * holds it — `<agentDir>/settings.json`, or `<cwd>/.pi/settings.json` when Pi
+ * trusts the project — or as set through Pi when no file does. The files are
+ * also read for their own problems (unreadable, not JSON).
  */
 export const layerFromFiles = Layer.effect(
   Thresholds,
@@ -113,8 +116,10 @@ export const layerFromFiles = Layer.effect(
       const project = (yield* session.isProjectTrusted)
         ? yield* readSource(path.join(session.cwd, ".pi", "settings.json"), "project")
         : { notices: [] } satisfies SourceRead
+      const files = [global.source, project.source].filter((source) => source !== undefined)
       const loaded: Loaded = {
-        sources: [global.source, project.source].filter((source) => source !== undefined),
+        // Pi's effective settings are the values (an SDK host's in-memory settings included); the files say where each came from.
+        sources: attributeSettings(yield* session.settings, files),
         notices: [...global.notices, ...project.notices]
       }
       yield* Ref.set(cache, Option.some(loaded))

@@ -20,10 +20,23 @@ export interface BootWindow {
   readonly continuity?: BootContinuity
 }
 
-/** Builds hidden boots from one closed notes snapshot. */
+/** A rendered boot: its text, the notes in the homes it indexes, and the homes it could not read. */
+export interface RenderedBoot {
+  readonly text: string
+  readonly notesIndexed: number
+  readonly unavailableHomes: ReadonlyArray<string>
+}
+
+/**
+ * Builds hidden boots from one closed notes snapshot. Rendering tells the
+ * user nothing: a boot may be built and dropped (an abort, a run that
+ * started meanwhile); whoever writes it calls `tellIncomplete`.
+ */
 export class Boots extends Context.Service<Boots, {
-  /** The boot text for `windowId`; reports an incomplete notes index once per boot. */
+  /** The boot text for `windowId`. */
   readonly render: (window: BootWindow) => Effect.Effect<string, BootBuildFailed, PiSession>
-  /** As `render`, with the number of notes in the homes the boot indexes (for the reset's chat entry). */
-  readonly renderCounted: (window: BootWindow) => Effect.Effect<{ readonly text: string; readonly notesIndexed: number }, BootBuildFailed, PiSession>
+  /** As `render`, with the notes it indexes (for the reset's chat entry) and the homes it could not read. */
+  readonly renderCounted: (window: BootWindow) => Effect.Effect<RenderedBoot, BootBuildFailed, PiSession>
+  /** Tells the user of a written boot's incomplete notes index, once per boot. */
+  readonly tellIncomplete: (windowId: string, unavailableHomes: ReadonlyArray<string>) => Effect.Effect<void, never, PiSession>
 }>()("pi-context/Boots") {}

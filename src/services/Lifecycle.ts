@@ -49,6 +49,8 @@ export interface BoundaryInput {
   readonly messages?: ReadonlyArray<{ readonly role: string }>
   /** The turn ran tools (the run goes on); absent or false for a text reply. */
   readonly toolTurn?: boolean
+  /** When each message Pi delivers after this turn was queued (absent or empty: none). */
+  readonly queued?: ReadonlyArray<number>
 }
 
 export interface WipeReply {

@@ -55,6 +55,8 @@ export class PiSession extends Context.Service<PiSession, {
   readonly isProjectTrusted: Effect.Effect<boolean>
   /** No agent run is active (a prompt still in its input hooks has not started one). */
   readonly isIdle: Effect.Effect<boolean>
+  /** Whether steering or follow-up messages are queued for the active run. */
+  readonly hasQueuedMessages: Effect.Effect<boolean>
   readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>

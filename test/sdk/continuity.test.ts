@@ -198,6 +198,69 @@ describe("continuity: /wipe-memory only while idle", () => {
     expect(h.statuses.at(-1)!.text).not.toContain("will reset when idle")
   })
 
+  it("a follow-up queued after a waiting /wipe-memory arrives once, in the new window; one queued before it is answered first", async () => {
+    h = await createHarness()
+    const userTexts = () =>
+      h.entries().flatMap((entry, index) => (entry.type === "message" && entry.message.role === "user" ? [{ index, text: JSON.stringify(entry.message.content) }] : []))
+    h.script([
+      async () => {
+        await h.session.followUp("BEFORE-RESET: what did we decide?")
+        // A human types slower than a millisecond: the follow-up after the command is queued later than it.
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        await h.session.prompt("/wipe-memory")
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        await h.session.followUp("AFTER-RESET: tell me what we decided")
+        return call("context_remaining", {})
+      },
+      say("the answer is 4 (OLD WINDOW)"),
+      say("we decided on 4 (BEFORE-RESET answered)"),
+      say("from my notes: we decided on 4 (NEW WINDOW)")
+    ])
+    await h.prompt("what is 2+2?")
+    await h.waitForIdle()
+    expect(h.requests).toHaveLength(4)
+    const markers = markerIndexes(h.entries())
+    expect(markers).toHaveLength(1)
+    const before = userTexts().filter((u) => u.text.includes("BEFORE-RESET"))
+    const after = userTexts().filter((u) => u.text.includes("AFTER-RESET"))
+    expect(before).toHaveLength(1)
+    expect(after).toHaveLength(1)
+    // What the user asked first happens first: the follow-up before the command, the reset, the follow-up after it.
+    expect(before[0]!.index).toBeLessThan(markers[0]!)
+    expect(after[0]!.index).toBeGreaterThan(markers[0]!)
+    const fresh = conversation(h.requests[3]!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    expect(fresh.join("\n")).not.toContain("what is 2+2?")
+    expect(fresh.join("\n").split("AFTER-RESET").length - 1).toBe(1)
+    for (const request of h.requests.slice(0, 3)) expect(conversation(request).join("\n")).not.toContain("AFTER-RESET")
+    expect(boundaryViolation(h.entries())).toBeUndefined()
+    expect(h.statuses.at(-1)!.text).not.toContain("will reset when idle")
+    expect(h.errors).toEqual([])
+  })
+
+  it("a follow-up queued after a waiting /wipe-memory, with nothing queued before: the reset goes first", async () => {
+    h = await createHarness()
+    h.script([
+      async () => {
+        await h.session.prompt("/wipe-memory")
+        await h.session.followUp("AFTER-RESET: tell me what we decided")
+        return say("the answer is 4 (OLD WINDOW)")
+      },
+      say("from my notes (NEW WINDOW)")
+    ])
+    await h.prompt("what is 2+2?")
+    await h.waitForIdle()
+    expect(h.requests).toHaveLength(2)
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    const fresh = conversation(h.requests[1]!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    expect(fresh.at(-1)).toContain("AFTER-RESET")
+    expect(fresh.join("\n")).not.toContain("OLD WINDOW")
+    expect(fresh.join("\n")).not.toContain("what is 2+2?")
+    expect(kinds(h.entries()).slice(-3)).toEqual(["custom_message:pi-context/continuation", "message:user", "message:assistant"])
+    expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("context reset (/wipe-memory)"))
+  })
+
   it("/wipe-memory just before a prompt: marker, boot and continuation stay consecutive and the question is seen", async () => {
     h = await createHarness()
     h.script(raceScript())

@@ -207,6 +207,45 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(kinds(h.entries())).not.toContain("compaction")
   })
 
+  it("/pi-context off on a branch with resets: the notices say the window is the user's, and /wipe-memory still resets it", async () => {
+    h = await createHarness({ settings: { compaction: { enabled: true, keepRecentTokens: 1 } } })
+    h.script([wipe(), say("fresh ".repeat(400)), say("still fresh ".repeat(400)), say("in the third window")])
+    await h.prompt("wipe")
+    await h.prompt("/pi-context off")
+    const off = h.notices.at(-1)!.message
+    expect(off).toContain("pi-context is off")
+    expect(off).toContain("Pi's compaction stays cancelled")
+    expect(off).toContain("/wipe-memory")
+    await h.prompt("OLD-WINDOW question")
+    // Off stops the automatic resets only: the user's own /wipe-memory still starts a fresh window.
+    await h.prompt("/wipe-memory")
+    expect(markerIndexes(h.entries())).toHaveLength(2)
+    expect(h.notices.map((n) => n.message)).not.toContainEqual(expect.stringContaining("Run /pi-context on first"))
+    expect(h.notices.at(-1)!.message).toContain("context reset (/wipe-memory)")
+    await h.prompt("after the reset")
+    const fresh = conversation(h.requests.at(-1)!)
+    expect(fresh[0]).toMatch(/^user: ## Context window/)
+    expect(fresh.join("\n")).not.toContain("OLD-WINDOW")
+    // Pi's compaction stays cancelled here, and its notice names who manages the window now.
+    await expect(h.session.compact()).rejects.toThrow(/cancel/i)
+    const cancelled = h.notices.filter((n) => n.message.includes("native compaction is cancelled")).at(-1)!.message
+    expect(cancelled).toContain("pi-context is off, so nothing resets this window by itself")
+    expect(cancelled).toContain("/wipe-memory")
+    await h.prompt("/pi-context status")
+    expect(h.notices.at(-1)!.message).toMatch(/^window managed by: you: \/wipe-memory ends it .*Pi's compaction stays cancelled/m)
+    expect(h.errors).toEqual([])
+  })
+
+  it("/pi-context off on a branch without resets hands the window back to Pi's compaction, and says so", async () => {
+    h = await createHarness()
+    h.script([say("one")])
+    await h.prompt("hello")
+    await h.prompt("/pi-context off")
+    expect(h.notices.at(-1)!.message).toContain("Pi's own compaction manages this branch again")
+    await h.prompt("/pi-context status")
+    expect(h.notices.at(-1)!.message).toMatch(/^window managed by: Pi's own compaction/m)
+  })
+
   it("/pi-context off stops new resets but keeps the boundary; the choice survives a restart; on resumes", async () => {
     const dirs = makeDirs()
     const sessionDir = join(dirs.root, "sessions")

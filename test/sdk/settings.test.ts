@@ -30,3 +30,34 @@ describe("settings pi-context cannot use, in Pi's agent loop", () => {
     expect(h.errors).toEqual([])
   })
 })
+
+describe("settings given through Pi's SDK, in Pi's agent loop", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("settings an SDK host gives Pi in memory are honoured, and where they disagree with a file the host's win, named as set through Pi", async () => {
+    const dirs = makeDirs()
+    mkdirSync(dirs.agentDir, { recursive: true })
+    writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify({ "pi-context": { guidanceLine: 50000, warningLine: 28000 } }))
+    h = await createHarness({ dirs, settings: { "pi-context": { warningLine: 30000, bootBudgetTokens: 5000, hardlin: 5 } } })
+    h.script([fauxAssistantMessage("one")])
+    await h.prompt("hi")
+    await h.prompt("/pi-context status")
+    const status = h.notices.at(-1)!.message
+    expect(status).toMatch(/^warning line: 30,000 tokens left .*set through Pi: pi-context\.warningLine/m)
+    expect(status).toMatch(/^guidance line: 50,000 tokens left .*set in the global settings.json: pi-context\.guidanceLine/m)
+    expect(status).toMatch(/^boot budget: 5,000 tokens \(set through Pi: pi-context\.bootBudgetTokens\)/m)
+    // The checks run on the effective values too: a typo given through Pi is named, with where it came from.
+    expect(h.notices.map((notice) => notice.message)).toContain(
+      "pi-context: set through Pi: pi-context.hardlin = 5 is not a pi-context setting (did you mean hardLine?); it is ignored."
+    )
+    expect(h.errors).toEqual([])
+  })
+
+  it("SettingsManager.inMemory({ \"pi-context\": { enabled: false } }) starts pi-context off", async () => {
+    h = await createHarness({ settings: { "pi-context": { enabled: false } } })
+    await h.prompt("/pi-context status")
+    expect(h.notices.at(-1)!.message).toMatch(/^pi-context \S+: off/)
+    expect(h.notices.at(-1)!.message).toMatch(/^enabled by default: off \(set through Pi: pi-context\.enabled\)/m)
+  })
+})

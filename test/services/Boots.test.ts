@@ -49,3 +49,42 @@ layer(boots)("Boots", (it) => {
     })
   })
 })
+
+/** The user home cannot be read; the other four are empty. */
+const userHomeUnreadable = Layer.mock(NotesStore)({
+  snapshot: () =>
+    Effect.succeed({
+      takenAt,
+      homes: (["session", "project", "user", "agent", "model"] as const).map((home) =>
+        home === "user"
+          ? { _tag: "Unavailable" as const, home, location: home, reason: "EACCES: permission denied" }
+          : { _tag: "Available" as const, home, location: home, map: undefined, recent: [], noteCount: 0 }
+      )
+    }),
+  projectKey: () => Effect.succeed("project-0000"),
+  copySessionHome: () => Effect.succeed({ copied: 0 })
+})
+
+layer(BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), userHomeUnreadable))))(
+  "Boots with a home that cannot be read",
+  (it) => {
+    it.effect("rendering tells nothing; a written boot's incomplete index is told once, however often that boot is written", () => {
+      const fake = makeFakeSession()
+      const incomplete = () => fake.notices.filter((notice) => notice.message.includes("notes index incomplete for user"))
+      return Effect.gen(function*() {
+        const boot = yield* Boots.use((b) => b.renderCounted({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+        assert.include(boot.text, "notes_list")
+        assert.deepStrictEqual(boot.unavailableHomes, ["user"])
+        // A boot may be built and dropped (an abort, a run that started meanwhile): nothing is told yet.
+        assert.strictEqual(incomplete().length, 0)
+        const tell = (windowId: string) => Boots.use((b) => b.tellIncomplete(windowId, boot.unavailableHomes)).pipe(Effect.provide(fake.layer))
+        yield* tell("w-b")
+        // The same boot written again (a repair) is not a new boot.
+        yield* tell("w-b")
+        assert.strictEqual(incomplete().length, 1)
+        yield* tell("w-c")
+        assert.strictEqual(incomplete().length, 2)
+      })
+    })
+  }
+)

@@ -128,6 +128,28 @@ describe("Lifecycle", () => {
     }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
   })
 
+  it.effect("/wipe-memory that meets a starting run tells of the incomplete notes index once, for the boot it writes at settlement", () => {
+    const fake = makeFakeSession({ entries: [messageEntry("user", "hello"), messageEntry("assistant", "hi")] })
+    let reads = 0
+    // The user home cannot be read, and the first read is where a prompt starts its run.
+    const snapshot: NotesStore["Service"]["snapshot"] = () =>
+      Effect.map(emptySnapshot(undefined as never), (taken) => {
+        if (reads++ === 0) fake.idle = false
+        return { ...taken, homes: taken.homes.map((home) => (home.home === "user" ? { _tag: "Unavailable" as const, home: "user" as const, location: "user", reason: "EACCES" } : home)) }
+      })
+    const incomplete = () => fake.notices.filter((notice) => notice.message.includes("notes index incomplete for user"))
+    return Effect.gen(function*() {
+      yield* Lifecycle.use((lifecycle) => lifecycle.wipeNow).pipe(Effect.provide(fake.layer))
+      assert.isTrue(fake.notices.some((notice) => notice.message.includes("will reset when idle")))
+      assert.strictEqual(incomplete().length, 0)
+      fake.idle = true
+      yield* Lifecycle.use((lifecycle) => lifecycle.settled(false)).pipe(Effect.provide(fake.layer))
+      assert.deepStrictEqual(fake.appended.map((entry) => entry.customType), [CustomType.resetMarker])
+      assert.strictEqual(reads, 2)
+      assert.strictEqual(incomplete().length, 1)
+    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(snapshot))))
+  })
+
   it.effect("wipe_memory records nothing while pi-context is off", () => {
     const fake = makeFakeSession({ entries: [fakeEntry({ type: "custom", customType: CustomType.state, data: { enabled: false } })] })
     return Effect.gen(function*() {

@@ -5,9 +5,14 @@ import { type PolicySettings, renderNotice, type ResolvedPolicy } from "../../sr
 import { layerFromFiles as thresholdsFromFiles, layerInjected } from "../../src/layers/ThresholdsLive.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
+import { SettingsManager } from "@earendil-works/pi-coding-agent"
 import { defaultModel, type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
-/** Real temp settings files laid out as Pi has them: `<agentDir>/settings.json`, `<cwd>/.pi/settings.json`. */
+/**
+ * Real temp settings files laid out as Pi has them: `<agentDir>/settings.json`,
+ * `<cwd>/.pi/settings.json`; the session's effective settings are Pi's own
+ * merge of them (its SettingsManager), read again after each write.
+ */
 const withSettings = (files: { readonly global?: unknown; readonly project?: unknown }, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -17,13 +22,18 @@ const withSettings = (files: { readonly global?: unknown; readonly project?: unk
     const cwd = path.join(root, "project")
     yield* fs.makeDirectory(agentDir, { recursive: true })
     yield* fs.makeDirectory(path.join(cwd, ".pi"), { recursive: true })
+    const session = makeFakeSession({ ...settingsSessionOptions, agentDir, cwd, ...knobs })
+    const piEffective = () => SettingsManager.create(cwd, agentDir, { projectTrusted: session.projectTrusted }).getSettings()
     const write = (file: string, content: unknown) =>
-      fs.writeFileString(file, typeof content === "string" ? content : JSON.stringify(content, null, 2))
+      fs.writeFileString(file, typeof content === "string" ? content : JSON.stringify(content, null, 2)).pipe(
+        Effect.andThen(Effect.sync(() => {
+          session.settings = piEffective() as unknown as Readonly<Record<string, unknown>>
+        }))
+      )
     const globalFile = path.join(agentDir, "settings.json")
     const projectFile = path.join(cwd, ".pi", "settings.json")
     if (files.global !== undefined) yield* write(globalFile, files.global)
     if (files.project !== undefined) yield* write(projectFile, files.project)
-    const session = makeFakeSession({ ...settingsSessionOptions, agentDir, cwd, ...knobs })
     const thresholds = yield* serviceOf(thresholdsFromFiles)
     const run = <A>(effect: Effect.Effect<A, never, PiSession>) =>
       Effect.provide(effect, session.layer)

@@ -53,6 +53,8 @@ export interface FakeSession {
   projectTrusted: boolean
   /** Whether the host draws pi-context's entries in its chat, as Pi's TUI does. */
   chatShowsEntries: boolean
+  /** No run is active; a test flips it to start one. */
+  idle: boolean
   aborted: number
   readonly leafId: string | null
   /** Moves the leaf (Pi's tree navigation): later appends and branch reads start there. */
@@ -144,6 +146,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     settings: options.settings ?? {},
     projectTrusted: options.projectTrusted ?? false,
     chatShowsEntries: false,
+    idle: true,
     aborted: 0,
     get leafId() {
       return leaf
@@ -193,7 +196,8 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     model: Effect.sync(() => Option.fromNullishOr(fake.model)),
     settings: Effect.sync(() => fake.settings),
     isProjectTrusted: Effect.sync(() => fake.projectTrusted),
-    isIdle: Effect.succeed(true),
+    isIdle: Effect.sync(() => fake.idle),
+    hasQueuedMessages: Effect.succeed(false),
     appendCustomEntry: (customType, data) =>
       Effect.sync(() => {
         fake.appended.push({ customType, data })

@@ -9,7 +9,8 @@ import {
   type RequestAxis,
   type ResetControl,
   type ResetEvent,
-  type TurnOutcome
+  type TurnOutcome,
+  type WaitingCommand
 } from "../../src/domain/resetControl.ts"
 
 const W = "pcx:w:1"
@@ -23,11 +24,14 @@ const closeOuts: ReadonlyArray<CloseOutAxis> = [
   { _tag: "Sent", windowId: W },
   { _tag: "Sent", windowId: W2 }
 ]
+/** A /wipe-memory that arrived at t=100 during a run, with or without messages queued before it. */
+const waitingIn = (windowId: string, queuedBefore: boolean): WaitingCommand => ({ windowId, at: 100, queuedBefore })
+const commands: ReadonlyArray<WaitingCommand | undefined> = [undefined, waitingIn(W, false), waitingIn(W, true), waitingIn(W2, false)]
 const states: ReadonlyArray<ResetControl> = [noRequest, requested].flatMap((request) =>
   overflows.flatMap((overflow) =>
     closeOuts.flatMap((closeOut) =>
       [undefined, W].flatMap((closeOutUsed) =>
-        [undefined, W, W2].map((commandWipe): ResetControl => ({ request, overflow, closeOut, closeOutUsed, commandWipe }))
+        commands.map((commandWipe): ResetControl => ({ request, overflow, closeOut, closeOutUsed, commandWipe }))
       )
     )
   )
@@ -43,6 +47,7 @@ const turnEnded = (fields: Partial<Extract<ResetEvent, { _tag: "TurnEnded" }>> =
   hardLineDue: false,
   automatic: true,
   toolTurn: true,
+  nextQueued: [],
   ...fields
 })
 
@@ -53,7 +58,12 @@ const events: ReadonlyArray<ResetEvent> = [
   ...outcomes.flatMap((outcome) =>
     bools.flatMap((overflow) =>
       bools.flatMap((hardLineDue) =>
-        bools.flatMap((automatic) => bools.map((toolTurn) => turnEnded({ outcome, overflow, hardLineDue, automatic, toolTurn })))
+        bools.flatMap((automatic) =>
+          bools.flatMap((toolTurn) =>
+            // Nothing queued, a message queued before the command (t=50), one queued after it (t=150).
+            [[], [50], [150]].map((nextQueued) => turnEnded({ outcome, overflow, hardLineDue, automatic, toolTurn, nextQueued }))
+          )
+        )
       )
     )
   ),
@@ -61,7 +71,8 @@ const events: ReadonlyArray<ResetEvent> = [
   ...outcomes.flatMap((outcome) => bools.map((automatic): ResetEvent => ({ _tag: "BeforeSettle", windowId: W, outcome, automatic }))),
   { _tag: "Settled", windowId: W },
   { _tag: "CommandWipe", windowId: W, idle: true },
-  { _tag: "CommandWipe", windowId: W, idle: false },
+  { _tag: "CommandWipe", windowId: W, idle: false, at: 100, queuedBefore: false },
+  { _tag: "CommandWipe", windowId: W, idle: false, at: 100, queuedBefore: true },
   { _tag: "Cleared" }
 ]
 
@@ -88,6 +99,12 @@ const expected = (state: ResetControl, event: ResetEvent): { effect: string; sou
       const after: ResetControl = { ...state, request: noRequest, overflow: "idle", closeOut: none }
       const commit = (source: string) => ({ effect: "commit-boundary", source, continue: event.toolTurn, state: after })
       if (state.request._tag === "Requested") return commit("tool")
+      // The user's waiting /wipe-memory goes before a message they queued after it, when the run would end.
+      const command = state.commandWipe
+      const queuedAfter = event.nextQueued.length > 0 && (command?.queuedBefore === false || event.nextQueued.every((at) => at > 100))
+      if (command?.windowId === W && !event.toolTurn && queuedAfter) {
+        return { effect: "commit-boundary", source: "command", continue: false, state: { ...after, commandWipe: undefined } }
+      }
       if (state.closeOut._tag === "Sent" && state.closeOut.windowId === W && event.automatic) return commit("close-out")
       if (!event.hardLineDue || !event.automatic) return { effect: "none", state: after }
       // A finished reply resets without a model call; a tool turn gets one close-out per window.
@@ -108,13 +125,13 @@ const expected = (state: ResetControl, event: ResetEvent): { effect: string; sou
     }
     case "Settled":
       return {
-        effect: state.commandWipe === W ? "append-command-boundary" : "none",
+        effect: state.commandWipe?.windowId === W ? "append-command-boundary" : "none",
         state: { ...initialResetControl, closeOutUsed: state.closeOutUsed }
       }
     case "CommandWipe":
       return event.idle
         ? { effect: "append-command-boundary", state: { ...state, commandWipe: undefined } }
-        : { effect: "command-waits", state: { ...state, commandWipe: W } }
+        : { effect: "command-waits", state: { ...state, commandWipe: waitingIn(W, event.queuedBefore) } }
     case "Cleared":
       return { effect: "none", state: initialResetControl }
   }
@@ -166,12 +183,31 @@ describe("reset-control reducer", () => {
   })
 
   it("/wipe-memory on a busy session waits for settlement, unless the run already reset that window", () => {
-    const waiting = reduceResetControl(initialResetControl, { _tag: "CommandWipe", windowId: W, idle: false })
+    const waiting = reduceResetControl(initialResetControl, { _tag: "CommandWipe", windowId: W, idle: false, at: 100, queuedBefore: false })
     assert.strictEqual(waiting.effect._tag, "command-waits")
     assert.strictEqual(reduceResetControl(waiting.state, { _tag: "Settled", windowId: W }).effect._tag, "append-command-boundary")
     const moved = reduceResetControl(waiting.state, { _tag: "Settled", windowId: W2 })
     assert.strictEqual(moved.effect._tag, "none")
     assert.isString(moved.effect.reason)
+  })
+
+  it("a waiting /wipe-memory resets before a follow-up queued after it, and after one queued before it", () => {
+    const wait = (queuedBefore: boolean) =>
+      reduceResetControl(initialResetControl, { _tag: "CommandWipe", windowId: W, idle: false, at: 100, queuedBefore }).state
+    // Nothing was queued at the command: whatever is queued now came after it.
+    const after = reduceResetControl(wait(false), turnEnded({ toolTurn: false, nextQueued: [100] }))
+    assert.deepInclude(after.effect, { _tag: "commit-boundary", source: "command", continue: false })
+    assert.isUndefined(after.state.commandWipe)
+    // A follow-up asked before the command runs first, in the old window; the one after it waits for the reset.
+    const before = reduceResetControl(wait(true), turnEnded({ toolTurn: false, nextQueued: [90] }))
+    assert.strictEqual(before.effect._tag, "none")
+    const next = reduceResetControl(before.state, turnEnded({ toolTurn: false, nextQueued: [110] }))
+    assert.deepInclude(next.effect, { _tag: "commit-boundary", source: "command" })
+    // A tool turn goes on in the same run: the reset waits for the run's end.
+    assert.strictEqual(reduceResetControl(wait(false), turnEnded({ toolTurn: true, nextQueued: [110] })).effect._tag, "none")
+    // And with nothing queued, the run settles first.
+    assert.strictEqual(reduceResetControl(wait(false), turnEnded({ toolTurn: false })).effect._tag, "none")
+    assert.isTrue(boundaryNeeds({ control: wait(false), reminderStaged: false, replyOverflowed: false, automatic: false, tokensLeft: 100_000, warningLine: 1 }).turnEnd)
   })
 
   const eventArbitrary: fc.Arbitrary<ResetEvent> = fc.constantFrom(...events)

@@ -101,7 +101,8 @@ export const makeBoundaries = (deps: {
           windowId,
           ordinal: shown.ordinal,
           drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
-          endingOrdinal: continuity.previousOrdinal
+          endingOrdinal: continuity.previousOrdinal,
+          unavailableHomes: boot.unavailableHomes
         }
       })
 
@@ -136,6 +137,7 @@ export const makeBoundaries = (deps: {
         yield* Ref.set(pendingResetNotice, Option.some({ windowId, ordinal, source }))
         yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
         yield* commitNotes(built.value.endingOrdinal)
+        yield* boots.tellIncomplete(windowId, built.value.unavailableHomes)
         // Pi commits the drafts at this event: what follows is traced in the new window.
         yield* trace.setWindow(windowId, ordinal)
         return { _tag: "Committed", windowId, ordinal, drafts: built.value.drafts } as BoundaryCommit
@@ -150,7 +152,7 @@ export const makeBoundaries = (deps: {
         yield* announceReset(pending.value.ordinal, pending.value.source)
       })
 
-    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue }
+    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue, tellIncomplete: boots.tellIncomplete }
   })
 
 export type Boundaries = Effect.Success<ReturnType<typeof makeBoundaries>>

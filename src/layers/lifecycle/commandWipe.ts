@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { ResetEvent, Transition } from "../../domain/resetControl.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
@@ -7,7 +7,8 @@ import { announceReset, type Boundaries } from "./boundaries.ts"
 import type { CurrentWindow } from "../../services/Window.ts"
 
 export const waitingNotice =
-  `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call).`
+  `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call); ` +
+  `a follow-up you queue now runs in the new window.`
 
 /**
  * The user's `/wipe-memory`: marker, boot and continuation appended in a row
@@ -28,9 +29,16 @@ export const makeCommandWipe = (deps: {
 
   const wait = (windowId: string) =>
     Effect.gen(function*() {
-      const transition = yield* step({ _tag: "CommandWipe", windowId, idle: false })
+      const session = yield* PiSession
+      const transition = yield* step({
+        _tag: "CommandWipe",
+        windowId,
+        idle: false,
+        at: yield* Clock.currentTimeMillis,
+        queuedBefore: yield* session.hasQueuedMessages
+      })
       yield* trace.info("command.wipe", { effect: transition.effect._tag, reason: transition.effect.reason ?? "" })
-      yield* (yield* PiSession).notify(waitingNotice, "info")
+      yield* session.notify(waitingNotice, "info")
       yield* updateStatus
     })
 
@@ -61,6 +69,8 @@ export const makeCommandWipe = (deps: {
       reason: waited ?? transition.effect.reason ?? ""
     })
     yield* boundaries.commitNotes(built.value.endingOrdinal)
+    // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
+    yield* boundaries.tellIncomplete(built.value.windowId, built.value.unavailableHomes)
     yield* announceReset(built.value.ordinal, "command")
     yield* updateStatus
   })

@@ -8,11 +8,17 @@ import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { CurrentWindow } from "../../services/Window.ts"
 
-/** The /compact notice, fitted to the branch: erased history exists only on a branch with a reset. */
-export const compactionNotice = (branchHasReset: boolean): string =>
+/**
+ * The /compact notice, fitted to the branch: erased history exists only on a
+ * branch with a reset, and there, while off, only the user ends the window.
+ */
+export const compactionNotice = (branchHasReset: boolean, enabled: boolean): string =>
   branchHasReset
     ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
-      `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
+      (enabled
+        ? `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
+        : `pi-context is off, so nothing resets this window by itself: run /${CommandName.wipeMemory} to start a fresh window ` +
+          `from your notes, or /${CommandName.piContext} on for reminders and automatic resets.`)
     : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
       `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
       `or /${CommandName.piContext} off to let Pi compact this branch.`
@@ -42,12 +48,13 @@ export const makeGuards = (deps: {
       Effect.gen(function*() {
         const session = yield* PiSession
         const marked = hasMarker(yield* session.branch)
-        const block = (yield* enabled) || marked
+        const on = yield* enabled
+        const block = on || marked
         yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
         if (!block) return "Allow" as GuardVerdict
         const window = yield* currentWindow
         const told = yield* Ref.getAndUpdate(compactionNoticeShown, (shown) => new Set([...shown, window.id]))
-        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice(marked), "warning")
+        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice(marked, on), "warning")
         return "Block" as GuardVerdict
       })
 

@@ -38,9 +38,12 @@ export const makeStartup = (deps: {
       }
       case "Repair": {
         const rendered = inspection.missing.includes("boot")
-          ? yield* boots.render({ windowId: inspection.windowId, previousWindowId: undefined })
+          ? yield* boots.renderCounted({ windowId: inspection.windowId, previousWindowId: undefined })
           : undefined
-        if (rendered !== undefined) yield* session.sendMessage(bootMessage(inspection.windowId, rendered))
+        if (rendered !== undefined) {
+          yield* session.sendMessage(bootMessage(inspection.windowId, rendered.text))
+          yield* boots.tellIncomplete(inspection.windowId, rendered.unavailableHomes)
+        }
         yield* session.sendMessage(continuationMessage())
         yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
       }
@@ -53,8 +56,9 @@ export const makeStartup = (deps: {
     const window = yield* currentWindow
     if (!window.isRoot || !(yield* enabled)) return
     if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
-    const boot = yield* boots.render({ windowId: window.id, previousWindowId: undefined })
-    yield* session.sendMessage(bootMessage(window.id, boot))
+    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
+    yield* session.sendMessage(bootMessage(window.id, boot.text))
+    yield* boots.tellIncomplete(window.id, boot.unavailableHomes)
     yield* trace.info("boot.root", { windowId: window.id })
   })
 
