@@ -1,6 +1,5 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
-import { isMarkerEntry } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
@@ -216,10 +215,9 @@ export const layerWithoutDependencies = Layer.effect(
             `or turn pi-context on with /${CommandName.piContext} on.`
         } satisfies WipeReply
       }
-      const session = yield* PiSession
       const window = yield* currentWindow
       const policy = yield* thresholds.policy
-      const activity = windowActivity(yield* session.branchTail(isMarkerEntry))
+      const activity = windowActivity(window.entries)
       const check = checkWipe({ checkEnabled: policy.checkpointCheck.value, activity })
       yield* trace.info("wipe.check", { verdict: check._tag, reason: check.reason })
       if (check._tag === "Refuse") return { scheduled: false, refused: true, text: wipeRefusalText } satisfies WipeReply
