@@ -61,7 +61,7 @@ export const layerWithoutDependencies = Layer.effect(
     const currentWindow = windows.current
     const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
     const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
-    const startup = makeStartup({ trace, boots, boundaries, currentWindow, enabled })
+    const startup = makeStartup({ trace, boots, boundaries, currentWindow, windowSpans: windows.spans, enabled })
     const guards = yield* makeGuards({ trace, currentWindow, enabled })
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())

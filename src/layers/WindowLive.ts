@@ -1,6 +1,6 @@
 import { Effect, Layer, Option, Ref } from "effect"
-import { windowFacts } from "../domain/window/windowFacts.ts"
-import { currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
+import { factsOfSpans } from "../domain/window/windowFacts.ts"
+import { branchWindows, currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -99,11 +99,13 @@ export const layer = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
-    const windows = Effect.gen(function*() {
+    const spans = Effect.gen(function*() {
       const session = yield* PiSession
-      return windowFacts(yield* session.rawBranch, session.sessionId)
-    }).pipe(Effect.withSpan("Window.windows"))
+      return branchWindows(yield* session.rawBranch, session.sessionId)
+    })
 
-    return Window.of({ current, usage, measureRequest, rememberReply, windows, forget: Ref.set(measured, undefined) })
+    const windows = Effect.map(spans, factsOfSpans).pipe(Effect.withSpan("Window.windows"))
+
+    return Window.of({ current, usage, measureRequest, rememberReply, windows, spans, forget: Ref.set(measured, undefined) })
   })
 )

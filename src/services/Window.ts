@@ -2,10 +2,10 @@ import { Context, type Effect } from "effect"
 import type { ProjectableMessage } from "../domain/projection.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
-import type { CurrentWindow } from "../domain/window/walk.ts"
+import type { CurrentWindow, WindowSpan } from "../domain/window/walk.ts"
 import type { PiSession } from "./PiSession.ts"
 
-export type { CurrentWindow }
+export type { CurrentWindow, WindowSpan }
 
 /**
  * The one owner of "the windows of this branch": which window is current,
@@ -33,6 +33,8 @@ export class Window extends Context.Service<Window, {
   readonly rememberReply: (window: CurrentWindow, tokens: number) => Effect.Effect<void, never, PiSession>
   /** Every window of the active branch, oldest first, with its facts. */
   readonly windows: Effect.Effect<ReadonlyArray<WindowFacts>, never, PiSession>
+  /** Every window of the active branch, oldest first, with its raw entries (its marker first): one walk of the whole branch. */
+  readonly spans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
   /** Drops what was measured: the branch may have changed (reset, tree navigation, on/off). */
   readonly forget: Effect.Effect<void>
 }>()("pi-context/Window") {}

@@ -11,6 +11,7 @@ import { writability } from "../../src/layers/notes/writable.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
@@ -31,7 +32,7 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), quietHistory).pipe(
+  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), WindowLive.layer, quietHistory).pipe(
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
 

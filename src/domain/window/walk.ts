@@ -51,9 +51,10 @@ export const openedWindow = (opening: WindowOpening, ordinal: number): Window =>
   startedAt: epochMs(opening.timestamp)
 })
 
-/** A window of the branch with its raw entries: its marker first (none for the root), up to the next marker. */
+/** A window of the branch with its entries, raw and classified: its marker first (none for the root), up to the next marker. */
 export interface WindowSpan extends Window {
   readonly entries: ReadonlyArray<RawEntry>
+  readonly tail: ReadonlyArray<BranchEntry>
   /** The marker that ended the window; undefined while it is open (the last window of the branch). */
   readonly endedBy: WindowOpening | undefined
 }
@@ -66,19 +67,20 @@ export interface CurrentWindow extends Window {
 
 /** Every window of a branch (root to leaf), oldest first, each with its entries. One pass over the branch. */
 export const branchWindows = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowSpan> => {
-  const windows: Array<{ window: Window; entries: Array<RawEntry>; endedBy: WindowOpening | undefined }> = [
-    { window: rootWindow(sessionId, branch[0]), entries: [], endedBy: undefined }
+  const windows: Array<{ window: Window; entries: Array<RawEntry>; tail: Array<BranchEntry>; endedBy: WindowOpening | undefined }> = [
+    { window: rootWindow(sessionId, branch[0]), entries: [], tail: [], endedBy: undefined }
   ]
   for (const entry of branch) {
-    const opening = windowOpening(entry)
-    if (opening !== undefined) {
-      windows[windows.length - 1]!.endedBy = opening
-      windows.push({ window: openedWindow(opening, windows.length + 1), entries: [entry], endedBy: undefined })
+    const classified = classifyEntry(entry)
+    if (classified._tag === "Marker") {
+      windows[windows.length - 1]!.endedBy = classified
+      windows.push({ window: openedWindow(classified, windows.length + 1), entries: [entry], tail: [classified], endedBy: undefined })
     } else {
       windows[windows.length - 1]!.entries.push(entry)
+      windows[windows.length - 1]!.tail.push(classified)
     }
   }
-  return windows.map(({ window, entries, endedBy }) => ({ ...window, entries, endedBy }))
+  return windows.map(({ window, entries, tail, endedBy }) => ({ ...window, entries, tail, endedBy }))
 }
 
 /** The w-number of the window a branch's last decoded marker opens: 1 + the decoded markers on the branch. */

@@ -1,6 +1,6 @@
 import { isRecord } from "../record.ts"
 import { noteWriteResult } from "../checkpoint.ts"
-import { classifyEntry, type RawEntry } from "../entries.ts"
+import type { RawEntry } from "../entries.ts"
 import { estimateMessageTokens, replyTokens } from "../projection.ts"
 import type { ResetSource } from "../resetControl.ts"
 import type { WindowEnd, WindowFacts } from "./facts.ts"
@@ -18,7 +18,10 @@ export const resetSourceOf = (recorded: string | undefined): ResetSource | "unkn
  * recorded source says how it ended.
  */
 export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowFacts> =>
-  branchWindows(branch, sessionId).map(factsOf)
+  factsOfSpans(branchWindows(branch, sessionId))
+
+/** The facts of windows `branchWindows` read. */
+export const factsOfSpans = (spans: ReadonlyArray<WindowSpan>): ReadonlyArray<WindowFacts> => spans.map(factsOf)
 
 const factsOf = (span: WindowSpan): WindowFacts => {
   let lastActivityAt = span.startedAt
@@ -26,13 +29,13 @@ const factsOf = (span: WindowSpan): WindowFacts => {
   let peakTokens: number | null = null
   let bootTokens: number | null = null
   const notesWritten: Array<string> = []
-  for (const entry of span.entries) {
+  span.entries.forEach((entry, i) => {
     lastActivityAt = epochMs(entry.timestamp) ?? lastActivityAt
-    const classified = classifyEntry(entry)
+    const classified = span.tail[i]!
     if (classified._tag === "Boot" && classified.windowId === span.id && bootTokens === null) {
       bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
     }
-    if (classified._tag !== "Message") continue
+    if (classified._tag !== "Message") return
     if (classified.role === "assistant") {
       turns++
       const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
@@ -40,7 +43,7 @@ const factsOf = (span: WindowSpan): WindowFacts => {
     }
     const address = noteWriteResult(entry)?.address
     if (address !== undefined && !notesWritten.includes(address)) notesWritten.push(address)
-  }
+  })
   const endedAt = span.endedBy === undefined ? undefined : epochMs(span.endedBy.timestamp)
   const end: WindowEnd = span.endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(span.endedBy.source), at: endedAt }
   return {
