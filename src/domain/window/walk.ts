@@ -51,18 +51,19 @@ export const openedWindow = (opening: WindowOpening, ordinal: number): Window =>
   startedAt: epochMs(opening.timestamp)
 })
 
-/** A window of the branch with its entries, raw and classified: its marker first (none for the root), up to the next marker. */
-export interface WindowSpan extends Window {
+/** A window of the branch with its entries, raw and classified (`tail[i]` is `entries[i]` classified): its marker first (none for the root), up to the next marker. */
+export interface WindowEntries extends Window {
   readonly entries: ReadonlyArray<RawEntry>
   readonly tail: ReadonlyArray<BranchEntry>
-  /** The marker that ended the window; undefined while it is open (the last window of the branch). */
-  readonly endedBy: WindowOpening | undefined
 }
 
-/** The window the next request belongs to, with its entries raw and classified (its marker first, or the branch's root). */
-export interface CurrentWindow extends Window {
-  readonly entries: ReadonlyArray<RawEntry>
-  readonly tail: ReadonlyArray<BranchEntry>
+/** The window the next request belongs to: the branch's last window, read back from the leaf. */
+export type CurrentWindow = WindowEntries
+
+/** Any window of the branch, with the marker that ended it. */
+export interface WindowSpan extends WindowEntries {
+  /** The marker that ended the window; undefined while it is open (the last window of the branch). */
+  readonly endedBy: WindowOpening | undefined
 }
 
 /** Every window of a branch (root to leaf), oldest first, each with its entries. One pass over the branch. */
