@@ -16,9 +16,9 @@ export interface BranchSource {
 /**
  * Which events the active branch holds, and in which window: the windows as
  * the Window room's walk reads them (domain/window/walk.ts), one entry at a
- * time. Extended in
- * place while the leaf only moves forward over appended entries; rebuilt from
- * the branch (never from the entries' texts) when the leaf jumps elsewhere.
+ * time. Extended in place while the leaf only moves forward over appended
+ * entries; rebuilt from the branch (never from the entries' texts) when the
+ * leaf jumps elsewhere.
  */
 export interface BranchView {
   /** The leaf this view describes; `undefined` forces a rebuild on the next call. */
