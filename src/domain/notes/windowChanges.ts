@@ -25,6 +25,8 @@ export interface WindowNoteChanges {
   readonly notes: ReadonlyArray<WindowNoteChange>
   /** Short hashes of the window's commits, oldest first. */
   readonly commits: ReadonlyArray<string>
+  /** A commit of the window is still queued or running: what it holds is not counted yet. */
+  readonly pending?: boolean
 }
 
 /** A window none of whose commits is in the history (yet). */
