@@ -10,6 +10,7 @@ import {
   renderHistory,
   shortSessionId
 } from "../domain/notes/history.ts"
+import { formatAddress } from "../domain/notes/homes.ts"
 import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
@@ -292,7 +293,7 @@ export const layerWith = (git: GitRunner) =>
           const scope = yield* scopeOf(layoutOf(repo, identity), target === "all" ? undefined : target)
           return yield* serialized(identity.root, Effect.gen(function*() {
             const hash = yield* resolveCommit((args) => run(repo, args), commit)
-            yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : target, session.sessionId)
+            yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
             return yield* scope.places === undefined
               ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
               : restoreNote(identity, repo, scope, scope.places, target, hash, session.sessionId)

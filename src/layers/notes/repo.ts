@@ -223,8 +223,8 @@ export const ignoredNotes = (git: GitRunner, repo: Ready, pathspecs: ReadonlyArr
       return folder === undefined ? [] : [`:(literal)${folder}/`]
     })
     if (folders.length === 0) return []
-    const listed = yield* git(repo.toplevel, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", ...folders])
-    return listed.stdout.split("\0").filter((p) => p.endsWith(".md") || p.endsWith("/"))
+    const listed = yield* git(repo.toplevel, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...folders])
+    return listed.stdout.split("\0").filter((p) => p.endsWith(".md"))
   })
 
 /**
