@@ -105,6 +105,12 @@ describe("the notes history in a repository it did not make", () => {
       assert.include(doctor.text, "waiting: the repository is in the middle of a merge")
       const restore = yield* withHistory((history) => Effect.flip(history.restore("plan", "HEAD")))
       assert.include(restore.message, "is in the middle of a merge; nothing is committed there until it is back on a branch. Nothing was restored")
+      // Tidy's commit before its pass is refused the same way (tidy then goes no further than a dry run).
+      const tidyBefore = yield* withHistory((history) => Effect.flip(history.commitNow({ _tag: "Tidy", phase: "before" })))
+      assert.strictEqual(
+        tidyBefore.message,
+        "pi-context: the notes root's git repository is in the middle of a merge; nothing is committed there until it is back on a branch."
+      )
 
       gitIn(repo, "commit", "-q", "-m", "the user's merge")
       assert.strictEqual(gitIn(repo, "log", "-1", "--format=%s").trim(), "the user's merge")
