@@ -16,7 +16,7 @@
  * root with commits queued, notes_list's glob over 20,000 notes; their tool
  * calls count in the worst figure, and the window commits they end with are
  * reported beside it (not tool calls: forked off the hooks).
- * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs, window_commits }.
+ * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs, git_and_scale_calls, window_commits }.
  *
  *   npm exec -- node bench/adversarial.ts        (ADV_DEBUG=1 also prints the start of each answer;
  *                                                 ADV_ONLY=text runs only the inputs whose name holds it)
@@ -273,4 +273,7 @@ if (oversized.length > 0) console.log(`  results over ${ToolResultByteLimit} byt
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "adversarial.json")
 mkdirSync(dirname(out), { recursive: true })
 const windowCommits = Object.fromEntries(gitCases.commits.map((commit) => [commit.name, { ms: round1(commit.ms), outcome: commit.outcome }]))
-if (only === undefined) writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs, window_commits: windowCommits }, null, 2)}\n`)
+const gitCalls = Object.fromEntries(gitCases.rows.map((row) => [row.name, { ms: round1(row.worstMs), outcome: row.outcome }]))
+if (only === undefined) {
+  writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs, git_and_scale_calls: gitCalls, window_commits: windowCommits }, null, 2)}\n`)
+}

@@ -160,7 +160,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
           return history.windowEnded({ ordinal: Windows })
         })))
   const windowsRow = await timeCall(
-    `history_windows ${Windows} windows, ${Notes / 1000}k notes, 3 commits queued`,
+    `history_windows ${Windows}w/${Notes / 1000}k, 3 queued`,
     runs,
     () => call(ToolName.historyWindows, {}),
     (outcome) => {
@@ -172,7 +172,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
     },
     queueCommits
   )
-  const listRow = await timeCall(`notes_list **/*-1999* over ${Notes / 1000}k notes`, runs, () => call(ToolName.notesList, { pattern: "**/*-1999*" }))
+  const listRow = await timeCall(`notes_list **/*-1999* over ${Notes / 1000}k`, runs, () => call(ToolName.notesList, { pattern: "**/*-1999*" }))
   await onSession((history) => history.flush)
   await runtime.dispose()
   return { rows: [windowsRow, listRow], commits: [] }

@@ -118,6 +118,15 @@ export const layerWith = (git: GitRunner) =>
         return known !== undefined ? Effect.succeed(known) : serialized(root, repoFor(root, false))
       })
 
+      /**
+       * The repository as it is, for a read that must not wait behind a commit: opened outside the lock and not kept
+       * (a repository this process is creating may not be fully configured yet; a read only needs where it is).
+       */
+      const peekRepo = (root: string) => Effect.suspend(() => {
+        const known = repos.get(root)
+        return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
+      })
+
       const identityNow = Effect.provideService(notesIdentity(), NotesStore, store)
 
       /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
@@ -237,7 +246,7 @@ export const layerWith = (git: GitRunner) =>
           const session = yield* PiSession
           yield* settle(waitForCommitsMs)
           const identity = yield* identityNow
-          const repo = yield* knownOrOpen(identity.root)
+          const repo = yield* peekRepo(identity.root)
           if (repo._tag !== "Ready") return Option.none()
           const layout = layoutOf(repo, identity)
           const log = yield* git(repo.toplevel, [
