@@ -47,7 +47,7 @@ const SessionCommitLimit = 200
 /** How long the session's log may take before the windows view and `history_windows` go without their history line. */
 const SessionLogBudgetMs = 2_000
 /** How long a history command waits for the commits in flight before it shows what is committed. */
-const CommandCommitWaitMs = 2_000
+const CommandCommitWaitMs = 5_000
 const DiffCharLimit = 16_000
 
 type Ready = Repo & { readonly _tag: "Ready" }

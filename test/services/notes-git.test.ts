@@ -60,7 +60,7 @@ describe("the history's git runs", () => {
         assert.deepStrictEqual([...Option.getOrThrow(changes).byWindow.keys()], [1])
 
         const listing = yield* Effect.forkChild(withHistory((history) => history.history("plan")))
-        yield* TestClock.adjust("2 seconds")
+        yield* TestClock.adjust("5 seconds")
         const text = yield* Fiber.join(listing)
         assert.include(text, "w1 of session histsess: +1 ~0 −0")
         assert.notInclude(text, "w2 of session")
