@@ -117,6 +117,8 @@ export type CommitOutcome =
   | { readonly _tag: "Unchanged"; readonly ignored: ReadonlyArray<string> }
   | { readonly _tag: "Waiting"; readonly state: Exclude<RepoState, { readonly _tag: "OnBranch" }> }
 
+const outcome = (value: CommitOutcome): CommitOutcome => value
+
 /**
  * Commits the notes matching `pathspecs` that differ from HEAD, and only
  * them: when the user has staged something else, `--only` leaves it staged
@@ -124,9 +126,9 @@ export type CommitOutcome =
  * middle of the user's merge or rebase, or on a detached HEAD, no commit
  * either. A window's few paths go through `update-index` (no pathspec
  * matching: `git add` of 10,000 literal paths took eight seconds), and the
- * common commit skips the untracked-file scan. Hooks that check a person's
- * commit and signing (which may prompt) are skipped. A commit that fails
- * leaves the index as it found it.
+ * common commit skips the untracked-file scan. The user's hooks never run
+ * (git.ts) and the commit is not signed (signing may prompt). A commit that
+ * fails leaves the index as it found it.
  */
 export const commitScope = Effect.fnUntraced(function*(
   git: GitRunner,
@@ -136,7 +138,7 @@ export const commitScope = Effect.fnUntraced(function*(
   sessionId: string
 ) {
   const state = yield* stateOf(repo)
-  if (state._tag !== "OnBranch") return { _tag: "Waiting", state } satisfies CommitOutcome as CommitOutcome
+  if (state._tag !== "OnBranch") return outcome({ _tag: "Waiting", state })
   // The folders of the glob pathspecs, walked as literal prefixes (git's `**` glob matching costs about 5 ms over
   // 10,000 notes), and their notes (`*.md`) picked out here; any other pathspec is passed as it is.
   const folders = pathspecs.flatMap((spec) => {
@@ -170,15 +172,15 @@ export const commitScope = Effect.fnUntraced(function*(
   const ignored = parseIgnored(status.stdout).filter((p) =>
     p.endsWith(".md") || p.endsWith("/") && folders.some((folder) => `${folder}/`.startsWith(p) || p.startsWith(`${folder}/`))
   )
-  if (changes.length === 0) return { _tag: "Unchanged", ignored } satisfies CommitOutcome as CommitOutcome
+  if (changes.length === 0) return outcome({ _tag: "Unchanged", ignored })
   const ours = new Set(changes.map((change) => change.path))
   const staged = stagedOutput.stdout.split("\0").filter((p) => p !== "")
   // The user's own staged version of a note, put back if the commit fails.
-  const stagedNotes = staged.filter((p) => ours.has(p))
-  const stagedEntries = stagedNotes.length === 0
+  const stagedNotes = new Set(staged.filter((p) => ours.has(p)))
+  const stagedEntries = stagedNotes.size === 0
     ? ""
     : (yield* git(repo.toplevel, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...stagedNotes])).stdout
-  const unstage = [...ours].filter((p) => !stagedNotes.includes(p))
+  const unstage = [...ours].filter((p) => !stagedNotes.has(p))
   const putIndexBack = Effect.all([
     unstage.length === 0
       ? Effect.void
@@ -200,7 +202,7 @@ export const commitScope = Effect.fnUntraced(function*(
       ? git(repo.toplevel, [...commit, "--untracked-files=no"])
       : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs])
   }).pipe(Effect.onError(() => Effect.ignore(putIndexBack)))
-  return { _tag: "Committed", message, files: changes.length, ignored } satisfies CommitOutcome as CommitOutcome
+  return outcome({ _tag: "Committed", message, files: changes.length, ignored })
 })
 
 /** The rule that ignores `path` (`notes/.gitignore:1 "*.md"`), when git names one. */
