@@ -21,10 +21,10 @@ export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
     const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
     const changes = yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs })
     if (Option.isNone(changes)) return windows
-    const { byWindow, pending } = changes.value
+    const { byWindow, pending, waiting } = changes.value
     return windows.map((facts): WindowFacts => ({
       ...facts,
-      noteChanges: { ...(byWindow.get(facts.ordinal) ?? NoNoteChanges), pending: pending.has(facts.ordinal) }
+      noteChanges: { ...(byWindow.get(facts.ordinal) ?? NoNoteChanges), pending: pending.has(facts.ordinal), waiting: waiting.get(facts.ordinal) }
     }))
   })
 

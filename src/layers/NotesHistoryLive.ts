@@ -74,6 +74,8 @@ export const layerWith = (git: GitRunner) =>
       const told = new Set<string>()
       /** Window ordinals whose commit is queued or running, with how many. */
       const pending = new Map<number, number>()
+      /** Window ordinals whose commit waited on a repository not on a branch, with why; until a commit goes through. */
+      const waiting = new Map<number, string>()
       const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
         effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
 
@@ -164,6 +166,8 @@ export const layerWith = (git: GitRunner) =>
             if (repo._tag !== "Ready") return
             const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
             if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: reason._tag })
+            if (outcome._tag !== "Waiting") waiting.clear()
+            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.ordinal, describeRepoState(outcome.state))
           }).pipe(
             Effect.catchTag("GitFailed", (error) =>
               Effect.andThen(
@@ -263,7 +267,8 @@ export const layerWith = (git: GitRunner) =>
           ]).pipe(Effect.orElseSucceed(() => ({ stdout: "" })))
           return Option.some({
             byWindow: windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)),
-            pending: new Set(pending.keys()) as ReadonlySet<number>
+            pending: new Set(pending.keys()) as ReadonlySet<number>,
+            waiting: new Map(waiting) as ReadonlyMap<number, string>
           })
         }).pipe(
           // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.

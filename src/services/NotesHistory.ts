@@ -26,6 +26,8 @@ export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: strin
 export interface SessionNoteChanges {
   readonly byWindow: ReadonlyMap<number, WindowNoteChanges>
   readonly pending: ReadonlySet<number>
+  /** Windows whose commit waited on the repository, with why (`in the middle of a merge`). */
+  readonly waiting: ReadonlyMap<number, string>
 }
 
 /** What a history command could not do, as the sentence the user reads. */

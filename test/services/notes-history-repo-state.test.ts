@@ -100,6 +100,9 @@ describe("the notes history in a repository it did not make", () => {
       const { tool, endWindow, withHistory } = historySession(root)
       ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
       yield* endWindow(1)
+      // The windows view says why the window's notes are not committed, rather than "none".
+      const waiting = Option.getOrThrow(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 })))
+      assert.deepStrictEqual([...waiting.waiting], [[1, "in the middle of a merge"]])
       const doctor = yield* withHistory((history) => history.describe)
       assert.isFalse(doctor.ok)
       assert.include(doctor.text, "waiting: the repository is in the middle of a merge")
@@ -119,6 +122,7 @@ describe("the notes history in a repository it did not make", () => {
       assert.strictEqual(gitIn(repo, "log", "-1", "--format=%s").trim(), "w2 of session histsess: +1 ~0 −0")
       assert.deepStrictEqual(gitIn(repo, "show", "--name-only", "--format=", "HEAD").trim().split("\n"), [`notes/sessions/${SessionId}/plan.md`])
       assert.isTrue((yield* withHistory((history) => history.describe)).ok)
+      assert.strictEqual(Option.getOrThrow(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))).waiting.size, 0)
     }).pipe(Effect.provide(historyLayer())))
 
   it.effect("a commit that fails leaves the user's index as it found it: their staged work and their staged note", () =>

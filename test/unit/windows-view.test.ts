@@ -183,6 +183,12 @@ describe("the windows view with a notes history", () => {
     expect(windowFactsSummary(pending[0]!)).toMatch(/ · notes committed \+2 ~0 −1 \(.*\), more being committed$/)
     expect(windowFactsSummary(pending[1]!)).toMatch(/ · notes being committed$/)
   })
+
+  it("a window whose commit waited on the user's merge says so, not that it changed nothing", () => {
+    const waited: WindowFacts = { ...branch[1]!, noteChanges: { ...NoNoteChanges, waiting: "in the middle of a merge" } }
+    expect(windowsPlainText([waited], scale, 80, clock).split("\n")).toContain("    committed notes: not yet: the repository is in the middle of a merge")
+    expect(windowFactsSummary(waited)).toMatch(/ · notes not committed yet \(the repository is in the middle of a merge\)$/)
+  })
 })
 
 const overview: NotesOverview = {

@@ -144,7 +144,14 @@ const committedLines = (facts: WindowFacts, expanded: boolean): ReadonlyArray<Vi
   if (changes === undefined) return []
   const label = seg("    committed notes: ", "muted")
   if (changes.commits.length === 0) {
-    return [[label, seg(changes.pending === true ? "being committed" : facts.end._tag === "Open" ? "at the window's end" : "none", "dim")]]
+    const state = changes.pending === true
+      ? "being committed"
+      : changes.waiting !== undefined
+      ? `not yet: the repository is ${changes.waiting}`
+      : facts.end._tag === "Open"
+      ? "at the window's end"
+      : "none"
+    return [[label, seg(state, "dim")]]
   }
   const lines: Array<ViewLine> = [[label, seg(changeTally(changes), "text"), ...(changes.pending === true ? [seg(", more being committed", "dim")] : [])]]
   if (!expanded) return lines
@@ -190,6 +197,8 @@ const committedSummary = (facts: WindowFacts): string => {
   if (changes.commits.length === 0) {
     return changes.pending === true
       ? " · notes being committed"
+      : changes.waiting !== undefined
+      ? ` · notes not committed yet (the repository is ${changes.waiting})`
       : facts.end._tag === "Open"
       ? " · notes committed at the window's end"
       : " · no notes committed"
