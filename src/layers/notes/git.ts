@@ -65,8 +65,15 @@ const failureDetail = (stderr: string, fallback: string): string => (stderr.trim
  * `timeoutMs`, or when the calling fiber is interrupted.
  */
 export const gitWithin = (timeoutMs: number): GitRunner => (cwd, args, stdin) =>
-  Effect.callback<{ readonly stdout: string }, GitFailed>((resume) => {
+  Effect.callback<{ readonly stdout: string }, GitFailed>((resumeOnce) => {
     const command = args[0] ?? ""
+    // A child that fails to start reports `error` and may still report `close`: the first one answers.
+    let answered = false
+    const resume = (answer: Effect.Effect<{ readonly stdout: string }, GitFailed>) => {
+      if (answered) return
+      answered = true
+      resumeOnce(answer)
+    }
     const child = spawn("git", [...OwnRunConfig, ...args], { cwd, env: gitEnv(), detached: true, windowsHide: true, stdio: ["pipe", "pipe", "pipe"] })
     const stdout: Array<Buffer> = []
     const stderr: Array<Buffer> = []
