@@ -21,7 +21,7 @@ import { Trace } from "../services/Trace.ts"
 import { notesIdentity } from "./notes/identity.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
-import { notOnBranchMessage, restoreSteps } from "./notes/historyRestore.ts"
+import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -326,7 +326,7 @@ export const layerWith = (git: GitRunner) =>
             const outcome = yield* commitHomes(repo, identity, reason, session.sessionId).pipe(
               Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
             )
-            if (outcome._tag === "Waiting") return yield* unavailable(notOnBranchMessage(outcome.state))
+            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
             return yield* headOf(repo)
           }))
         })

@@ -19,9 +19,9 @@ import { type CommitOutcome, commitScope, hidePaths, type Repo, restoreScope } f
 type Ready = Repo & { readonly _tag: "Ready" }
 type NotOnBranch = Exclude<RepoState, { readonly _tag: "OnBranch" }>
 
-/** Why a restore or a tidy cannot commit now, as the start of its sentence. */
-export const notOnBranchMessage = (state: NotOnBranch) =>
-  `pi-context: the notes root's git repository is ${describeRepoState(state)}; nothing is committed there until it is back on a branch.`
+/** Why a restore or a tidy cannot commit now. */
+export const notOnBranch = (state: NotOnBranch) =>
+  `the notes root's git repository is ${describeRepoState(state)}; nothing is committed there until it is back on a branch.`
 
 export interface RestoreDeps {
   readonly git: GitRunner
@@ -44,17 +44,17 @@ export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, plat
         unavailable(`pi-context: could not commit the notes as they are before restoring (${hidePaths(error.message, repo.toplevel)}); nothing was restored.`)
       ),
       Effect.flatMap((outcome) =>
-        outcome._tag === "Waiting" ? Effect.fail(unavailable(`${notOnBranchMessage(outcome.state)} Nothing was restored; run the restore again then.`)) : Effect.void
+        outcome._tag === "Waiting" ? Effect.fail(unavailable(`pi-context: ${notOnBranch(outcome.state)} Nothing was restored; run the restore again then.`)) : Effect.void
       )
     )
 
   /** The restore's own commit; `undefined` when the notes already matched. */
-  const commitRestore = (repo: Ready, identity: NotesIdentity, specs: ReadonlyArray<string>, what: string, hash: string, sessionId: string) =>
+  const commitRestore = (repo: Ready, specs: ReadonlyArray<string>, what: string, hash: string, sessionId: string) =>
     platform(commitScope(git, repo, specs, { _tag: "Restore", address: what, from: hash }, sessionId)).pipe(
       Effect.mapError((error) => unavailable(`pi-context: restored ${what}, but could not commit it (${hidePaths(error.message, repo.toplevel)}).`)),
       Effect.flatMap((outcome) =>
         outcome._tag === "Waiting"
-          ? Effect.fail(unavailable(`pi-context: restored ${what}, but ${notOnBranchMessage(outcome.state).slice("pi-context: ".length)}`))
+          ? Effect.fail(unavailable(`pi-context: restored ${what}, but ${notOnBranch(outcome.state)}`))
           : Effect.succeed(outcome._tag === "Committed" ? outcome : undefined)
       )
     )
@@ -64,7 +64,7 @@ export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, plat
     Effect.gen(function*() {
       const what = target === "all" ? "every home" : target
       yield* restoreScope(git, repo, scope.specs, hash).pipe(Effect.mapError((error) => unavailable(`pi-context: could not restore ${what}: ${hidePaths(error.message, repo.toplevel)}`)))
-      const committed = yield* commitRestore(repo, identity, scope.specs, what, hash, sessionId)
+      const committed = yield* commitRestore(repo, scope.specs, what, hash, sessionId)
       yield* trace.info("history.restore", { from: hash.slice(0, 12), scope: target === "all" ? "all" : "home" })
       return committed !== undefined
         ? `Restored ${what} to ${hash.slice(0, 12)} (${committed.files} notes); the restore is commit ${yield* headOf(repo)}.`
@@ -84,13 +84,12 @@ export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, plat
       )
       // A retired note that comes back leaves the wastebasket.
       yield* Effect.ignore(platform(Effect.flatMap(Effect.all([FileSystem.FileSystem, Path.Path]), ([fs, path]) => fs.remove(path.join(repo.toplevel, places.retired)))))
-      const committed = yield* commitRestore(repo, identity, scope.specs, written.address, hash, sessionId)
+      const committed = yield* commitRestore(repo, scope.specs, written.address, hash, sessionId)
       yield* trace.info("history.restore", { from: hash.slice(0, 12) })
       return committed !== undefined
         ? `Restored ${written.address} to its version in ${hash.slice(0, 12)}; the restore is commit ${yield* headOf(repo)}.`
         : `${written.address} already matches its version in ${hash.slice(0, 12)}; nothing to commit.`
     })
-
 
   return { saveBefore, restoreHomes, restoreNote }
 }
