@@ -1,8 +1,6 @@
 import { Effect, Result } from "effect"
-import { parseAddress, parseHome } from "../../domain/notes/address.ts"
-import type { Home } from "../../domain/notes/homes.ts"
+import { type NoteAddress, parseAddress, parseHome } from "../../domain/notes/address.ts"
 import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "../../domain/notes/history.ts"
-import type { NoteAddress } from "../../domain/notes/address.ts"
 import { HistoryUnavailable } from "../../services/NotesHistory.ts"
 
 /**
@@ -23,7 +21,6 @@ export interface HistoryScope {
   /** For one note: where it lives and where it is when retired. */
   readonly places?: { readonly live: string; readonly retired: string }
   readonly address?: NoteAddress
-  readonly home?: Home
 }
 
 /** Pathspecs of an address (its home and wastebasket places) or a home; every home when absent. */
@@ -35,7 +32,7 @@ export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effe
     const projectInside = (h: string) => h === "project" && identity.projectDir !== undefined
     if (home !== undefined) {
       if (projectInside(home)) return Effect.fail(unavailable(inProjectMessage))
-      return Effect.succeed({ title: `History of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]), home })
+      return Effect.succeed({ title: `History of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) })
     }
     const parsed = parseAddress(target)
     if (Result.isFailure(parsed)) return Effect.fail(unavailable(`pi-context: "${target}" is not a note address or a home: ${parsed.failure.reason}.`))
