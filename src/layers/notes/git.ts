@@ -43,7 +43,7 @@ const gitEnv = (): NodeJS.ProcessEnv => ({
  * system monitor are theirs, not pi-context's: its own git runs find no hook
  * (a hooks folder that cannot exist) and scan the work tree themselves.
  */
-export const OwnRunConfig: ReadonlyArray<string> = ["-c", `core.hooksPath=${devNull}`, "-c", "core.fsmonitor=false"]
+const OwnRunConfig: ReadonlyArray<string> = ["-c", `core.hooksPath=${devNull}`, "-c", "core.fsmonitor=false"]
 
 /** Ends the child and every process it started (a hook's own children): it leads a process group of its own. */
 const endGroup = (pid: number | undefined, fallback: () => void): void => {
