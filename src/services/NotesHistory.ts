@@ -22,6 +22,14 @@ export interface GitResult {
 /** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
 export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
 
+/** The note changes of the session's windows as committed, and the windows whose commit has not landed yet. */
+export interface SessionNoteChanges {
+  readonly byWindow: ReadonlyMap<number, WindowNoteChanges>
+  readonly pending: ReadonlySet<number>
+  /** Windows whose commit waited on the repository, with why (`in the middle of a merge`). */
+  readonly waiting: ReadonlyMap<number, string>
+}
+
 /** What a history command could not do, as the sentence the user reads. */
 export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()("HistoryUnavailable", {
   message: Schema.String
@@ -54,12 +62,13 @@ export class NotesHistory extends Context.Service<NotesHistory, {
    */
   readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /**
-   * This session's window commits (the newest 200), by w-number, after the
-   * commits in flight land; none when the history is off, git is missing or
-   * there is no repository yet. For the windows view and `history_windows`
-   * only, never a hook.
+   * This session's window commits (the newest 200), by w-number, once the
+   * commits in flight have landed or `waitForCommitsMs` has passed, with the
+   * windows whose commit is still queued or running; none when the history
+   * is off, git is missing or there is no repository yet. For the windows
+   * view and `history_windows` only, never a hook.
    */
-  readonly sessionChanges: Effect.Effect<Option.Option<ReadonlyMap<number, WindowNoteChanges>>, never, PiSession>
+  readonly sessionChanges: (options: { readonly waitForCommitsMs: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */

@@ -53,7 +53,8 @@ const historyWindows = Effect.fn("tools.history_windows")(function*(params: unkn
   const decoded = yield* Effect.result(decodeWindows(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
-  const facts = yield* windowsWithNoteChanges
+  // A tool call answers within the scans' bars: the commits still in flight are named as pending, never waited for.
+  const facts = yield* windowsWithNoteChanges(0)
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 

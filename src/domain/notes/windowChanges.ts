@@ -25,6 +25,10 @@ export interface WindowNoteChanges {
   readonly notes: ReadonlyArray<WindowNoteChange>
   /** Short hashes of the window's commits, oldest first. */
   readonly commits: ReadonlyArray<string>
+  /** A commit of the window is still queued or running: what it holds is not counted yet. */
+  readonly pending?: boolean
+  /** The window's commit waited: the repository was not on a branch (`in the middle of a merge`). */
+  readonly waiting?: string
 }
 
 /** A window none of whose commits is in the history (yet). */
