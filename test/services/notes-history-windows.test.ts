@@ -5,20 +5,20 @@ import { Effect, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesHistory.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
   return outcome.text
 }
 
-/** The w-numbers and their tallies and notes, as the windows view gets them. */
+/** The window ids and their tallies and notes, as the windows view gets them. */
 const summary = (changes: Option.Option<SessionNoteChanges>) =>
   Option.map(changes, ({ byWindow }) =>
-    [...byWindow].sort(([a], [b]) => a - b).map(([ordinal, c]) => ({ ordinal, tally: [c.added, c.modified, c.deleted], notes: c.notes.map((n) => `${n.kind} ${n.address}`) })))
+    [...byWindow.byWindowId].sort(([a], [b]) => a.localeCompare(b)).map(([id, c]) => ({ id, tally: [c.added, c.modified, c.deleted], notes: c.notes.map((n) => `${n.kind} ${n.address}`) })))
 
 describe("NotesHistory.sessionChanges", () => {
-  it.effect("reads this session's window and shutdown commits by w-number, in the user's own repository beside their commits and another session's", () =>
+  it.effect("reads this session's window and shutdown commits by window id, in the user's own repository beside their commits and another session's", () =>
     Effect.gen(function*() {
       const repo = yield* tempRoot("pi-hist-view-")
       gitIn(repo, "init", "-q")
@@ -40,13 +40,13 @@ describe("NotesHistory.sessionChanges", () => {
       ok(yield* tool("notes_update", { address: "plan", edits: [{ oldText: "v1", newText: "v2" }] }))
       yield* endWindow(2)
       ok(yield* tool("notes_write", { address: "late", content: "at the end\n" }))
-      yield* withHistory((history) => history.sessionEnded({ ordinal: 3 }, 5_000))
+      yield* withHistory((history) => history.sessionEnded(testWindow(3), 5_000))
 
       const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))
       assert.deepStrictEqual(summary(changes), Option.some([
-        { ordinal: 1, tally: [2, 0, 0], notes: ["added plan.md", "added @user/prefs.md"] },
-        { ordinal: 2, tally: [0, 1, 0], notes: ["modified plan.md"] },
-        { ordinal: 3, tally: [1, 0, 0], notes: ["added late.md"] }
+        { id: testWindow(1).id, tally: [2, 0, 0], notes: ["added plan.md", "added @user/prefs.md"] },
+        { id: testWindow(2).id, tally: [0, 1, 0], notes: ["modified plan.md"] },
+        { id: testWindow(3).id, tally: [1, 0, 0], notes: ["added late.md"] }
       ]))
     }).pipe(Effect.provide(historyLayer())))
 

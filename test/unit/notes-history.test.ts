@@ -22,8 +22,8 @@ describe("notes history (pure)", () => {
 
   it("names a window's commit by its ordinal, session and tally", () => {
     const counts = { added: 2, modified: 1, deleted: 0 }
-    assert.strictEqual(commitMessage({ _tag: "Window", ordinal: 3 }, "0123abcd-0000", counts), "w3 of session 0123abcd: +2 ~1 −0")
-    assert.strictEqual(commitMessage({ _tag: "Shutdown", ordinal: 4 }, "0123abcd-0000", counts), "w4 of session 0123abcd (shutdown): +2 ~1 −0")
+    assert.strictEqual(commitMessage({ _tag: "Window", windowId: "pcx:0000:root", ordinal: 3 }, "0123abcd-0000", counts), "w3 of session 0123abcd: +2 ~1 −0")
+    assert.strictEqual(commitMessage({ _tag: "Shutdown", windowId: "pcx:0000:1a2b3c4d", ordinal: 4 }, "0123abcd-0000", counts), "w4 of session 0123abcd (shutdown): +2 ~1 −0")
     assert.strictEqual(
       commitMessage({ _tag: "Restore", address: "@user/prefs.md", from: "a".repeat(40) }, "0123abcd", counts),
       "restore @user/prefs.md to aaaaaaaaaaaa (session 0123abcd)"
