@@ -64,7 +64,10 @@ export type CommitReason =
   /** The notes as they are, edits by hand included, committed before a restore rewrites them. */
   | { readonly _tag: "BeforeRestore"; readonly address: string }
 
-/** `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and the version. */
+/**
+ * The subject people read: `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and
+ * the version. Nothing reads it back: `commitTrailers` keys the commit.
+ */
 export const commitMessage = (reason: CommitReason, sessionId: string, counts: ChangeCounts): string => {
   const session = `session ${shortSessionId(sessionId)}`
   const tally = `+${counts.added} ~${counts.modified} −${counts.deleted}`
