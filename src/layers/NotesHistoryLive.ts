@@ -245,8 +245,9 @@ export const layerWith = (git: GitRunner) =>
       /**
        * The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd
        * them out. The trailer names the session in full; the subject's short name finds the commits made before the
-       * trailers, and another session's with the same short name, which tells that the short name is shared. The commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still
-       * running are named as pending.
+       * trailers, and another session's with the same short name, which tells that the short name is shared. The
+       * commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still running are
+       * named as pending.
        */
       const sessionChanges = ({ waitForCommitsMs }: { readonly waitForCommitsMs: number }) =>
         Effect.gen(function*() {
