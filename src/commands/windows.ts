@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import type { BarScale } from "../domain/window/view.ts"
-import { NoNoteChanges } from "../domain/notes/windowChanges.ts"
+import { NoNoteChanges, noteChangesOf } from "../domain/notes/windowChanges.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -24,7 +24,7 @@ export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
     const { byWindow, pending, waiting } = changes.value
     return windows.map((facts): WindowFacts => ({
       ...facts,
-      noteChanges: { ...(byWindow.get(facts.ordinal) ?? NoNoteChanges), pending: pending.has(facts.ordinal), waiting: waiting.get(facts.ordinal) }
+      noteChanges: { ...(noteChangesOf(byWindow, facts) ?? NoNoteChanges), pending: pending.has(facts.id), waiting: waiting.get(facts.id) }
     }))
   })
 

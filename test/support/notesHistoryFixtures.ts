@@ -25,6 +25,9 @@ export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
 
 export const SessionId = "hist-session-0001"
 
+/** A window as a boundary hands it to the history: the id a real one gets from its marker, here made up per w-number. */
+export const testWindow = (ordinal: number, id = `pcx:test:w${ordinal}`) => ({ id, ordinal })
+
 /** A fake Pi session whose notes root is `root`, calls to the notes tools, and to the history. */
 export const historySession = (root: string, options: FakeSessionOptions = {}) => {
   const session = makeFakeSession({
@@ -38,8 +41,8 @@ export const historySession = (root: string, options: FakeSessionOptions = {}) =
   const withHistory = <A, E>(f: (history: NotesHistory["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
     Effect.provide(NotesHistory.use(f), session.layer)
   /** A window boundary, then waiting for its commit (a hook never waits). */
-  const endWindow = (ordinal: number) =>
-    Effect.andThen(withHistory((history) => history.windowEnded({ ordinal })), NotesHistory.use((history) => history.flush))
+  const endWindow = (ordinal: number, id?: string) =>
+    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesHistory.use((history) => history.flush))
   return { session, tool, withHistory, endWindow }
 }
 
