@@ -1,20 +1,9 @@
 import { Clock, Effect, Option } from "effect"
-import type { WindowFacts } from "../domain/window/facts.ts"
 import type { BarScale } from "../domain/window/view.ts"
-import { NoNoteChanges } from "../domain/notes/windowChanges.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { windowsWithNoteChanges } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { Window } from "../services/Window.ts"
 import { report, subcommand } from "./Subcommand.ts"
-
-/** Every window of this branch with its facts, each with the note changes its history commits hold when there is a history. */
-export const windowsWithNoteChanges = Effect.gen(function*() {
-  const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
-  const changes = yield* (yield* NotesHistory).sessionChanges
-  if (Option.isNone(changes)) return windows
-  return windows.map((facts): WindowFacts => ({ ...facts, noteChanges: changes.value.get(facts.ordinal) ?? NoNoteChanges }))
-})
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
 const windowsReport = Effect.gen(function*() {

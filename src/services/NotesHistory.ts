@@ -1,7 +1,9 @@
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/history.ts"
-import type { WindowNoteChanges } from "../domain/notes/windowChanges.ts"
+import { NoNoteChanges, type WindowNoteChanges } from "../domain/notes/windowChanges.ts"
+import type { WindowFacts } from "../domain/window/facts.ts"
 import type { PiSession } from "./PiSession.ts"
+import { Window } from "./Window.ts"
 
 /** One `git` run that could not be started or did not succeed. */
 export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
@@ -65,3 +67,11 @@ export class NotesHistory extends Context.Service<NotesHistory, {
   /** A notice a background commit left for the next hook to show, once. */
   readonly takeNotice: Effect.Effect<Option.Option<string>>
 }>()("pi-context/NotesHistory") {}
+
+/** Every window of this branch with its facts, each with the note changes its history commits hold when there is a history. */
+export const windowsWithNoteChanges = Effect.gen(function*() {
+  const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
+  const changes = yield* (yield* NotesHistory).sessionChanges
+  if (Option.isNone(changes)) return windows
+  return windows.map((facts): WindowFacts => ({ ...facts, noteChanges: changes.value.get(facts.ordinal) ?? NoNoteChanges }))
+})

@@ -6,7 +6,7 @@ import { renderList, renderRead, renderSearch, renderWindows } from "../domain/h
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
-import { windowsWithNoteChanges } from "../commands/windows.ts"
+import { windowsWithNoteChanges } from "../services/NotesHistory.ts"
 import { issueCode } from "../domain/history/issues.ts"
 import { History, type HistoryError } from "../services/History.ts"
 import type { NotesHistory } from "../services/NotesHistory.ts"
