@@ -72,6 +72,9 @@ export const layerWithoutDependencies = Layer.effect(
   })
 )
 
+/** For tests: boots over the default policy and a silent trace; the test gives the notes store. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest)))
+
 /** Boots with the notes store, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(
   Layer.provide(Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer))
