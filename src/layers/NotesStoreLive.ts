@@ -348,3 +348,6 @@ export const layerWithoutDependencies = Layer.effect(
 
 /** The notes store on Node's file system. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(Platform.layer))
+
+/** For tests on real temp folders: the store, with Node's file system and paths kept in the context. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Platform.layer))

@@ -1,17 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import { Effect, Fiber, FileSystem, Layer } from "effect"
+import { Effect, Fiber, FileSystem } from "effect"
 import { TestClock } from "effect/testing"
 import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { ToolTimeBudget, withTimeBudget } from "../../src/tools/timeBudget.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
+const storeLayer = NotesStoreLive.layerTest
 
 const session = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem

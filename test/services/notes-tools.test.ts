@@ -1,18 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import * as fc from "fast-check"
-import { Effect, FileSystem, Layer } from "effect"
+import { Effect, FileSystem } from "effect"
 import type { Home } from "../../src/domain/notes/address.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const storeLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+const storeLayer = NotesStoreLive.layerTest
 
 /** A temp notes root and a fake Pi session whose settings point at it. */
 const setup = Effect.gen(function*() {
