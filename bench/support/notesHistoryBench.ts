@@ -36,7 +36,7 @@ const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
   diff: () => Effect.succeed(""),
   restore: () => Effect.succeed(""),
   commitNow: () => Effect.succeed(""),
-  sessionChanges: Effect.succeed(Option.none()),
+  sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
   takeNotice: Effect.succeed(Option.none())
 }))

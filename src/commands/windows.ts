@@ -1,13 +1,29 @@
 import { Clock, Effect, Option } from "effect"
 import type { BarScale } from "../domain/window/view.ts"
-import { windowsWithNoteChanges } from "../services/NotesHistory.ts"
+import { withNoteChanges } from "../domain/notes/windowNotes.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
 import { report, subcommand } from "./Subcommand.ts"
+
+/** How long the windows view waits for the boundary commits still in flight (a command, not a tool call). */
+export const ViewCommitWaitMs = 5_000
+
+/**
+ * Every window of this branch with its facts, each with the note changes its history commits hold when there is a
+ * history, once the commits in flight have landed or `waitForCommitsMs` has passed (a window still being committed
+ * says so).
+ */
+const windowsWithNoteChanges = (waitForCommitsMs: number) =>
+  Effect.gen(function*() {
+    const windows = yield* (yield* Window).windows
+    return withNoteChanges(windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs }))
+  })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
 const windowsReport = Effect.gen(function*() {
-  const windows = yield* windowsWithNoteChanges
+  const windows = yield* windowsWithNoteChanges(ViewCommitWaitMs)
   const policy = yield* (yield* Thresholds).policy
   const model = Option.getOrUndefined(yield* (yield* PiSession).model)
   const scale: BarScale | undefined = model === undefined || !(model.contextWindow > 0)

@@ -1,9 +1,9 @@
-import { Context, Effect, Option, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/history.ts"
-import { NoNoteChanges, type WindowNoteChanges } from "../domain/notes/windowChanges.ts"
-import type { WindowFacts } from "../domain/window/facts.ts"
+import type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
-import { Window } from "./Window.ts"
+
+export type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 
 /** One `git` run that could not be started or did not succeed. */
 export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
@@ -56,22 +56,15 @@ export class NotesHistory extends Context.Service<NotesHistory, {
    */
   readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /**
-   * This session's window commits (the newest 200), by w-number, after the
-   * commits in flight land; none when the history is off, git is missing or
-   * there is no repository yet. For the windows view and `history_windows`
-   * only, never a hook.
+   * This session's window commits (the newest 200), by w-number, once the
+   * commits in flight have landed or `waitForCommitsMs` has passed, with the
+   * windows whose commit is still queued or running; none when the history
+   * is off, git is missing or there is no repository yet. For the windows
+   * view and `history_windows` only, never a hook.
    */
-  readonly sessionChanges: Effect.Effect<Option.Option<ReadonlyMap<number, WindowNoteChanges>>, never, PiSession>
+  readonly sessionChanges: (options: { readonly waitForCommitsMs: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */
   readonly takeNotice: Effect.Effect<Option.Option<string>>
 }>()("pi-context/NotesHistory") {}
-
-/** Every window of this branch with its facts, each with the note changes its history commits hold when there is a history. */
-export const windowsWithNoteChanges = Effect.gen(function*() {
-  const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
-  const changes = yield* (yield* NotesHistory).sessionChanges
-  if (Option.isNone(changes)) return windows
-  return windows.map((facts): WindowFacts => ({ ...facts, noteChanges: changes.value.get(facts.ordinal) ?? NoNoteChanges }))
-})

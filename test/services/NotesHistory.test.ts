@@ -221,4 +221,54 @@ describe("NotesHistory", () => {
         assert.isTrue(Option.isNone(yield* NotesHistory.use((history) => history.takeNotice)))
       }).pipe(Effect.provide(historyLayer(busyGit)))
     }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a restore first commits the notes as they are, so a hand edit not yet committed stays one restore away", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-restore-edit-")
+      const { tool, endWindow, withHistory } = historySession(root)
+      ok(yield* tool("notes_write", { address: "plan", content: "# Plan\nv1\n" }))
+      yield* endWindow(1)
+      const first = gitIn(root, "rev-parse", "--short", "HEAD").trim()
+      // Edited by hand (the picker saves the file; the next boundary would commit it).
+      const file = join(root, "sessions", SessionId, "plan.md")
+      writeFileSync(file, gitIn(root, "show", `HEAD:sessions/${SessionId}/plan.md`).replace("v1", "edited by hand"))
+
+      const reply = yield* withHistory((history) => history.restore("plan", first))
+      assert.match(reply, /^Restored plan\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
+      assert.include(ok(yield* tool("notes_read", { address: "plan" })), "v1")
+      assert.deepStrictEqual(subjects(root).slice(0, 2), [
+        `restore plan.md to ${gitIn(root, "rev-parse", first).trim().slice(0, 12)} (session histsess)`,
+        "before restore of plan.md (session histsess): +0 ~1 −0"
+      ])
+      assert.include(gitIn(root, "show", `HEAD~1:sessions/${SessionId}/plan.md`), "edited by hand")
+
+      // The edit is one restore away.
+      const saved = gitIn(root, "rev-parse", "--short", "HEAD~1").trim()
+      yield* withHistory((history) => history.restore("plan", saved))
+      assert.include(ok(yield* tool("notes_read", { address: "plan" })), "edited by hand")
+
+      // A home, too: what changed since is committed before the home goes back.
+      writeFileSync(file, "edited again\n")
+      yield* withHistory((history) => history.restore("session", first))
+      assert.strictEqual(subjects(root)[1], "before restore of session (session histsess): +0 ~1 −0")
+      assert.include(gitIn(root, "show", `HEAD~1:sessions/${SessionId}/plan.md`), "edited again")
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a command with nothing to show says so, and a refused address is named by its reason", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-messages-")
+      const { tool, endWindow, withHistory } = historySession(root)
+      ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+      yield* endWindow(1)
+      ok(yield* tool("notes_write", { address: "other", content: "v1\n" }))
+      yield* endWindow(2)
+      const head = gitIn(root, "rev-parse", "HEAD").trim().slice(0, 12)
+      assert.strictEqual(
+        yield* withHistory((history) => history.diff("HEAD", "plan")),
+        `Commit ${head} did not change plan; /pi-context notes history plan lists the commits that did.`
+      )
+      const refused = yield* withHistory((history) => Effect.flip(history.restore("../../etc/passwd", "HEAD")))
+      assert.notInclude(refused.message, "[object Object]")
+      assert.strictEqual(refused.message, "pi-context: \"../../etc/passwd\" is not a note address or a home: segment 1 is \"..\"; an address cannot leave its home.")
+    }).pipe(Effect.provide(historyLayer())))
 })

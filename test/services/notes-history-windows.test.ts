@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
-import { GitFailed, type GitRunner } from "../../src/services/NotesHistory.ts"
+import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesHistory.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 
@@ -13,8 +13,8 @@ const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
 }
 
 /** The w-numbers and their tallies and notes, as the windows view gets them. */
-const summary = (changes: Option.Option<ReadonlyMap<number, { readonly added: number; readonly modified: number; readonly deleted: number; readonly notes: ReadonlyArray<{ readonly address: string; readonly kind: string }> }>>) =>
-  Option.map(changes, (byWindow) =>
+const summary = (changes: Option.Option<SessionNoteChanges>) =>
+  Option.map(changes, ({ byWindow }) =>
     [...byWindow].sort(([a], [b]) => a - b).map(([ordinal, c]) => ({ ordinal, tally: [c.added, c.modified, c.deleted], notes: c.notes.map((n) => `${n.kind} ${n.address}`) })))
 
 describe("NotesHistory.sessionChanges", () => {
@@ -42,7 +42,7 @@ describe("NotesHistory.sessionChanges", () => {
       ok(yield* tool("notes_write", { address: "late", content: "at the end\n" }))
       yield* withHistory((history) => history.sessionEnded({ ordinal: 3 }, 5_000))
 
-      const changes = yield* withHistory((history) => history.sessionChanges)
+      const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))
       assert.deepStrictEqual(summary(changes), Option.some([
         { ordinal: 1, tally: [2, 0, 0], notes: ["added plan.md", "added @user/prefs.md"] },
         { ordinal: 2, tally: [0, 1, 0], notes: ["modified plan.md"] },
@@ -61,13 +61,13 @@ describe("NotesHistory.sessionChanges", () => {
           const { tool, endWindow, withHistory } = historySession(root)
           ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
           yield* endWindow(1)
-          assert.isTrue(Option.isNone(yield* withHistory((history) => history.sessionChanges)))
+          assert.isTrue(Option.isNone(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))))
         }).pipe(Effect.provide(historyLayer(git)))
       }
       const fresh = yield* tempRoot("pi-hist-view-fresh-")
       yield* Effect.gen(function*() {
         const { withHistory } = historySession(join(fresh, "not-yet"))
-        assert.isTrue(Option.isNone(yield* withHistory((history) => history.sessionChanges)))
+        assert.isTrue(Option.isNone(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))))
       }).pipe(Effect.provide(historyLayer()))
     }).pipe(Effect.provide(nodeLayer)))
 })

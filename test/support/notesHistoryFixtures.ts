@@ -13,7 +13,7 @@ import { liveNotesLayer } from "./notesStoreFixtures.ts"
  * A notes history with no history (git off, no repository): history_windows
  * and the windows view show the branch's own facts. Any other call is a defect.
  */
-export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: Effect.succeed(Option.none()) })
+export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: () => Effect.succeed(Option.none()) })
 
 /** The live store and a history on `git` (the system git unless a test injects one). */
 export const historyLayer = (git: GitRunner = systemGit) =>

@@ -37,6 +37,10 @@ export const parseStatus = (output: string): ReadonlyArray<NoteChange> => {
   return changes
 }
 
+/** The paths `git status --ignored` marks ignored (`!! path`): a folder ends with `/`. */
+export const parseIgnored = (output: string): ReadonlyArray<string> =>
+  output.split("\0").flatMap((record) => record.startsWith("!! ") ? [record.slice(3)] : [])
+
 export interface ChangeCounts {
   readonly added: number
   readonly modified: number
@@ -51,12 +55,14 @@ export const countChanges = (changes: ReadonlyArray<NoteChange>): ChangeCounts =
 
 export const shortSessionId = (sessionId: string): string => sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "session"
 
-/** Why a commit was made: a window's boundary, the session's end, or a restore. */
+/** Why a commit was made: a window's boundary, the session's end, a restore (and the save before it), or a tidy. */
 export type CommitReason =
   | { readonly _tag: "Window"; readonly ordinal: number }
   | { readonly _tag: "Shutdown"; readonly ordinal: number }
   | { readonly _tag: "Restore"; readonly address: string; readonly from: string }
   | { readonly _tag: "Tidy"; readonly phase: "before" | "after" }
+  /** The notes as they are, edits by hand included, committed before a restore rewrites them. */
+  | { readonly _tag: "BeforeRestore"; readonly address: string }
 
 /** `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and the version. */
 export const commitMessage = (reason: CommitReason, sessionId: string, counts: ChangeCounts): string => {
@@ -71,6 +77,8 @@ export const commitMessage = (reason: CommitReason, sessionId: string, counts: C
       return `restore ${reason.address} to ${reason.from.slice(0, 12)} (${session})`
     case "Tidy":
       return `tidy ${reason.phase} (${session}): ${tally}`
+    case "BeforeRestore":
+      return `before restore of ${reason.address} (${session}): ${tally}`
   }
 }
 

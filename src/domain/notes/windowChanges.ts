@@ -25,10 +25,22 @@ export interface WindowNoteChanges {
   readonly notes: ReadonlyArray<WindowNoteChange>
   /** Short hashes of the window's commits, oldest first. */
   readonly commits: ReadonlyArray<string>
+  /** A commit of the window is still queued or running: what it holds is not counted yet. */
+  readonly pending?: boolean
+  /** The window's commit waited: the repository was not on a branch (`in the middle of a merge`). */
+  readonly waiting?: string
 }
 
 /** A window none of whose commits is in the history (yet). */
 export const NoNoteChanges: WindowNoteChanges = { added: 0, modified: 0, deleted: 0, notes: [], commits: [] }
+
+/** The note changes of the session's windows as committed, and the windows whose commit has not landed yet. */
+export interface SessionNoteChanges {
+  readonly byWindow: ReadonlyMap<number, WindowNoteChanges>
+  readonly pending: ReadonlySet<number>
+  /** Windows whose commit waited on the repository, with why (`in the middle of a merge`). */
+  readonly waiting: ReadonlyMap<number, string>
+}
 
 const subjectPattern = /^w(\d+) of session ([A-Za-z0-9]+)( \(shutdown\))?: \+\d+ ~\d+ −\d+$/
 
