@@ -7,7 +7,7 @@ import { CustomType } from "../domain/protocol.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Window } from "../services/Window.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
+import { notesIdentity } from "../services/NotesIdentity.ts"
 import { notesHistoryCommand } from "./notesHistory.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 

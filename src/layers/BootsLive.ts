@@ -6,7 +6,7 @@ import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "./notes/identity.ts"
+import { notesIdentity } from "../services/NotesIdentity.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -71,6 +71,9 @@ export const layerWithoutDependencies = Layer.effect(
     return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, tellIncomplete })
   })
 )
+
+/** For tests: boots over the default policy and a silent trace; the test gives the notes store. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest)))
 
 /** Boots with the notes store, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(

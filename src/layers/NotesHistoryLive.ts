@@ -20,7 +20,7 @@ import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory }
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "./notes/identity.ts"
+import { notesIdentity } from "../services/NotesIdentity.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"

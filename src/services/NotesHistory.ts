@@ -1,7 +1,9 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/history.ts"
-import type { SessionWindowChanges } from "../domain/notes/windowChanges.ts"
+import type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
+
+export type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 
 /** One `git` run that could not be started or did not succeed. */
 export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
@@ -26,14 +28,6 @@ export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: strin
 export interface EndedWindow {
   readonly id: string
   readonly ordinal: number
-}
-
-/** The note changes of the session's windows as committed, and the windows (by id) whose commit has not landed yet. */
-export interface SessionNoteChanges {
-  readonly byWindow: SessionWindowChanges
-  readonly pending: ReadonlySet<string>
-  /** Windows whose commit waited on the repository, with why (`in the middle of a merge`). */
-  readonly waiting: ReadonlyMap<string, string>
 }
 
 /** What a history command could not do, as the sentence the user reads. */

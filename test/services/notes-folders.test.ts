@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { notesIdentity } from "../../src/layers/notes/identity.ts"
+import { notesIdentity } from "../../src/services/NotesIdentity.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 

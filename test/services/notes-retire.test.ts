@@ -3,7 +3,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesIdentity } from "../../src/layers/notes/identity.ts"
+import { notesIdentity } from "../../src/services/NotesIdentity.ts"
 import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 
 const text = (outcome: { readonly _tag: string; readonly text: string }, tag = "Ok") => {

@@ -31,7 +31,7 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), quietHistory).pipe(
+  Layer.mergeAll(NotesStoreLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, quietHistory).pipe(
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesIdentity } from "../../src/layers/notes/identity.ts"
+import { notesIdentity } from "../../src/services/NotesIdentity.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const store = Layer.mock(NotesStore)({ projectKey: () => Effect.succeed("project-0000") })

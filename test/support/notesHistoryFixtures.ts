@@ -17,7 +17,7 @@ export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: () => E
 
 /** The live store and a history on `git` (the system git unless a test injects one). */
 export const historyLayer = (git: GitRunner = systemGit) =>
-  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerWith(() => {}))))
+  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest)))
 
 /** `git args` in `cwd`, for checking what the history holds. */
 export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>

@@ -33,6 +33,14 @@ export interface WindowNoteChanges {
 /** A window none of whose commits is in the history (yet). */
 export const NoNoteChanges: WindowNoteChanges = { added: 0, modified: 0, deleted: 0, notes: [], commits: [] }
 
+/** The note changes of the session's windows as committed, and the windows (by id) whose commit has not landed yet. */
+export interface SessionNoteChanges {
+  readonly byWindow: SessionWindowChanges
+  readonly pending: ReadonlySet<string>
+  /** Windows whose commit waited on the repository, with why (`in the middle of a merge`). */
+  readonly waiting: ReadonlyMap<string, string>
+}
+
 const legacySubjectPattern = /^w(\d+) of session ([A-Za-z0-9]+)( \(shutdown\))?: \+\d+ ~\d+ −\d+$/
 
 /**

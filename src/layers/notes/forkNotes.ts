@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { NotesStore } from "../../services/NotesStore.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import { Trace } from "../../services/Trace.ts"
-import { notesIdentity } from "./identity.ts"
+import { notesIdentity } from "../../services/NotesIdentity.ts"
 
 /** A fork starts with a copy of its parent's session notes (when its own home is empty). */
 export const inheritForkNotes = Effect.fn("notes.inheritForkNotes")(function*() {

@@ -9,9 +9,9 @@ import {
   piContextSetting,
   projectNotesInProject,
   resolveNotesRoot
-} from "../../domain/notes/identity.ts"
-import { NotesStore } from "../../services/NotesStore.ts"
-import { PiSession } from "../../services/PiSession.ts"
+} from "../domain/notes/identity.ts"
+import { NotesStore } from "./NotesStore.ts"
+import { PiSession } from "./PiSession.ts"
 
 /**
  * Read at call time: Effect's default ConfigProvider snapshots the environment
