@@ -120,7 +120,7 @@ const isEffect = (url: string): boolean => url.includes("/node_modules/effect/")
 const bucketOf = (stack: ReadonlyArray<CallFrame>, ownRoot: string): string => {
   const leaf = stack[stack.length - 1]
   if (leaf === undefined) return "other"
-  if (leaf.functionName === "(idle)") return "(idle)"
+  if (leaf.functionName === "(idle)") return idleBucket
   if (leaf.functionName === "(garbage collector)") return "garbage collection"
   if (leaf.functionName === "(program)") return "V8 (program)"
   /** The frame's file under the repository (a bundle frame: its source file, by the source map), or undefined. */
@@ -162,7 +162,10 @@ const bucketOf = (stack: ReadonlyArray<CallFrame>, ownRoot: string): string => {
   return sawEffect ? "Effect runtime" : "Pi, faux model, Node"
 }
 
-/** Milliseconds per bucket, idle left out. */
+/** The event loop waiting (file I/O, timers, child processes): not CPU time, but the prompt waits through it too. */
+export const idleBucket = "waiting: event loop idle (file I/O, timers, processes)"
+
+/** Milliseconds per bucket, the idle time as `idleBucket`. */
 /** `ownRoot`: the repository folder with its trailing slash; its src/ and dist/ files are pi-context's. */
 export const splitProfile = (profile: CpuProfile, ownRoot: string): Map<string, number> => {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
@@ -182,7 +185,6 @@ export const splitProfile = (profile: CpuProfile, ownRoot: string): Map<string, 
   for (let i = 0; i < profile.samples.length; i++) {
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000
     const bucket = bucketOfNode(profile.samples[i]!)
-    if (bucket === "(idle)") continue
     totals.set(bucket, (totals.get(bucket) ?? 0) + ms)
   }
   return totals

@@ -50,7 +50,7 @@ describe("the import graph", () => {
     assert.deepStrictEqual(cycles, [])
   })
 
-  it("names Pi packages only in PiSession's live layer, main.ts and the adapters", () => {
+  it("names Pi packages only in PiSession's live layer, main.ts, extension.ts and the adapters", () => {
     const offenders = src.filter((file) => !mayImportPi(file) && specifiers(file).some(isPi))
     assert.deepStrictEqual(offenders, [])
   })
