@@ -23,7 +23,7 @@
  * with Pi's own lazy imports already done, which hides most of the cost a user pays at start, and the
  * Effect runtime loading in the background after `session_start` would spill into the next run.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -179,6 +179,8 @@ const printSplit = (label: string, samples: ReadonlyArray<Sample>): void => {
 
 export const main = async (): Promise<LoadResult> => {
   const samples: Record<Variant, Array<Sample>> = { with: [], without: [], source: [] }
+  // "As installed" must mean the bundle of this source: a stale one would make Pi load the source instead.
+  execFileSync(process.execPath, [join(repoRoot, "scripts", "build.mjs")], { stdio: "inherit" })
   const loadBefore = loadAverage()
   // One discarded round: the first load after an install transpiles src/ into jiti's disk cache.
   for (const variant of variants) await runChild(variant)
