@@ -2,8 +2,8 @@ import { Effect, Path } from "effect"
 import { type Home, Homes } from "../domain/notes/address.ts"
 import { homeAnchor, homeLocation } from "../domain/notes/identity.ts"
 import { anchoredWritability, writability, type Writability } from "../layers/notes/writable.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
 
 export interface HomeWritability {
   readonly home: Home
@@ -15,7 +15,7 @@ export interface HomeWritability {
 /** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
 export const notesWritability = Effect.gen(function*() {
   const path = yield* Path.Path
-  const identity = yield* notesIdentity()
+  const identity = yield* (yield* NotesHomes).identity
   const root = yield* writability(identity.root)
   const homes = yield* Effect.forEach(Homes, (home) =>
     Effect.map(

@@ -14,9 +14,9 @@ import { ok } from "../domain/toolOutcome.ts"
 import { describeMisplaced } from "../domain/notes/placement.ts"
 import { placeUnder } from "../layers/notes/contain.ts"
 import { type DiskOps, describePlatformError } from "../layers/notes/disk.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
 import { withTidyLock } from "../layers/notes/tidyLock.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
@@ -57,7 +57,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     // The pass edits the homes: not while this session's own run may be writing them.
     if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
     const history = yield* NotesHistory
-    const identity = yield* notesIdentity()
+    const identity = yield* (yield* NotesHomes).identity
     const settings = yield* session.settings
     const modelSetting = piContextSetting(settings, "tidyModel")
     const modelRef = typeof modelSetting === "string" && modelSetting.trim() !== "" ? modelSetting.trim() : undefined

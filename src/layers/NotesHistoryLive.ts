@@ -18,10 +18,11 @@ import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory }
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "./notes/identity.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -64,6 +65,7 @@ export const layerWith = (git: GitRunner) =>
     NotesHistory,
     Effect.gen(function*() {
       const store = yield* NotesStore
+      const homes = yield* NotesHomes
       const trace = yield* Trace
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
@@ -129,7 +131,7 @@ export const layerWith = (git: GitRunner) =>
         return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
       })
 
-      const identityNow = Effect.provideService(notesIdentity(), NotesStore, store)
+      const identityNow = homes.identity
 
       /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
       const noticeOutcome = (repo: Ready, identity: NotesIdentity, outcome: CommitOutcome) =>
@@ -372,4 +374,4 @@ export const layerWith = (git: GitRunner) =>
   )
 
 /** The live history on the system `git`, with the notes store and trace it reads. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesStoreLive.layer, TraceLive.layer, Platform.layer)))
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layer, Platform.layer)))

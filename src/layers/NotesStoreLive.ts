@@ -25,6 +25,7 @@ import { withTitles } from "./notes/pocket.ts"
 import { placeUnder } from "./notes/contain.ts"
 import { findProjectRoot } from "./notes/project.ts"
 import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
+import { readAllNotes } from "./notes/readAll.ts"
 import { searchNotes } from "./notes/search.ts"
 import { allHomes, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./notes/wastebasket.ts"
 import * as Platform from "./platform.ts"
@@ -319,7 +320,23 @@ export const layerWithoutDependencies = Layer.effect(
       return projectKeyOf(yield* findProjectRoot(ops, cwd))
     })
 
-    return NotesStore.of({ read, readPage, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
+    const readAll = (identity: NotesIdentity) => readAllNotes(ops, identity)
+
+    return NotesStore.of({
+      read,
+      readPage,
+      write,
+      update,
+      retire,
+      listRetired,
+      list,
+      search,
+      readAll,
+      snapshot,
+      copySessionHome,
+      projectRoot,
+      projectKey
+    })
   })
 )
 

@@ -164,11 +164,20 @@ export interface RetireResult {
   readonly bytes: number
 }
 
+/** A note's whole body and when its file last changed. */
+export interface NoteText {
+  readonly home: Home
+  /** Path inside the home, ending in `.md`. */
+  readonly path: string
+  readonly body: string
+  readonly updatedMs: number
+}
+
 export type ReadError = InvalidAddress | NoteNotFound | NoteTooLarge | NotesIoError
 export type WriteError = InvalidAddress | NoteTooLarge | NoteLocked | NotesIoError
 export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | InvalidNoteRequest
 
-/** Five note homes on disk. The identity comes with each call, since the model can change. */
+/** Five note homes on disk, of whichever identity a call names (NotesHomes names this session's). */
 export class NotesStore extends Context.Service<NotesStore, {
   /** The whole note, up to `NoteByteLimit`. */
   readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>
@@ -190,6 +199,8 @@ export class NotesStore extends Context.Service<NotesStore, {
   /** Most recent first; a failing home is reported, never fatal. */
   readonly list: (identity: NotesIdentity, request: ListRequest) => Effect.Effect<ListResult, InvalidNoteRequest>
   readonly search: (identity: NotesIdentity, request: SearchRequest) => Effect.Effect<SearchResult, InvalidNoteRequest | InvalidPattern>
+  /** Every readable note of the five homes with its body; an unreadable home or note is left out. */
+  readonly readAll: (identity: NotesIdentity) => Effect.Effect<ReadonlyArray<NoteText>>
   /** All five homes read once into a closed value; per-home failures are values. */
   readonly snapshot: (identity: NotesIdentity) => Effect.Effect<NotesSnapshot>
   /** Copies a parent session's notes into a fork's session home when that home is still empty. */

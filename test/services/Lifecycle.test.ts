@@ -5,6 +5,7 @@ import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
 import * as BudgetLive from "../../src/layers/BudgetLive.ts"
 import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
@@ -34,7 +35,7 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
   })
 
 const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
-  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, notes)
+  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(notes)))
   return LifecycleLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layerWithoutDependencies, BudgetLive.layerWithoutDependencies).pipe(Layer.provideMerge(base))))
 }
 

@@ -5,13 +5,14 @@ import { Effect, Fiber, FileSystem, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { ToolTimeBudget, withTimeBudget } from "../../src/tools/timeBudget.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
+const storeLayer = NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(notesLayer), Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
 
 const session = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem

@@ -5,13 +5,14 @@ import { tmpdir } from "node:os"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { CutMark, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const storeLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+const storeLayer = NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(notesLayer), Layer.provideMerge(nodeLayer))
 
 type Tool = keyof typeof notesToolHandlers
 
@@ -160,7 +161,7 @@ const failingLayer = (code: string, on: "write" | "read") =>
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const storeOver = (code: string, on: "write" | "read") =>
-  notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
+  NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(notesLayer), Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
 
 describe("errors a model can act on", () => {
   const injected: ReadonlyArray<readonly [string, "write" | "read", "io_permanent" | "io_error", string]> = [

@@ -6,13 +6,14 @@ import { Effect, FileSystem, Layer } from "effect"
 import type { Home } from "../../src/domain/notes/address.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const storeLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+const storeLayer = NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(notesLayer), Layer.provideMerge(nodeLayer))
 
 /** A temp notes root and a fake Pi session whose settings point at it. */
 const setup = Effect.gen(function*() {

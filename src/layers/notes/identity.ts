@@ -19,8 +19,8 @@ import { PiSession } from "../../services/PiSession.ts"
  */
 const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
 
-/** The identity of this call: the model, settings and cwd are read now, since any of them can change. */
-export const notesIdentity = Effect.fn("notes.identity")(function*() {
+/** The identity as the session is now; the NotesHomes room keeps it for the session and its model. */
+export const resolveNotesIdentity = Effect.fn("notes.identity")(function*() {
   const session = yield* PiSession
   const store = yield* NotesStore
   const settings = yield* session.settings
