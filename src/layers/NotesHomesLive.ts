@@ -1,12 +1,52 @@
+import { resolve } from "node:path"
 import { Effect, Layer, Option, SynchronizedRef } from "effect"
-import type { NotesIdentity } from "../domain/notes/identity.ts"
+import {
+  agentSlug,
+  InProjectNotesFolder,
+  modelSlug,
+  NotesRootEnv,
+  type NotesIdentity,
+  piContextSetting,
+  projectNotesInProject,
+  resolveNotesRoot
+} from "../domain/notes/identity.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { resolveNotesIdentity } from "./notes/identity.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 
-/** What an identity was worked out for: another session (in a test's shared layer) or another model works it out again. */
+/**
+ * Read from process.env, not Effect's default ConfigProvider: that snapshots
+ * the environment on first use, which would pin one notes root for every
+ * session of a process.
+ */
+const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
+
+/** The identity as the session is now, for a session on model `modelId`. */
+const resolveIdentity = Effect.fn("NotesHomes.resolve")(function*(store: NotesStore["Service"], modelId: string | undefined) {
+  const session = yield* PiSession
+  const settings = yield* session.settings
+  const root = resolveNotesRoot({
+    env: Option.getOrUndefined(yield* optionalEnv(NotesRootEnv)),
+    setting: piContextSetting(settings, "notesRoot"),
+    agentDir: session.agentDir,
+    cwd: session.cwd,
+    home: Option.getOrUndefined(yield* optionalEnv("HOME")),
+    resolve: (...segments) => resolve(...segments)
+  })
+  const inProject = projectNotesInProject(piContextSetting(settings, "projectNotes"), yield* session.isProjectTrusted)
+  const identity: NotesIdentity = {
+    root,
+    sessionId: session.sessionId,
+    projectKey: yield* store.projectKey(session.cwd),
+    agentName: agentSlug(piContextSetting(settings, "agentName")),
+    modelSlug: modelSlug(modelId),
+    ...(inProject ? { projectDir: resolve(yield* store.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
+  }
+  return identity
+})
+
+/** An identity and what it was worked out for: another session id (a test's shared layer), cwd or model works it out again. */
 interface Resolved {
   readonly sessionId: string
   readonly cwd: string
@@ -29,7 +69,7 @@ export const layerWithoutDependencies = Layer.effect(
           Option.isSome(known) && known.value.sessionId === session.sessionId && known.value.cwd === session.cwd && known.value.modelId === modelId
         ) return Effect.succeed([known.value.identity, known] as const)
         return Effect.map(
-          Effect.provideService(resolveNotesIdentity(), NotesStore, store),
+          resolveIdentity(store, modelId),
           (fresh) => [fresh, Option.some({ sessionId: session.sessionId, cwd: session.cwd, modelId, identity: fresh })] as const
         )
       })
