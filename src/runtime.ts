@@ -235,8 +235,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const { ordinal } = yield* (yield* Window).current
-          yield* (yield* NotesHistory).sessionEnded({ ordinal }, ShutdownCommitWaitMs)
+          const { id, ordinal } = yield* (yield* Window).current
+          yield* (yield* NotesHistory).sessionEnded({ id, ordinal }, ShutdownCommitWaitMs)
         }), undefined)
       }
       await runtime.dispose()

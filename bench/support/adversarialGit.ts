@@ -158,7 +158,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
         Effect.suspend(() => {
           queued++
           writeNote(join(root, "sessions", sessionId, "burst", `queued-${queued}.md`), `queued ${queued}\n`)
-          return history.windowEnded({ ordinal: Windows })
+          return history.windowEnded({ id: `pcx:bench:w${Windows}`, ordinal: Windows })
         })))
   const windowsRow = await timeCall(
     `history_windows ${Windows}w/${Notes / 1000}k, 3 queued`,
@@ -216,7 +216,7 @@ const repositoryCase = async (
     await timeCall(`history_windows, ${label}`, runs, () => call(ToolName.historyWindows, {}))
   ]
   const start = performance.now()
-  await onSession((history) => Effect.andThen(history.windowEnded({ ordinal: 2 }), history.flush))
+  await onSession((history) => Effect.andThen(history.windowEnded({ id: "pcx:bench:w2", ordinal: 2 }), history.flush))
   const ms = performance.now() - start
   await runtime.dispose()
   return { rows, commits: [{ name: `window commit, ${label}`, ms, outcome: leftAsItMust() ? "ok" : "REPOSITORY CHANGED" }] }

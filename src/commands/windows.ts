@@ -1,7 +1,6 @@
 import { Clock, Effect, Option } from "effect"
-import type { WindowFacts } from "../domain/window/facts.ts"
 import type { BarScale } from "../domain/window/view.ts"
-import { NoNoteChanges } from "../domain/notes/windowChanges.ts"
+import { withNoteChanges } from "../domain/notes/windowNotes.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -18,14 +17,8 @@ export const ViewCommitWaitMs = 5_000
  */
 export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
   Effect.gen(function*() {
-    const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
-    const changes = yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs })
-    if (Option.isNone(changes)) return windows
-    const { byWindow, pending, waiting } = changes.value
-    return windows.map((facts): WindowFacts => ({
-      ...facts,
-      noteChanges: { ...(byWindow.get(facts.ordinal) ?? NoNoteChanges), pending: pending.has(facts.ordinal), waiting: waiting.get(facts.ordinal) }
-    }))
+    const windows = yield* (yield* Window).windows
+    return withNoteChanges(windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs }))
   })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */

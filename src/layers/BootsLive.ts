@@ -71,6 +71,15 @@ export const layerWithoutDependencies = Layer.effect(
   })
 )
 
+/**
+ * For tests: boots over the default policy, a silent trace and this session's
+ * homes (kept in the context, for the lifecycle beside them); the test gives
+ * the notes store.
+ */
+export const layerTest = layerWithoutDependencies.pipe(
+  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies))
+)
+
 /** Boots with this session's notes homes, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(
   Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer))

@@ -8,6 +8,8 @@ import {
   LogFormat,
   parseLog,
   renderHistory,
+  SessionLogFormat,
+  SessionTrailer,
   shortSessionId
 } from "../domain/notes/history.ts"
 import { formatAddress } from "../domain/notes/homes.ts"
@@ -71,10 +73,10 @@ export const layerWith = (git: GitRunner) =>
       const locks = new Map<string, Semaphore.Semaphore>()
       const notices = yield* Ref.make<ReadonlyArray<string>>([])
       const told = new Set<string>()
-      /** Window ordinals whose commit is queued or running, with how many. */
-      const pending = new Map<number, number>()
-      /** Window ordinals whose commit waited on a repository not on a branch, with why; until a commit goes through. */
-      const waiting = new Map<number, string>()
+      /** Window ids whose commit is queued or running, with how many. */
+      const pending = new Map<string, number>()
+      /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
+      const waiting = new Map<string, string>()
       const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
         effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
 
@@ -166,7 +168,7 @@ export const layerWith = (git: GitRunner) =>
             const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
             if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: reason._tag })
             if (outcome._tag !== "Waiting") waiting.clear()
-            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.ordinal, describeRepoState(outcome.state))
+            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
           }).pipe(
             Effect.catchTag("GitFailed", (error) =>
               Effect.andThen(
@@ -179,11 +181,11 @@ export const layerWith = (git: GitRunner) =>
           ))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
 
-      const track = (ordinal: number, by: 1 | -1) =>
+      const track = (windowId: string, by: 1 | -1) =>
         Effect.sync(() => {
-          const count = (pending.get(ordinal) ?? 0) + by
-          if (count > 0) pending.set(ordinal, count)
-          else pending.delete(ordinal)
+          const count = (pending.get(windowId) ?? 0) + by
+          if (count > 0) pending.set(windowId, count)
+          else pending.delete(windowId)
         })
 
       /**
@@ -192,7 +194,7 @@ export const layerWith = (git: GitRunner) =>
        * tens of milliseconds after the boundary: a note written in the next
        * window before then (no model answers that fast) lands in it too.
        */
-      const fork = (reason: CommitReason & { readonly ordinal: number }) =>
+      const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           // What the identity reads of Pi, taken now: Pi's context may be stale by the time the commit runs.
@@ -202,9 +204,9 @@ export const layerWith = (git: GitRunner) =>
             model: Effect.succeed(yield* session.model),
             isProjectTrusted: Effect.succeed(yield* session.isProjectTrusted)
           })
-          yield* track(reason.ordinal, 1)
+          yield* track(reason.windowId, 1)
           yield* FiberSet.run(fibers, { startImmediately: false })(
-            Effect.provideService(commitNow(reason), PiSession, frozen).pipe(Effect.ensuring(track(reason.ordinal, -1)))
+            Effect.provideService(commitNow(reason), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
           )
         })
 
@@ -241,8 +243,10 @@ export const layerWith = (git: GitRunner) =>
 
       /**
        * The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd
-       * them out. The commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still
-       * running are named as pending.
+       * them out. The trailer names the session in full; the subject's short name finds the commits made before the
+       * trailers, and another session's with the same short name, which tells that the short name is shared. The
+       * commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still running are
+       * named as pending.
        */
       const sessionChanges = ({ waitForCommitsMs }: { readonly waitForCommitsMs: number }) =>
         Effect.gen(function*() {
@@ -259,15 +263,16 @@ export const layerWith = (git: GitRunner) =>
             "-n",
             String(SessionCommitLimit),
             "--fixed-strings",
+            `--grep=${SessionTrailer}: ${session.sessionId}`,
             `--grep=of session ${shortSessionId(session.sessionId)}`,
-            `--format=${LogFormat}`,
+            `--format=${SessionLogFormat}`,
             "--name-status",
             "--no-renames"
           ]).pipe(Effect.orElseSucceed(() => ({ stdout: "" })))
           return Option.some({
             byWindow: windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)),
-            pending: new Set(pending.keys()) as ReadonlySet<number>,
-            waiting: new Map(waiting) as ReadonlyMap<number, string>
+            pending: new Set(pending.keys()) as ReadonlySet<string>,
+            waiting: new Map(waiting) as ReadonlyMap<string, string>
           })
         }).pipe(
           // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
@@ -354,9 +359,9 @@ export const layerWith = (git: GitRunner) =>
       }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "notes history: could not be checked" })))
 
       return NotesHistory.of({
-        windowEnded: ({ ordinal }) => fork({ _tag: "Window", ordinal }),
-        sessionEnded: ({ ordinal }, timeoutMs) =>
-          Effect.andThen(fork({ _tag: "Shutdown", ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
+        windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
+        sessionEnded: ({ id, ordinal }, timeoutMs) =>
+          Effect.andThen(fork({ _tag: "Shutdown", windowId: id, ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
         flush,
         history,
         diff,

@@ -89,10 +89,14 @@ export const layerWithoutDependencies = Layer.effect(
       list: bound(store.list),
       search: bound(store.search),
       snapshot: bound(store.snapshot),
-      readAll: bound(store.readAll)
+      readAll: bound(store.readAll),
+      writability: bound(store.writability)
     })
   })
 )
 
 /** This session's homes on the live notes store. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(NotesStoreLive.layer))
+
+/** For tests on real temp folders: this session's homes on the store, with the store and Node's file system and paths kept in the context. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerTest))

@@ -1,21 +1,15 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
-import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
-import * as TraceLive from "../../src/layers/TraceLive.ts"
 import { Boots } from "../../src/services/Boots.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
-
-/** This session's homes over a mocked store. */
-const withHomes = (store: Layer.Layer<NotesStore>) => NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(store))
 
 const hour = 3_600_000
 const takenAt = Date.UTC(2025, 4, 1, 12)
 
 /** Session notes last written 3 h ago; the other homes empty. */
-const notes = withHomes(Layer.mock(NotesStore)({
+const notes = Layer.mock(NotesStore)({
   snapshot: () =>
     Effect.succeed({
       takenAt,
@@ -30,9 +24,9 @@ const notes = withHomes(Layer.mock(NotesStore)({
     }),
   projectKey: () => Effect.succeed("project-0000"),
   copySessionHome: () => Effect.succeed({ copied: 0 })
-}))
+})
 
-const boots = BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
+const boots = BootsLive.layerTest.pipe(Layer.provide(notes))
 
 layer(boots)("Boots", (it) => {
   it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {
@@ -55,7 +49,7 @@ layer(boots)("Boots", (it) => {
 })
 
 /** The user home cannot be read; the other four are empty. */
-const userHomeUnreadable = withHomes(Layer.mock(NotesStore)({
+const userHomeUnreadable = Layer.mock(NotesStore)({
   snapshot: () =>
     Effect.succeed({
       takenAt,
@@ -67,9 +61,9 @@ const userHomeUnreadable = withHomes(Layer.mock(NotesStore)({
     }),
   projectKey: () => Effect.succeed("project-0000"),
   copySessionHome: () => Effect.succeed({ copied: 0 })
-}))
+})
 
-layer(BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), userHomeUnreadable))))(
+layer(BootsLive.layerTest.pipe(Layer.provide(userHomeUnreadable)))(
   "Boots with a home that cannot be read",
   (it) => {
     it.effect("rendering tells nothing; a written boot's incomplete index is told once, however often that boot is written", () => {

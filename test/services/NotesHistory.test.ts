@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -152,7 +152,7 @@ describe("NotesHistory", () => {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         // windowEnded completes while every git run is still held at the gate.
-        yield* withHistory((history) => history.windowEnded({ ordinal: 1 }))
+        yield* withHistory((history) => history.windowEnded(testWindow(1)))
         const flushing = yield* Effect.forkChild(NotesHistory.use((history) => history.flush))
         assert.isUndefined(flushing.pollUnsafe())
         yield* Deferred.succeed(gate, undefined)
@@ -166,7 +166,7 @@ describe("NotesHistory", () => {
       const root = yield* tempRoot("pi-hist-shutdown-")
       const { tool, withHistory } = historySession(root)
       ok(yield* tool("notes_write", { address: "plan", content: "unfinished\n" }))
-      yield* withHistory((history) => history.sessionEnded({ ordinal: 4 }, 3_000))
+      yield* withHistory((history) => history.sessionEnded(testWindow(4), 3_000))
       assert.deepStrictEqual(subjects(root), ["w4 of session histsess (shutdown): +1 ~0 −0"])
     }).pipe(Effect.provide(historyLayer())))
 
@@ -177,7 +177,7 @@ describe("NotesHistory", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded({ ordinal: 1 }, 3_000)))
+        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded(testWindow(1), 3_000)))
         yield* TestClock.adjust(3_000)
         yield* Fiber.join(ending)
       }).pipe(Effect.provide(historyLayer(hangingGit)))
@@ -214,7 +214,7 @@ describe("NotesHistory", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        yield* withHistory((history) => history.windowEnded({ ordinal: 1 }))
+        yield* withHistory((history) => history.windowEnded(testWindow(1)))
         yield* NotesHistory.use((history) => history.flush)
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
         assert.strictEqual(refusals, -1)

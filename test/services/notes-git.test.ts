@@ -5,13 +5,14 @@ import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
 import { CustomType } from "../../src/domain/protocol.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import type { GitRunner } from "../../src/services/NotesHistory.ts"
 import { historyToolHandlers } from "../../src/tools/history.ts"
 import { messageEntry } from "../support/FakePiSession.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -65,10 +66,11 @@ describe("the history's git runs", () => {
       })
       return yield* Effect.gen(function*() {
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
-        yield* endWindow(1)
+        // The windows as the branch names them: the view joins the commits by these ids.
+        yield* endWindow(1, rootWindowId(session.sessionId))
         hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
-        yield* withHistory((history) => history.windowEnded({ ordinal: 2 }))
+        yield* withHistory((history) => history.windowEnded({ id: "pcx:hist0000:0000000b", ordinal: 2 }))
         // Nothing moves the test clock: a call that waited on the commit would never answer.
         const answer = yield* Effect.provide(historyToolHandlers.history_windows({}), session.layer)
         assert.strictEqual(answer._tag, "Ok")
@@ -92,13 +94,13 @@ describe("the history's git runs", () => {
         yield* endWindow(1)
         hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
-        yield* withHistory((history) => history.windowEnded({ ordinal: 2 }))
+        yield* withHistory((history) => history.windowEnded(testWindow(2)))
 
         // history_windows never waits on it: the window is named as being committed.
         const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))
         assert.isTrue(Option.isSome(changes))
-        assert.deepStrictEqual([...Option.getOrThrow(changes).pending], [2])
-        assert.deepStrictEqual([...Option.getOrThrow(changes).byWindow.keys()], [1])
+        assert.deepStrictEqual([...Option.getOrThrow(changes).pending], [testWindow(2).id])
+        assert.deepStrictEqual([...Option.getOrThrow(changes).byWindow.byWindowId.keys()], [testWindow(1).id])
 
         const listing = yield* Effect.forkChild(withHistory((history) => history.history("plan")))
         yield* TestClock.adjust("5 seconds")
@@ -110,7 +112,7 @@ describe("the history's git runs", () => {
         yield* withHistory((history) => history.flush)
         const after = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))
         assert.deepStrictEqual([...Option.getOrThrow(after).pending], [])
-        assert.deepStrictEqual([...Option.getOrThrow(after).byWindow.keys()].sort(), [1, 2])
+        assert.deepStrictEqual([...Option.getOrThrow(after).byWindow.byWindowId.keys()].sort(), [testWindow(1).id, testWindow(2).id])
       }).pipe(Effect.provide(historyLayer(hangingCommits)))
     }).pipe(Effect.provide(nodeLayer)))
 })

@@ -5,7 +5,7 @@ import { Effect, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -102,7 +102,7 @@ describe("the notes history in a repository it did not make", () => {
       yield* endWindow(1)
       // The windows view says why the window's notes are not committed, rather than "none".
       const waiting = Option.getOrThrow(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 })))
-      assert.deepStrictEqual([...waiting.waiting], [[1, "in the middle of a merge"]])
+      assert.deepStrictEqual([...waiting.waiting], [[testWindow(1).id, "in the middle of a merge"]])
       const doctor = yield* withHistory((history) => history.describe)
       assert.isFalse(doctor.ok)
       assert.include(doctor.text, "waiting: the repository is in the middle of a merge")

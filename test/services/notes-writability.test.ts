@@ -32,7 +32,8 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), quietHistory).pipe(
+  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, quietHistory).pipe(
+    Layer.provideMerge(NotesStoreLive.layerWithoutDependencies),
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
 

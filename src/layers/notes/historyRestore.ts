@@ -6,7 +6,7 @@ import { describeRepoState, type RepoState } from "../../domain/notes/repoState.
 import type { GitFailed, GitRunner, HistoryUnavailable } from "../../services/NotesHistory.ts"
 import type { NotesHomes } from "../../services/NotesHomes.ts"
 import type { Trace } from "../../services/Trace.ts"
-import { describeStoreFailure } from "./failure.ts"
+import { describeStoreFailure } from "../../services/notesStoreFailure.ts"
 import { type HistoryScope, unavailable } from "./historyScope.ts"
 import { type CommitOutcome, commitScope, hidePaths, type Repo, restoreScope } from "./repo.ts"
 

@@ -1,5 +1,5 @@
 import { Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
 import { OperationMarkers, repoState, type RepoState } from "../../domain/notes/repoState.ts"
 import type { GitFailed, GitRunner } from "../../services/NotesHistory.ts"
 
@@ -193,7 +193,7 @@ export const commitScope = Effect.fnUntraced(function*(
     return folder === undefined || changes.some((change) => change.path.startsWith(`${folder}/`))
   })
   const message = commitMessage(reason, sessionId, countChanges(changes))
-  const commit = [...repo.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", message]
+  const commit = [...repo.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", message, "-m", commitTrailers(reason, sessionId)]
   yield* Effect.gen(function*() {
     yield* ours.size <= ManyPaths
       ? git(repo.toplevel, ["update-index", "--add", "--remove", "-z", "--stdin"], [...ours].join("\0"))
