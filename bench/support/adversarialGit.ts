@@ -24,6 +24,7 @@ import { ToolName } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import * as Platform from "../../src/layers/platform.ts"
@@ -82,7 +83,7 @@ const world = (root: string, sessionId: string, windows: number) => {
     session.assistant(`answer of window ${w}`)
   }
   // The trace's events go nowhere: the bench prints only its table.
-  const quiet = Layer.mergeAll(NotesStoreLive.layer, TraceLive.layerWith(() => {}), Platform.layer)
+  const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), Platform.layer)
   const history = NotesHistoryLive.layerWith(systemGit).pipe(Layer.provide(quiet))
   const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, history, quiet, session.layer))
   const call = (tool: string, params: unknown) => runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))

@@ -1,11 +1,11 @@
 import { Effect } from "effect"
-import { notesIdentity } from "../services/NotesIdentity.ts"
-import { NotesStore, type Writability } from "../services/NotesStore.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import type { Writability } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 
 /** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
 export const notesWritability = Effect.gen(function*() {
-  return yield* (yield* NotesStore).writability(yield* notesIdentity())
+  return yield* (yield* NotesHomes).writability()
 })
 
 /** What is wrong, relative to the folder the user knows (`the notes root`, `the project home`). */

@@ -13,7 +13,7 @@ import {
 import { textReport } from "../domain/report.ts"
 import { ok } from "../domain/toolOutcome.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
-import { notesIdentity } from "../services/NotesIdentity.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
@@ -39,7 +39,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     // The pass edits the homes: not while this session's own run may be writing them.
     if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
     const history = yield* NotesHistory
-    const identity = yield* notesIdentity()
+    const identity = yield* (yield* NotesHomes).identity
     const settings = yield* session.settings
     const modelSetting = piContextSetting(settings, "tidyModel")
     const modelRef = typeof modelSetting === "string" && modelSetting.trim() !== "" ? modelSetting.trim() : undefined

@@ -17,14 +17,13 @@ import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/no
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
-import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "../services/NotesIdentity.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
-import * as NotesStoreLive from "./NotesStoreLive.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
@@ -65,7 +64,7 @@ export const layerWith = (git: GitRunner) =>
   Layer.effect(
     NotesHistory,
     Effect.gen(function*() {
-      const store = yield* NotesStore
+      const homes = yield* NotesHomes
       const trace = yield* Trace
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
@@ -131,7 +130,7 @@ export const layerWith = (git: GitRunner) =>
         return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
       })
 
-      const identityNow = Effect.provideService(notesIdentity(), NotesStore, store)
+      const identityNow = homes.identity
 
       /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
       const noticeOutcome = (repo: Ready, identity: NotesIdentity, outcome: CommitOutcome) =>
@@ -303,7 +302,7 @@ export const layerWith = (git: GitRunner) =>
       /** The short hash of HEAD. */
       const headOf = (repo: Ready) => Effect.map(run(repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())
 
-      const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, store, trace, commitHomes, run, headOf, platform })
+      const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, homes, trace, commitHomes, run, headOf, platform })
 
       const restore = (target: string, commit: string): Effect.Effect<string, HistoryUnavailable, PiSession> =>
         Effect.gen(function*() {
@@ -315,7 +314,7 @@ export const layerWith = (git: GitRunner) =>
             yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
             return yield* scope.places === undefined
               ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
-              : restoreNote(identity, repo, scope, scope.places, target, hash, session.sessionId)
+              : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
           }))
         })
 
@@ -376,5 +375,5 @@ export const layerWith = (git: GitRunner) =>
     })
   )
 
-/** The live history on the system `git`, with the notes store and trace it reads. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesStoreLive.layer, TraceLive.layer, Platform.layer)))
+/** The live history on the system `git`, with this session's notes homes and the trace it reads. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, Platform.layer)))

@@ -198,7 +198,7 @@ export interface NotesWritability {
   readonly homes: ReadonlyArray<HomeWritability>
 }
 
-/** Five note homes on disk. The identity comes with each call, since the model can change. */
+/** Five note homes on disk, of whichever identity a call names (NotesHomes names this session\'s). */
 export class NotesStore extends Context.Service<NotesStore, {
   /** The whole note, up to `NoteByteLimit`. */
   readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>

@@ -3,13 +3,13 @@ import { Effect, Fiber, FileSystem } from "effect"
 import { TestClock } from "effect/testing"
 import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { ToolTimeBudget, withTimeBudget } from "../../src/tools/timeBudget.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = NotesStoreLive.layerTest
+const storeLayer = NotesHomesLive.layerTest
 
 const session = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem

@@ -5,12 +5,13 @@ import { tmpdir } from "node:os"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { CutMark, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = NotesStoreLive.layerTest
+const storeLayer = NotesHomesLive.layerTest
 
 type Tool = keyof typeof notesToolHandlers
 
@@ -159,7 +160,7 @@ const failingLayer = (code: string, on: "write" | "read") =>
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const storeOver = (code: string, on: "write" | "read") =>
-  NotesStoreLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
+  NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerWithoutDependencies), Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
 
 describe("errors a model can act on", () => {
   const injected: ReadonlyArray<readonly [string, "write" | "read", "io_permanent" | "io_error", string]> = [

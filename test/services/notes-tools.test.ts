@@ -4,12 +4,12 @@ import { Effect, FileSystem } from "effect"
 import type { Home } from "../../src/domain/notes/address.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = NotesStoreLive.layerTest
+const storeLayer = NotesHomesLive.layerTest
 
 /** A temp notes root and a fake Pi session whose settings point at it. */
 const setup = Effect.gen(function*() {

@@ -1,12 +1,12 @@
 import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
-import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as Platform from "../../src/layers/platform.ts"
 
 /** Node's file system and paths, for stores and tests on real temp directories. */
 export const nodeLayer = Platform.layer
 
-/** The live notes store on Node's file system, with the file system too. */
-export const liveNotesLayer = NotesStoreLive.layerTest
+/** The live notes store on Node's file system, with this session's homes on it and the file system too. */
+export const liveNotesLayer = NotesHomesLive.layerTest
 
 /** A fixed notes identity under `root`. */
 export const identityAt = (root: string): NotesIdentity => ({

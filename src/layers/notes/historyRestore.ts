@@ -4,7 +4,7 @@ import type { CommitReason } from "../../domain/notes/history.ts"
 import type { NotesIdentity } from "../../domain/notes/identity.ts"
 import { describeRepoState, type RepoState } from "../../domain/notes/repoState.ts"
 import type { GitFailed, GitRunner, HistoryUnavailable } from "../../services/NotesHistory.ts"
-import type { NotesStore } from "../../services/NotesStore.ts"
+import type { NotesHomes } from "../../services/NotesHomes.ts"
 import type { Trace } from "../../services/Trace.ts"
 import { describeStoreFailure } from "../../services/notesStoreFailure.ts"
 import { type HistoryScope, unavailable } from "./historyScope.ts"
@@ -25,7 +25,7 @@ export const notOnBranch = (state: NotOnBranch) =>
 
 export interface RestoreDeps {
   readonly git: GitRunner
-  readonly store: NotesStore["Service"]
+  readonly homes: NotesHomes["Service"]
   readonly trace: Trace["Service"]
   readonly commitHomes: (repo: Ready, identity: NotesIdentity, reason: CommitReason, sessionId: string) => Effect.Effect<CommitOutcome, GitFailed>
   readonly run: (repo: Ready, args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, HistoryUnavailable>
@@ -33,7 +33,7 @@ export interface RestoreDeps {
   readonly platform: <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) => Effect.Effect<A, E>
 }
 
-export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, platform }: RestoreDeps) => {
+export const restoreSteps = ({ git, homes, trace, commitHomes, run, headOf, platform }: RestoreDeps) => {
   /**
    * Before a restore rewrites notes, the notes as they are (a hand edit not yet committed) become a commit of their
    * own, so the restore can itself be undone.
@@ -71,7 +71,7 @@ export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, plat
         : `${what} already matches ${hash.slice(0, 12)}; nothing to commit.`
     })
 
-  const restoreNote = (identity: NotesIdentity, repo: Ready, scope: HistoryScope, places: NonNullable<HistoryScope["places"]>, address: string, hash: string, sessionId: string) =>
+  const restoreNote = (repo: Ready, scope: HistoryScope, places: NonNullable<HistoryScope["places"]>, address: string, hash: string, sessionId: string) =>
     Effect.gen(function*() {
       const version = yield* run(repo, ["show", `${hash}:${places.live}`]).pipe(
         Effect.catch(() => run(repo, ["show", `${hash}:${places.retired}`])),
@@ -79,7 +79,7 @@ export const restoreSteps = ({ git, store, trace, commitHomes, run, headOf, plat
           unavailable(`pi-context: ${address} has no version in commit ${hash.slice(0, 12)}; /pi-context notes history ${address} lists the commits that hold it.`)
         )
       )
-      const written = yield* store.write(identity, address, parseNote(version.stdout).body).pipe(
+      const written = yield* homes.write(address, parseNote(version.stdout).body).pipe(
         Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${describeStoreFailure(error).text}`))
       )
       // A retired note that comes back leaves the wastebasket.
