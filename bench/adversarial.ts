@@ -11,7 +11,12 @@
  * Each input runs `Runs` times after one untimed warm-up call per tool
  * family (the history index build is bench/history.ts's first-call figure);
  * the figure is the slowest single call.
- * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs }.
+ * Then the git and scale cases (bench/support/adversarialGit.ts): a mid-merge
+ * root, a hanging hook, history_windows over 300 windows of a 20,000-note
+ * root with commits queued, notes_list's glob over 20,000 notes; their tool
+ * calls count in the worst figure, and the window commits they end with are
+ * reported beside it (not tool calls: forked off the hooks).
+ * Writes bench/results/adversarial.json: { worst_tool_call_ms, inputs, git_and_scale_calls, window_commits }.
  *
  *   npm exec -- node bench/adversarial.ts        (ADV_DEBUG=1 also prints the start of each answer;
  *                                                 ADV_ONLY=text runs only the inputs whose name holds it)
@@ -36,6 +41,7 @@ import { historyToolHandlers } from "../src/tools/history.ts"
 import { notesToolHandlers } from "../src/tools/notes.ts"
 import { withTimeBudget } from "../src/tools/timeBudget.ts"
 import { makeFakeSession } from "../test/support/FakePiSession.ts"
+import { runGitCases } from "./support/adversarialGit.ts"
 
 const Runs = 3
 
@@ -248,16 +254,26 @@ for (const input of only === undefined ? corpus : corpus.filter((candidate) => c
 }
 await runtime.dispose()
 rmSync(root, { recursive: true, force: true })
+const gitCases = await runGitCases(Runs, only)
+rows.push(...gitCases.rows)
+const inputs = corpus.length + gitCases.rows.length
 
 const round1 = (ms: number) => Math.round(ms * 10) / 10
-console.log(`${corpus.length} hostile inputs, worst of ${Runs} runs each (ms), through the tool handlers and live layers:`)
+console.log(`${inputs} hostile inputs, worst of ${Runs} runs each (ms), through the tool handlers and live layers:`)
 console.log(`  ${"input".padEnd(36)} ${"worst ms".padStart(9)}  ${"answer".padEnd(15)} bytes`)
 for (const row of rows) console.log(`  ${row.name.padEnd(36)} ${round1(row.worstMs).toFixed(1).padStart(9)}  ${row.outcome.padEnd(15)} ${row.bytes}`)
 const worst = Math.max(...rows.map((row) => row.worstMs))
 const oversized = rows.filter((row) => row.bytes > ToolResultByteLimit)
 console.log(`  worst tool call: ${round1(worst)} ms; target < ${TargetMs} ms -> ${worst < TargetMs ? "met" : "MISSED"}`)
+for (const commit of gitCases.commits) console.log(`  ${commit.name.padEnd(36)} ${round1(commit.ms).toFixed(1).padStart(9)}  ${commit.outcome}`)
+const missed = [...gitCases.rows, ...gitCases.commits].filter((row) => !row.outcome.startsWith("ok"))
+if (missed.length > 0) console.log(`  git cases not as they must be: ${missed.map((row) => `${row.name} (${row.outcome})`).join(", ")}`)
 if (oversized.length > 0) console.log(`  results over ${ToolResultByteLimit} bytes: ${oversized.map((row) => row.name).join(", ")}`)
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "adversarial.json")
 mkdirSync(dirname(out), { recursive: true })
-if (only === undefined) writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs: corpus.length }, null, 2)}\n`)
+const windowCommits = Object.fromEntries(gitCases.commits.map((commit) => [commit.name, { ms: round1(commit.ms), outcome: commit.outcome }]))
+const gitCalls = Object.fromEntries(gitCases.rows.map((row) => [row.name, { ms: round1(row.worstMs), outcome: row.outcome }]))
+if (only === undefined) {
+  writeFileSync(out, `${JSON.stringify({ worst_tool_call_ms: round1(worst), inputs, git_and_scale_calls: gitCalls, window_commits: windowCommits }, null, 2)}\n`)
+}

@@ -11,6 +11,7 @@ import * as BudgetLive from "./layers/BudgetLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
+import * as NotesHomesLive from "./layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
@@ -57,6 +58,7 @@ export const appLayer = (options: HostOptions = {}) =>
     BootsLive.layer,
     BudgetLive.layer,
     HistoryLive.layer,
+    NotesHomesLive.layer,
     NotesStoreLive.layer,
     ThresholdsLive.layer,
     TraceLive.layer,
@@ -233,8 +235,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const { ordinal } = yield* (yield* Window).current
-          yield* (yield* NotesHistory).sessionEnded({ ordinal }, ShutdownCommitWaitMs)
+          const { id, ordinal } = yield* (yield* Window).current
+          yield* (yield* NotesHistory).sessionEnded({ id, ordinal }, ShutdownCommitWaitMs)
         }), undefined)
       }
       await runtime.dispose()

@@ -36,7 +36,7 @@ const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
   diff: () => Effect.succeed(""),
   restore: () => Effect.succeed(""),
   commitNow: () => Effect.succeed(""),
-  sessionChanges: Effect.succeed(Option.none()),
+  sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
   takeNotice: Effect.succeed(Option.none())
 }))
@@ -76,7 +76,7 @@ export const benchNotesHistory = async (
   const commitWindow = (runtime: typeof withCommit) =>
     runtime.runPromise(onSession(Effect.gen(function*() {
       const history = yield* NotesHistory
-      yield* history.windowEnded({ ordinal: round })
+      yield* history.windowEnded({ id: `pcx:bench:w${round}`, ordinal: round })
       yield* history.flush
     })))
   const boundary = async (runtime: typeof withCommit | typeof withoutCommit): Promise<number> => {

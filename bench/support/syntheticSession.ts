@@ -20,16 +20,17 @@ const words = ["parser", "config", "router", "migration", "cache", "schema", "to
 
 const entriesInTurn = (n: number) => 3 + (1 + (n % 3))
 
-/** How many turns make ENTRIES entries with pi-context's boundaries, and how many turns per window: both sessions use the same. */
-const plan = (() => {
+/** How many turns make `size` entries with pi-context's boundaries, and how many turns per window: both sessions use the same. */
+const planFor = (size: number) => {
   let turns = 0
   let entries = 4
-  while (entries < ENTRIES - 4 * (WINDOWS - 1)) entries += entriesInTurn(turns++)
+  while (entries < size - 4 * (WINDOWS - 1)) entries += entriesInTurn(turns++)
   return { turns, perWindow: Math.ceil(turns / WINDOWS) }
-})()
+}
 
-/** A session file's entries: header, then about ENTRIES entries in one chain; `withMarkers` adds pi-context's boundary entries. */
-export const syntheticSession = (cwd: string, withMarkers: boolean): Array<SessionEntry> => {
+/** A session file's entries: header, then about `size` entries in one chain; `withMarkers` adds pi-context's boundary entries. */
+export const syntheticSession = (cwd: string, withMarkers: boolean, size: number = ENTRIES): Array<SessionEntry> => {
+  const plan = planFor(size)
   const sessionId = randomUUID()
   const entries: Array<Record<string, unknown>> = [{ type: "session", version: 3, id: sessionId, timestamp: new Date(0).toISOString(), cwd }]
   let leafId: string | null = null

@@ -5,12 +5,11 @@ import { CommandName } from "../domain/protocol.ts"
 import { textReport } from "../domain/report.ts"
 import { renderNotice } from "../domain/thresholds.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
-import { NotesStore } from "../services/NotesStore.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
@@ -20,14 +19,14 @@ const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 /** `/pi-context doctor`: what could stop pi-context from working here, each with its fix. Reads only. */
 export const doctorReport = Effect.gen(function*() {
   const session = yield* PiSession
-  const notes = yield* NotesStore
+  const notes = yield* NotesHomes
   const thresholds = yield* Thresholds
   const trace = yield* Trace
   const path = yield* Path.Path
   const lines: Array<string> = ["pi-context doctor"]
 
-  const identity = yield* notesIdentity()
-  const snapshot = yield* notes.snapshot(identity)
+  const identity = yield* notes.identity
+  const snapshot = yield* notes.snapshot()
   const writable = yield* notesWritability
   lines.push(
     writable.rootWritability._tag === "Writable"
@@ -47,7 +46,7 @@ export const doctorReport = Effect.gen(function*() {
   }
 
   const history = yield* (yield* NotesHistory).describe
-  lines.push(check(history.ok, history.text), ...(yield* notesLintLines(identity)))
+  lines.push(check(history.ok, history.text), ...(yield* notesLintLines))
 
   const policy = yield* thresholds.policy
   const belowReserve = hardLineBelowReserve(policy)

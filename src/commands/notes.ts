@@ -4,9 +4,8 @@ import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
-import { NotesStore } from "../services/NotesStore.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
 import { notesHistoryCommand } from "./notesHistory.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 
@@ -15,10 +14,10 @@ export const OverviewRows = 30
 
 /** `/pi-context notes`: the notes root, the count per home, and the newest notes with title, size and age. */
 const notesOverview = Effect.gen(function*() {
-  const notes = yield* NotesStore
-  const identity = yield* notesIdentity()
-  const snapshot = yield* notes.snapshot(identity)
-  const listed = yield* notes.list(identity, { limit: OverviewRows }).pipe(
+  const notes = yield* NotesHomes
+  const identity = yield* notes.identity
+  const snapshot = yield* notes.snapshot()
+  const listed = yield* notes.list({ limit: OverviewRows }).pipe(
     Effect.orElseSucceed(() => ({ rows: [], nextCursor: undefined, unavailable: [] }))
   )
   const now = snapshot.takenAt
@@ -39,9 +38,7 @@ const notesOverview = Effect.gen(function*() {
 /** One note's text, or why it cannot be read. */
 const noteText = (address: string) =>
   Effect.gen(function*() {
-    const notes = yield* NotesStore
-    const identity = yield* notesIdentity()
-    return yield* notes.read(identity, address).pipe(
+    return yield* (yield* NotesHomes).read(address).pipe(
       Effect.map((note) => ({ ok: true as const, address: note.address, body: note.body, size: formatBytes(note.bytes) })),
       Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${address}: ${errorText(error)}`, size: "" }))
     )
@@ -50,9 +47,7 @@ const noteText = (address: string) =>
 /** Writes a note the user edited in Pi's editor. */
 const saveNote = (address: string, body: string) =>
   Effect.gen(function*() {
-    const notes = yield* NotesStore
-    const identity = yield* notesIdentity()
-    return yield* notes.write(identity, address, body).pipe(
+    return yield* (yield* NotesHomes).write(address, body).pipe(
       Effect.map((written) => `pi-context: saved ${written.address} (${formatBytes(written.bytes)}).`),
       Effect.catch((error) => Effect.succeed(`pi-context: could not save ${address}: ${errorText(error)}`))
     )

@@ -1,28 +1,11 @@
-import { Effect, Path } from "effect"
-import { type Home, Homes } from "../domain/notes/address.ts"
-import { homeAnchor, homeLocation } from "../domain/notes/identity.ts"
-import { anchoredWritability, writability, type Writability } from "../layers/notes/writable.ts"
+import { Effect } from "effect"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import type { Writability } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
-
-export interface HomeWritability {
-  readonly home: Home
-  /** Relative to the notes root (`projects/<key>`), or `.pi/notes in the project`. */
-  readonly location: string
-  readonly writability: Writability
-}
 
 /** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
 export const notesWritability = Effect.gen(function*() {
-  const path = yield* Path.Path
-  const identity = yield* notesIdentity()
-  const root = yield* writability(identity.root)
-  const homes = yield* Effect.forEach(Homes, (home) =>
-    Effect.map(
-      anchoredWritability(homeAnchor(identity, home, path.dirname)),
-      (result): HomeWritability => ({ home, location: homeLocation(identity, home), writability: result })
-    ))
-  return { root: identity.root, rootWritability: root, homes }
+  return yield* (yield* NotesHomes).writability()
 })
 
 /** What is wrong, relative to the folder the user knows (`the notes root`, `the project home`). */

@@ -1,4 +1,4 @@
-import { Clock, Effect, FileSystem, Path, Ref } from "effect"
+import { Clock, Effect, Ref } from "effect"
 import { piContextSetting } from "../domain/notes/identity.ts"
 import {
   actionOf,
@@ -7,38 +7,20 @@ import {
   tidyInstructions,
   tidyLimitsOf,
   tidyPrompt,
+  TidyReportsFolder,
   type TidyTool
 } from "../domain/notes/tidy.ts"
 import { textReport } from "../domain/report.ts"
 import { ok } from "../domain/toolOutcome.ts"
-import { describeMisplaced } from "../domain/notes/placement.ts"
-import { placeUnder } from "../layers/notes/contain.ts"
-import { type DiskOps, describePlatformError } from "../layers/notes/disk.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
-import { withTidyLock } from "../layers/notes/tidyLock.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
 import { notesToolHandlers } from "../tools/notes.ts"
 import { notice, report, subcommand } from "./Subcommand.ts"
 
 const reportStamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, "-")
-
-const ReportsFolder = "tidy-reports"
-
-/** Writes the report under `<root>/tidy-reports/`, never through a link out of the root; why not, when it was not saved. */
-const saveReport = (ops: DiskOps, root: string, name: string, text: string): Effect.Effect<string | undefined> =>
-  Effect.gen(function*() {
-    const inside = placeUnder(ops, root, [ReportsFolder, name])
-    const before = yield* inside
-    if (before._tag !== "Inside") return describeMisplaced(before, "the notes root")
-    const dir = ops.path.join(root, ReportsFolder)
-    yield* ops.fs.makeDirectory(dir, { recursive: true })
-    const after = yield* inside
-    if (after._tag !== "Inside") return describeMisplaced(after, "the notes root")
-    yield* ops.fs.writeFileString(ops.path.join(dir, name), text, { flag: "wx" })
-    return undefined
-  }).pipe(Effect.catch((error) => Effect.succeed(describePlatformError(error))))
 
 /**
  * `/pi-context tidy [--dry-run]`: a model pass over this session's five
@@ -57,16 +39,14 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     // The pass edits the homes: not while this session's own run may be writing them.
     if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
     const history = yield* NotesHistory
-    const identity = yield* notesIdentity()
+    const identity = yield* (yield* NotesHomes).identity
     const settings = yield* session.settings
     const modelSetting = piContextSetting(settings, "tidyModel")
     const modelRef = typeof modelSetting === "string" && modelSetting.trim() !== "" ? modelSetting.trim() : undefined
     const limits = tidyLimitsOf(piContextSetting(settings, "tidyTurnLimit"), piContextSetting(settings, "tidyTimeLimitSeconds"))
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const ops = { fs, path }
+    const store = yield* NotesStore
 
-    return yield* withTidyLock(ops, identity.root, limits.timeMs, (takenOver) => Effect.gen(function*() {
+    return yield* store.withTidyLock(identity.root, limits.timeMs, (takenOver) => Effect.gen(function*() {
       // Without its before and after commits a tidy could not be reviewed or undone: then only a dry run goes ahead.
       const before = dryRun ? undefined : yield* history.commitNow({ _tag: "Tidy", phase: "before" }).pipe(
         Effect.mapError((error) => new TidyRefused({ message: `${error.message} tidy needs the notes history to be undone; /pi-context tidy --dry-run still works.` }))
@@ -100,9 +80,9 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
       })
       const shown = takenOver === undefined ? report : `${takenOver}\n${report}`
       const name = `${reportStamp(yield* Clock.currentTimeMillis)}${dryRun ? "-dry-run" : ""}.txt`
-      const saved = yield* saveReport(ops, identity.root, name, `${shown}\n`)
-      return saved === undefined ? `${shown}\nReport saved in the notes root: ${ReportsFolder}/${name}` : `${shown}\nThe report was not saved: ${saved}.`
-    }))
+      const saved = yield* store.saveTidyReport(identity.root, name, `${shown}\n`)
+      return saved === undefined ? `${shown}\nReport saved in the notes root: ${TidyReportsFolder}/${name}` : `${shown}\nThe report was not saved: ${saved}.`
+    })).pipe(Effect.catchTag("TidyLockUnavailable", (error) => Effect.fail(new TidyRefused({ message: error.message }))))
   })
 
 /**

@@ -1,24 +1,29 @@
 import { Clock, Effect, Option } from "effect"
-import type { WindowFacts } from "../domain/window/facts.ts"
 import type { BarScale } from "../domain/window/view.ts"
-import { NoNoteChanges } from "../domain/notes/windowChanges.ts"
+import { withNoteChanges } from "../domain/notes/windowNotes.ts"
 import { NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Window } from "../services/Window.ts"
 import { report, subcommand } from "./Subcommand.ts"
 
-/** Every window of this branch with its facts, each with the note changes its history commits hold when there is a history. */
-export const windowsWithNoteChanges = Effect.gen(function*() {
-  const windows: ReadonlyArray<WindowFacts> = yield* (yield* Window).windows
-  const changes = yield* (yield* NotesHistory).sessionChanges
-  if (Option.isNone(changes)) return windows
-  return windows.map((facts): WindowFacts => ({ ...facts, noteChanges: changes.value.get(facts.ordinal) ?? NoNoteChanges }))
-})
+/** How long the windows view waits for the boundary commits still in flight (a command, not a tool call). */
+export const ViewCommitWaitMs = 5_000
+
+/**
+ * Every window of this branch with its facts, each with the note changes its history commits hold when there is a
+ * history, once the commits in flight have landed or `waitForCommitsMs` has passed (a window still being committed
+ * says so).
+ */
+export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
+  Effect.gen(function*() {
+    const windows = yield* (yield* Window).windows
+    return withNoteChanges(windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs }))
+  })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */
 const windowsReport = Effect.gen(function*() {
-  const windows = yield* windowsWithNoteChanges
+  const windows = yield* windowsWithNoteChanges(ViewCommitWaitMs)
   const policy = yield* (yield* Thresholds).policy
   const model = Option.getOrUndefined(yield* (yield* PiSession).model)
   const scale: BarScale | undefined = model === undefined || !(model.contextWindow > 0)

@@ -2,19 +2,18 @@ import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
-import { NotesStore } from "../services/NotesStore.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
-import { notesIdentity } from "./notes/identity.ts"
-import * as NotesStoreLive from "./NotesStoreLive.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 
 export const layerWithoutDependencies = Layer.effect(
   Boots,
   Effect.gen(function*() {
-    const notes = yield* NotesStore
+    const notes = yield* NotesHomes
     const thresholds = yield* Thresholds
     const trace = yield* Trace
     /** Boots whose incomplete index the user was told of: a boot written again (a repair) is not a new one. */
@@ -22,11 +21,11 @@ export const layerWithoutDependencies = Layer.effect(
 
     const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
-      const identity = yield* Effect.provideService(notesIdentity(), NotesStore, notes)
+      const identity = yield* notes.identity
       const model = yield* session.model
       const policy = yield* thresholds.policy
       // One closed snapshot per boundary: every home is read once, before rendering.
-      const snapshot = yield* notes.snapshot(identity)
+      const snapshot = yield* notes.snapshot()
       const boot = renderBoot({
         identity: {
           agentName: identity.agentName,
@@ -72,7 +71,16 @@ export const layerWithoutDependencies = Layer.effect(
   })
 )
 
-/** Boots with the notes store, the policy and the trace it reads. */
+/**
+ * For tests: boots over the default policy, a silent trace and this session's
+ * homes (kept in the context, for the lifecycle beside them); the test gives
+ * the notes store.
+ */
+export const layerTest = layerWithoutDependencies.pipe(
+  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies))
+)
+
+/** Boots with this session's notes homes, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer))
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer))
 )

@@ -15,6 +15,7 @@ import {
 } from "../domain/budget.ts"
 import type { BranchEntry } from "../domain/entries.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
+import type { PolicySettings } from "../domain/thresholds.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -173,3 +174,10 @@ export const layerWithoutDependencies = Layer.effect(
 
 /** The budget with the policy it reads. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))
+
+/** For tests: the budget over an injected policy, the policy service kept in the context. */
+export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds> =>
+  layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerInjected(policy)))
+
+/** For tests: the budget over the default policy (shared with the other test layers that read it). */
+export const layerTest: Layer.Layer<Budget | Thresholds> = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest))

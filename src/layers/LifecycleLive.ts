@@ -24,6 +24,7 @@ import { makeEnabled } from "./lifecycle/enabled.ts"
 import { inheritForkNotes } from "./notes/forkNotes.ts"
 import * as BootsLive from "./BootsLive.ts"
 import * as BudgetLive from "./BudgetLive.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -39,6 +40,7 @@ import {
   type ReplyFacts,
   type WipeReply
 } from "../services/Lifecycle.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -56,6 +58,7 @@ export const layerWithoutDependencies = Layer.effect(
     const budget = yield* Budget
     const boots = yield* Boots
     const notes = yield* NotesStore
+    const homes = yield* NotesHomes
     const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
@@ -124,7 +127,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
-      yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(Trace, trace))
+      yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(NotesHomes, homes), Effect.provideService(Trace, trace))
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
@@ -384,5 +387,5 @@ export const layerWithoutDependencies = Layer.effect(
 
 /** The lifecycle with every service it orchestrates. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
+  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
 )

@@ -1,32 +1,32 @@
-import { Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Result, Schedule, Semaphore } from "effect"
-import { parseAddress, parseHome } from "../domain/notes/address.ts"
-import { parseNote } from "../domain/notes/frontmatter.ts"
+import { Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Schedule, Semaphore } from "effect"
 import {
   type CommitReason,
   describePath,
   historyHomes,
   homePathspecs,
-  isCommitRef,
   type HistoryLayout,
   LogFormat,
-  notePaths,
   parseLog,
   renderHistory,
+  SessionLogFormat,
+  SessionTrailer,
   shortSessionId
 } from "../domain/notes/history.ts"
+import { formatAddress } from "../domain/notes/homes.ts"
+import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitFailed, type GitRunner, HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
-import { NotesStore } from "../services/NotesStore.ts"
+import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
-import { describeStoreFailure } from "./notes/failure.ts"
-import { notesIdentity } from "./notes/identity.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
 import { systemGit } from "./notes/git.ts"
-import * as NotesStoreLive from "./NotesStoreLive.ts"
+import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
+import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
-import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./notes/repo.ts"
+import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 
 /**
  * Why the system `git` and not isomorphic-git: measured side by side on this
@@ -45,24 +45,26 @@ import { commitScope, hidePaths, openRepo, type Repo, restoreScope } from "./not
 const HistoryLimit = 30
 /** The windows view reads at most this many of the session's commits. */
 const SessionCommitLimit = 200
-/** How long the windows view waits for commits in flight and the log, at most. */
-const SessionChangesWaitMs = 5_000
+/** How long the session's log may take before the windows view and `history_windows` go without their history line. */
+const SessionLogBudgetMs = 2_000
+/** How long a history command waits for the commits in flight before it shows what is committed. */
+const CommandCommitWaitMs = 5_000
 const DiffCharLimit = 16_000
 
 type Ready = Repo & { readonly _tag: "Ready" }
 
 const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ prefix: repo.prefix, identity })
 
-const literal = (path: string) => `:(literal)${path}`
-
 /** Another git (another Pi, the user) holds the repository's lock for a moment: worth a retry. */
 const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File exists)|Unable to create .*\.lock/i.test(error.detail)
+
+const stillCommitting = "\n(A commit of the notes is still running; this shows what was committed before it.)"
 
 export const layerWith = (git: GitRunner) =>
   Layer.effect(
     NotesHistory,
     Effect.gen(function*() {
-      const store = yield* NotesStore
+      const homes = yield* NotesHomes
       const trace = yield* Trace
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
@@ -71,6 +73,12 @@ export const layerWith = (git: GitRunner) =>
       const locks = new Map<string, Semaphore.Semaphore>()
       const notices = yield* Ref.make<ReadonlyArray<string>>([])
       const told = new Set<string>()
+      /** Window ids whose commit is queued or running, with how many. */
+      const pending = new Map<string, number>()
+      /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
+      const waiting = new Map<string, string>()
+      const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+        effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
 
       const tellOnce = (key: string, text: string) =>
         Effect.suspend(() => {
@@ -95,7 +103,7 @@ export const layerWith = (git: GitRunner) =>
         Effect.gen(function*() {
           const known = repos.get(root)
           if (known !== undefined) return known
-          const repo = yield* openRepo(git, root, create).pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+          const repo = yield* platform(openRepo(git, root, create))
           if (repo._tag === "NotYet") return repo
           repos.set(root, repo)
           if (repo._tag === "Off") {
@@ -107,7 +115,48 @@ export const layerWith = (git: GitRunner) =>
           return repo
         })
 
-      const identityNow = Effect.provideService(notesIdentity(), NotesStore, store)
+      /** A repository already open needs no turn at the lock: a read never waits behind a commit to find it. */
+      const knownOrOpen = (root: string) => Effect.suspend(() => {
+        const known = repos.get(root)
+        return known !== undefined ? Effect.succeed(known) : serialized(root, repoFor(root, false))
+      })
+
+      /**
+       * The repository as it is, for a read that must not wait behind a commit: opened outside the lock and not kept
+       * (a repository this process is creating may not be fully configured yet; a read only needs where it is).
+       */
+      const peekRepo = (root: string) => Effect.suspend(() => {
+        const known = repos.get(root)
+        return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
+      })
+
+      const identityNow = homes.identity
+
+      /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
+      const noticeOutcome = (repo: Ready, identity: NotesIdentity, outcome: CommitOutcome) =>
+        Effect.gen(function*() {
+          const waitingKey = `waiting:${identity.root}`
+          if (outcome._tag === "Waiting") {
+            yield* trace.info("history.waiting", { state: outcome.state._tag === "Busy" ? outcome.state.operation : "detached" })
+            return yield* tellOnce(waitingKey, waitingNotice(outcome.state))
+          }
+          told.delete(waitingKey)
+          const example = outcome.ignored[0]
+          if (example === undefined || told.has(`ignored:${identity.root}`)) return
+          const rule = yield* ignoreRule(git, repo, example)
+          yield* tellOnce(
+            `ignored:${identity.root}`,
+            `pi-context: git ignores notes in the notes root (${rule ?? "an ignore rule"}, e.g. ${describePath(layoutOf(repo, identity), example)}), ` +
+              "so the notes history never commits them; change that rule so it leaves the notes in."
+          )
+        })
+
+      /** Commits every home's changed notes now, with the notices the outcome owes. */
+      const commitHomes = (repo: Ready, identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
+        platform(commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, sessionId)).pipe(
+          Effect.retry({ times: 4, schedule: Schedule.spaced("150 millis"), while: isLockContention }),
+          Effect.tap((outcome) => noticeOutcome(repo, identity, outcome))
+        )
 
       const commitNow = (reason: CommitReason) =>
         Effect.gen(function*() {
@@ -116,9 +165,10 @@ export const layerWith = (git: GitRunner) =>
           yield* serialized(identity.root, Effect.gen(function*() {
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag !== "Ready") return
-            const committed = yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId)
-              .pipe(Effect.retry({ times: 4, schedule: Schedule.spaced("150 millis"), while: isLockContention }))
-            if (Option.isSome(committed)) yield* trace.info("history.commit", { files: committed.value.files, reason: reason._tag })
+            const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
+            if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: reason._tag })
+            if (outcome._tag !== "Waiting") waiting.clear()
+            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
           }).pipe(
             Effect.catchTag("GitFailed", (error) =>
               Effect.andThen(
@@ -131,13 +181,20 @@ export const layerWith = (git: GitRunner) =>
           ))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
 
+      const track = (windowId: string, by: 1 | -1) =>
+        Effect.sync(() => {
+          const count = (pending.get(windowId) ?? 0) + by
+          if (count > 0) pending.set(windowId, count)
+          else pending.delete(windowId)
+        })
+
       /**
        * Forked into the layer's fiber set, after the hook returns: a hook never
        * waits on git. The commit holds the homes as they are when it runs,
        * tens of milliseconds after the boundary: a note written in the next
        * window before then (no model answers that fast) lands in it too.
        */
-      const fork = (reason: CommitReason) =>
+      const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           // What the identity reads of Pi, taken now: Pi's context may be stale by the time the commit runs.
@@ -147,148 +204,117 @@ export const layerWith = (git: GitRunner) =>
             model: Effect.succeed(yield* session.model),
             isProjectTrusted: Effect.succeed(yield* session.isProjectTrusted)
           })
-          yield* FiberSet.run(fibers, { startImmediately: false })(Effect.provideService(commitNow(reason), PiSession, frozen))
+          yield* track(reason.windowId, 1)
+          yield* FiberSet.run(fibers, { startImmediately: false })(
+            Effect.provideService(commitNow(reason), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
+          )
         })
 
       const flush = FiberSet.awaitEmpty(fibers)
 
-      const unavailable = (message: string) => new HistoryUnavailable({ message })
+      /** Waits for the commits in flight at most `waitMs`; whether some are still running. */
+      const settle = (waitMs: number) =>
+        waitMs <= 0 ? Effect.sync(() => pending.size > 0) : Effect.map(Effect.timeoutOption(flush, waitMs), Option.isNone)
 
-      /** The identity and a ready repository, or the sentence saying why there is no history. */
+      /** The identity and a ready repository, or the sentence saying why there is no history; `committing` when a commit is still running. */
       const readyRepo = Effect.gen(function*() {
-        // A command sees every window committed so far, including one still in flight.
-        yield* flush
+        const committing = yield* settle(CommandCommitWaitMs)
         const identity = yield* identityNow
-        const repo = yield* serialized(identity.root, repoFor(identity.root, false))
+        const found = yield* Effect.timeoutOption(knownOrOpen(identity.root), CommandCommitWaitMs)
+        if (Option.isNone(found)) return yield* unavailable("pi-context: the notes history's first commit is still running; try again in a moment.")
+        const repo = found.value
         if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts at the end of the first window that writes a note.")
         if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
-        return { identity, repo }
+        return { identity, repo, committing }
       })
 
       const run = (repo: Ready, args: ReadonlyArray<string>, stdin?: string) =>
         git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
 
-      /** Pathspecs of an address (its home and wastebasket places) or a home; every home when absent. */
-      const scopeOf = (identity: NotesIdentity, layout: HistoryLayout, target: string | undefined) =>
-        Effect.gen(function*() {
-          if (target === undefined) return { title: "Notes history", specs: homePathspecs(layout, historyHomes(identity)) }
-          const home = target.startsWith("@") && !target.slice(1).includes("/") || target === "session" ? parseHome(target) : undefined
-          const projectInside = (h: string) => h === "project" && identity.projectDir !== undefined
-          if (home !== undefined) {
-            if (projectInside(home)) return yield* unavailable(inProjectMessage)
-            return { title: `History of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) }
-          }
-          const parsed = parseAddress(target)
-          if (Result.isFailure(parsed)) return yield* unavailable(`pi-context: "${target}" is not a note address or a home: ${parsed.failure}.`)
-          if (projectInside(parsed.success.home)) return yield* unavailable(inProjectMessage)
-          const places = notePaths(layout, parsed.success.home, parsed.success.path)
-          return { title: `History of ${target}`, specs: [literal(places.live), literal(places.retired)], places, address: parsed.success }
-        })
-
       const history = (target: string | undefined) =>
         Effect.gen(function*() {
-          const { identity, repo } = yield* readyRepo
+          const { identity, repo, committing } = yield* readyRepo
           const layout = layoutOf(repo, identity)
-          const scope = yield* scopeOf(identity, layout, target)
+          const scope = yield* scopeOf(layout, target)
           const log = yield* run(repo, ["-c", "core.quotePath=false", "log", "-n", String(HistoryLimit), `--format=${LogFormat}`, "--name-status", "--no-renames", "--", ...scope.specs])
             .pipe(Effect.catch(() => Effect.succeed({ stdout: "" })))
-          return renderHistory(layout, scope.title, parseLog(log.stdout), HistoryLimit)
+          return `${renderHistory(layout, scope.title, parseLog(log.stdout), HistoryLimit)}${committing ? stillCommitting : ""}`
         })
 
-      /** The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd them out. */
-      const sessionChanges = Effect.gen(function*() {
-        const session = yield* PiSession
-        const { identity, repo } = yield* readyRepo
-        const layout = layoutOf(repo, identity)
-        const log = yield* run(repo, [
-          "-c",
-          "core.quotePath=false",
-          "log",
-          "-n",
-          String(SessionCommitLimit),
-          "--fixed-strings",
-          `--grep=of session ${shortSessionId(session.sessionId)}`,
-          `--format=${LogFormat}`,
-          "--name-status",
-          "--no-renames",
-          "--",
-          ...homePathspecs(layout, historyHomes(identity))
-        ]).pipe(Effect.catch(() => Effect.succeed({ stdout: "" })))
-        return Option.some(windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)))
-      }).pipe(
-        // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
-        Effect.timeoutOption(SessionChangesWaitMs),
-        Effect.map(Option.flatten),
-        Effect.catchCause(() => Effect.succeed(Option.none()))
-      )
-
-      const resolveCommit = (repo: Ready, commit: string) =>
-        isCommitRef(commit)
-          ? run(repo, ["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
-            Effect.map(({ stdout }) => stdout.trim()),
-            Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the notes history; /pi-context notes history lists them.`))
-          )
-          : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes history.`))
+      /**
+       * The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd
+       * them out. The trailer names the session in full; the subject's short name finds the commits made before the
+       * trailers, and another session's with the same short name, which tells that the short name is shared. The
+       * commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still running are
+       * named as pending.
+       */
+      const sessionChanges = ({ waitForCommitsMs }: { readonly waitForCommitsMs: number }) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          yield* settle(waitForCommitsMs)
+          const identity = yield* identityNow
+          const repo = yield* peekRepo(identity.root)
+          if (repo._tag !== "Ready") return Option.none()
+          const layout = layoutOf(repo, identity)
+          const log = yield* git(repo.toplevel, [
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "-n",
+            String(SessionCommitLimit),
+            "--fixed-strings",
+            `--grep=${SessionTrailer}: ${session.sessionId}`,
+            `--grep=of session ${shortSessionId(session.sessionId)}`,
+            `--format=${SessionLogFormat}`,
+            "--name-status",
+            "--no-renames"
+          ]).pipe(Effect.orElseSucceed(() => ({ stdout: "" })))
+          return Option.some({
+            byWindow: windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)),
+            pending: new Set(pending.keys()) as ReadonlySet<string>,
+            waiting: new Map(waiting) as ReadonlyMap<string, string>
+          })
+        }).pipe(
+          // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
+          Effect.timeoutOption(waitForCommitsMs + SessionLogBudgetMs),
+          Effect.map(Option.flatten),
+          Effect.catchCause(() => Effect.succeed(Option.none()))
+        )
 
       const diff = (commit: string, address: string | undefined) =>
         Effect.gen(function*() {
-          const { identity, repo } = yield* readyRepo
-          const scope = yield* scopeOf(identity, layoutOf(repo, identity), address)
-          const hash = yield* resolveCommit(repo, commit)
+          const { identity, repo, committing } = yield* readyRepo
+          const scope = yield* scopeOf(layoutOf(repo, identity), address)
+          const hash = yield* resolveCommit((args) => run(repo, args), commit)
           const shown = yield* run(repo, ["-c", "core.quotePath=false", "show", "--no-color", "--format=commit %h  %aI%n%s%n", hash, "--", ...scope.specs])
           const text = shown.stdout.trimEnd()
-          return text.length <= DiffCharLimit
+          if (text === "") {
+            return address === undefined
+              ? `Commit ${hash.slice(0, 12)} changed no notes.`
+              : `Commit ${hash.slice(0, 12)} did not change ${address}; /pi-context notes history ${address} lists the commits that did.`
+          }
+          const cut = text.length <= DiffCharLimit
             ? text
             : `${text.slice(0, DiffCharLimit)}\n… (diff cut at ${DiffCharLimit} characters; name one note to see less: /pi-context notes diff ${commit} <address>)`
+          return `${cut}${committing ? stillCommitting : ""}`
         })
 
-      /** A home, or every home (`all`), back to a commit: one restore undoes a whole tidy. */
-      const restoreHomes = (identity: NotesIdentity, repo: Ready, scope: { readonly title: string; readonly specs: ReadonlyArray<string> }, target: string, commit: string) =>
-        Effect.gen(function*() {
-          const session = yield* PiSession
-          return yield* serialized(identity.root, Effect.gen(function*() {
-            const hash = yield* resolveCommit(repo, commit)
-            const what = target === "all" ? "every home" : target
-            yield* restoreScope(git, repo, scope.specs, hash).pipe(Effect.mapError((error) => unavailable(`pi-context: could not restore ${what}: ${hidePaths(error.message, repo.toplevel)}`)))
-            const committed = yield* commitScope(git, repo, scope.specs, { _tag: "Restore", address: what, from: hash }, session.sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: restored ${what}, but could not commit it (${hidePaths(error.message, repo.toplevel)}).`))
-            )
-            const head = yield* run(repo, ["rev-parse", "--short", "HEAD"])
-            yield* trace.info("history.restore", { from: hash.slice(0, 12), scope: target === "all" ? "all" : "home" })
-            return Option.isSome(committed)
-              ? `Restored ${what} to ${hash.slice(0, 12)} (${committed.value.files} notes); the restore is commit ${head.stdout.trim()}.`
-              : `${what} already matches ${hash.slice(0, 12)}; nothing to commit.`
-          }))
-        })
+      /** The short hash of HEAD. */
+      const headOf = (repo: Ready) => Effect.map(run(repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())
 
-      const restore = (address: string, commit: string) =>
+      const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, homes, trace, commitHomes, run, headOf, platform })
+
+      const restore = (target: string, commit: string): Effect.Effect<string, HistoryUnavailable, PiSession> =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const { identity, repo } = yield* readyRepo
-          const scope = yield* scopeOf(identity, layoutOf(repo, identity), address === "all" ? undefined : address)
-          if (scope.places === undefined) return yield* restoreHomes(identity, repo, scope, address, commit)
-          const places = scope.places
+          const scope = yield* scopeOf(layoutOf(repo, identity), target === "all" ? undefined : target)
           return yield* serialized(identity.root, Effect.gen(function*() {
-            const hash = yield* resolveCommit(repo, commit)
-            const version = yield* run(repo, ["show", `${hash}:${places.live}`]).pipe(
-              Effect.catch(() => run(repo, ["show", `${hash}:${places.retired}`])),
-              Effect.mapError(() =>
-                unavailable(`pi-context: ${address} has no version in commit ${hash.slice(0, 12)}; /pi-context notes history ${address} lists the commits that hold it.`)
-              )
-            )
-            const written = yield* store.write(identity, address, parseNote(version.stdout).body).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: could not restore ${address}: ${describeStoreFailure(error).text}`))
-            )
-            // A retired note that comes back leaves the wastebasket.
-            yield* Effect.ignore(fs.remove(path.join(repo.toplevel, places.retired)))
-            const committed = yield* commitScope(git, repo, scope.specs, { _tag: "Restore", address: written.address, from: hash }, session.sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: restored ${written.address}, but could not commit it (${hidePaths(error.message, repo.toplevel)}).`))
-            )
-            const head = yield* run(repo, ["rev-parse", "--short", "HEAD"])
-            yield* trace.info("history.restore", { from: hash.slice(0, 12) })
-            return Option.isSome(committed)
-              ? `Restored ${written.address} to its version in ${hash.slice(0, 12)}; the restore is commit ${head.stdout.trim()}.`
-              : `${written.address} already matches its version in ${hash.slice(0, 12)}; nothing to commit.`
+            const hash = yield* resolveCommit((args) => run(repo, args), commit)
+            yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
+            return yield* scope.places === undefined
+              ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
+              : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
           }))
         })
 
@@ -301,10 +327,11 @@ export const layerWith = (git: GitRunner) =>
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
             if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
-            yield* commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, session.sessionId).pipe(
+            const outcome = yield* commitHomes(repo, identity, reason, session.sessionId).pipe(
               Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
             )
-            return (yield* run(repo, ["rev-parse", "--short", "HEAD"])).stdout.trim()
+            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
+            return yield* headOf(repo)
           }))
         })
 
@@ -316,19 +343,25 @@ export const layerWith = (git: GitRunner) =>
             return { ok: true, text: "notes history: starts at the end of the first window that writes a note" }
           case "Off":
             return { ok: false, text: `notes history: off (${repo.reason}); notes work without commits` }
-          case "Ready":
-            return {
-              ok: true,
-              text: `notes history: ${repo.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"}` +
-                (identity.projectDir === undefined ? "" : "; the in-project project home is committed with the project")
-            }
+          case "Ready": {
+            const kind = repo.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"
+            const inProject = identity.projectDir === undefined ? "" : "; the in-project project home is committed with the project"
+            const state = yield* platform(stateOf(repo))
+            const waiting = state._tag === "OnBranch" ? "" : `; waiting: the repository is ${describeRepoState(state)}, the notes are committed once it is back on a branch`
+            const ignored = yield* ignoredNotes(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity))).pipe(Effect.orElseSucceed(() => []))
+            const example = ignored[0]
+            const ignoredText = example === undefined
+              ? ""
+              : `; ${ignoredNotesText({ count: ignored.length, rule: yield* ignoreRule(git, repo, example), example: describePath(layoutOf(repo, identity), example) })}`
+            return { ok: waiting === "" && ignoredText === "", text: `notes history: ${kind}${inProject}${waiting}${ignoredText}` }
+          }
         }
       }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "notes history: could not be checked" })))
 
       return NotesHistory.of({
-        windowEnded: ({ ordinal }) => fork({ _tag: "Window", ordinal }),
-        sessionEnded: ({ ordinal }, timeoutMs) =>
-          Effect.andThen(fork({ _tag: "Shutdown", ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
+        windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
+        sessionEnded: ({ id, ordinal }, timeoutMs) =>
+          Effect.andThen(fork({ _tag: "Shutdown", windowId: id, ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
         flush,
         history,
         diff,
@@ -342,8 +375,5 @@ export const layerWith = (git: GitRunner) =>
     })
   )
 
-const inProjectMessage = "pi-context: the project home is kept in the project (.pi/notes) and committed with its code; " +
-  "its history is the project's own: git log -- .pi/notes"
-
-/** The live history on the system `git`, with the notes store and trace it reads. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesStoreLive.layer, TraceLive.layer, Platform.layer)))
+/** The live history on the system `git`, with this session's notes homes and the trace it reads. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, Platform.layer)))

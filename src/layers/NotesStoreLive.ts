@@ -24,9 +24,12 @@ import { makeNoteLocks } from "./notes/lock.ts"
 import { withTitles } from "./notes/pocket.ts"
 import { placeUnder } from "./notes/contain.ts"
 import { findProjectRoot } from "./notes/project.ts"
+import { readAllNotes, saveTidyReport } from "./notes/maintenance.ts"
 import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
 import { searchNotes } from "./notes/search.ts"
+import { withTidyLock } from "./notes/tidyLock.ts"
 import { allHomes, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./notes/wastebasket.ts"
+import { notesWritability } from "./notes/writable.ts"
 import * as Platform from "./platform.ts"
 
 const encoder = new TextEncoder()
@@ -319,9 +322,32 @@ export const layerWithoutDependencies = Layer.effect(
       return projectKeyOf(yield* findProjectRoot(ops, cwd))
     })
 
-    return NotesStore.of({ read, readPage, write, update, retire, listRetired, list, search, snapshot, copySessionHome, projectRoot, projectKey })
+    const onDisk = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+      effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+
+    return NotesStore.of({
+      read,
+      readPage,
+      write,
+      update,
+      retire,
+      listRetired,
+      list,
+      search,
+      snapshot,
+      copySessionHome,
+      projectRoot,
+      projectKey,
+      writability: (identity) => onDisk(notesWritability(identity)),
+      readAll: (identity) => readAllNotes(ops, identity),
+      withTidyLock: (root, limitMs, use) => withTidyLock(ops, root, limitMs, use),
+      saveTidyReport: (root, name, text) => saveTidyReport(ops, root, name, text)
+    })
   })
 )
 
 /** The notes store on Node's file system. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(Platform.layer))
+
+/** For tests on real temp folders: the store, with Node's file system and paths kept in the context. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Platform.layer))

@@ -184,6 +184,9 @@ export const layerInjected = (policy: PolicySettings | (() => PolicySettings)): 
     })
   )
 
+/** For tests: the default policy, over Pi's compaction settings only. */
+export const layerTest: Layer.Layer<Thresholds> = layerInjected({})
+
 /** A policy an SDK host set in place of the settings files; unset, the files apply. */
 export const InjectedPolicy = Context.Reference<PolicySettings | (() => PolicySettings) | undefined>("pi-context/InjectedPolicy", {
   defaultValue: () => undefined

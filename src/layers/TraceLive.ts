@@ -130,3 +130,8 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
   }))
 
 export const layer: Layer.Layer<Trace> = layerWith(fileSink)
+
+/** For tests: a trace that writes nowhere, or to the console when DEBUG_TRACE is set. */
+export const layerTest: Layer.Layer<Trace> = layerWith((_path, line) => {
+  if (process.env.DEBUG_TRACE) console.log(line)
+})

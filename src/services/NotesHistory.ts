@@ -1,7 +1,9 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/history.ts"
-import type { WindowNoteChanges } from "../domain/notes/windowChanges.ts"
+import type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
+
+export type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 
 /** One `git` run that could not be started or did not succeed. */
 export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
@@ -22,6 +24,12 @@ export interface GitResult {
 /** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
 export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
 
+/** The window a boundary or the session's end commits for: its id keys the commit, its w-number is for the subject. */
+export interface EndedWindow {
+  readonly id: string
+  readonly ordinal: number
+}
+
 /** What a history command could not do, as the sentence the user reads. */
 export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()("HistoryUnavailable", {
   message: Schema.String
@@ -34,9 +42,9 @@ export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()
  */
 export class NotesHistory extends Context.Service<NotesHistory, {
   /** Forks the commit of the notes this window changed; returns at once. */
-  readonly windowEnded: (window: { readonly ordinal: number }) => Effect.Effect<void, never, PiSession>
+  readonly windowEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
   /** Commits what the last window changed and waits for every pending commit, at most `timeoutMs`. */
-  readonly sessionEnded: (window: { readonly ordinal: number }, timeoutMs: number) => Effect.Effect<void, never, PiSession>
+  readonly sessionEnded: (window: EndedWindow, timeoutMs: number) => Effect.Effect<void, never, PiSession>
   /** Waits for the commits forked so far (tests, the bench, shutdown). */
   readonly flush: Effect.Effect<void>
   /** `/pi-context notes history [address|@home]`. */
@@ -54,12 +62,13 @@ export class NotesHistory extends Context.Service<NotesHistory, {
    */
   readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /**
-   * This session's window commits (the newest 200), by w-number, after the
-   * commits in flight land; none when the history is off, git is missing or
-   * there is no repository yet. For the windows view and `history_windows`
-   * only, never a hook.
+   * This session's window commits (the newest 200), by window id, once the
+   * commits in flight have landed or `waitForCommitsMs` has passed, with the
+   * windows whose commit is still queued or running; none when the history
+   * is off, git is missing or there is no repository yet. For the windows
+   * view and `history_windows` only, never a hook.
    */
-  readonly sessionChanges: Effect.Effect<Option.Option<ReadonlyMap<number, WindowNoteChanges>>, never, PiSession>
+  readonly sessionChanges: (options: { readonly waitForCommitsMs: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */

@@ -2,6 +2,7 @@ import { Context, type Effect, Schema } from "effect"
 import { type Home, Homes } from "../domain/notes/address.ts"
 import type { TextEdit } from "../domain/notes/edits.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
+import type { LintNote } from "../domain/notes/lint.ts"
 import type { NoteRow, NotesSnapshot } from "../domain/notes/snapshot.ts"
 import type { InvalidPattern } from "../domain/patterns.ts"
 import type { TextWindow } from "../domain/textWindow.ts"
@@ -168,7 +169,36 @@ export type ReadError = InvalidAddress | NoteNotFound | NoteTooLarge | NotesIoEr
 export type WriteError = InvalidAddress | NoteTooLarge | NoteLocked | NotesIoError
 export type UpdateError = WriteError | NoteNotFound | AmbiguousEdit | NoMatch | InvalidNoteRequest
 
-/** Five note homes on disk. The identity comes with each call, since the model can change. */
+/** The notes root's tidy lock could not be taken: held by another pass, or something else is at its name. */
+export class TidyLockUnavailable extends Schema.TaggedError<TidyLockUnavailable>()("TidyLockUnavailable", {
+  message: Schema.String
+}) {}
+
+/** Whether notes could be created under a folder, and if not, which existing path stops them. */
+export type Writability =
+  | { readonly _tag: "Writable" }
+  | {
+    readonly _tag: "Blocked"
+    readonly at: string
+    readonly problem: "not-a-folder" | "read-only" | "not-accessible" | "link-outside" | "dangling-link"
+    /** For a link: the root it leads out of ("the notes root", "the project"). */
+    readonly root?: string
+  }
+
+export interface HomeWritability {
+  readonly home: Home
+  /** Relative to the notes root (`projects/<key>`), or `.pi/notes in the project`. */
+  readonly location: string
+  readonly writability: Writability
+}
+
+export interface NotesWritability {
+  readonly root: string
+  readonly rootWritability: Writability
+  readonly homes: ReadonlyArray<HomeWritability>
+}
+
+/** Five note homes on disk, of whichever identity a call names (NotesHomes names this session\'s). */
 export class NotesStore extends Context.Service<NotesStore, {
   /** The whole note, up to `NoteByteLimit`. */
   readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>
@@ -202,4 +232,19 @@ export class NotesStore extends Context.Service<NotesStore, {
   readonly projectRoot: (cwd: string) => Effect.Effect<string>
   /** `<name>-<hash>` of the git root containing `cwd` (the main checkout for a linked worktree), else of `cwd`. */
   readonly projectKey: (cwd: string) => Effect.Effect<string>
+  /** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
+  readonly writability: (identity: NotesIdentity) => Effect.Effect<NotesWritability>
+  /** Every readable note of the five homes, with its body; an unreadable home or note is left out (doctor reports homes). */
+  readonly readAll: (identity: NotesIdentity) => Effect.Effect<ReadonlyArray<LintNote>>
+  /**
+   * Runs `use` holding `<root>/.tidy.lock`; `use` gets the line to report
+   * when a stale lock was taken over.
+   */
+  readonly withTidyLock: <A, E, R>(
+    root: string,
+    limitMs: number,
+    use: (takenOver: string | undefined) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | TidyLockUnavailable, R>
+  /** Writes a tidy report under `<root>/tidy-reports/`, never through a link out of the root; why not, when it was not saved. */
+  readonly saveTidyReport: (root: string, name: string, text: string) => Effect.Effect<string | undefined>
 }>()("pi-context/NotesStore") {}

@@ -1,7 +1,7 @@
 import { Context, type Effect, Schema } from "effect"
 import type { TidyLimits, TidyTool } from "../domain/notes/tidy.ts"
 import type { ToolOutcome } from "../domain/toolOutcome.ts"
-import type { NotesStore } from "./NotesStore.ts"
+import type { NotesHomes } from "./NotesHomes.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /** A tidy pass's model run, given the instructions and a way back into the notes tools. */
@@ -10,7 +10,7 @@ export type TidyPass = (request: {
   readonly prompt: string
   readonly modelRef: string | undefined
   readonly limits: TidyLimits
-  readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>
+  readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession>
 }) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
 
 /** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */

@@ -6,13 +6,13 @@ import { renderList, renderRead, renderSearch, renderWindows } from "../domain/h
 import type { SearchQuery } from "../domain/history/search.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
-import { windowsWithNoteChanges } from "../commands/windows.ts"
 import { issueCode } from "../domain/history/issues.ts"
+import { withNoteChanges } from "../domain/notes/windowNotes.ts"
 import { History, type HistoryError } from "../services/History.ts"
-import type { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesHistory } from "../services/NotesHistory.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { decodeParams, type InvalidParams } from "./params.ts"
-import type { Window } from "../services/Window.ts"
+import { Window } from "../services/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
 const Cursor = Schema.optional(Schema.Int)
@@ -53,7 +53,8 @@ const historyWindows = Effect.fn("tools.history_windows")(function*(params: unkn
   const decoded = yield* Effect.result(decodeWindows(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
-  const facts = yield* windowsWithNoteChanges
+  // A tool call answers within the scans' bars: the commits still in flight are named as pending, never waited for.
+  const facts = withNoteChanges(yield* (yield* Window).windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs: 0 }))
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 

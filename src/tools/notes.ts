@@ -1,14 +1,13 @@
 import { Clock, Effect, Schema } from "effect"
 import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
 import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
-import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
-import { describeStoreFailure, type StoreFailure } from "../layers/notes/failure.ts"
-import { notesIdentity } from "../layers/notes/identity.ts"
+import { describeStoreFailure, type StoreFailure } from "../services/notesStoreFailure.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"
 import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncateUtf8, utf8Length } from "../domain/toolOutcome.ts"
-import { NotesStore, type NotesHomeUnavailable, type SearchHit } from "../services/NotesStore.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import type { NotesHomeUnavailable, SearchHit } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { decodeParams, InvalidParams } from "./params.ts"
 
@@ -94,8 +93,7 @@ const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(li
 
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
-  const identity = yield* notesIdentity()
-  const result = yield* (yield* NotesStore).write(identity, address, content)
+  const result = yield* (yield* NotesHomes).write(address, content)
   return ok(`${result.created ? "Created" : "Replaced"} ${result.address} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
 
@@ -107,20 +105,19 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
       message: `notes_update takes at most ${NotesUpdateMaxEdits} edits per call and got ${edits.length}; send them in several calls, or replace the whole note with notes_write. Nothing was changed.`
     })
   }
-  const identity = yield* notesIdentity()
-  if (decoded.retire === true) return yield* retireNote(identity, decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
-  const result = yield* (yield* NotesStore).update(identity, decoded.address, edits, decoded.rename_to)
+  if (decoded.retire === true) return yield* retireNote(decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
+  const result = yield* (yield* NotesHomes).update(decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
   return ok(`Updated ${result.address}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
 
 /** Soft delete: the note leaves the boot and notes_list for its home's wastebasket, and stays in the history. */
-const retireNote = Effect.fnUntraced(function*(identity: NotesIdentity, address: string, alsoEdits: boolean) {
+const retireNote = Effect.fnUntraced(function*(address: string, alsoEdits: boolean) {
   if (alsoEdits) {
     return yield* new InvalidParams({ message: `${ToolName.notesUpdate}: retire cannot be combined with edits or rename_to; retire the note alone` })
   }
-  const result = yield* (yield* NotesStore).retire(identity, address)
+  const result = yield* (yield* NotesHomes).retire(address)
   return ok(
     `Retired ${result.address} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
       `(notes_list { "wastebasket": true }) and in the notes history. Remove it from the home's MAP if the MAP lists it.`,
@@ -133,8 +130,7 @@ const ReadHeaderReserve = 2 * (AddressByteLimit + 3) + 256
 
 const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
-  const identity = yield* notesIdentity()
-  const note = yield* (yield* NotesStore).readPage(identity, decoded.address, {
+  const note = yield* (yield* NotesHomes).readPage(decoded.address, {
     offset: decoded.offset ?? 0,
     limit: Math.min(decoded.limit ?? readLimit.default, readLimit.max),
     maxBytes: ToolResultByteLimit - ReadHeaderReserve
@@ -153,10 +149,9 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
 const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
   const home = yield* decodeHome(decoded.home)
-  const identity = yield* notesIdentity()
   const limit = Math.min(decoded.limit ?? listLimit.default, listLimit.max)
-  if (decoded.wastebasket === true) return yield* listWastebasket(identity, home, decoded.pattern, limit)
-  const result = yield* (yield* NotesStore).list(identity, { home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
+  if (decoded.wastebasket === true) return yield* listWastebasket(home, decoded.pattern, limit)
+  const result = yield* (yield* NotesHomes).list({ home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
   const continueWith = (cursor: string) => `More notes: ${continuationCall(ToolName.notesList, decoded, { cursor })}.`
   const fitted = fitLines(
@@ -177,9 +172,9 @@ const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   return ok(fitted.text, { count: fitted.shown, unavailableHomes: result.unavailable.map((u) => u.home) })
 }, asOutcome)
 
-const listWastebasket = Effect.fnUntraced(function*(identity: NotesIdentity, home: Home | undefined, pattern: string | undefined, limit: number) {
+const listWastebasket = Effect.fnUntraced(function*(home: Home | undefined, pattern: string | undefined, limit: number) {
   const matches = addressMatcher(pattern)
-  const rows = (yield* (yield* NotesStore).listRetired(identity, home)).filter((row) => matches(row.address))
+  const rows = (yield* (yield* NotesHomes).listRetired(home)).filter((row) => matches(row.address))
   const now = yield* Clock.currentTimeMillis
   const fitted = fitLines(
     [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
@@ -199,9 +194,8 @@ const searchCursorAfter = (hit: SearchHit): string => {
 const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
   const decoded = yield* decodeParams(SearchParams, ToolName.notesSearch)(params)
   const home = yield* decodeHome(decoded.home)
-  const identity = yield* notesIdentity()
   const limit = Math.min(decoded.limit ?? searchLimit.default, searchLimit.max)
-  const result = yield* (yield* NotesStore).search(identity, { query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
+  const result = yield* (yield* NotesHomes).search({ query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
   const fitted = fitLines(
     [result.hits.length === 0 ? "No matching lines." : "Matching lines (address:line, offset for notes_read):"],
     result.hits.map(hitLine),
@@ -228,5 +222,5 @@ export const notesToolHandlers = {
   [ToolName.notesRead]: notesRead,
   [ToolName.notesList]: notesList,
   [ToolName.notesSearch]: notesSearch
-} as const satisfies Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, NotesStore | PiSession>>
+} as const satisfies Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession>>
 

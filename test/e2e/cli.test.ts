@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { rootWindowId } from "../../src/domain/windowId.ts"
 import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
 import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
 
@@ -147,6 +148,12 @@ describe("the real pi CLI with pi-context installed in the project", () => {
     const short = sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
     const log = execFileSync("git", ["log", "--format=%s", "--name-only"], { cwd: dirs.notesRoot, encoding: "utf8" })
     expect(log).toContain(`w1 of session ${short} (shutdown): +1 ~0 −0\n\nsessions/${sessionId}/${noteAddress}.md`)
+    // The shutdown commit is keyed by the full session id and the root window's id, not by its subject.
+    const keys = execFileSync("git", ["log", "-1", "--format=%(trailers:key=Pi-Context-Session,valueonly,separator=) %(trailers:key=Pi-Context-Window,valueonly,separator=)"], {
+      cwd: dirs.notesRoot,
+      encoding: "utf8"
+    })
+    expect(keys.trim()).toBe(`${sessionId} ${rootWindowId(sessionId)}`)
   })
 
   it("without project trust the installed package does not load (so the run above loaded it from .pi/settings.json)", async () => {

@@ -101,4 +101,19 @@ describe("notes tools in Pi's agent loop", () => {
     // Only the continuation quotes the user's message: it had no reply, and may have asked for just this reset.
     expect(fresh.filter((line) => line.includes("write the map, then wipe"))).toEqual([expect.stringContaining("or it only asked for this reset")])
   })
+
+  it("a note the model writes to @model after Pi switches the model lands in the new model's home", async () => {
+    h = await createHarness({ dirs })
+    h.script([call("notes_write", { address: "@model/before", content: "first model\n" }), say("ok")])
+    await h.prompt("note a pitfall")
+    const current = h.session.model!
+    await h.session.setModel({ ...current, id: "faux-2", name: "Faux 2" })
+    h.script([call("notes_write", { address: "@model/after", content: "second model\n" }), say("ok")])
+    await h.prompt("note another")
+    expect(h.errors).toEqual([])
+    expect(toolResults(h.entries()).map((result) => result.isError)).toEqual([false, false])
+    expect(existsSync(join(dirs.notesRoot, "models", "faux-1", "before.md"))).toBe(true)
+    expect(existsSync(join(dirs.notesRoot, "models", "faux-2", "after.md"))).toBe(true)
+    expect(existsSync(join(dirs.notesRoot, "models", "faux-1", "after.md"))).toBe(false)
+  })
 })

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
@@ -57,6 +59,28 @@ describe("notes history in Pi's agent loop", () => {
     // The usage is still a notice; neither report was one.
     expect(h.notices.filter((notice) => notice.message.includes("use sqlite") || notice.message.startsWith("Notes history"))).toEqual([])
     expect(h.notices.at(-1)!.message).toContain("/pi-context notes diff <commit> [address]")
+    expect(h.errors).toEqual([])
+  })
+
+  it("a restore after a note was edited by hand (saved, not yet committed) keeps the edit in the history, one restore away", async () => {
+    h = await createHarness()
+    const short = h.session.sessionManager.getSessionId().replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
+    h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
+    await h.prompt("decide, then wipe")
+    await h.prompt("/pi-context notes history @project/decisions")
+    const first = git(h.dirs.notesRoot, "rev-parse", "--short", "HEAD").trim()
+    // The user edits the note in their editor and saves it; no boundary has committed it yet.
+    const file = git(h.dirs.notesRoot, "ls-files", "projects").trim()
+    writeFileSync(join(h.dirs.notesRoot, file), readFileSync(join(h.dirs.notesRoot, file), "utf8").replace("use sqlite", "use postgres, decided by hand"))
+
+    await h.prompt(`/pi-context notes restore @project/decisions ${first}`)
+    expect(h.notices.at(-1)!.message).toMatch(/^Restored @project\/decisions\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
+    expect(readFileSync(join(h.dirs.notesRoot, file), "utf8")).toContain("use sqlite")
+    expect(git(h.dirs.notesRoot, "log", "-2", "--format=%s").trim().split("\n")[1]).toBe(`before restore of @project/decisions.md (session ${short}): +0 ~1 −0`)
+    expect(git(h.dirs.notesRoot, "show", `HEAD~1:${file}`)).toContain("use postgres, decided by hand")
+
+    await h.prompt(`/pi-context notes restore @project/decisions ${git(h.dirs.notesRoot, "rev-parse", "--short", "HEAD~1").trim()}`)
+    expect(readFileSync(join(h.dirs.notesRoot, file), "utf8")).toContain("use postgres, decided by hand")
     expect(h.errors).toEqual([])
   })
 })

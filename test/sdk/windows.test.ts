@@ -171,6 +171,10 @@ describe("the windows of a branch", () => {
     expect(w1).toMatch(/· notes committed \+2 ~0 −0 \((\+@project\/decisions\.md, \+plan\.md|\+plan\.md, \+@project\/decisions\.md)\)/)
     const w2 = text.split("\n").find((l) => l.includes("(w2 · "))!
     expect(w2).toMatch(/· notes committed \+1 ~1 −0 \((\+@project\/extra\.md, ~plan\.md|~plan\.md, \+@project\/extra\.md)\)/)
+    // Each boundary commit is keyed by the full session id and the id of the window that ended, as history_windows names it.
+    const keys = git(h.dirs.notesRoot, "log", "--reverse", "--format=%(trailers:key=Pi-Context-Session,valueonly,separator=) %(trailers:key=Pi-Context-Window,valueonly,separator=)")
+      .split("\n").filter((line) => line.trim() !== "")
+    expect(keys).toEqual([w1, w2].map((line) => `${h.session.sessionManager.getSessionId()} ${line.split(" ")[0]}`))
     expect(h.errors).toEqual([])
   })
 

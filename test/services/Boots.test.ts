@@ -1,8 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as BootsLive from "../../src/layers/BootsLive.ts"
-import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
-import * as TraceLive from "../../src/layers/TraceLive.ts"
 import { Boots } from "../../src/services/Boots.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
@@ -28,7 +26,7 @@ const notes = Layer.mock(NotesStore)({
   copySessionHome: () => Effect.succeed({ copied: 0 })
 })
 
-const boots = BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), notes)))
+const boots = BootsLive.layerTest.pipe(Layer.provide(notes))
 
 layer(boots)("Boots", (it) => {
   it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {
@@ -65,7 +63,7 @@ const userHomeUnreadable = Layer.mock(NotesStore)({
   copySessionHome: () => Effect.succeed({ copied: 0 })
 })
 
-layer(BootsLive.layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), userHomeUnreadable))))(
+layer(BootsLive.layerTest.pipe(Layer.provide(userHomeUnreadable)))(
   "Boots with a home that cannot be read",
   (it) => {
     it.effect("rendering tells nothing; a written boot's incomplete index is told once, however often that boot is written", () => {

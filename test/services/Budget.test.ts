@@ -3,8 +3,7 @@ import { Effect, Layer } from "effect"
 import type { ReminderDraft } from "../../src/domain/budget.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
-import { layerWithoutDependencies as budgetLayer } from "../../src/layers/BudgetLive.ts"
-import { layerInjected } from "../../src/layers/ThresholdsLive.ts"
+import * as BudgetLive from "../../src/layers/BudgetLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { budgetToolHandlers } from "../../src/tools/budget.ts"
 import { Budget } from "../../src/services/Budget.ts"
@@ -35,7 +34,7 @@ const instance = (policy: PolicySettings = {}, knobs: FakeSessionOptions = {}) =
     const session = makeFakeSession({ ...settingsSessionOptions, ...knobs })
     const services = yield* Effect.gen(function*() {
       return { budget: yield* Budget, thresholds: yield* Thresholds }
-    }).pipe(Effect.provide(budgetLayer.pipe(Layer.provideMerge(layerInjected(policy)))))
+    }).pipe(Effect.provide(BudgetLive.layerTestWith(policy)))
     const run = <A, R>(effect: Effect.Effect<A, never, R>) =>
       Effect.provide(effect, Layer.mergeAll(session.layer, Layer.succeed(Budget, services.budget), Layer.succeed(Thresholds, services.thresholds), WindowLive.layer))
     return { ...services, session, run }

@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { CustomType } from "../../src/domain/protocol.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
@@ -44,7 +44,7 @@ const appendUsers = (fake: FakeSession, count: number, word: string) => {
   }
 }
 
-describe("History", () => {
+layer(historyAndWindow)("History", (it) => {
   it.effect("extends its index with only the entries appended since the last call", () =>
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId })
@@ -63,7 +63,7 @@ describe("History", () => {
       // A call with nothing appended does no document work at all.
       yield* call(fake, "history_read", { seq: 1 })
       assert.strictEqual((yield* stats).documentBuilds, 530)
-    }).pipe(Effect.provide(historyAndWindow)))
+    }))
 
   it.effect("finds a word from the first window after two resets and reads that event in two pages", () =>
     Effect.gen(function*() {
@@ -100,7 +100,7 @@ describe("History", () => {
       const second = yield* call(fake, "history_read", { seq, offset: 100 })
       assert.include(text(second), "end of event")
       assert.strictEqual(offset, secret.indexOf("heliotrope"))
-    }).pipe(Effect.provide(historyAndWindow)))
+    }))
 
   it.effect("answers every failure as a tool error with a stable code", () =>
     Effect.gen(function*() {
@@ -116,7 +116,7 @@ describe("History", () => {
         { window: "unknown_window", regex: "bad_regex", seq: "not_found", params: "invalid_argument" }
       )
       assert.include(codes.window.text, "Call history_windows")
-    }).pipe(Effect.provide(historyAndWindow)))
+    }))
 
   it.effect("answers not_on_branch for an event the leaf moved away from, rebuilding only the branch view", () =>
     Effect.gen(function*() {
@@ -132,7 +132,7 @@ describe("History", () => {
       assert.strictEqual(outcome._tag === "Failed" ? outcome.code : "ok", "not_on_branch")
       const stats = yield* (yield* History).stats.pipe(Effect.provideService(PiSession, firstOnly))
       assert.deepInclude(stats, { documentBuilds: 2, branchRebuilds: 1 })
-    }).pipe(Effect.provide(historyAndWindow)))
+    }))
 
   it.effect("keeps every result within 32 KiB and serves concurrent calls from one consistent index", () =>
     Effect.gen(function*() {
@@ -146,5 +146,5 @@ describe("History", () => {
       ], { concurrency: "unbounded" })
       for (const outcome of outcomes) assert.isAtMost(utf8Length(text(outcome)), ToolResultByteLimit)
       assert.strictEqual((yield* (yield* History).stats.pipe(Effect.provide(fake.layer))).documentBuilds, 200)
-    }).pipe(Effect.provide(historyAndWindow)))
+    }))
 })

@@ -2,15 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { CustomType } from "../../src/domain/protocol.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
-import * as BootsLive from "../../src/layers/BootsLive.ts"
-import * as BudgetLive from "../../src/layers/BudgetLive.ts"
-import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
-import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
-import * as TraceLive from "../../src/layers/TraceLive.ts"
-import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+import { lifecycleTest } from "../support/lifecycleLayer.ts"
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
@@ -32,11 +27,6 @@ const emptySnapshot: NotesStore["Service"]["snapshot"] = () =>
       noteCount: 0
     }))
   })
-
-const lifecycleWith = (notes: Layer.Layer<NotesStore>) => {
-  const base = Layer.mergeAll(ThresholdsLive.layerInjected({}), TraceLive.layerWith((_p, line) => { if (process.env.DEBUG_TRACE) console.log(line) }), WindowLive.layer, notes)
-  return LifecycleLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(BootsLive.layerWithoutDependencies, BudgetLive.layerWithoutDependencies).pipe(Layer.provideMerge(base))))
-}
 
 /** A turn's end: what the lifecycle hands Pi (the boundary hooks needed after it are checked elsewhere). */
 const turn = (fake: FakeSession, input: Parameters<Lifecycle["Service"]["turnEnded"]>[0]) =>
@@ -66,7 +56,7 @@ describe("Lifecycle", () => {
         const reply = yield* Fiber.join(fiber)
         assert.isUndefined(reply)
         yield* Deferred.await(interrupted)
-      }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(slowSnapshot))))
+      }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(slowSnapshot))))
     })
   })
 
@@ -78,7 +68,7 @@ describe("Lifecycle", () => {
       // No reply leaves Pi's own drafts on the boundary untouched, and asks for no continuation.
       assert.isUndefined(reply)
       assert.isTrue(fake.notices.some((notice) => notice.level === "error" && notice.message.includes("no reset was written")))
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
   })
 
   it.effect("a committed boundary is the incoming drafts, then compaction, marker, boot and continuation, with continue", () => {
@@ -101,7 +91,7 @@ describe("Lifecycle", () => {
       assert.strictEqual(entries[3]!.details!.windowId, entries[2]!.data!.windowId)
       // The request was consumed: the next completed turn commits nothing.
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
   })
 
   it.effect("project returns the final warning as data, and each reply says which boundary hooks are needed next", () => {
@@ -125,7 +115,7 @@ describe("Lifecycle", () => {
       const ended = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
       assert.deepStrictEqual((ended.reply?.entries as ReadonlyArray<{ customType: string }>).map((e) => e.customType), [CustomType.warning])
       assert.isFalse(ended.needs.beforeSettle)
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
   })
 
   it.effect("/wipe-memory that meets a starting run tells of the incomplete notes index once, for the boot it writes at settlement", () => {
@@ -147,7 +137,7 @@ describe("Lifecycle", () => {
       assert.deepStrictEqual(fake.appended.map((entry) => entry.customType), [CustomType.resetMarker])
       assert.strictEqual(reads, 2)
       assert.strictEqual(incomplete().length, 1)
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(snapshot))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(snapshot))))
   })
 
   it.effect("wipe_memory records nothing while pi-context is off", () => {
@@ -157,14 +147,14 @@ describe("Lifecycle", () => {
       assert.isFalse(reply.scheduled)
       assert.include(reply.text, "pi-context is off")
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
   })
 
   it.effect("native compaction is cancelled while on, or on any branch with a marker, and allowed otherwise", () =>
     Effect.gen(function*() {
       // One extension instance serves one session, so each session gets its own lifecycle.
       const verdict = (fake: FakeSession) =>
-        Lifecycle.use((l) => l.compactionGuard("manual")).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+        Lifecycle.use((l) => l.compactionGuard("manual")).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
       const off = { type: "custom", customType: CustomType.state, data: { enabled: false } }
       const marker = { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:x:1" } }
       assert.strictEqual(yield* verdict(makeFakeSession()), "Block")
@@ -183,6 +173,6 @@ describe("Lifecycle", () => {
       assert.strictEqual(yield* guard("manual"), "Block")
       assert.deepStrictEqual(fake.notices.map((n) => n.level), ["warning", "warning"])
       assert.include(fake.notices[1]!.message, "/wipe-memory")
-    }).pipe(Effect.provide(lifecycleWith(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
   })
 })

@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -152,7 +152,7 @@ describe("NotesHistory", () => {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         // windowEnded completes while every git run is still held at the gate.
-        yield* withHistory((history) => history.windowEnded({ ordinal: 1 }))
+        yield* withHistory((history) => history.windowEnded(testWindow(1)))
         const flushing = yield* Effect.forkChild(NotesHistory.use((history) => history.flush))
         assert.isUndefined(flushing.pollUnsafe())
         yield* Deferred.succeed(gate, undefined)
@@ -166,7 +166,7 @@ describe("NotesHistory", () => {
       const root = yield* tempRoot("pi-hist-shutdown-")
       const { tool, withHistory } = historySession(root)
       ok(yield* tool("notes_write", { address: "plan", content: "unfinished\n" }))
-      yield* withHistory((history) => history.sessionEnded({ ordinal: 4 }, 3_000))
+      yield* withHistory((history) => history.sessionEnded(testWindow(4), 3_000))
       assert.deepStrictEqual(subjects(root), ["w4 of session histsess (shutdown): +1 ~0 −0"])
     }).pipe(Effect.provide(historyLayer())))
 
@@ -177,7 +177,7 @@ describe("NotesHistory", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded({ ordinal: 1 }, 3_000)))
+        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded(testWindow(1), 3_000)))
         yield* TestClock.adjust(3_000)
         yield* Fiber.join(ending)
       }).pipe(Effect.provide(historyLayer(hangingGit)))
@@ -214,11 +214,61 @@ describe("NotesHistory", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        yield* withHistory((history) => history.windowEnded({ ordinal: 1 }))
+        yield* withHistory((history) => history.windowEnded(testWindow(1)))
         yield* NotesHistory.use((history) => history.flush)
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
         assert.strictEqual(refusals, -1)
         assert.isTrue(Option.isNone(yield* NotesHistory.use((history) => history.takeNotice)))
       }).pipe(Effect.provide(historyLayer(busyGit)))
     }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a restore first commits the notes as they are, so a hand edit not yet committed stays one restore away", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-restore-edit-")
+      const { tool, endWindow, withHistory } = historySession(root)
+      ok(yield* tool("notes_write", { address: "plan", content: "# Plan\nv1\n" }))
+      yield* endWindow(1)
+      const first = gitIn(root, "rev-parse", "--short", "HEAD").trim()
+      // Edited by hand (the picker saves the file; the next boundary would commit it).
+      const file = join(root, "sessions", SessionId, "plan.md")
+      writeFileSync(file, gitIn(root, "show", `HEAD:sessions/${SessionId}/plan.md`).replace("v1", "edited by hand"))
+
+      const reply = yield* withHistory((history) => history.restore("plan", first))
+      assert.match(reply, /^Restored plan\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
+      assert.include(ok(yield* tool("notes_read", { address: "plan" })), "v1")
+      assert.deepStrictEqual(subjects(root).slice(0, 2), [
+        `restore plan.md to ${gitIn(root, "rev-parse", first).trim().slice(0, 12)} (session histsess)`,
+        "before restore of plan.md (session histsess): +0 ~1 −0"
+      ])
+      assert.include(gitIn(root, "show", `HEAD~1:sessions/${SessionId}/plan.md`), "edited by hand")
+
+      // The edit is one restore away.
+      const saved = gitIn(root, "rev-parse", "--short", "HEAD~1").trim()
+      yield* withHistory((history) => history.restore("plan", saved))
+      assert.include(ok(yield* tool("notes_read", { address: "plan" })), "edited by hand")
+
+      // A home, too: what changed since is committed before the home goes back.
+      writeFileSync(file, "edited again\n")
+      yield* withHistory((history) => history.restore("session", first))
+      assert.strictEqual(subjects(root)[1], "before restore of session (session histsess): +0 ~1 −0")
+      assert.include(gitIn(root, "show", `HEAD~1:sessions/${SessionId}/plan.md`), "edited again")
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("a command with nothing to show says so, and a refused address is named by its reason", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-messages-")
+      const { tool, endWindow, withHistory } = historySession(root)
+      ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+      yield* endWindow(1)
+      ok(yield* tool("notes_write", { address: "other", content: "v1\n" }))
+      yield* endWindow(2)
+      const head = gitIn(root, "rev-parse", "HEAD").trim().slice(0, 12)
+      assert.strictEqual(
+        yield* withHistory((history) => history.diff("HEAD", "plan")),
+        `Commit ${head} did not change plan; /pi-context notes history plan lists the commits that did.`
+      )
+      const refused = yield* withHistory((history) => Effect.flip(history.restore("../../etc/passwd", "HEAD")))
+      assert.notInclude(refused.message, "[object Object]")
+      assert.strictEqual(refused.message, "pi-context: \"../../etc/passwd\" is not a note address or a home: segment 1 is \"..\"; an address cannot leave its home.")
+    }).pipe(Effect.provide(historyLayer())))
 })

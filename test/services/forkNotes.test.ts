@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { inheritForkNotes } from "../../src/layers/notes/forkNotes.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesIoError, NotesStore } from "../../src/services/NotesStore.ts"
 import { Trace } from "../../src/services/Trace.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
@@ -12,10 +13,10 @@ const setup = (copy: (parentId: string, sessionId: string) => Effect.Effect<{ re
   const copies: Array<string> = []
   const events: Array<string> = []
   const layer = Layer.mergeAll(
-    Layer.mock(NotesStore)({
+    NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mock(NotesStore)({
       projectKey: () => Effect.succeed("project-0000"),
       copySessionHome: (_root, from, to) => Effect.sync(() => void copies.push(`${from} -> ${to}`)).pipe(Effect.andThen(copy(from, to)))
-    }),
+    }))),
     Layer.mock(Trace)({ info: (event) => Effect.sync(() => void events.push(event)) })
   )
   return { copies, events, layer }

@@ -1,17 +1,15 @@
-import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import { Effect, Fiber, FileSystem, Layer } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Fiber, FileSystem } from "effect"
 import { TestClock } from "effect/testing"
 import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { ToolTimeBudget, withTimeBudget } from "../../src/tools/timeBudget.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const storeLayer = notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))
+const storeLayer = NotesHomesLive.layerTest
 
 const session = Effect.gen(function*() {
   const fs = yield* FileSystem.FileSystem
@@ -29,7 +27,7 @@ const session = Effect.gen(function*() {
 const text = (outcome: ToolOutcome): string => outcome.text
 const code = (outcome: ToolOutcome): string => (outcome._tag === "Failed" ? outcome.code : "ok")
 
-describe("hostile input to the notes tools", () => {
+layer(storeLayer)("hostile input to the notes tools", (it) => {
   it.effect("notes_search answers the catastrophic regex (a+)+$ on RE2, and refuses a backreference clearly", () =>
     Effect.gen(function*() {
       const { call } = yield* session
@@ -42,7 +40,7 @@ describe("hostile input to the notes tools", () => {
       const refused = yield* call("notes_search", { query: "(a)\\1", regex: true })
       assert.strictEqual(code(refused), "bad_regex")
       assert.include(text(refused), "RE2 has no backreferences or lookaround")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("notes_search finds a literal query of 40,000 characters and says how to continue", () =>
     Effect.gen(function*() {
@@ -54,7 +52,7 @@ describe("hostile input to the notes tools", () => {
       assert.include(text(found), "- a.md:2 (offset 6): (x)[y]*")
       assert.isAtMost(utf8Length(text(found)), ToolResultByteLimit)
       assert.match(text(found), /More results: notes_search with the same arguments as this call, plus \{"cursor":"[^"]+"\}\.$/)
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("notes_list answers a glob with many stars", () =>
     Effect.gen(function*() {
@@ -65,7 +63,7 @@ describe("hostile input to the notes tools", () => {
       assert.include(text(listed), "No notes match.")
       const deep = yield* call("notes_list", { pattern: `${"*a".repeat(20)}` })
       assert.include(text(deep), `- ${"a".repeat(60)}.md`)
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("notes_update refuses an ambiguous oldText among 100,000 lines in a bounded sentence, and applies a unique one", () =>
     Effect.gen(function*() {
@@ -84,7 +82,7 @@ describe("hostile input to the notes tools", () => {
       const tooMany = yield* call("notes_update", { address: "todo", edits: many })
       assert.strictEqual(code(tooMany), "invalid_argument")
       assert.include(text(tooMany), "notes_update takes at most 50 edits per call and got 51; send them in several calls")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("notes_search stops on a spent scan budget after one note, with a cursor that resumes", () =>
     Effect.gen(function*() {
@@ -100,10 +98,10 @@ describe("hostile input to the notes tools", () => {
       assert.include(text(rest), "- n2.md:1")
       assert.include(text(rest), "- n3.md:1")
       assert.include(text(rest), "End of results.")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
-describe("a search stopped on its budget", () => {
+layer(storeLayer)("a search stopped on its budget", (it) => {
   it.effect("pages through notes_search to exactly the hits of an unbounded search, wherever the budget stops it", () =>
     Effect.gen(function*() {
       const { call } = yield* session
@@ -130,7 +128,7 @@ describe("a search stopped on its budget", () => {
       const all = yield* pageAll(undefined)
       assert.isAbove(all.length, 50)
       for (const spentAfter of [0, 1, 2, 5]) assert.deepStrictEqual(yield* pageAll(spentAfter), all, `spent after ${spentAfter} checks`)
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
 describe("the tool time budget", () => {

@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { mkdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, FileSystem } from "effect"
@@ -59,8 +59,9 @@ const eventually = <E, R>(take: Effect.Effect<NotesSnapshot, E, R>, ok: (snapsho
 
 const top = (snapshot: NotesSnapshot, name: HomeSnapshot["home"]) => home(snapshot, name).recent[0]
 
-describe("NotesStore snapshot cache", () => {
-  it.live("a note rewritten in place by another process moves to the top with its new title", () =>
+// The real clock: these tests wait for file watchers.
+layer(liveNotesLayer, { excludeTestServices: true })("NotesStore snapshot cache", (it) => {
+  it.effect("a note rewritten in place by another process moves to the top with its new title", () =>
     Effect.gen(function*() {
       const { store, identity, session } = yield* setup
       const first = yield* store.snapshot(identity)
@@ -94,9 +95,9 @@ describe("NotesStore snapshot cache", () => {
       writeFileSync(join(session, "topic-0", "note-21.md"), "# Twenty-one, SAVED by an editor\n")
       const again = yield* eventually(store.snapshot(identity), (s) => top(s, "session")?.title === "Twenty-one, SAVED by an editor")
       assert.strictEqual(top(again, "session")?.title, "Twenty-one, SAVED by an editor")
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("notes added, removed and renamed by another process are reflected", () =>
+  it.effect("notes added, removed and renamed by another process are reflected", () =>
     Effect.gen(function*() {
       const { store, identity, session } = yield* setup
       yield* store.snapshot(identity)
@@ -129,9 +130,9 @@ describe("NotesStore snapshot cache", () => {
       // A listing sees the same notes.
       const listed = yield* store.list(identity, { home: "session", limit: 100 })
       assert.strictEqual(listed.rows.length, 19)
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("a home that appears after the first snapshot is read, and one that disappears is empty", () =>
+  it.effect("a home that appears after the first snapshot is read, and one that disappears is empty", () =>
     Effect.gen(function*() {
       const { store, identity, root } = yield* setup
       const agent = join(root, "agents", "pi")
@@ -158,9 +159,9 @@ describe("NotesStore snapshot cache", () => {
       writeNote(join(agent, "later.md"), "Later still", -1 / 60)
       const later = yield* eventually(store.snapshot(identity), (s) => home(s, "agent").noteCount === 2)
       assert.strictEqual(top(later, "agent")?.address, "@agent/later.md")
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("the store's own writes, renames and MAP edits show in the very next snapshot", () =>
+  it.effect("the store's own writes, renames and MAP edits show in the very next snapshot", () =>
     Effect.gen(function*() {
       const { store, identity } = yield* setup
       yield* store.snapshot(identity)
@@ -182,9 +183,9 @@ describe("NotesStore snapshot cache", () => {
       assert.strictEqual(home(yield* store.snapshot(identity), "session").map?.body, "- plan\n")
       yield* store.write(identity, "MAP", "- plan, revised\n")
       assert.strictEqual(home(yield* store.snapshot(identity), "session").map?.body, "- plan, revised\n")
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("a session home the store filled from its parent shows its notes in the next snapshot", () =>
+  it.effect("a session home the store filled from its parent shows its notes in the next snapshot", () =>
     Effect.gen(function*() {
       const { store, identity, root } = yield* setup
       const child: NotesIdentity = { ...identity, sessionId: "sess-2" }
@@ -194,14 +195,14 @@ describe("NotesStore snapshot cache", () => {
       const copied = yield* store.copySessionHome(identity.root, "sess-1", "sess-2")
       assert.strictEqual(copied.copied, 30)
       assert.strictEqual(home(yield* store.snapshot(child), "session").noteCount, 30)
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("its watchers never keep the process alive", () =>
+  it.effect("its watchers never keep the process alive", () =>
     Effect.gen(function*() {
       const { store, identity } = yield* setup
       const before = process.getActiveResourcesInfo().filter((name) => name === "FSEventWrap").length
       yield* store.snapshot(identity)
       yield* store.snapshot(identity)
       assert.strictEqual(process.getActiveResourcesInfo().filter((name) => name === "FSEventWrap").length, before)
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 })

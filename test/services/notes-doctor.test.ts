@@ -36,5 +36,5 @@ describe("doctor notes lint", () => {
       assert.include(report, "FAIL notes lint: 1 notes larger than a boot can show\n       MAP.md has ")
       assert.include(report, "FAIL notes lint: 1 duplicate notes\n       @agent/copy-b.md, @user/copy-a.md have the same content")
       assert.include(report, "FAIL notes lint: 1 notes untouched for a long time (90+ days)\n       @user/ancient.md was last updated 200 days ago")
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerInjected({}), WindowLive.layer))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerTest, WindowLive.layer))))
 })

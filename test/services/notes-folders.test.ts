@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { notesIdentity } from "../../src/layers/notes/identity.ts"
+import { NotesHomes } from "../../src/services/NotesHomes.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 
@@ -41,8 +41,7 @@ describe("folders that lead outside their root", () => {
     it.effect(`in-project notes whose ${linked} links out of the project: nothing outside reaches the boot, nothing is written there`, () =>
       Effect.gen(function*() {
         const { session, tool, notesOutside } = yield* projectWithLinkedNotes(linked)
-        const identity = yield* Effect.provide(notesIdentity(), session.layer)
-        const snapshot = yield* (yield* NotesStore).snapshot(identity)
+        const snapshot = yield* Effect.provide((yield* NotesHomes).snapshot(), session.layer)
         const project = snapshot.homes.find((home) => home.home === "project")!
         assert.strictEqual(project._tag, "Unavailable")
         if (project._tag === "Unavailable") assert.include(project.reason, `"${linked}" is a symbolic link that leads outside the project`)

@@ -1,17 +1,17 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { tmpdir } from "node:os"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { CutMark, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
+import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const storeLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+const storeLayer = NotesHomesLive.layerTest
 
 type Tool = keyof typeof notesToolHandlers
 
@@ -47,7 +47,7 @@ const assertNoPath = (text: string, temp: string) => {
   assert.notInclude(text, tmpdir())
 }
 
-describe("names a file system cannot hold", () => {
+layer(storeLayer)("names a file system cannot hold", (it) => {
   it.effect("refuses a 240-character address before touching the disk, with its own code, the limit and the fix", () =>
     Effect.gen(function*() {
       const { call, fs, temp, home } = yield* setup()
@@ -62,10 +62,10 @@ describe("names a file system cannot hold", () => {
       const renamed = failure(yield* call("notes_update", { address: "short", rename_to: `deep/${"日".repeat(80)}` }))
       assert.strictEqual(renamed.code, "name_too_long")
       assert.deepStrictEqual([...(yield* fs.readDirectory(home))], ["short.md"])
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
-describe("a hand-written note over the write limit", () => {
+layer(storeLayer)("a hand-written note over the write limit", (it) => {
   const line = (i: number) => `${i} é😀 ligne ${"x".repeat(i % 50)}\n`
   const body = (() => {
     const lines: Array<string> = []
@@ -104,7 +104,7 @@ describe("a hand-written note over the write limit", () => {
       const tail = okText(yield* call("notes_read", { address: "big", offset: -40 }))
       assert.include(tail, "End of note.")
       assert.isTrue(tail.endsWith(`\n\n${points.slice(-40).join("")}`))
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("refuses an edit with the way to split it, and can be replaced by a smaller note keeping its frontmatter", () =>
     Effect.gen(function*() {
@@ -120,10 +120,10 @@ describe("a hand-written note over the write limit", () => {
       assert.include(replaced, "created: 2020-01-01T00:00:00.000Z")
       assert.include(replaced, "tags: [imported]")
       assert.isTrue(replaced.endsWith("---\nSplit into big-1 and on."))
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
-describe("continuation cursors", () => {
+layer(storeLayer)("continuation cursors", (it) => {
   it.effect("survive a 31 KB notes_search query: the continuation is whole and continues", () =>
     Effect.gen(function*() {
       const { call } = yield* setup()
@@ -137,7 +137,7 @@ describe("continuation cursors", () => {
       const second = okText(yield* call("notes_search", { query, limit: 10, ...JSON.parse(next![1]!) }))
       assert.deepStrictEqual([...second.matchAll(/^- (n\d\d\.md):2/gm)].map((m) => m[1]), ["n10.md", "n11.md"])
       assert.include(second, "End of results.")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
 /** A file system whose `open` of a temporary file, or whose reads, fail as the disk would, naming the absolute path as Node does. */
@@ -160,7 +160,7 @@ const failingLayer = (code: string, on: "write" | "read") =>
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const storeOver = (code: string, on: "write" | "read") =>
-  notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
+  NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerWithoutDependencies), Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
 
 describe("errors a model can act on", () => {
   const injected: ReadonlyArray<readonly [string, "write" | "read", "io_permanent" | "io_error", string]> = [
@@ -227,7 +227,7 @@ describe("errors a model can act on", () => {
     }).pipe(Effect.provide(storeLayer)))
 })
 
-describe("addresses in Unicode", () => {
+layer(storeLayer)("addresses in Unicode", (it) => {
   const nfd = "Cafe\u0301 U\u0308bersicht"
   const nfc = "Caf\u00e9 \u00dcbersicht"
 
@@ -239,7 +239,7 @@ describe("addresses in Unicode", () => {
       assert.isTrue(okText(yield* call("notes_read", { address: nfd })).endsWith("\n\nsecond"))
       assert.deepStrictEqual([...(yield* fs.readDirectory(home))], [`${nfc}.md`])
       assert.strictEqual([...okText(yield* call("notes_list", {})).matchAll(/^- /gm)].length, 1)
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("a note saved by hand under an NFD name is the note its NFC address names", () =>
     Effect.gen(function*() {
@@ -251,7 +251,7 @@ describe("addresses in Unicode", () => {
       okText(yield* call("notes_update", { address, edits: [{ oldText: "by hand", newText: "edited" }] }))
       assert.deepStrictEqual([...(yield* fs.readDirectory(`${home}/Re\u0301sume\u0301s`))], [`${nfd}.md`])
       assert.isTrue((yield* fs.readFileString(`${home}/Re\u0301sume\u0301s/${nfd}.md`)).endsWith("edited"))
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   const invisible: ReadonlyArray<readonly [string, string, string]> = [
     ["a right-to-left override", "report\u202Edm.exe", "bidirectional control U+202E"],
@@ -271,6 +271,6 @@ describe("addresses in Unicode", () => {
         assert.include(refused.text, words)
         assert.isFalse(yield* fs.exists(`${root}/sessions`))
         assert.isFalse(yield* fs.exists(`${root}/projects`))
-      }).pipe(Effect.provide(storeLayer)))
+      }))
   }
 })

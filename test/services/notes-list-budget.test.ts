@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -15,7 +15,7 @@ const spentAtOnce: ScanBudget = { spent: () => true }
 const Notes = 3_000
 const noteName = (i: number): string => `note-${i % 7 === 0 ? "1999" : "2024"}-${i}.md`
 
-describe("notes_list on its scan budget", () => {
+layer(liveNotesLayer)("notes_list on its scan budget", (it) => {
   it.effect("a glob over a large root stops with a cursor, and paging on reaches exactly the notes an unbounded listing finds", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-list-budget-")
@@ -55,5 +55,5 @@ describe("notes_list on its scan budget", () => {
       }
       assert.deepStrictEqual(paged, unbounded)
       assert.isAbove(calls, Math.ceil(unbounded.length / 50))
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 })

@@ -1,4 +1,4 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { hostname } from "node:os"
 import { fileURLToPath } from "node:url"
@@ -43,7 +43,8 @@ const runAppender = (root: string, tag: string, count: number) =>
 const owner = (fields: { readonly pid: number; readonly host: string; readonly at: number }) =>
   JSON.stringify({ ...fields, token: `${fields.pid}-1-abc` })
 
-describe("note locks that recover", () => {
+// The real clock: lock ages here are judged against Date.now.
+layer(liveNotesLayer, { excludeTestServices: true })("note locks that recover", (it) => {
   const corrupt: ReadonlyArray<readonly [string, () => string, number]> = [
     ["empty (a writer killed between creating and filling it)", () => "", 60_000],
     ["truncated (the disk filled as it was written)", () => "{\"pid\":12", 60_000],
@@ -54,7 +55,7 @@ describe("note locks that recover", () => {
     ["left by a dead pid of this host", () => owner({ pid: deadPid, host: hostname(), at: Date.now() }), 0]
   ]
   for (const [name, content, ageMs] of corrupt) {
-    it.live(`takes over a lock ${name}`, () =>
+    it.effect(`takes over a lock ${name}`, () =>
       Effect.gen(function*() {
         const { store, identity, plant, names, fs, dir } = yield* setup
         yield* store.write(identity, "n", "a")
@@ -65,10 +66,10 @@ describe("note locks that recover", () => {
         // The lock, its takeover marker and the taker's own files are all gone.
         assert.deepStrictEqual(yield* names, ["n.md"])
         assert.isFalse(yield* fs.exists(`${dir}/n.md.lock`))
-      }).pipe(Effect.provide(liveNotesLayer)))
+      }))
   }
 
-  it.live("takes over a lock that is a link to a device, without reading it", () =>
+  it.effect("takes over a lock that is a link to a device, without reading it", () =>
     Effect.gen(function*() {
       const { store, identity, fs, dir, names } = yield* setup
       yield* store.write(identity, "n", "a")
@@ -76,9 +77,9 @@ describe("note locks that recover", () => {
       yield* store.update(identity, "n", [{ oldText: "a", newText: "b" }])
       assert.strictEqual((yield* store.read(identity, "n")).body, "b")
       assert.deepStrictEqual(yield* names, ["n.md"])
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("a taker that looked before another took the lock over never removes the lock taken since", () =>
+  it.effect("a taker that looked before another took the lock over never removes the lock taken since", () =>
     Effect.gen(function*() {
       const { plant, dir, fs, path } = yield* setup
       yield* fs.makeDirectory(dir, { recursive: true })
@@ -91,9 +92,9 @@ describe("note locks that recover", () => {
       yield* lockProtocol.takeOver({ fs, path }, lock, seen, "late-taker", Date.now())
       assert.strictEqual(yield* fs.readFileString(lock), lockProtocol.ownerText("fresh-writer", 0))
       assert.deepStrictEqual([...(yield* fs.readDirectory(dir))], ["n.md.lock"])
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("of two takers of one stale lock only the one holding its marker removes it; a killed taker's marker is stepped over", () =>
+  it.effect("of two takers of one stale lock only the one holding its marker removes it; a killed taker's marker is stepped over", () =>
     Effect.gen(function*() {
       const { plant, dir, fs, path } = yield* setup
       yield* fs.makeDirectory(dir, { recursive: true })
@@ -113,9 +114,9 @@ describe("note locks that recover", () => {
       yield* lockProtocol.takeOver(ops, lock, seen, "third-taker", Date.now())
       assert.isFalse(yield* fs.exists(lock))
       assert.deepStrictEqual([...(yield* fs.readDirectory(dir))], [])
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("many writers meeting one stale lock take it over once between them and lose no update", () =>
+  it.effect("many writers meeting one stale lock take it over once between them and lose no update", () =>
     Effect.gen(function*() {
       const { store, identity, plant } = yield* setup
       yield* store.write(identity, "log", "<!-- end -->")
@@ -128,9 +129,9 @@ describe("note locks that recover", () => {
       const body = (yield* store.read(identity, "log")).body
       for (let i = 0; i < 24; i++) assert.include(body, `entry ${i}\n`)
       assert.strictEqual(body.split("\n").length, 25)
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("two processes meeting one stale lock at once take it over once between them and lose no update", () =>
+  it.effect("two processes meeting one stale lock at once take it over once between them and lose no update", () =>
     Effect.gen(function*() {
       const { fs, store, root } = yield* setup
       const identity = { root, sessionId: "two-process", projectKey: "p", agentName: "pi", modelSlug: "m" }
@@ -145,9 +146,9 @@ describe("note locks that recover", () => {
         assert.deepStrictEqual(entries.filter((line) => line.startsWith(`${tag}-`)), Array.from({ length: 40 }, (_, i) => `${tag}-${i}`))
       }
       assert.deepStrictEqual([...(yield* fs.readDirectory(`${root}/projects/p`))], ["shared.md"])
-    }).pipe(Effect.provide(liveNotesLayer)), 120_000)
+    }), 120_000)
 
-  it.live("removes temporary files and markers that killed writers left, and nothing a live writer may still use", () =>
+  it.effect("removes temporary files and markers that killed writers left, and nothing a live writer may still use", () =>
     Effect.gen(function*() {
       const { store, identity, plant, names, fs, dir } = yield* setup
       yield* fs.makeDirectory(dir, { recursive: true })
@@ -170,9 +171,9 @@ describe("note locks that recover", () => {
         "other.md",
         "readme.txt"
       ])
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 
-  it.live("a name at the limit leaves room for the lock, temporary and marker names beside it", () =>
+  it.effect("a name at the limit leaves room for the lock, temporary and marker names beside it", () =>
     Effect.gen(function*() {
       const { store, identity, plant } = yield* setup
       const name = "n".repeat(197)
@@ -180,5 +181,5 @@ describe("note locks that recover", () => {
       yield* plant(`${name}.md.lock`, "", 60_000)
       yield* store.update(identity, name, [{ oldText: "a", newText: "b" }])
       assert.strictEqual((yield* store.read(identity, name)).body, "b")
-    }).pipe(Effect.provide(liveNotesLayer)))
+    }))
 })

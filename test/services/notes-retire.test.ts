@@ -2,8 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesIdentity } from "../../src/layers/notes/identity.ts"
+import { NotesHomes } from "../../src/services/NotesHomes.ts"
 import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 
 const text = (outcome: { readonly _tag: string; readonly text: string }, tag = "Ok") => {
@@ -26,8 +25,9 @@ describe("retiring notes", () => {
       const listed = text(yield* tool("notes_list", {}))
       assert.notInclude(listed, "old-idea")
       assert.include(listed, "@project/current.md")
-      const identity = yield* Effect.provide(notesIdentity(), session.layer)
-      const snapshot = yield* (yield* NotesStore).snapshot(identity)
+      const homes = yield* NotesHomes
+      const identity = yield* Effect.provide(homes.identity, session.layer)
+      const snapshot = yield* Effect.provide(homes.snapshot(), session.layer)
       const project = snapshot.homes.find((home) => home.home === "project")
       assert.deepStrictEqual(project?._tag === "Available" ? project.recent.map((row) => row.address) : [], ["@project/current.md"])
 

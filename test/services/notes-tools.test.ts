@@ -1,18 +1,15 @@
-import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as fc from "fast-check"
-import { Effect, FileSystem, Layer } from "effect"
+import { Effect, FileSystem } from "effect"
 import type { Home } from "../../src/domain/notes/address.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
-const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
-const storeLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+const storeLayer = NotesHomesLive.layerTest
 
 /** A temp notes root and a fake Pi session whose settings point at it. */
 const setup = Effect.gen(function*() {
@@ -39,7 +36,7 @@ const failure = (outcome: ToolOutcome): { readonly code: string; readonly text: 
   return outcome._tag === "Failed" ? { code: outcome.code, text: outcome.text } : { code: "", text: "" }
 }
 
-describe("notes tools", () => {
+layer(storeLayer)("notes tools", (it) => {
   it.effect("write, list and read back through the handlers, in the homes the identity names", () =>
     Effect.gen(function*() {
       const { fs, root, call } = yield* setup
@@ -57,7 +54,7 @@ describe("notes tools", () => {
       assert.include(listed, "End of list.")
       const read = okText(yield* call("notes_read", { address: "plan" }))
       assert.strictEqual(read, "plan.md (characters 0-21 of 21, updated 1970-01-01T00:00:00.000Z). End of note.\n\n# Plan\nship it today\n")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("reads windows in code points: ZWJ emoji, CRLF and negative offsets", () =>
     Effect.gen(function*() {
@@ -78,7 +75,7 @@ describe("notes tools", () => {
       assert.include(tail, "characters 7-10 of 10")
       const past = okText(yield* call("notes_read", { address: "w", offset: 99 }))
       assert.include(past, "characters 10-10 of 10")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("bounds every read to the tool limit and says where to continue", () =>
     Effect.gen(function*() {
@@ -87,7 +84,7 @@ describe("notes tools", () => {
       const page = okText(yield* call("notes_read", { address: "big" }))
       assert.isAtMost(utf8Length(page), ToolResultByteLimit)
       assert.include(page, "\"offset\": 7500 }")
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("turns every refusal into a stable code and a sentence", () =>
     Effect.gen(function*() {
@@ -110,7 +107,7 @@ describe("notes tools", () => {
         assert.strictEqual(result.code, code, `${tool} ${JSON.stringify(params)}`)
         assert.include(result.text, words)
       }
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 
   it.effect("pages notes_list and notes_search with cursors", () =>
     Effect.gen(function*() {
@@ -137,7 +134,7 @@ describe("notes tools", () => {
         search = JSON.parse(next[1]!) as Record<string, unknown>
       }
       assert.deepStrictEqual(hits, [0, 1, 2, 3, 4].flatMap((i) => [`n${i}.md:1@0`, `n${i}.md:2@6`]))
-    }).pipe(Effect.provide(storeLayer)))
+    }))
 })
 
 describe("notes_search paging", () => {

@@ -1,11 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { Effect, FileSystem, Layer } from "effect"
+import { Effect, FileSystem } from "effect"
 import { parseNote } from "../../src/domain/notes/frontmatter.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 
 const appender = fileURLToPath(new URL("../support/notesAppender.ts", import.meta.url))
@@ -47,5 +45,5 @@ describe("notes across processes", () => {
       }
       const leftovers = (yield* fs.readDirectory(`${root}/projects/p`)).filter((name) => name !== "shared.md")
       assert.deepStrictEqual(leftovers, [])
-    }).pipe(Effect.provide(notesLayer.pipe(Layer.provideMerge(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))), 120_000)
+    }).pipe(Effect.provide(NotesStoreLive.layerTest)), 120_000)
 })

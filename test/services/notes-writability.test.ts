@@ -8,6 +8,7 @@ import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { reportNotesWritability } from "../../src/commands/notesHealth.ts"
 import { doctorReport } from "../../src/commands/doctor.ts"
 import { writability } from "../../src/layers/notes/writable.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
@@ -32,7 +33,8 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesStoreLive.layer, ThresholdsLive.layerInjected({}), TraceLive.layerWith(() => {}), WindowLive.layer, quietHistory).pipe(
+  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, WindowLive.layer, quietHistory).pipe(
+    Layer.provideMerge(NotesStoreLive.layerWithoutDependencies),
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
 

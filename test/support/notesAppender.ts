@@ -4,10 +4,8 @@
  * replaces the end anchor with a numbered line and the anchor.
  * Usage: node notesAppender.ts <root> <tag> <count>
  */
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import { Effect, Layer } from "effect"
-import { layerWithoutDependencies as layer } from "../../src/layers/NotesStoreLive.ts"
+import { Effect } from "effect"
+import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 
 export const EndAnchor = "<!-- end -->"
@@ -20,7 +18,7 @@ const program = Effect.gen(function*() {
   for (let i = 0; i < Number(count); i++) {
     yield* store.update(identity, "@project/shared", [{ oldText: EndAnchor, newText: `${tag}-${i}\n${EndAnchor}` }])
   }
-}).pipe(Effect.provide(layer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)))))
+}).pipe(Effect.provide(NotesStoreLive.layer))
 
 Effect.runPromise(program).then(
   () => process.exit(0),

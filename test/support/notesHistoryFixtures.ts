@@ -13,17 +13,20 @@ import { liveNotesLayer } from "./notesStoreFixtures.ts"
  * A notes history with no history (git off, no repository): history_windows
  * and the windows view show the branch's own facts. Any other call is a defect.
  */
-export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: Effect.succeed(Option.none()) })
+export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: () => Effect.succeed(Option.none()) })
 
 /** The live store and a history on `git` (the system git unless a test injects one). */
 export const historyLayer = (git: GitRunner = systemGit) =>
-  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerWith(() => {}))))
+  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest)))
 
 /** `git args` in `cwd`, for checking what the history holds. */
 export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
   execFileSync("git", [...args], { cwd, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } })
 
 export const SessionId = "hist-session-0001"
+
+/** A window as a boundary hands it to the history: the id a real one gets from its marker, here made up per w-number. */
+export const testWindow = (ordinal: number, id = `pcx:test:w${ordinal}`) => ({ id, ordinal })
 
 /** A fake Pi session whose notes root is `root`, calls to the notes tools, and to the history. */
 export const historySession = (root: string, options: FakeSessionOptions = {}) => {
@@ -38,8 +41,8 @@ export const historySession = (root: string, options: FakeSessionOptions = {}) =
   const withHistory = <A, E>(f: (history: NotesHistory["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
     Effect.provide(NotesHistory.use(f), session.layer)
   /** A window boundary, then waiting for its commit (a hook never waits). */
-  const endWindow = (ordinal: number) =>
-    Effect.andThen(withHistory((history) => history.windowEnded({ ordinal })), NotesHistory.use((history) => history.flush))
+  const endWindow = (ordinal: number, id?: string) =>
+    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesHistory.use((history) => history.flush))
   return { session, tool, withHistory, endWindow }
 }
 

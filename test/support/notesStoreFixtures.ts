@@ -1,14 +1,12 @@
-import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
-import * as NodePath from "@effect/platform-node/NodePath"
-import { Layer } from "effect"
 import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
+import * as Platform from "../../src/layers/platform.ts"
 
 /** Node's file system and paths, for stores and tests on real temp directories. */
-export const nodeLayer = Layer.mergeAll(NodeFileSystem.layer, NodePath.layer)
+export const nodeLayer = Platform.layer
 
-/** The live notes store on Node's file system, with the file system too. */
-export const liveNotesLayer = notesLayer.pipe(Layer.provideMerge(nodeLayer))
+/** The live notes store on Node's file system, with this session's homes on it and the file system too. */
+export const liveNotesLayer = NotesHomesLive.layerTest
 
 /** A fixed notes identity under `root`. */
 export const identityAt = (root: string): NotesIdentity => ({

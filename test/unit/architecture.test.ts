@@ -30,7 +30,12 @@ const isPi = (spec: string) => spec.startsWith("@earendil-works/")
 
 /** The only files that may name a Pi package: the PiSession port's live layer, the entry and the adapters. */
 const mayImportPi = (file: string) =>
-  file === "src/layers/PiSessionLive.ts" || file === "src/main.ts" || file.startsWith("src/adapters/")
+  file === "src/layers/PiSessionLive.ts" || file === "src/main.ts" || file === "src/extension.ts" || file.startsWith("src/adapters/")
+
+/** Every import from a file under `from` of a file under `to`, as `file -> dependency`. */
+const importsFromTo = (from: string, to: string): ReadonlyArray<string> =>
+  src.filter((file) => file.startsWith(from))
+    .flatMap((file) => localImports(file).filter((dep) => dep.startsWith(to)).map((dep) => `${file} -> ${dep}`))
 
 describe("the import graph", () => {
   it("has no cycle among the source files", () => {
@@ -51,15 +56,25 @@ describe("the import graph", () => {
     assert.deepStrictEqual(cycles, [])
   })
 
-  it("names Pi packages only in PiSession's live layer, main.ts and the adapters", () => {
+  it("names Pi packages only in PiSession's live layer, main.ts, extension.ts and the adapters", () => {
     const offenders = src.filter((file) => !mayImportPi(file) && specifiers(file).some(isPi))
     assert.deepStrictEqual(offenders, [])
   })
 
   it("has no layer importing a tool handler", () => {
-    const offenders = src.filter((file) => file.startsWith("src/layers/"))
-      .flatMap((file) => localImports(file).filter((dep) => dep.startsWith("src/tools/")).map((dep) => `${file} -> ${dep}`))
-    assert.deepStrictEqual(offenders, [])
+    assert.deepStrictEqual(importsFromTo("src/layers/", "src/tools/"), [])
+  })
+
+  it("has no tool importing a command: what both need lives in a service or the domain", () => {
+    assert.deepStrictEqual(importsFromTo("src/tools/", "src/commands/"), [])
+  })
+
+  it("has no command importing a layer: commands reach the disk and Pi through services", () => {
+    assert.deepStrictEqual(importsFromTo("src/commands/", "src/layers/"), [])
+  })
+
+  it("has no tool importing a layer: tools reach the disk and Pi through services", () => {
+    assert.deepStrictEqual(importsFromTo("src/tools/", "src/layers/"), [])
   })
 
   it("loads no Effect at extension load: main.ts's static imports never reach the effect package", () => {

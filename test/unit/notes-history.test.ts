@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   commitMessage,
+  commitTrailers,
   countChanges,
   describePath,
   homePathspecs,
@@ -22,12 +23,34 @@ describe("notes history (pure)", () => {
 
   it("names a window's commit by its ordinal, session and tally", () => {
     const counts = { added: 2, modified: 1, deleted: 0 }
-    assert.strictEqual(commitMessage({ _tag: "Window", ordinal: 3 }, "0123abcd-0000", counts), "w3 of session 0123abcd: +2 ~1 −0")
-    assert.strictEqual(commitMessage({ _tag: "Shutdown", ordinal: 4 }, "0123abcd-0000", counts), "w4 of session 0123abcd (shutdown): +2 ~1 −0")
+    assert.strictEqual(commitMessage({ _tag: "Window", windowId: "pcx:0000:root", ordinal: 3 }, "0123abcd-0000", counts), "w3 of session 0123abcd: +2 ~1 −0")
+    assert.strictEqual(commitMessage({ _tag: "Shutdown", windowId: "pcx:0000:1a2b3c4d", ordinal: 4 }, "0123abcd-0000", counts), "w4 of session 0123abcd (shutdown): +2 ~1 −0")
     assert.strictEqual(
       commitMessage({ _tag: "Restore", address: "@user/prefs.md", from: "a".repeat(40) }, "0123abcd", counts),
       "restore @user/prefs.md to aaaaaaaaaaaa (session 0123abcd)"
     )
+  })
+
+  it("keys a commit by trailers: the full session id, and the window id of a boundary or shutdown commit", () => {
+    const session = "0123abcd-ef45-7000-8000-000000000000"
+    assert.strictEqual(
+      commitTrailers({ _tag: "Window", windowId: "pcx:000000000000:1a2b3c4d", ordinal: 3 }, session),
+      `Pi-Context-Session: ${session}\nPi-Context-Window: pcx:000000000000:1a2b3c4d`
+    )
+    assert.strictEqual(commitTrailers({ _tag: "Shutdown", windowId: "pcx:000000000000:root", ordinal: 1 }, session), `Pi-Context-Session: ${session}\nPi-Context-Window: pcx:000000000000:root`)
+    assert.strictEqual(commitTrailers({ _tag: "Tidy", phase: "before" }, session), `Pi-Context-Session: ${session}`)
+    // A value never spills onto a line of its own.
+    assert.strictEqual(commitTrailers({ _tag: "Window", windowId: "a\nInjected: b", ordinal: 1 }, "s"), "Pi-Context-Session: s\nPi-Context-Window: a Injected: b")
+  })
+
+  it("reads the session and window trailers of a session log; a repeated or missing one names nothing", () => {
+    const log = "\x1ea\x1fa\x1f2026-12-01T09:00:00+00:00\x1fpi-context\x1fw1 of session s: +1 ~0 −0\x1fsid\x1fpcx:s:root\n\nA\tuser/prefs.md\n" +
+      "\x1eb\x1fb\x1f2026-12-01T09:00:00+00:00\x1fpi-context\x1fw2 of session s: +1 ~0 −0\x1fsid\x1dother\x1f\n" +
+      "\x1ec\x1fc\x1f2026-11-30T09:00:00+00:00\x1fAda\x1fmine\n"
+    const [keyed, repeated, plain] = parseLog(log)
+    assert.deepStrictEqual([keyed!.session, keyed!.window, keyed!.files.length], ["sid", "pcx:s:root", 1])
+    assert.deepStrictEqual([repeated!.session, repeated!.window], [undefined, undefined])
+    assert.deepStrictEqual([plain!.session, plain!.window, plain!.subject], [undefined, undefined, "mine"])
   })
 
   it("covers the homes and their wastebaskets with .md globs, under the root's prefix; an in-project project home is left out", () => {

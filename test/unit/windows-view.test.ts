@@ -184,6 +184,24 @@ describe("the windows view with a notes history", () => {
     expect(windowFactsSummary(withHistory[2]!)).toMatch(/ · notes committed at the window's end$/)
     expect(windowFactsSummary(branch[0]!)).not.toContain("committed")
   })
+
+  it("a window whose commit is still queued or running is named as being committed, not as having none", () => {
+    const pending: ReadonlyArray<WindowFacts> = [
+      { ...withHistory[0]!, noteChanges: { ...withHistory[0]!.noteChanges!, pending: true } },
+      { ...branch[1]!, noteChanges: { ...NoNoteChanges, pending: true } }
+    ]
+    const lines = windowsPlainText(pending, scale, 80, clock).split("\n")
+    expect(lines).toContain("    committed notes: +2 ~0 −1, more being committed")
+    expect(lines).toContain("    committed notes: being committed")
+    expect(windowFactsSummary(pending[0]!)).toMatch(/ · notes committed \+2 ~0 −1 \(.*\), more being committed$/)
+    expect(windowFactsSummary(pending[1]!)).toMatch(/ · notes being committed$/)
+  })
+
+  it("a window whose commit waited on the user's merge says so, not that it changed nothing", () => {
+    const waited: WindowFacts = { ...branch[1]!, noteChanges: { ...NoNoteChanges, waiting: "in the middle of a merge" } }
+    expect(windowsPlainText([waited], scale, 80, clock).split("\n")).toContain("    committed notes: not yet: the repository is in the middle of a merge")
+    expect(windowFactsSummary(waited)).toMatch(/ · notes not committed yet \(the repository is in the middle of a merge\)$/)
+  })
 })
 
 const overview: NotesOverview = {

@@ -86,13 +86,14 @@ export const pathThroughAppended = (
   if (view.leafId === undefined) return undefined
   if (leafId === view.leafId) return []
   if (leafId === null || appended.length === 0) return undefined
-  const byId = new Map<string, RawEntry>()
-  for (const entry of appended) byId.set(entry.id, entry)
+  // Pi appends an entry after its parent, so one backward pass finds the whole path: no map of the
+  // appended entries, which on a first call are the whole session. Out of that order, the leaf is
+  // treated as moved and the branch view rebuilt from the branch itself.
   const path: Array<RawEntry> = []
   let cursor: string | null = leafId
-  while (cursor !== null && cursor !== view.leafId) {
-    const entry = byId.get(cursor)
-    if (entry === undefined) return undefined
+  for (let position = appended.length - 1; position >= 0 && cursor !== null && cursor !== view.leafId; position--) {
+    const entry = appended[position]!
+    if (entry.id !== cursor) continue
     path.push(entry)
     cursor = entry.parentId
   }

@@ -37,6 +37,10 @@ export const parseStatus = (output: string): ReadonlyArray<NoteChange> => {
   return changes
 }
 
+/** The paths `git status --ignored` marks ignored (`!! path`): a folder ends with `/`. */
+export const parseIgnored = (output: string): ReadonlyArray<string> =>
+  output.split("\0").flatMap((record) => record.startsWith("!! ") ? [record.slice(3)] : [])
+
 export interface ChangeCounts {
   readonly added: number
   readonly modified: number
@@ -51,14 +55,19 @@ export const countChanges = (changes: ReadonlyArray<NoteChange>): ChangeCounts =
 
 export const shortSessionId = (sessionId: string): string => sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "session"
 
-/** Why a commit was made: a window's boundary, the session's end, or a restore. */
+/** Why a commit was made: a window's boundary, the session's end, a restore (and the save before it), or a tidy. */
 export type CommitReason =
-  | { readonly _tag: "Window"; readonly ordinal: number }
-  | { readonly _tag: "Shutdown"; readonly ordinal: number }
+  | { readonly _tag: "Window"; readonly windowId: string; readonly ordinal: number }
+  | { readonly _tag: "Shutdown"; readonly windowId: string; readonly ordinal: number }
   | { readonly _tag: "Restore"; readonly address: string; readonly from: string }
   | { readonly _tag: "Tidy"; readonly phase: "before" | "after" }
+  /** The notes as they are, edits by hand included, committed before a restore rewrites them. */
+  | { readonly _tag: "BeforeRestore"; readonly address: string }
 
-/** `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and the version. */
+/**
+ * The subject people read: `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and
+ * the version. Nothing reads it back: `commitTrailers` keys the commit.
+ */
 export const commitMessage = (reason: CommitReason, sessionId: string, counts: ChangeCounts): string => {
   const session = `session ${shortSessionId(sessionId)}`
   const tally = `+${counts.added} ~${counts.modified} −${counts.deleted}`
@@ -71,7 +80,22 @@ export const commitMessage = (reason: CommitReason, sessionId: string, counts: C
       return `restore ${reason.address} to ${reason.from.slice(0, 12)} (${session})`
     case "Tidy":
       return `tidy ${reason.phase} (${session}): ${tally}`
+    case "BeforeRestore":
+      return `before restore of ${reason.address} (${session}): ${tally}`
   }
+}
+
+/** The trailers that key a commit to its session and window: the subject is for people and is never read back. */
+export const SessionTrailer = "Pi-Context-Session"
+export const WindowTrailer = "Pi-Context-Window"
+
+/** A trailer's value on one line: a newline would end the trailer block early. */
+const trailerValue = (value: string): string => value.replace(/\s+/g, " ").trim()
+
+/** The commit's trailer block: the full session id, and the window id of a boundary or shutdown commit. */
+export const commitTrailers = (reason: CommitReason, sessionId: string): string => {
+  const session = `${SessionTrailer}: ${trailerValue(sessionId)}`
+  return reason._tag === "Window" || reason._tag === "Shutdown" ? `${session}\n${WindowTrailer}: ${trailerValue(reason.windowId)}` : session
 }
 
 /** A commit as `/pi-context notes history` shows it. */
@@ -84,22 +108,35 @@ export interface HistoryCommit {
   readonly subject: string
   /** Paths the commit touched inside the asked-for scope, with git's status letter. */
   readonly files: ReadonlyArray<{ readonly status: string; readonly path: string }>
+  /** The commit's session and window trailers, when the log asked for them (`SessionLogFormat`) and the commit has them. */
+  readonly session?: string | undefined
+  readonly window?: string | undefined
 }
 
 /** The `--format` of the log this module parses: fields split by US, commits by RS. */
 export const LogFormat = "%x1e%H%x1f%h%x1f%aI%x1f%an%x1f%s"
 
-/** Parses `git log --format=<LogFormat> --name-status --no-renames`. */
+/** `LogFormat` and the values of the session and window trailers, as git parses the message's trailer block. */
+export const SessionLogFormat = `${LogFormat}%x1f%(trailers:key=${SessionTrailer},valueonly,separator=%x1d)%x1f%(trailers:key=${WindowTrailer},valueonly,separator=%x1d)`
+
+/** A trailer given once; a repeated or empty one names nothing. */
+const onlyValue = (field: string | undefined): string | undefined => {
+  const value = field?.trim()
+  return value === undefined || value === "" || value.includes("\x1d") ? undefined : value
+}
+
+/** Parses `git log --format=<LogFormat or SessionLogFormat> --name-status --no-renames`. */
 export const parseLog = (output: string): ReadonlyArray<HistoryCommit> =>
   output.split("\x1e").flatMap((record) => {
     const [head = "", ...rest] = record.split("\n")
-    const [hash, short, date, author, subject] = head.split("\x1f")
+    const [hash, short, date, author, subject, session, window] = head.split("\x1f")
     if (hash === undefined || short === undefined || date === undefined || author === undefined || subject === undefined) return []
     const files = rest.flatMap((line) => {
       const tab = line.indexOf("\t")
       return tab <= 0 ? [] : [{ status: line.slice(0, tab), path: line.slice(tab + 1) }]
     })
-    return [{ hash, short, date, author, subject, files }]
+    const keys = { session: onlyValue(session), window: onlyValue(window) }
+    return [{ hash, short, date, author, subject, files, ...(keys.session === undefined ? {} : { session: keys.session }), ...(keys.window === undefined ? {} : { window: keys.window }) }]
   })
 
 /**

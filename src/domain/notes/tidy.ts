@@ -7,6 +7,9 @@ import { parseAddress, formatAddress } from "./address.ts"
  */
 
 /** A tidy pass ends after this many model turns (setting `tidyTurnLimit`). */
+/** The folder under the notes root that keeps tidy reports. */
+export const TidyReportsFolder = "tidy-reports"
+
 export const DefaultTidyTurnLimit = 40
 /** A tidy pass ends after this long (setting `tidyTimeLimitSeconds`). */
 export const DefaultTidyTimeLimitSeconds = 600

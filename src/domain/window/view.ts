@@ -146,8 +146,17 @@ const committedLines = (facts: WindowFacts, expanded: boolean): ReadonlyArray<Vi
   const changes = facts.noteChanges
   if (changes === undefined) return []
   const label = seg("    committed notes: ", "muted")
-  if (changes.commits.length === 0) return [[label, seg(facts.end._tag === "Open" ? "at the window's end" : "none", "dim")]]
-  const lines: Array<ViewLine> = [[label, seg(changeTally(changes), "text")]]
+  if (changes.commits.length === 0) {
+    const state = changes.pending === true
+      ? "being committed"
+      : changes.waiting !== undefined
+      ? `not yet: the repository is ${changes.waiting}`
+      : facts.end._tag === "Open"
+      ? "at the window's end"
+      : "none"
+    return [[label, seg(state, "dim")]]
+  }
+  const lines: Array<ViewLine> = [[label, seg(changeTally(changes), "text"), ...(changes.pending === true ? [seg(", more being committed", "dim")] : [])]]
   if (!expanded) return lines
   for (const change of changes.notes.slice(0, NotesNamed)) lines.push([seg("      "), seg(markedAddress(change), changeTone[change.kind])])
   if (changes.notes.length > NotesNamed) lines.push([seg(`      … and ${changes.notes.length - NotesNamed} more`, "dim")])
@@ -188,8 +197,16 @@ export const windowFactsSummary = (facts: WindowFacts): string => {
 const committedSummary = (facts: WindowFacts): string => {
   const changes = facts.noteChanges
   if (changes === undefined) return ""
-  if (changes.commits.length === 0) return facts.end._tag === "Open" ? " · notes committed at the window's end" : " · no notes committed"
+  if (changes.commits.length === 0) {
+    return changes.pending === true
+      ? " · notes being committed"
+      : changes.waiting !== undefined
+      ? ` · notes not committed yet (the repository is ${changes.waiting})`
+      : facts.end._tag === "Open"
+      ? " · notes committed at the window's end"
+      : " · no notes committed"
+  }
   const named = changes.notes.slice(0, NotesNamed).map(markedAddress).join(", ")
   const more = changes.notes.length > NotesNamed ? `, and ${changes.notes.length - NotesNamed} more` : ""
-  return ` · notes committed ${changeTally(changes)}${named === "" ? "" : ` (${named}${more})`}`
+  return ` · notes committed ${changeTally(changes)}${named === "" ? "" : ` (${named}${more})`}${changes.pending === true ? ", more being committed" : ""}`
 }

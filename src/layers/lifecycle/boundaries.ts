@@ -57,7 +57,7 @@ export const makeBoundaries = (deps: {
     )
     const notesHistory = yield* Effect.serviceOption(NotesHistory)
     /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
-    const commitNotes = (ordinal: number) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ ordinal }) : Effect.void)
+    const commitNotes = (ending: CurrentWindow) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ id: ending.id, ordinal: ending.ordinal }) : Effect.void)
 
     /**
      * Reset drafts for a boundary leaving `from`. Interrupted if the turn is
@@ -101,7 +101,6 @@ export const makeBoundaries = (deps: {
           windowId,
           ordinal: shown.ordinal,
           drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
-          endingOrdinal: continuity.previousOrdinal,
           unavailableHomes: boot.unavailableHomes
         }
       })
@@ -136,7 +135,7 @@ export const makeBoundaries = (deps: {
         const { windowId, ordinal } = built.value
         yield* Ref.set(pendingResetNotice, Option.some({ windowId, ordinal, source }))
         yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
-        yield* commitNotes(built.value.endingOrdinal)
+        yield* commitNotes(from)
         yield* boots.tellIncomplete(windowId, built.value.unavailableHomes)
         // Pi commits the drafts at this event: what follows is traced in the new window.
         yield* trace.setWindow(windowId, ordinal)

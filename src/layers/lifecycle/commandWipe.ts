@@ -68,7 +68,7 @@ export const makeCommandWipe = (deps: {
       source: "command",
       reason: waited ?? transition.effect.reason ?? ""
     })
-    yield* boundaries.commitNotes(built.value.endingOrdinal)
+    yield* boundaries.commitNotes(window)
     // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
     yield* boundaries.tellIncomplete(built.value.windowId, built.value.unavailableHomes)
     yield* announceReset(built.value.ordinal, "command")

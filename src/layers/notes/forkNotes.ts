@@ -1,8 +1,8 @@
 import { Effect } from "effect"
+import { NotesHomes } from "../../services/NotesHomes.ts"
 import { NotesStore } from "../../services/NotesStore.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import { Trace } from "../../services/Trace.ts"
-import { notesIdentity } from "./identity.ts"
 
 /** A fork starts with a copy of its parent's session notes (when its own home is empty). */
 export const inheritForkNotes = Effect.fn("notes.inheritForkNotes")(function*() {
@@ -11,7 +11,7 @@ export const inheritForkNotes = Effect.fn("notes.inheritForkNotes")(function*() 
   const trace = yield* Trace
   const parentId = yield* session.parentSessionId
   if (parentId === undefined || parentId === session.sessionId) return
-  const identity = yield* notesIdentity()
+  const identity = yield* (yield* NotesHomes).identity
   const result = yield* Effect.result(notes.copySessionHome(identity.root, parentId, session.sessionId))
   if (result._tag === "Failure") {
     yield* trace.info("fork.notes-failed", { parentId, reason: result.failure.reason })

@@ -1,5 +1,6 @@
 import { Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, countChanges, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import { OperationMarkers, repoState, type RepoState } from "../../domain/notes/repoState.ts"
 import type { GitFailed, GitRunner } from "../../services/NotesHistory.ts"
 
 /**
@@ -14,6 +15,8 @@ export type Repo =
   | {
     readonly _tag: "Ready"
     readonly toplevel: string
+    /** The repository's own folder for this work tree (`.git`, or a linked work tree's). */
+    readonly gitDir: string
     /** The notes root's path from the top level (`""` or `notes/`). */
     readonly prefix: string
     /** pi-context created this repository in the notes root. */
@@ -41,10 +44,10 @@ export const openRepo = (git: GitRunner, root: string, create: boolean) =>
     if (!(yield* fs.exists(root).pipe(Effect.orElseSucceed(() => false)))) return { _tag: "NotYet" } as Repo
     const off = (error: GitFailed): Repo => ({ _tag: "Off", reason: hidePaths(error.message, root) })
 
-    const locate = git(root, ["rev-parse", "--show-toplevel", "--show-prefix"]).pipe(
+    const locate = git(root, ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--show-prefix"]).pipe(
       Effect.map(({ stdout }) => {
-        const [toplevel = root, prefix = ""] = stdout.split("\n")
-        return { toplevel, prefix }
+        const [toplevel = root, gitDir = path.join(root, ".git"), prefix = ""] = stdout.split("\n")
+        return { toplevel, gitDir, prefix }
       })
     )
     const configured = (key: string) =>
@@ -90,14 +93,42 @@ type Ready = Repo & { readonly _tag: "Ready" }
 /** Above this many changed notes, they are staged by folder glob rather than path by path (`update-index` inserts one at a time). */
 const ManyPaths = 500
 
+/** Whether the repository is on a branch, or in an operation of the user's (a merge, a rebase, …) or on a detached HEAD. */
+export const stateOf = (repo: Ready) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const head = yield* fs.readFileString(path.join(repo.gitDir, "HEAD")).pipe(Effect.orElseSucceed(() => "ref: "))
+    const present = yield* Effect.filter(
+      OperationMarkers.map((marker) => marker.file),
+      (file) => fs.exists(path.join(repo.gitDir, file)).pipe(Effect.orElseSucceed(() => false)),
+      { concurrency: "unbounded" }
+    )
+    return repoState(head, present)
+  })
+
+/**
+ * What a commit did: committed the notes that changed, found none changed,
+ * or waited because the repository is not on a branch. `ignored` are the
+ * notes (or their folders) a `.gitignore` keeps out of the history.
+ */
+export type CommitOutcome =
+  | { readonly _tag: "Committed"; readonly message: string; readonly files: number; readonly ignored: ReadonlyArray<string> }
+  | { readonly _tag: "Unchanged"; readonly ignored: ReadonlyArray<string> }
+  | { readonly _tag: "Waiting"; readonly state: Exclude<RepoState, { readonly _tag: "OnBranch" }> }
+
+const outcome = (value: CommitOutcome): CommitOutcome => value
+
 /**
  * Commits the notes matching `pathspecs` that differ from HEAD, and only
  * them: when the user has staged something else, `--only` leaves it staged
- * and out of the commit. Nothing changed, no commit. A window's few paths
- * go through `update-index` (no pathspec matching: `git add` of 10,000
- * literal paths took eight seconds), and the common commit skips the
- * untracked-file scan. Hooks that check a person's commit (`pre-commit`,
- * `commit-msg`) and signing (which may prompt) are skipped.
+ * and out of the commit. Nothing changed, no commit; a repository in the
+ * middle of the user's merge or rebase, or on a detached HEAD, no commit
+ * either. A window's few paths go through `update-index` (no pathspec
+ * matching: `git add` of 10,000 literal paths took eight seconds), and the
+ * common commit skips the untracked-file scan. The user's hooks never run
+ * (git.ts) and the commit is not signed (signing may prompt). A commit that
+ * fails leaves the index as it found it.
  */
 export const commitScope = Effect.fnUntraced(function*(
   git: GitRunner,
@@ -106,6 +137,8 @@ export const commitScope = Effect.fnUntraced(function*(
   reason: CommitReason,
   sessionId: string
 ) {
+  const state = yield* stateOf(repo)
+  if (state._tag !== "OnBranch") return outcome({ _tag: "Waiting", state })
   // The folders of the glob pathspecs, walked as literal prefixes (git's `**` glob matching costs about 5 ms over
   // 10,000 notes), and their notes (`*.md`) picked out here; any other pathspec is passed as it is.
   const folders = pathspecs.flatMap((spec) => {
@@ -126,33 +159,75 @@ export const commitScope = Effect.fnUntraced(function*(
       "--porcelain=v1",
       "-z",
       "--untracked-files=all",
+      "--ignored=matching",
       "--no-renames",
       "--",
       ...statusSpecs
     ]),
     git(repo.toplevel, ["diff", "--cached", "--name-only", "--no-renames", "-z"])
   ], { concurrency: 2 })
-  const changes = parseStatus(status.stdout).filter((change) =>
-    change.path.endsWith(".md") || !folders.some((folder) => change.path.startsWith(`${folder}/`))
+  const outsideFolders = (path: string) => !folders.some((folder) => path.startsWith(`${folder}/`))
+  const changes = parseStatus(status.stdout).filter((change) => change.path.endsWith(".md") || outsideFolders(change.path))
+  // An ignored note, or an ignored folder that holds notes (git names the folder, not its files).
+  const ignored = parseIgnored(status.stdout).filter((p) =>
+    p.endsWith(".md") || p.endsWith("/") && folders.some((folder) => `${folder}/`.startsWith(p) || p.startsWith(`${folder}/`))
   )
-  if (changes.length === 0) return Option.none<{ readonly message: string; readonly files: number }>()
+  if (changes.length === 0) return outcome({ _tag: "Unchanged", ignored })
   const ours = new Set(changes.map((change) => change.path))
   const staged = stagedOutput.stdout.split("\0").filter((p) => p !== "")
+  // The user's own staged version of a note, put back if the commit fails.
+  const stagedNotes = new Set(staged.filter((p) => ours.has(p)))
+  const stagedEntries = stagedNotes.size === 0
+    ? ""
+    : (yield* git(repo.toplevel, ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...stagedNotes])).stdout
+  const unstage = [...ours].filter((p) => !stagedNotes.has(p))
+  const putIndexBack = Effect.all([
+    unstage.length === 0
+      ? Effect.void
+      : git(repo.toplevel, ["--literal-pathspecs", "reset", "-q", "--pathspec-from-file=-", "--pathspec-file-nul"], unstage.join("\0")),
+    stagedEntries === "" ? Effect.void : git(repo.toplevel, ["update-index", "-z", "--index-info"], stagedEntries)
+  ])
   // The globs of the folders that changed: `git add` of a few globs stays linear where many literal paths would not.
   const changedSpecs = pathspecs.filter((spec) => {
     const folder = pathspecFolder(spec)
     return folder === undefined || changes.some((change) => change.path.startsWith(`${folder}/`))
   })
-  yield* ours.size <= ManyPaths
-    ? git(repo.toplevel, ["update-index", "--add", "--remove", "-z", "--stdin"], [...ours].join("\0"))
-    : git(repo.toplevel, ["add", "-A", "--", ...changedSpecs])
   const message = commitMessage(reason, sessionId, countChanges(changes))
-  const commit = [...repo.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", message]
-  yield* staged.every((path) => ours.has(path))
-    ? git(repo.toplevel, [...commit, "--untracked-files=no"])
-    : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs])
-  return Option.some({ message, files: changes.length })
+  const commit = [...repo.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", message, "-m", commitTrailers(reason, sessionId)]
+  yield* Effect.gen(function*() {
+    yield* ours.size <= ManyPaths
+      ? git(repo.toplevel, ["update-index", "--add", "--remove", "-z", "--stdin"], [...ours].join("\0"))
+      : git(repo.toplevel, ["add", "-A", "--", ...changedSpecs])
+    yield* staged.every((path) => ours.has(path))
+      ? git(repo.toplevel, [...commit, "--untracked-files=no"])
+      : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs])
+  }).pipe(Effect.onError(() => Effect.ignore(putIndexBack)))
+  return outcome({ _tag: "Committed", message, files: changes.length, ignored })
 })
+
+/** The rule that ignores `path` (`notes/.gitignore:1 "*.md"`), when git names one. */
+export const ignoreRule = (git: GitRunner, repo: Ready, path: string) =>
+  git(repo.toplevel, ["check-ignore", "-v", "-z", "--stdin"], `${path}\0`).pipe(
+    Effect.map(({ stdout }) => {
+      const [source, line, pattern] = stdout.split("\0")
+      return source === undefined || line === undefined || pattern === undefined || source === ""
+        ? undefined
+        : `${hidePaths(source, repo.toplevel)}:${line} "${pattern}"`
+    }),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** The notes (or folders of notes) under `pathspecs` that git ignores, for doctor. */
+export const ignoredNotes = (git: GitRunner, repo: Ready, pathspecs: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const folders = pathspecs.flatMap((spec) => {
+      const folder = pathspecFolder(spec)
+      return folder === undefined ? [] : [`:(literal)${folder}/`]
+    })
+    if (folders.length === 0) return []
+    const listed = yield* git(repo.toplevel, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...folders])
+    return listed.stdout.split("\0").filter((p) => p.endsWith(".md"))
+  })
 
 /**
  * Brings the notes under `pathspecs` back to their state in `hash`, in the

@@ -9,7 +9,7 @@ import {
   tidyLockHoldMs,
   type TidyLockMisfit
 } from "../../domain/notes/tidyLock.ts"
-import { TidyRefused } from "../../services/TidyModel.ts"
+import { TidyLockUnavailable } from "../../services/NotesStore.ts"
 import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
 import { dropToken, holdToken, lockJudge, lockMtimeOf, lockProtocol } from "./lock.ts"
 
@@ -32,7 +32,7 @@ export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: numbe
     const file = ops.path.join(root, TidyLockName)
     const token = yield* uniqueToken
     const candidate = `${file}.tmp-${token}`
-    const refused = (message: string) => new TidyRefused({ message })
+    const refused = (message: string) => new TidyLockUnavailable({ message })
     const failed = (error: { readonly message: string }) => refused(`pi-context: tidy could not take its lock in the notes root: ${error.message}`)
     yield* ops.fs.makeDirectory(root, { recursive: true }).pipe(Effect.mapError(failed))
 
@@ -63,7 +63,7 @@ export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: numbe
       return yield* refused("pi-context: another tidy just started on these notes; try again when it has finished.")
     }).pipe(
       Effect.ensuring(Effect.ignore(ops.fs.remove(candidate))),
-      Effect.mapError((error) => (error._tag === "TidyRefused" ? error : failed(error))),
+      Effect.mapError((error) => (error._tag === "TidyLockUnavailable" ? error : failed(error))),
       Effect.onError(() => dropToken(token))
     )
 

@@ -1,18 +1,9 @@
 import { Effect, FileSystem, Path } from "effect"
-import type { AnchoredFolder } from "../../domain/notes/identity.ts"
+import { Homes } from "../../domain/notes/address.ts"
+import { type AnchoredFolder, homeAnchor, homeLocation, type NotesIdentity } from "../../domain/notes/identity.ts"
 import { inside } from "../../domain/notes/placement.ts"
+import type { HomeWritability, NotesWritability, Writability } from "../../services/NotesStore.ts"
 import { placeUnder } from "./contain.ts"
-
-/** Whether notes could be created under a folder, and if not, which existing path stops them. */
-export type Writability =
-  | { readonly _tag: "Writable" }
-  | {
-    readonly _tag: "Blocked"
-    readonly at: string
-    readonly problem: "not-a-folder" | "read-only" | "not-accessible" | "link-outside" | "dangling-link"
-    /** For a link: the root it leads out of ("the notes root", "the project"). */
-    readonly root?: string
-  }
 
 /**
  * Judges `dir` without writing anything: the nearest path that exists on the
@@ -54,4 +45,16 @@ export const anchoredWritability = Effect.fn("Notes.anchoredWritability")(functi
     } satisfies Writability
   }
   return yield* writability(path.join(anchored.base, ...anchored.segments))
+})
+
+/** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
+export const notesWritability = Effect.fn("Notes.notesWritability")(function*(identity: NotesIdentity) {
+  const path = yield* Path.Path
+  const rootWritability = yield* writability(identity.root)
+  const homes = yield* Effect.forEach(Homes, (home) =>
+    Effect.map(
+      anchoredWritability(homeAnchor(identity, home, path.dirname)),
+      (result): HomeWritability => ({ home, location: homeLocation(identity, home), writability: result })
+    ))
+  return { root: identity.root, rootWritability, homes } satisfies NotesWritability
 })

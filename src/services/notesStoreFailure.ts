@@ -1,5 +1,5 @@
-import type { InvalidPattern } from "../../domain/patterns.ts"
-import { echo, failed, type ToolOutcome } from "../../domain/toolOutcome.ts"
+import type { InvalidPattern } from "../domain/patterns.ts"
+import { echo, failed, type ToolOutcome } from "../domain/toolOutcome.ts"
 import type {
   AmbiguousEdit,
   InvalidAddress,
@@ -9,7 +9,7 @@ import type {
   NoteNotFound,
   NotesIoError,
   NoteTooLarge
-} from "../../services/NotesStore.ts"
+} from "./NotesStore.ts"
 
 /** What the notes store can fail with. */
 export type StoreFailure =

@@ -1,0 +1,80 @@
+/**
+ * Builds dist/, the prebuilt bundle Pi loads (through src/extension.ts): the
+ * source's ~150 TypeScript files and Effect's ~300 modules as a few ES
+ * modules, so a Pi start no longer transpiles, resolves and links them one by
+ * one (bench/load.ts). Run by `prepare` (npm ci / npm install in a checkout,
+ * npm pack) and `pretest`.
+ *
+ * Pi's own packages and TypeBox are not bundled: the bundle must use the
+ * instances of the Pi that loads it, which Pi's loader hands only to
+ * TypeScript files it transpiles. So each import of them becomes a read of
+ * the modules src/extension.ts puts on globalThis before it imports the
+ * bundle.
+ *
+ * Without the bundler (a git install runs `npm install --omit=dev`) it builds
+ * nothing and says so; src/extension.ts then loads the source.
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..")
+const distDir = join(repoRoot, "dist")
+/** The key src/extension.ts stores Pi's modules under; the same string is in src/extension.ts. */
+const hostModulesKey = "pi-context.hostModules"
+const hostPackage = /^(@earendil-works\/pi-[a-z-]+|typebox)(\/.*)?$/
+const virtualPrefix = "\0pi-host:"
+
+let rolldown
+try {
+  rolldown = await import("rolldown")
+} catch {
+  console.log("pi-context: no bundler installed (rolldown is a dev dependency), so no dist/ bundle; Pi loads the TypeScript source.")
+  process.exit(0)
+}
+
+/** Each host module becomes its names, read off the object src/extension.ts stored; the names come from the installed copy. */
+const hostModules = {
+  name: "pi-host-modules",
+  resolveId(source) {
+    return hostPackage.test(source) ? { id: `${virtualPrefix}${source}`, moduleSideEffects: false } : null
+  },
+  async load(id) {
+    if (!id.startsWith(virtualPrefix)) return null
+    const specifier = id.slice(virtualPrefix.length)
+    const names = Object.keys(await import(specifier)).filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name))
+    const read = `globalThis[globalThis.Symbol.for(${JSON.stringify(hostModulesKey)})]?.[${JSON.stringify(specifier)}]`
+    return [
+      `const m = ${read};`,
+      `if (m === undefined) throw new Error(${JSON.stringify(`pi-context's bundle was imported without ${specifier} from its host (load it through src/extension.ts)`)});`,
+      ...names.map((name) => `export const ${name} = m.${name};`),
+      "export default m.default;"
+    ].join("\n")
+  }
+}
+
+const started = performance.now()
+// Taken before the source is read: a file saved while the build runs counts as newer than the bundle.
+const builtAt = Date.now()
+rmSync(distDir, { recursive: true, force: true })
+await rolldown.build({
+  input: { "pi-context": join(repoRoot, "src", "main.ts") },
+  platform: "node",
+  external: [/^node:/],
+  plugins: [hostModules],
+  // Reading a name off a host module has no side effect: names the bundle never uses are dropped.
+  treeshake: { propertyReadSideEffects: false },
+  checks: { pluginTimings: false },
+  output: {
+    dir: distDir,
+    format: "esm",
+    entryFileNames: "[name].js",
+    chunkFileNames: "[name]-[hash].js",
+    sourcemap: true,
+    minify: true
+  }
+})
+mkdirSync(distDir, { recursive: true })
+// The time the bundle was built from the source: src/extension.ts loads the source instead when any source file is newer.
+writeFileSync(join(distDir, "built.json"), `${JSON.stringify({ builtAt })}\n`)
+console.log(`pi-context: built dist/ in ${Math.round(performance.now() - started)} ms`)

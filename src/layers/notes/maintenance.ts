@@ -1,0 +1,42 @@
+import { Effect } from "effect"
+import { Homes } from "../../domain/notes/address.ts"
+import { parseNote } from "../../domain/notes/frontmatter.ts"
+import { homeDirectory, type NotesIdentity } from "../../domain/notes/identity.ts"
+import type { LintNote } from "../../domain/notes/lint.ts"
+import { describeMisplaced } from "../../domain/notes/placement.ts"
+import { TidyReportsFolder } from "../../domain/notes/tidy.ts"
+import { placeUnder } from "./contain.ts"
+import { type DiskOps, describePlatformError, readTexts, statPaths, walkNotes } from "./disk.ts"
+
+/** Every readable note of the five homes, with its body; an unreadable home or note is left out (doctor reports homes). */
+export const readAllNotes = (ops: DiskOps, identity: NotesIdentity): Effect.Effect<ReadonlyArray<LintNote>> =>
+  Effect.gen(function*() {
+    const perHome = yield* Effect.forEach(Homes, (home) =>
+      Effect.gen(function*() {
+        const files = yield* walkNotes(ops, homeDirectory(identity, home, ops.path.join)).pipe(Effect.orElseSucceed(() => []))
+        const absolute = files.map((file) => file.absolute)
+        const [kinds, texts] = yield* Effect.all([statPaths(absolute).pipe(Effect.orElseSucceed(() => [])), readTexts(absolute)])
+        return files.flatMap((file, i): ReadonlyArray<LintNote> => {
+          const kind = kinds[i]
+          const text = texts[i]
+          return kind?._tag === "File" && typeof text === "string"
+            ? [{ home, path: file.relative, body: parseNote(text).body, updatedMs: kind.updatedMs }]
+            : []
+        })
+      }), { concurrency: "unbounded" })
+    return perHome.flat()
+  })
+
+/** Writes the report under `<root>/tidy-reports/`, never through a link out of the root; why not, when it was not saved. */
+export const saveTidyReport = (ops: DiskOps, root: string, name: string, text: string): Effect.Effect<string | undefined> =>
+  Effect.gen(function*() {
+    const inside = placeUnder(ops, root, [TidyReportsFolder, name])
+    const before = yield* inside
+    if (before._tag !== "Inside") return describeMisplaced(before, "the notes root")
+    const dir = ops.path.join(root, TidyReportsFolder)
+    yield* ops.fs.makeDirectory(dir, { recursive: true })
+    const after = yield* inside
+    if (after._tag !== "Inside") return describeMisplaced(after, "the notes root")
+    yield* ops.fs.writeFileString(ops.path.join(dir, name), text, { flag: "wx" })
+    return undefined
+  }).pipe(Effect.catch((error) => Effect.succeed(describePlatformError(error))))

@@ -1,0 +1,84 @@
+import { spawn } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { bundleIsCurrent } from "../../src/extension.ts"
+import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
+
+/**
+ * The prebuilt bundle in the real `pi` CLI: pi-context is copied as an npm
+ * install lays it out (package.json, src/, dist/) with no node_modules, so
+ * Pi's own packages can only come from the Pi that loads it and Effect only
+ * from the bundle. Pi's loader, asked to log (JITI_DEBUG), names each file it
+ * loads: the bundle, and never the TypeScript source behind it.
+ */
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const runTimeoutMs = 45_000
+
+const run = (cwd: string, env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [piBin, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`pi timed out after ${runTimeoutMs} ms\nstderr:\n${stderr}`))
+    }, runTimeoutMs)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+
+describe("the prebuilt bundle in the real pi CLI", () => {
+  let root: string
+  let installed: string
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "pi-context-bundle-e2e-"))
+    installed = join(root, "installed", "pi-context")
+    for (const dir of [installed, join(root, "home", "agent"), join(root, "notes"), join(root, "project")]) mkdirSync(dir, { recursive: true })
+    // Times kept, so the copied bundle is as current as the checkout's.
+    for (const part of ["package.json", "src", "dist"]) cpSync(join(repoRoot, part), join(installed, part), { recursive: true, preserveTimestamps: true })
+  })
+
+  afterAll(() => {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true })
+  })
+
+  it("the checkout's bundle is built from its source as it is now (npm test builds it first; else `npm run build`)", () => {
+    expect(existsSync(join(repoRoot, "dist", "pi-context.js"))).toBe(true)
+    expect(bundleIsCurrent(repoRoot)).toBe(true)
+  })
+
+  it("a print run loads the bundle without node_modules, and the model's notes tools run on it", async () => {
+    const env = { ...piEnv({ root, home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes") }), JITI_DEBUG: "1" }
+    const result = await run(join(root, "project"), env, [
+      "--offline",
+      "--no-session",
+      "-e",
+      installed,
+      "-e",
+      fauxExtension,
+      "--model",
+      "faux/faux-1",
+      "--mode",
+      "json",
+      "write a note, then list the notes"
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    // The loader's log: the entry, then the bundle imported as it is; no source file behind it transpiled.
+    expect(result.stderr).toContain("src/extension.ts")
+    expect(result.stderr).toMatch(/\[native\].*dist\/pi-context\.js/)
+    expect(result.stderr).not.toContain("src/main.ts")
+    expect(result.stderr).not.toContain("src/adapters/")
+    const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
+    expect(events.some((event) => event.type === "message_end" && event.message?.customType === "pi-context/boot")).toBe(true)
+    const tools = events.filter((event) => event.type === "tool_execution_end")
+    expect(tools.map((event) => [event.toolName, event.isError])).toEqual([["notes_write", false], ["notes_list", false]])
+  })
+})

@@ -1,0 +1,118 @@
+import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
+import { CustomType } from "../../src/domain/protocol.ts"
+import { rootWindowId } from "../../src/domain/windowId.ts"
+import * as HistoryLive from "../../src/layers/HistoryLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
+import type { GitRunner } from "../../src/services/NotesHistory.ts"
+import { historyToolHandlers } from "../../src/tools/history.ts"
+import { messageEntry } from "../support/FakePiSession.ts"
+import { nodeLayer } from "../support/notesStoreFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+
+const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
+  assert.strictEqual(outcome._tag, "Ok", outcome.text)
+  return outcome.text
+}
+
+/** Whether a process still runs (a zombie waiting for its parent to reap it has ended). */
+const running = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  return !/^\d+ \(.*\) Z/.test(stat)
+}
+
+describe("the history's git runs", () => {
+  it.live("a git run past its budget is ended with every process it started", () =>
+    Effect.gen(function*() {
+      const repo = yield* tempRoot("pi-git-group-")
+      gitIn(repo, "init", "-q")
+      // What a hanging hook does: a child of its own that outlives the shell that started it.
+      gitIn(repo, "config", "alias.hang", `!sleep 300 & echo $! > "${join(repo, "child.pid")}"; wait`)
+      const failure = yield* Effect.flip(gitWithin(500)(repo, ["hang"]))
+      assert.include(failure.message, "timed out after 0.5 s and was stopped")
+      const child = Number(readFileSync(join(repo, "child.pid"), "utf8").trim())
+      yield* Effect.sleep("200 millis")
+      assert.isFalse(running(child), `the hook's child ${child} outlived git`)
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("history_windows answers at once while a window's commit hangs, naming that window as being committed", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-git-tool-")
+      let hang = false
+      const gate = yield* Deferred.make<void>()
+      const hangingCommits: GitRunner = (cwd, args, stdin) =>
+        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      const reset = (windowId: string) => [
+        { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
+        { type: "custom_message", customType: CustomType.boot, content: "boot", display: false, details: { windowId } }
+      ]
+      const { session, tool, endWindow, withHistory } = historySession(root, {
+        entries: [
+          messageEntry("user", "first window"),
+          ...reset("pcx:hist0000:0000000b"),
+          messageEntry("user", "second window"),
+          ...reset("pcx:hist0000:0000000c"),
+          messageEntry("user", "third window")
+        ]
+      })
+      return yield* Effect.gen(function*() {
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        // The windows as the branch names them: the view joins the commits by these ids.
+        yield* endWindow(1, rootWindowId(session.sessionId))
+        hang = true
+        ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+        yield* withHistory((history) => history.windowEnded({ id: "pcx:hist0000:0000000b", ordinal: 2 }))
+        // Nothing moves the test clock: a call that waited on the commit would never answer.
+        const answer = yield* Effect.provide(historyToolHandlers.history_windows({}), session.layer)
+        assert.strictEqual(answer._tag, "Ok")
+        const line = (ordinal: number) => answer.text.split("\n").find((l) => l.includes(`(w${ordinal} · `)) ?? ""
+        assert.match(line(1), / · notes committed \+1 ~0 −0 \(\+plan\.md\)\)$/)
+        assert.match(line(2), / · notes being committed\)$/)
+        yield* Deferred.succeed(gate, undefined)
+      }).pipe(Effect.provide(Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer(hangingCommits)))))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a history command does not wait on a hanging commit past its bound: it shows what is committed and says a commit is running", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-git-hang-")
+      let hang = false
+      const gate = yield* Deferred.make<void>()
+      const hangingCommits: GitRunner = (cwd, args, stdin) =>
+        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      return yield* Effect.gen(function*() {
+        const { tool, endWindow, withHistory } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        yield* endWindow(1)
+        hang = true
+        ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+        yield* withHistory((history) => history.windowEnded(testWindow(2)))
+
+        // history_windows never waits on it: the window is named as being committed.
+        const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))
+        assert.isTrue(Option.isSome(changes))
+        assert.deepStrictEqual([...Option.getOrThrow(changes).pending], [testWindow(2).id])
+        assert.deepStrictEqual([...Option.getOrThrow(changes).byWindow.byWindowId.keys()], [testWindow(1).id])
+
+        const listing = yield* Effect.forkChild(withHistory((history) => history.history("plan")))
+        yield* TestClock.adjust("5 seconds")
+        const text = yield* Fiber.join(listing)
+        assert.include(text, "w1 of session histsess: +1 ~0 −0")
+        assert.notInclude(text, "w2 of session")
+        assert.include(text, "(A commit of the notes is still running; this shows what was committed before it.)")
+        yield* Deferred.succeed(gate, undefined)
+        yield* withHistory((history) => history.flush)
+        const after = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))
+        assert.deepStrictEqual([...Option.getOrThrow(after).pending], [])
+        assert.deepStrictEqual([...Option.getOrThrow(after).byWindow.byWindowId.keys()].sort(), [testWindow(1).id, testWindow(2).id])
+      }).pipe(Effect.provide(historyLayer(hangingCommits)))
+    }).pipe(Effect.provide(nodeLayer)))
+})
