@@ -9,6 +9,7 @@ import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { describeTrace, Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
@@ -52,7 +53,7 @@ export const doctorReport = Effect.gen(function*() {
   const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
   lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.join("; ")}`))
 
-  const inspection = inspectBranch(yield* session.branch, session.sessionId)
+  const inspection = inspectBranch(yield* (yield* Window).spans, session.sessionId)
   lines.push(
     inspection._tag === "Refuse"
       ? check(false, `reset boundary of ${inspection.windowId}: ${inspection.reason}; run /${CommandName.wipeMemory}`)

@@ -1,11 +1,10 @@
 import { Effect, Option } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
-import { type RawEntry, isMarkerEntry } from "../domain/entries.ts"
+import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
-import { PiSession } from "../services/PiSession.ts"
 import { Window } from "../services/Window.ts"
 import { notesHistoryCommand } from "./notesHistory.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
@@ -67,10 +66,8 @@ const bootOf = (entry: RawEntry, windowId: string): string | undefined => {
 
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {
-  const session = yield* PiSession
   const window = yield* (yield* Window).current
-  const tail = yield* session.branchTail(isMarkerEntry)
-  const text = Option.fromNullishOr(tail.map((entry) => bootOf(entry, window.id)).find((boot) => boot !== undefined))
+  const text = Option.fromNullishOr(window.entries.map((entry) => bootOf(entry, window.id)).find((boot) => boot !== undefined))
   return { ordinal: window.ordinal, text: Option.getOrUndefined(text) }
 })
 

@@ -168,16 +168,18 @@ export const inspectTail = (tail: ReadonlyArray<BranchEntry>, repair?: RepairCon
   return { _tag: "Repair", windowId, missing: bootSeen ? ["continuation"] : ["boot", "continuation"] }
 }
 
-/** `inspectTail` on the tail after the branch's last marker, with what repair must know of the branch before it. */
-export const inspectBranch = (branch: ReadonlyArray<BranchEntry>, sessionId: string): TailInspection => {
-  const markerIndex = branch.findLastIndex((entry) => entry._tag === "Marker")
-  if (markerIndex === -1) return { _tag: "NoMarker" }
+/**
+ * `inspectTail` on the current window (the last of `windows`, as the Window
+ * room reads the branch), with what repair must know of the windows before
+ * it: which window ids already have a boot.
+ */
+export const inspectBranch = (windows: ReadonlyArray<{ readonly tail: ReadonlyArray<BranchEntry> }>, sessionId: string): TailInspection => {
+  if (windows.length < 2) return { _tag: "NoMarker" }
   const bootedBefore = new Set<string>()
-  for (let i = 0; i < markerIndex; i++) {
-    const entry = branch[i]!
-    if (entry._tag === "Boot") bootedBefore.add(entry.windowId)
+  for (const window of windows.slice(0, -1)) {
+    for (const entry of window.tail) if (entry._tag === "Boot") bootedBefore.add(entry.windowId)
   }
-  return inspectTail(branch.slice(markerIndex), { sessionId, bootedBefore })
+  return inspectTail(windows[windows.length - 1]!.tail, { sessionId, bootedBefore })
 }
 
 /**

@@ -32,16 +32,15 @@ export const customTypeOf = (kind: ReminderKind): ReminderDraft["customType"] =>
   kind === "guidance" ? CustomType.guidance : CustomType.warning
 
 /**
- * Reminders committed in window `windowId` on this branch. Walks back from the
- * leaf and stops at the window's marker, so it costs the window, not the
- * session; a sibling branch's reminders are not on this branch and never count.
+ * Reminders committed in window `windowId` among `tail`: the window's entries
+ * as Window.current gives them, so it costs the window, not the session; a
+ * sibling branch's reminders are not on this branch and never count.
  */
-export const committedReminders = (branch: ReadonlyArray<BranchEntry>, windowId: string): ReminderFlags => {
+export const committedReminders = (tail: ReadonlyArray<BranchEntry>, windowId: string): ReminderFlags => {
   let guidance = false
   let warning = false
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const entry = branch[i]!
-    if (entry._tag === "Marker") break
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const entry = tail[i]!
     if (entry._tag === "Reminder" && entry.windowId === windowId) {
       if (entry.kind === "guidance") guidance = true
       else warning = true

@@ -1,6 +1,5 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
-import { isMarkerEntry } from "../domain/entries.ts"
 import { projectRequest } from "../domain/projection.ts"
 import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
@@ -65,7 +64,7 @@ export const layerWithoutDependencies = Layer.effect(
     const currentWindow = windows.current
     const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
     const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
-    const startup = makeStartup({ trace, boots, boundaries, currentWindow, enabled })
+    const startup = makeStartup({ trace, boots, boundaries, currentWindow, windowSpans: windows.spans, enabled })
     const guards = yield* makeGuards({ trace, currentWindow, enabled })
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
@@ -219,10 +218,9 @@ export const layerWithoutDependencies = Layer.effect(
             `or turn pi-context on with /${CommandName.piContext} on.`
         } satisfies WipeReply
       }
-      const session = yield* PiSession
       const window = yield* currentWindow
       const policy = yield* thresholds.policy
-      const activity = windowActivity(yield* session.branchTail(isMarkerEntry))
+      const activity = windowActivity(window.entries)
       const check = checkWipe({ checkEnabled: policy.checkpointCheck.value, activity })
       yield* trace.info("wipe.check", { verdict: check._tag, reason: check.reason })
       if (check._tag === "Refuse") return { scheduled: false, refused: true, text: wipeRefusalText } satisfies WipeReply

@@ -1,18 +1,10 @@
 import { Effect, Layer, Option, Ref } from "effect"
-import { classifyEntry, isMarkerEntry, type RawEntry } from "../domain/entries.ts"
-import { epochMs, windowFacts } from "../domain/window/windowFacts.ts"
+import { factsOfSpans } from "../domain/window/windowFacts.ts"
+import { branchWindows, currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
-import { rootWindowId } from "../domain/windowId.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { type CurrentWindow, Window } from "../services/Window.ts"
-
-/** The w-number of the window a branch's last marker opens: 1 + the markers on the branch. */
-const ordinalAtLeaf = (branch: ReadonlyArray<RawEntry>): number => {
-  let markers = 0
-  for (const entry of branch) if (isMarkerEntry(entry) && classifyEntry(entry)._tag === "Marker") markers++
-  return markers + 1
-}
 
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
@@ -46,18 +38,14 @@ export const layer = Layer.effect(
       const session = yield* PiSession
       const cached = yield* Ref.get(cache)
       const known = cached?.sessionId === session.sessionId ? cached : undefined
-      const walked = yield* session.branchTail((entry) => isMarkerEntry(entry) || entry.id === known?.leafId)
+      const walked = yield* session.branchTail((entry) => opensWindow(entry) || entry.id === known?.leafId)
       const leaf = walked[walked.length - 1]
       let window: CurrentWindow
-      if (known !== undefined && walked[0]?.id === known.leafId && !isMarkerEntry(walked[0]!)) {
-        window = walked.length === 1 ? known.window : { ...known.window, tail: [...known.window.tail, ...walked.slice(1).map(classifyEntry)] }
+      if (known !== undefined && walked[0]?.id === known.leafId && !opensWindow(walked[0]!)) {
+        window = extendedWindow(known.window, walked.slice(1))
       } else {
-        const tail = walked.map(classifyEntry)
-        const first = tail[0]
-        const startedAt = first === undefined ? undefined : epochMs(first.timestamp)
-        window = first?._tag === "Marker"
-          ? { id: first.windowId, ordinal: yield* ordinalOf(session.sessionId, first.windowId), isRoot: false, startedAt, tail }
-          : { id: rootWindowId(session.sessionId), ordinal: 1, isRoot: true, startedAt, tail }
+        const opening = walked[0] === undefined ? undefined : windowOpening(walked[0])
+        window = currentWindowOf(walked, session.sessionId, opening === undefined ? 1 : yield* ordinalOf(session.sessionId, opening.windowId))
       }
       yield* Ref.set(cache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, window })
       return window
@@ -75,9 +63,8 @@ export const layer = Layer.effect(
         if (piFigureHolds(window)) return reportedUsage(Option.getOrUndefined(yield* session.contextUsage), window)
         const contextWindow = yield* modelWindow
         if (contextWindow === undefined) return undefined
-        const tail = yield* session.branchTail(isMarkerEntry)
         // Of what comes before the marker, the next request keeps only the newest system prompt.
-        const entries = tail.some(carriesSystemPrompt) ? tail : yield* session.branchTail(carriesSystemPrompt)
+        const entries = window.entries.some(carriesSystemPrompt) ? window.entries : yield* session.branchTail(carriesSystemPrompt)
         const tokens = nextRequestTokens(entries, window)
         const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
         if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })
@@ -112,11 +99,13 @@ export const layer = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
-    const windows = Effect.gen(function*() {
+    const spans = Effect.gen(function*() {
       const session = yield* PiSession
-      return windowFacts(yield* session.rawBranch, session.sessionId)
-    }).pipe(Effect.withSpan("Window.windows"))
+      return branchWindows(yield* session.rawBranch, session.sessionId)
+    })
 
-    return Window.of({ current, usage, measureRequest, rememberReply, windows, forget: Ref.set(measured, undefined) })
+    const windows = Effect.map(spans, factsOfSpans).pipe(Effect.withSpan("Window.windows"))
+
+    return Window.of({ current, usage, measureRequest, rememberReply, windows, spans, forget: Ref.set(measured, undefined) })
   })
 )

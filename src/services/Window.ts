@@ -1,22 +1,22 @@
 import { Context, type Effect } from "effect"
-import type { BranchEntry } from "../domain/entries.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
-import type { Window as BranchWindow, WindowFacts } from "../domain/window/facts.ts"
+import type { WindowFacts } from "../domain/window/facts.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
+import type { CurrentWindow, WindowSpan } from "../domain/window/walk.ts"
 import type { PiSession } from "./PiSession.ts"
 
-/** The window the next request belongs to, with its classified tail (its marker first, or the branch's root). */
-export interface CurrentWindow extends BranchWindow {
-  readonly tail: ReadonlyArray<BranchEntry>
-}
+export type { CurrentWindow, WindowSpan }
 
 /**
  * The one owner of "the windows of this branch": which window is current,
- * its w-number and start, its usage (with the reset correction), and every
- * window with its facts. Cached per extension instance: the loop asks before
- * every request and at every turn end.
+ * its w-number, start and entries (raw and classified), its usage (with the
+ * reset correction), and every window with its facts, all read by the one
+ * walk of domain/window/walk.ts: nothing else walks the branch for markers.
+ * Cached per extension instance: the loop asks before every request and at
+ * every turn end.
  */
 export class Window extends Context.Service<Window, {
+  /** The window the next request belongs to; incremental: costs the entries appended since the last call. */
   readonly current: Effect.Effect<CurrentWindow, never, PiSession>
   /**
    * The current window's usage: as last measured from a request or a reply
@@ -33,6 +33,8 @@ export class Window extends Context.Service<Window, {
   readonly rememberReply: (window: CurrentWindow, tokens: number) => Effect.Effect<void, never, PiSession>
   /** Every window of the active branch, oldest first, with its facts. */
   readonly windows: Effect.Effect<ReadonlyArray<WindowFacts>, never, PiSession>
+  /** Every window of the active branch, oldest first, with its raw entries (its marker first): one walk of the whole branch. */
+  readonly spans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
   /** Drops what was measured: the branch may have changed (reset, tree navigation, on/off). */
   readonly forget: Effect.Effect<void>
 }>()("pi-context/Window") {}

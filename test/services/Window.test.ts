@@ -64,4 +64,26 @@ describe("Window", () => {
         assert.deepStrictEqual(yield* window.usage, { tokens: 10, contextWindow: 100_000, estimated: true })
       }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
     }))
+
+  it.effect("a marker that does not decode opens no window: current, windows and spans all stay in the window it sits in", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+      appendBoundary(fake, "pcx:second")
+      fake.append({ ...messageEntry("user", "go on"), id: "u2", timestamp: new Date(7_000).toISOString() })
+      const malformed = fake.append({ type: "custom", customType: "pi-context/reset-marker", data: { windowId: "two words" } })
+      fake.append({ ...messageEntry("assistant", "after"), id: "r2", timestamp: new Date(8_000).toISOString() })
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        const current = yield* window.current
+        const facts = yield* window.windows
+        const spans = yield* window.spans
+        assert.deepStrictEqual([current.id, current.ordinal], ["pcx:second", 2])
+        assert.deepStrictEqual(facts.map((w) => [w.id, w.ordinal, w.end._tag]), [[rootWindowId(sessionId), 1, "Reset"], ["pcx:second", 2, "Open"]])
+        assert.deepStrictEqual(spans.map((w) => w.id), facts.map((w) => w.id))
+        // The malformed marker is an unreadable entry of w2, in the same place for every reader.
+        assert.deepStrictEqual(current.entries.map((e) => e.id), spans[1]!.entries.map((e) => e.id))
+        assert.include(current.entries.map((e) => e.id), malformed.id)
+        assert.strictEqual(current.tail.find((e) => e.id === malformed.id)?._tag, "Foreign")
+      }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+    }))
 })

@@ -12,6 +12,7 @@ import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
@@ -32,7 +33,7 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, quietHistory).pipe(
+  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, WindowLive.layer, quietHistory).pipe(
     Layer.provideMerge(NotesStoreLive.layerWithoutDependencies),
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )

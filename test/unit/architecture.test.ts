@@ -112,6 +112,36 @@ describe("the import graph", () => {
   })
 })
 
+describe("the Window room", () => {
+  /** The one reader of the branch's window structure: domain/window/walk.ts walks it, the service and its layer expose it. */
+  const inWindowRoom = (file: string) => file.startsWith("src/domain/window/") || file === "src/layers/WindowLive.ts" || file === "src/services/Window.ts"
+
+  /**
+   * Ways to read reset markers, each with the files outside the room that
+   * may: entries.ts defines the marker's shape and decodes it (classifyEntry),
+   * boundary.ts writes it, the renderer draws its chat entry, protocol.ts names
+   * its type. boundary.ts also checks that the tail Window.current gives starts
+   * with its marker: the projection and repair judge that tail themselves (the
+   * marker's id names the window's own boot), without walking the branch.
+   */
+  const markerReads: ReadonlyArray<{ readonly what: string; readonly pattern: RegExp; readonly allowed: ReadonlyArray<string> }> = [
+    { what: "isMarkerEntry", pattern: /\bisMarkerEntry\b/, allowed: ["src/domain/entries.ts"] },
+    { what: "the marker decoder's schema", pattern: /\bResetMarkerData\b/, allowed: ["src/domain/entries.ts"] },
+    { what: "a walk back from the leaf (branchTail)", pattern: /\.branchTail\(/, allowed: [] },
+    { what: "the marker's custom type", pattern: /CustomType\.resetMarker\b|["']pi-context\/reset-marker["']/, allowed: ["src/domain/entries.ts", "src/domain/boundary.ts", "src/adapters/renderers.ts", "src/domain/protocol.ts"] },
+    { what: "a classified marker", pattern: /_tag\s*[!=]==\s*["']Marker["']|_tag: "Marker" \}>/, allowed: ["src/domain/boundary.ts"] }
+  ]
+
+  it("is the only reader of reset markers: nothing else walks the branch for them or decodes them", () => {
+    const offenders = src.filter((file) => !inWindowRoom(file)).flatMap((file) =>
+      markerReads.filter(({ pattern, allowed }) => !allowed.includes(file) && pattern.test(text.get(file)!)).map(({ what }) => `${file}: ${what}`)
+    )
+    assert.deepStrictEqual(offenders, [])
+    // The patterns match real code: the room itself tells markers apart and walks back from the leaf.
+    for (const { pattern } of [markerReads[0]!, markerReads[2]!]) assert.isTrue(src.filter(inWindowRoom).some((file) => pattern.test(text.get(file)!)), String(pattern))
+  })
+})
+
 describe("file sizes", () => {
   it("keeps every source and test file at 400 lines or fewer", () => {
     const long = [...src, ...tests]

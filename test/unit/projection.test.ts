@@ -24,6 +24,13 @@ const continuation = at("Continuation")
 /** A reset window whose branch tail is `tail` (default: a complete boundary, then work). */
 const reset = (id: string, tail: ReadonlyArray<BranchEntry> = [marker(id), bootEntry(id), continuation, message]) => ({ id, isRoot: false, tail })
 const root = (id: string) => ({ id, isRoot: true, tail: [message] })
+/** A classified branch cut into windows at each marker, as the Window room hands them over. */
+const windowsOf = (branch: ReadonlyArray<BranchEntry>) =>
+  branch.reduce<Array<{ tail: Array<BranchEntry> }>>((windows, entry) => {
+    if (entry._tag === "Marker") windows.push({ tail: [entry] })
+    else windows.at(-1)!.tail.push(entry)
+    return windows
+  }, [{ tail: [] }])
 
 describe("projection", () => {
   it("puts each committed reminder back before the reply of the turn whose request carried it", () => {
@@ -152,7 +159,7 @@ describe("start-up repair inspection", () => {
     const own = "pcx:eeeeffff0000:0a1b2c3d"
     const rootId = "pcx:eeeeffff0000:root"
     // A fresh marker of this session is repaired.
-    assert.deepStrictEqual(inspectBranch([message, bootEntry(rootId), message, marker(own), meta], sessionId), {
+    assert.deepStrictEqual(inspectBranch(windowsOf([message, bootEntry(rootId), message, marker(own), meta]), sessionId), {
       _tag: "Repair",
       windowId: own,
       missing: ["boot", "continuation"]
@@ -160,18 +167,18 @@ describe("start-up repair inspection", () => {
     // A duplicate of the current window's marker, or a marker with the root's id: its id already has a boot.
     for (const id of [own, rootId]) {
       const branch = [bootEntry(rootId), message, marker(own), bootEntry(own), continuation, message, marker(id), meta]
-      const inspection = inspectBranch(branch, sessionId)
+      const inspection = inspectBranch(windowsOf(branch), sessionId)
       assert.strictEqual(inspection._tag, "Refuse", id)
       if (inspection._tag === "Refuse") assert.include(inspection.reason, "already has a boot")
     }
     // The root id without a root boot (pi-context was off), another session's window, anything else: not ours to boot.
     for (const id of [rootId, "pcx:000011112222:0a1b2c3d", "w", "x".repeat(500)]) {
-      const inspection = inspectBranch([message, marker(id), meta], sessionId)
+      const inspection = inspectBranch(windowsOf([message, marker(id), meta]), sessionId)
       assert.strictEqual(inspection._tag, "Refuse", id)
       if (inspection._tag === "Refuse") assert.isAtMost(inspection.windowId.length, 64)
     }
     // Completing a continuation writes no boot, so a copied boundary (a fork) is still completed.
-    assert.strictEqual(inspectBranch([marker("pcx:000011112222:0a1b2c3d"), bootEntry("pcx:000011112222:0a1b2c3d")], sessionId)._tag, "Repair")
+    assert.strictEqual(inspectBranch(windowsOf([marker("pcx:000011112222:0a1b2c3d"), bootEntry("pcx:000011112222:0a1b2c3d")]), sessionId)._tag, "Repair")
   })
 
   it("has nothing to do without a marker", () => {

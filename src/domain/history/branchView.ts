@@ -1,29 +1,24 @@
 import type { RawEntry } from "../entries.ts"
 import type { Window } from "../window/facts.ts"
-import { epochMs } from "../window/windowFacts.ts"
-import { rootWindowId } from "../windowId.ts"
+import { openedWindow, rootWindow, windowOpening } from "../window/walk.ts"
 
 /** A window of the active branch, with the seqs of its events, ascending (branch order is append order). */
 export interface WindowView extends Window {
   readonly seqs: Array<number>
 }
 
-export interface MarkerInfo {
-  readonly windowId: string
-  readonly timestamp: string
-}
-
-/** What the view reads of the history index: where windows open, and which seqs each entry created. */
+/** What the view reads of the history index: which seqs each entry created. */
 export interface BranchSource {
   readonly sessionId: string
-  readonly markers: ReadonlyMap<string, MarkerInfo>
   readonly seqsByEntry: ReadonlyMap<string, ReadonlyArray<number>>
 }
 
 /**
- * Which events the active branch holds, and in which window. Extended in
- * place while the leaf only moves forward over appended entries; rebuilt from
- * the branch (never from the entries' texts) when the leaf jumps elsewhere.
+ * Which events the active branch holds, and in which window: the windows as
+ * the Window room's walk reads them (domain/window/walk.ts), one entry at a
+ * time. Extended in place while the leaf only moves forward over appended
+ * entries; rebuilt from the branch (never from the entries' texts) when the
+ * leaf jumps elsewhere.
  */
 export interface BranchView {
   /** The leaf this view describes; `undefined` forces a rebuild on the next call. */
@@ -40,23 +35,17 @@ export interface BranchView {
 export const emptyBranchView = (sessionId: string): BranchView => ({
   leafId: null,
   length: 0,
-  windows: [{ id: rootWindowId(sessionId), ordinal: 1, isRoot: true, startedAt: undefined, seqs: [] }],
+  windows: [{ ...rootWindow(sessionId, undefined), seqs: [] }],
   windowOfSeq: [],
   seqs: []
 })
 
-const foldBranchEntry = (view: BranchView, index: BranchSource, entry: { readonly id: string; readonly timestamp: string }): void => {
-  if (view.length === 0) view.windows[0] = { ...view.windows[0]!, startedAt: epochMs(entry.timestamp) }
+const foldBranchEntry = (view: BranchView, index: BranchSource, entry: RawEntry): void => {
+  if (view.length === 0) view.windows[0] = { ...rootWindow(index.sessionId, entry), seqs: [] }
   view.length++
-  const marker = index.markers.get(entry.id)
-  if (marker !== undefined) {
-    view.windows.push({
-      id: marker.windowId,
-      ordinal: view.windows.length + 1,
-      isRoot: false,
-      startedAt: epochMs(marker.timestamp),
-      seqs: []
-    })
+  const opening = windowOpening(entry)
+  if (opening !== undefined) {
+    view.windows.push({ ...openedWindow(opening, view.windows.length + 1), seqs: [] })
     return
   }
   const seqs = index.seqsByEntry.get(entry.id)

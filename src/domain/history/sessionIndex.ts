@@ -1,6 +1,5 @@
-import { classifyEntry, type RawEntry } from "../entries.ts"
-import { CustomType } from "../protocol.ts"
-import { type BranchView, emptyBranchView, type MarkerInfo } from "./branchView.ts"
+import type { RawEntry } from "../entries.ts"
+import { type BranchView, emptyBranchView } from "./branchView.ts"
 import { draftsOfEntry, type HistoryEvent, toolDocument } from "./events.ts"
 
 interface PendingCall {
@@ -25,8 +24,6 @@ export interface SessionIndex {
   readonly events: Array<HistoryEvent>
   /** The seqs each entry created, for entries that created any. */
   readonly seqsByEntry: Map<string, ReadonlyArray<number>>
-  /** Reset markers by entry id: the branch view opens a window at each one on the branch. */
-  readonly markers: Map<string, MarkerInfo>
   /** Calls still waiting for their first result, by tool-call id. */
   readonly pendingCalls: Map<string, PendingCall>
   /** How many entries of the session (in append order) have been folded in. */
@@ -42,7 +39,6 @@ export const emptyIndex = (sessionId: string): SessionIndex => ({
   sessionId,
   events: [],
   seqsByEntry: new Map(),
-  markers: new Map(),
   pendingCalls: new Map(),
   entryCount: 0,
   lastEntryId: undefined,
@@ -68,11 +64,6 @@ const push = (index: SessionIndex, entry: RawEntry, event: Omit<HistoryEvent, "s
 }
 
 const foldEntry = (index: SessionIndex, entry: RawEntry): void => {
-  if (entry.type === "custom" && entry.customType === CustomType.resetMarker) {
-    const classified = classifyEntry(entry)
-    if (classified._tag === "Marker") index.markers.set(entry.id, { windowId: classified.windowId, timestamp: entry.timestamp })
-    return
-  }
   const created: Array<number> = []
   for (const draft of draftsOfEntry(entry)) {
     switch (draft._tag) {

@@ -1,10 +1,10 @@
 import { isRecord } from "../record.ts"
 import { noteWriteResult } from "../checkpoint.ts"
-import { classifyEntry, type RawEntry } from "../entries.ts"
+import type { RawEntry } from "../entries.ts"
 import { estimateMessageTokens, replyTokens } from "../projection.ts"
 import type { ResetSource } from "../resetControl.ts"
-import { rootWindowId } from "../windowId.ts"
 import type { WindowEnd, WindowFacts } from "./facts.ts"
+import { branchWindows, epochMs, type WindowSpan } from "./walk.ts"
 
 const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command", "hard-line", "close-out", "overflow"])
 
@@ -12,70 +12,52 @@ const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command
 export const resetSourceOf = (recorded: string | undefined): ResetSource | "unknown" =>
   recorded !== undefined && resetSources.has(recorded) ? recorded as ResetSource : "unknown"
 
-/** Epoch ms of an entry's timestamp; undefined when it does not parse. */
-export const epochMs = (timestamp: string): number | undefined => {
-  const ms = Date.parse(timestamp)
-  return Number.isNaN(ms) ? undefined : ms
-}
-
-interface Building {
-  id: string
-  ordinal: number
-  isRoot: boolean
-  startedAt: number | undefined
-  end: WindowEnd
-  lastActivityAt: number | undefined
-  turns: number
-  peakTokens: number | null
-  notesWritten: Array<string>
-  bootTokens: number | null
-}
-
-const open = (id: string, ordinal: number, startedAt: number | undefined): Building => ({
-  id,
-  ordinal,
-  isRoot: ordinal === 1,
-  startedAt,
-  end: { _tag: "Open" },
-  lastActivityAt: startedAt,
-  turns: 0,
-  peakTokens: null,
-  notesWritten: [],
-  bootTokens: null
-})
-
 /**
- * Every window of a branch (root to leaf), oldest first, with its facts. One
- * pass over the branch; a window ends at the next marker, whose recorded
- * source says how it ended.
+ * Every window of a branch (root to leaf), oldest first, with its facts: the
+ * windows as `branchWindows` reads them, each ended by the next marker, whose
+ * recorded source says how it ended.
  */
-export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowFacts> => {
-  const first = branch[0]
-  const windows: Array<Building> = [open(rootWindowId(sessionId), 1, first === undefined ? undefined : epochMs(first.timestamp))]
-  for (const entry of branch) {
-    const at = epochMs(entry.timestamp)
-    const current = windows[windows.length - 1]!
-    const classified = classifyEntry(entry)
-    if (classified._tag === "Marker") {
-      current.end = { _tag: "Reset", source: resetSourceOf(classified.source), at }
-      current.lastActivityAt = at ?? current.lastActivityAt
-      windows.push(open(classified.windowId, windows.length + 1, at))
-      continue
+export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowFacts> =>
+  factsOfSpans(branchWindows(branch, sessionId))
+
+/** The facts of windows `branchWindows` read. */
+export const factsOfSpans = (spans: ReadonlyArray<WindowSpan>): ReadonlyArray<WindowFacts> => spans.map(factsOf)
+
+const factsOf = (span: WindowSpan): WindowFacts => {
+  let lastActivityAt = span.startedAt
+  let turns = 0
+  let peakTokens: number | null = null
+  let bootTokens: number | null = null
+  const notesWritten: Array<string> = []
+  span.entries.forEach((entry, i) => {
+    lastActivityAt = epochMs(entry.timestamp) ?? lastActivityAt
+    const classified = span.tail[i]!
+    if (classified._tag === "Boot" && classified.windowId === span.id && bootTokens === null) {
+      bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
     }
-    current.lastActivityAt = at ?? current.lastActivityAt
-    if (classified._tag === "Boot" && classified.windowId === current.id && current.bootTokens === null) {
-      current.bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
-    }
-    if (classified._tag !== "Message") continue
+    if (classified._tag !== "Message") return
     if (classified.role === "assistant") {
-      current.turns++
+      turns++
       const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
-      if (tokens !== undefined && (current.peakTokens === null || tokens > current.peakTokens)) current.peakTokens = tokens
+      if (tokens !== undefined && (peakTokens === null || tokens > peakTokens)) peakTokens = tokens
     }
     const address = noteWriteResult(entry)?.address
-    if (address !== undefined && !current.notesWritten.includes(address)) current.notesWritten.push(address)
+    if (address !== undefined && !notesWritten.includes(address)) notesWritten.push(address)
+  })
+  const endedAt = span.endedBy === undefined ? undefined : epochMs(span.endedBy.timestamp)
+  const end: WindowEnd = span.endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(span.endedBy.source), at: endedAt }
+  return {
+    id: span.id,
+    ordinal: span.ordinal,
+    isRoot: span.isRoot,
+    startedAt: span.startedAt,
+    end,
+    lastActivityAt: endedAt ?? lastActivityAt,
+    turns,
+    peakTokens,
+    notesWritten,
+    bootTokens
   }
-  return windows
 }
 
 /** The highest usage a successful reply among `entries` reported, or null. */

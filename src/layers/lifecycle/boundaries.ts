@@ -3,7 +3,6 @@ import type { BootContinuity } from "../../domain/boot.ts"
 import { continuationFor, resetDrafts } from "../../domain/boundary.ts"
 import { windowActivity } from "../../domain/checkpoint.ts"
 import { windowDigest } from "../../domain/digest.ts"
-import { isMarkerEntry } from "../../domain/entries.ts"
 import { pendingRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
@@ -69,7 +68,8 @@ export const makeBoundaries = (deps: {
         const session = yield* PiSession
         const policy = yield* thresholds.policy
         const windowId = newWindowId(session.sessionId, yield* randomHex8)
-        const entries = yield* session.branchTail(isMarkerEntry)
+        // Read afresh: what the window holds now, which `from` (taken earlier in the turn) may not.
+        const { entries } = yield* window.current
         const activity = windowActivity(entries)
         const previousOrdinal = from.ordinal
         const continuity: BootContinuity = {

@@ -6,7 +6,7 @@ import type { BootBuildFailed } from "../../services/Boots.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { Boundaries } from "./boundaries.ts"
-import type { CurrentWindow } from "../../services/Window.ts"
+import type { CurrentWindow, WindowSpan } from "../../services/Window.ts"
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
 export const makeStartup = (deps: {
@@ -14,15 +14,16 @@ export const makeStartup = (deps: {
   readonly boots: Boots["Service"]
   readonly boundaries: Boundaries
   readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
+  readonly windowSpans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
   readonly enabled: Effect.Effect<boolean, never, PiSession>
 }) => {
-  const { trace, boots, boundaries, currentWindow, enabled } = deps
+  const { trace, boots, boundaries, currentWindow, windowSpans, enabled } = deps
 
   /** Appends what a marker tail is missing, or refuses with one notice. */
   const repairTail = Effect.gen(function*() {
     const session = yield* PiSession
-    // The whole branch: repair must know which window ids already have a boot before the marker.
-    const inspection = inspectBranch(yield* session.branch, session.sessionId)
+    // Every window: repair must know which window ids already have a boot before the marker.
+    const inspection = inspectBranch(yield* windowSpans, session.sessionId)
     switch (inspection._tag) {
       case "NoMarker":
       case "Complete":
