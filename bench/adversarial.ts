@@ -35,6 +35,7 @@ import { ToolName, ToolResultByteLimit } from "../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
 import * as NotesHistoryLive from "../src/layers/NotesHistoryLive.ts"
+import * as NotesHomesLive from "../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../src/layers/NotesStoreLive.ts"
 import * as WindowLive from "../src/layers/WindowLive.ts"
 import { historyToolHandlers } from "../src/tools/history.ts"
@@ -131,7 +132,7 @@ for (let turn = 0; turn < 5_000; turn++) {
 
 // The runtime's own layers for what the history and notes tools need; each brings its dependencies.
 const runtime = ManagedRuntime.make(
-  Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, NotesHistoryLive.layer, session.layer)
+  Layer.mergeAll(HistoryLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, WindowLive.layer, NotesHistoryLive.layer, session.layer)
 )
 
 const handlers: Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, any>> = { ...notesToolHandlers, ...historyToolHandlers }

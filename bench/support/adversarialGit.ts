@@ -62,6 +62,9 @@ const writeNote = (file: string, body: string): void => {
 type Handler = (params: unknown) => Effect.Effect<ToolOutcome, never, any>
 const handlers: Record<string, Handler> = { ...notesToolHandlers, ...historyToolHandlers }
 
+/** The id of window `w` of a world's branch (the root window keeps the session's own id). */
+const windowIdOf = (w: number) => `pcx:advgit00:${w.toString(16).padStart(8, "0")}`
+
 /** A world: a fake Pi session on a notes root, and the runtime's live layers over it. */
 const world = (root: string, sessionId: string, windows: number) => {
   const session: FakeSession = makeFakeSession({
@@ -75,7 +78,7 @@ const world = (root: string, sessionId: string, windows: number) => {
   })
   for (let w = 1; w <= windows; w++) {
     if (w > 1) {
-      const windowId = `pcx:advgit00:${w.toString(16).padStart(8, "0")}`
+      const windowId = windowIdOf(w)
       session.marker(windowId)
       session.boot(windowId, `boot of ${windowId}`)
     }
@@ -158,7 +161,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
         Effect.suspend(() => {
           queued++
           writeNote(join(root, "sessions", sessionId, "burst", `queued-${queued}.md`), `queued ${queued}\n`)
-          return history.windowEnded({ id: `pcx:bench:w${Windows}`, ordinal: Windows })
+          return history.windowEnded({ id: windowIdOf(Windows), ordinal: Windows })
         })))
   const windowsRow = await timeCall(
     `history_windows ${Windows}w/${Notes / 1000}k, 3 queued`,
@@ -216,7 +219,7 @@ const repositoryCase = async (
     await timeCall(`history_windows, ${label}`, runs, () => call(ToolName.historyWindows, {}))
   ]
   const start = performance.now()
-  await onSession((history) => Effect.andThen(history.windowEnded({ id: "pcx:bench:w2", ordinal: 2 }), history.flush))
+  await onSession((history) => Effect.andThen(history.windowEnded({ id: windowIdOf(2), ordinal: 2 }), history.flush))
   const ms = performance.now() - start
   await runtime.dispose()
   return { rows, commits: [{ name: `window commit, ${label}`, ms, outcome: leftAsItMust() ? "ok" : "REPOSITORY CHANGED" }] }
