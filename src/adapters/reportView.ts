@@ -91,8 +91,11 @@ export const registerReportRenderer = (pi: ExtensionAPI): void => {
  * entry, which never reaches the model; Pi keeps one info status, so a notice
  * would be replaced by the next one), elsewhere as a notice, in plain text.
  */
+/** Pi's TUI draws pi-context's entries (reports, the reset divider) in the chat; print, RPC and SDK hosts do not. */
+export const chatShowsEntries = (ctx: ExtensionContext): boolean => ctx.mode === "tui"
+
 export const showReport = (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData): void => {
-  if (ctx.mode === "tui") {
+  if (chatShowsEntries(ctx)) {
     pi.appendEntry<ReportData>(CustomType.report, report)
     return
   }

@@ -4,7 +4,7 @@ import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
-import { showReport } from "../adapters/reportView.ts"
+import { chatShowsEntries, showReport } from "../adapters/reportView.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { interruptWhenAborted } from "./abort.ts"
 
@@ -108,7 +108,7 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
     // A notice or status that cannot be shown (a UI gone with its session) is dropped, never a failed hook.
     notify: (message, level = "info") => quietly(() => ctx.ui.notify(message, level)),
     showReport: (report) => quietly(() => showReport(pi, ctx, report)),
-    chatShowsEntries: Effect.try({ try: () => ctx.mode === "tui", catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
+    chatShowsEntries: Effect.try({ try: () => chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
     setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
