@@ -1,0 +1,28 @@
+import { Context, type Effect, type Option } from "effect"
+import type { RemoteSyncState } from "../domain/notes/syncTypes.ts"
+import type { PiSession } from "./PiSession.ts"
+
+export type { RemoteSyncState } from "../domain/notes/syncTypes.ts"
+
+/**
+ * The note homes that travel through git remotes (`pi-context.sync`). Every
+ * pull and push runs in the background, bounded, and never on a hook's path:
+ * the first prompt never waits for a remote, and a failure is a notice and a
+ * state for doctor, never an error. No remote configured: nothing leaves the machine.
+ */
+export class NotesSync extends Context.Service<NotesSync, {
+  /** Session start: forks a bounded pull of every remote; returns at once. */
+  readonly started: Effect.Effect<void, never, PiSession>
+  /** A window's notes commit landed: forks a bounded push of every remote (retrying a failed one); returns at once. */
+  readonly committed: Effect.Effect<void, never, PiSession>
+  /** Shutdown: pushes what is not pushed yet, waiting at most `timeoutMs`. */
+  readonly shutdown: (timeoutMs: number) => Effect.Effect<void, never, PiSession>
+  /** `/pi-context notes sync now`: one pull and push of every remote, waited for; the states after. */
+  readonly syncNow: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
+  /** Every configured remote's state; empty when none is configured. */
+  readonly states: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
+  /** A notice a background sync left for the next hook to show, once per problem. */
+  readonly takeNotice: Effect.Effect<Option.Option<string>>
+  /** Waits for the syncs forked so far (tests, the bench, shutdown). */
+  readonly flush: Effect.Effect<void>
+}>()("pi-context/NotesSync") {}
