@@ -190,8 +190,9 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: Ctx) =>
-      run(ctx, "session_start", Effect.tap(Lifecycle.use((l) => l.sessionStarted(reason)), () => reportNotesWritability), unsureNeeds),
+    sessionStart: (reason: string, ctx: Ctx) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), unsureNeeds),
+    /** One notice when notes cannot be written: told after start-up, which the first request waits for, and apart from it. */
+    notesWritability: (ctx: Ctx) => run(ctx, "notes writability", reportNotesWritability, undefined),
     sessionTree: (ctx: Ctx) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
