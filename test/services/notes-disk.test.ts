@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { Effect, PlatformError } from "effect"
-import { readTexts, statPaths } from "../../src/layers/notes/disk.ts"
+import { readNoteHead, readTexts, statPaths } from "../../src/layers/notes/disk.ts"
 
 const made: Array<string> = []
 const scratch = () => {
@@ -45,6 +45,19 @@ describe("reading the notes a walk found", () => {
     const home = scratch()
     const [text] = Effect.runSync(readTexts([join(home, "gone.md")]))
     assert.isTrue(PlatformError.isPlatformError(text) && text.reason._tag === "NotFound")
+  })
+})
+
+describe("reading the head of a large note", () => {
+  it("gives its first bytes at once, a character cut at the end dropped, and never through a symbolic link", () => {
+    const home = scratch()
+    writeFileSync(join(home, "big.md"), `# Résumé\n${"x".repeat(10_000)}`)
+    // "# R" is 3 bytes and "é" 2: 4 bytes end inside the "é".
+    assert.strictEqual(Effect.runSync(readNoteHead(join(home, "big.md"), 4)), "# R")
+    assert.strictEqual(Effect.runSync(readNoteHead(join(home, "big.md"), 11)), "# Résumé\n")
+    symlinkSync(join(home, "big.md"), join(home, "link.md"))
+    const error = Effect.runSync(Effect.flip(readNoteHead(join(home, "link.md"), 4)))
+    assert.isTrue(PlatformError.isPlatformError(error))
   })
 })
 

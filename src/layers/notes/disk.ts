@@ -165,27 +165,30 @@ export const statPaths = (
   options?: { readonly follow?: boolean | undefined }
 ): Effect.Effect<Array<PathKind>, PlatformError.PlatformError> =>
   Effect.suspend(() => {
-    const method = options?.follow === true ? "stat" : "lstat"
-    const call = options?.follow === true ? NodeFs.statSync : NodeFs.lstatSync
+    const follow = options?.follow === true
     const kinds = new Array<PathKind>(paths.length)
     for (let i = 0; i < paths.length; i++) {
-      const target = paths[i]!
-      try {
-        const stats = call(target, { throwIfNoEntry: false })
-        kinds[i] = stats === undefined ? missing : kindOf(stats)
-      } catch (error) {
-        const errno = error as NodeJS.ErrnoException
-        if (errno.code !== "ENOENT" && errno.code !== "ENOTDIR") return Effect.fail(errnoError(method, target, errno))
-        kinds[i] = missing
-      }
+      const kind = kindAt(paths[i]!, follow)
+      if (PlatformError.isPlatformError(kind)) return Effect.fail(kind)
+      kinds[i] = kind
     }
     return Effect.succeed(kinds)
   })
 
+const kindAt = (target: string, follow: boolean): PathKind | PlatformError.PlatformError => {
+  try {
+    const stats = follow ? NodeFs.statSync(target, { throwIfNoEntry: false }) : NodeFs.lstatSync(target, { throwIfNoEntry: false })
+    return stats === undefined ? missing : kindOf(stats)
+  } catch (error) {
+    const errno = error as NodeJS.ErrnoException
+    return errno.code === "ENOENT" || errno.code === "ENOTDIR" ? missing : errnoError(follow ? "stat" : "lstat", target, errno)
+  }
+}
+
 /**
  * How a note is opened to be read: never through a symbolic link (a note
  * swapped for one after the walk is not followed out of its home) and never
- * waiting on a FIFO put where a note was (it reads as an error instead).
+ * waiting on a FIFO put where a note was (it reads as empty, or an error).
  */
 const NoteReadFlags = NodeFs.constants.O_RDONLY | (NodeFs.constants.O_NOFOLLOW ?? 0) | (NodeFs.constants.O_NONBLOCK ?? 0)
 
@@ -197,6 +200,29 @@ const readNoteText = (target: string): string | PlatformError.PlatformError => {
     return errnoError("readFile", target, error as NodeJS.ErrnoException)
   }
 }
+
+const attempt = <A>(method: string, target: string, run: () => A): Effect.Effect<A, PlatformError.PlatformError> =>
+  Effect.try({ try: run, catch: (error) => errnoError(method, target, error as NodeJS.ErrnoException) })
+
+/** The UTF-8 text of a note's first `bytes` bytes (a character cut at the end is dropped), or why it could not be read. */
+export const readNoteHead = (target: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> =>
+  Effect.acquireUseRelease(
+    attempt("open", target, () => NodeFs.openSync(target, NoteReadFlags)),
+    (fd) =>
+      attempt("read", target, () => {
+        const buffer = Buffer.allocUnsafe(bytes)
+        const read = NodeFs.readSync(fd, buffer, 0, bytes, 0)
+        return new TextDecoder().decode(buffer.subarray(0, read), { stream: true })
+      }),
+    (fd) => Effect.sync(() => NodeFs.closeSync(fd))
+  )
+
+/** The whole UTF-8 text of one note, or why it could not be read; synchronous, for the reason `statPaths` is. */
+export const readText = (target: string): Effect.Effect<string, PlatformError.PlatformError> =>
+  Effect.suspend(() => {
+    const text = readNoteText(target)
+    return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+  })
 
 /** The text of each path (UTF-8), or why it could not be read; synchronous, for the reason `statPaths` is. */
 export const readTexts = (paths: ReadonlyArray<string>): Effect.Effect<Array<string | PlatformError.PlatformError>> =>
