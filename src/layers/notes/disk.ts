@@ -110,7 +110,8 @@ export const walkNotes = (
         const subdirs: Array<Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError>> = []
         for (const entry of entries) {
           const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
-          const childAbsolute = ops.path.join(absolute, entry.name)
+          // A listed name is one segment and `absolute` is already resolved: no join (which normalizes) per note.
+          const childAbsolute = `${absolute}${ops.path.sep}${entry.name}`
           if (entry.type === "File" && entry.name.endsWith(".md")) files.push({ relative: childRelative, absolute: childAbsolute })
           else if (entry.type === "Directory" && !isGitFolder(entry.name)) subdirs.push(visit(childAbsolute, childRelative))
         }
@@ -120,7 +121,7 @@ export const walkNotes = (
       }),
       Effect.catchIf(isNotFound, () => Effect.succeed([]))
     )
-  return visit(dir, options?.relativeBase ?? "")
+  return visit(ops.path.resolve(dir), options?.relativeBase ?? "")
 }
 
 /** What `lstat` found at a path: only what the notes cache needs. */
