@@ -147,7 +147,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
 
   pi.on("session_start", (event, ctx) => {
     started = withHost(ctx, async (host) => apply(await host.sessionStart(event.reason, ctx)), undefined).catch(() => undefined)
-    // Its file checks (several per home) would hold up the first request; no hook waits for them.
+    // The notes writability check: its file checks (several per home) would hold up the first request, so no hook waits for it.
     void started.then(() => withHost(ctx, (host) => host.notesWritability(ctx), undefined)).catch(() => undefined)
   })
   // In the TUI a prompt waits for start-up (root boot, repair) before Pi appends it, while the
