@@ -62,4 +62,30 @@ describe("Pi hooks at session start", () => {
     expect(calls[0]).toBe("sessionStart")
     expect([...calls].sort()).toEqual(["notesWritability", "project", "sessionStart"])
   })
+
+  it("let a run that waited on start-up go first: the check follows when it settles, once", async () => {
+    const { pi, handlers } = recordingPi()
+    const ctx = partialOf<ExtensionContext>({ ui: { notify: () => {}, onTerminalInput: () => () => {} } })
+    const calls: Array<string> = []
+    const needs = { turnEnd: false, beforeSettle: false }
+    let finishStart = (): void => {}
+    const host = {
+      sessionStart: () => new Promise<typeof needs>((resolve) => (finishStart = () => resolve(needs))),
+      notesWritability: async () => void calls.push("notesWritability"),
+      settled: async () => (calls.push("settled"), needs)
+    }
+    registerHooks(pi, async () => partialOf<PiHost>(host))
+
+    await handlers.get("session_start")!({ type: "session_start", reason: "startup" }, ctx)
+    const waiting = handlers.get("before_agent_start")!({ type: "before_agent_start" }, ctx)
+    await new Promise((resolve) => setImmediate(resolve))
+    finishStart()
+    await waiting
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(calls).toEqual([])
+    await handlers.get("agent_settled")!({ type: "agent_settled", aborted: false }, ctx)
+    await handlers.get("agent_settled")!({ type: "agent_settled", aborted: false }, ctx)
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(calls).toEqual(["settled", "notesWritability", "settled"])
+  })
 })
