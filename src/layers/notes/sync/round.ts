@@ -1,0 +1,127 @@
+import { Effect, Path } from "effect"
+import type { NotesIdentity } from "../../../domain/notes/identity.ts"
+import { type MergePlan, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
+import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
+import { type Base, copyBack, type CopyBack, copyIn, readJson, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
+import {
+  aheadBehind,
+  backUpDiverged,
+  blobText,
+  commitAll,
+  commitsAhead,
+  divergenceResolved,
+  fetchRemote,
+  headOf,
+  isAncestor,
+  markPulled,
+  mergeRemote,
+  type Mirror,
+  pulledOf,
+  pushHead,
+  startFrom,
+  SyncStepFailed,
+  tidy
+} from "./mirror.ts"
+
+/**
+ * One sync of a remote: fetch, copy the homes in, merge, copy back what the
+ * merge brought, push. A remote whose branch no longer contains what was
+ * pulled before was rewritten: it is neither merged nor pushed over (the
+ * local branch is kept, with a backup ref), until the user's command
+ * (`resolve`) merges both sides, dropping nothing, and pushes without force.
+ */
+export type RoundMode = "pull" | "push" | "resolve"
+
+/** A conflict copy written, with its file for telling when the user has retired it. */
+export interface WrittenConflict extends ConflictCopy {
+  readonly file: string
+}
+
+export interface RoundResult {
+  /** Notes written (or deleted) in the homes from the remote's side. */
+  readonly pulledNotes: number
+  /** Commits pushed; undefined when the round pushed nothing (a pull, or nothing to push). */
+  readonly pushedCommits: number | undefined
+  readonly pushFailure: SyncStepFailed | undefined
+  readonly conflicts: ReadonlyArray<WrittenConflict>
+  /** The backup ref of a rewritten remote, which this round neither merged nor pushed over. */
+  readonly diverged: string | undefined
+  readonly ahead: number | undefined
+  readonly behind: number | undefined
+}
+
+const emptyPlan: MergePlan = { fromTheirs: [], deleted: [], conflicts: [] }
+
+export const syncRound = Effect.fnUntraced(function*(
+  mirror: Mirror,
+  identity: NotesIdentity,
+  homes: ReadonlyArray<SyncableHome>,
+  trees: ReadonlyArray<SyncTree>,
+  mode: RoundMode,
+  atMs: number
+) {
+  const path = yield* Path.Path
+  const baseFile = path.join(mirror.dir, ".git", "pi-context-base.json")
+  const ioFailed = (error: { readonly message: string }) => new SyncStepFailed({ kind: "other", detail: error.message })
+
+  yield* tidy(mirror)
+  const tip = yield* fetchRemote(mirror)
+  if ((yield* headOf(mirror)) === undefined && tip !== undefined) yield* startFrom(mirror, tip)
+  const pulled = yield* pulledOf(mirror)
+  const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
+
+  const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
+  const copied = yield* copyIn(mirror.dir, trees, base).pipe(Effect.mapError(ioFailed))
+  if (copied.changed > 0) yield* commitAll(mirror, `pi-context sync: ${copied.changed} ${copied.changed === 1 ? "note" : "notes"} changed here`)
+  let head = yield* headOf(mirror)
+
+  const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
+  let plan = emptyPlan
+  if (diverged === undefined && tip !== undefined && head !== undefined) {
+    if (!(yield* isAncestor(mirror, tip, head))) {
+      plan = yield* mergeRemote(mirror, head, tip, rewritten)
+      head = yield* headOf(mirror)
+    }
+    yield* markPulled(mirror, tip)
+    if (rewritten) yield* divergenceResolved(mirror)
+  }
+
+  // The merge's changes to the homes this remote carries, each written only over the text copied in.
+  const noteOf = (key: string): TreeNote | undefined => {
+    const found = treeOfKey(identity, key, path.join)
+    return found === undefined || !homes.includes(found.tree.home) ? undefined : { key, tree: found.tree, relative: found.relative }
+  }
+  const expectedOf = (key: string) => (copied.here.has(key) ? copied.here.get(key) : base.get(key))
+  const seen = new Set(copied.back.map((item) => item.note.key))
+  const merged: Array<CopyBack> = [...plan.fromTheirs, ...plan.deleted].flatMap((key) => {
+    const note = noteOf(key)
+    if (note === undefined || seen.has(key)) return []
+    seen.add(key)
+    return [{ note, expected: expectedOf(key) }]
+  })
+  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base).pipe(Effect.mapError(ioFailed))
+
+  const theirs: Array<{ readonly note: TreeNote; readonly theirs: string }> = [...copied.conflicts]
+  for (const conflict of plan.conflicts) {
+    const note = noteOf(conflict.path)
+    if (note !== undefined) theirs.push({ note, theirs: yield* blobText(mirror, conflict.theirs) })
+  }
+  const conflicts: Array<WrittenConflict> = []
+  for (const { note, theirs: text } of theirs) {
+    const copy = yield* writeConflictCopy(note, text, atMs).pipe(Effect.mapError(ioFailed))
+    conflicts.push({ home: note.tree.home, note: note.relative, copy: copy.relative, atMs, file: copy.file })
+  }
+
+  let pushedCommits: number | undefined
+  let pushFailure: SyncStepFailed | undefined
+  if (mode !== "pull" && diverged === undefined && head !== undefined && head !== tip) {
+    const commits = yield* commitsAhead(mirror, head, tip)
+    const pushed = yield* Effect.result(pushHead(mirror, head))
+    if (pushed._tag === "Success") pushedCommits = commits
+    else pushFailure = pushed.failure
+  }
+  yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
+  const remoteNow = pushedCommits !== undefined ? head : tip
+  const { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, remoteNow) : { ahead: undefined, behind: undefined }
+  return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
+})
