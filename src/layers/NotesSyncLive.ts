@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
+import { redactRemote, redactText } from "../domain/notes/redact.ts"
 import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import type { GitRunner } from "../services/NotesHistory.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesSync } from "../services/NotesSync.ts"
-import type { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { gitWithin, systemGit } from "./notes/git.ts"
 import { hidePaths } from "./notes/repo.ts"
@@ -15,6 +16,7 @@ import { openMirror, SyncStepFailed } from "./notes/sync/mirror.ts"
 import { type RoundMode, type RoundResult, syncRound, type WrittenConflict } from "./notes/sync/round.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
+import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 
 /** How long one pull or push of a remote may take before it is cut. */
@@ -26,10 +28,6 @@ export interface SyncOptions {
   /** The git of fetch and push, cut at `budgetMs`. */
   readonly network: (budgetMs: number) => GitRunner
   readonly budgetMs: number
-  /** The configured remotes, as the settings give them now. */
-  readonly remotes: Effect.Effect<ReadonlyArray<SyncRemoteSetting>, never, PiSession>
-  /** The remote as it may be shown: credentials redacted. */
-  readonly redact: (remote: string) => string
 }
 
 const ModeRank: Readonly<Record<RoundMode, number>> = { pull: 0, push: 1, resolve: 2 }
@@ -57,6 +55,7 @@ export const layerWith = (options: SyncOptions) =>
     NotesSync,
     Effect.gen(function*() {
       const homes = yield* NotesHomes
+      const thresholds = yield* Thresholds
       const trace = yield* Trace
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
@@ -82,7 +81,7 @@ export const layerWith = (options: SyncOptions) =>
         if (known !== undefined) return known
         const fresh: Remote = {
           setting,
-          shown: options.redact(setting.remote),
+          shown: redactRemote(setting.remote),
           lock: Semaphore.makeUnsafe(1),
           queued: undefined,
           lastPull: undefined,
@@ -112,7 +111,8 @@ export const layerWith = (options: SyncOptions) =>
 
       /** Git's words as they may be shown: the remote redacted wherever it appears, the machine's paths hidden. */
       const scrub = (identity: NotesIdentity, remote: Remote, detail: string) =>
-        hidePaths(options.redact(detail.split(remote.setting.remote).join(remote.shown)), identity.root)
+        hidePaths(redactText(detail.split(remote.setting.remote).join(remote.shown), [remote.setting.remote]), identity.root)
+          .replace(/\b(fatal|error): /g, "").trim()
 
       const failed = (atMs: number, failure: SyncStepFailed, identity: NotesIdentity, remote: Remote): SyncOutcome => ({
         _tag: "Failed",
@@ -152,7 +152,7 @@ export const layerWith = (options: SyncOptions) =>
               remote.lastPush = outcome
               remote.pushPending = true
             }
-            yield* trace.info("sync.failed", { remote: remote.shown, branch: setting.branch, mode, kind: result.failure.kind })
+            yield* trace.info("sync.failed", { remote: remote.shown, branch: setting.branch, mode, kind: result.failure.kind, detail: outcome._tag === "Failed" ? outcome.detail : "" })
             if (outcome._tag === "Failed") {
               yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
             }
@@ -209,7 +209,7 @@ export const layerWith = (options: SyncOptions) =>
 
       /** The session's identity and remotes, taken now: Pi's context may be stale by the time a forked round runs. */
       const configured = Effect.gen(function*() {
-        const settings = yield* options.remotes
+        const settings = (yield* thresholds.policy).sync
         if (settings.length === 0) return { identity: undefined, remotes: [] as ReadonlyArray<Remote> }
         return { identity: yield* homes.identity, remotes: settings.map(remoteFor) }
       })
@@ -275,3 +275,8 @@ export const layerWith = (options: SyncOptions) =>
       })
     })
   )
+
+/** The live sync on the system `git`, with this session's homes, settings and trace. */
+export const layer = layerWith({ git: systemGit, network: gitWithin, budgetMs: SyncBudgetMs }).pipe(
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, Platform.layer))
+)

@@ -104,16 +104,15 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
   for (const { note, expected } of notes) {
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
+    // The lock's own file is made beside the note.
+    yield* ops.fs.makeDirectory(ops.path.dirname(file), { recursive: true })
     const wrote = yield* withNoteLocks(
       [file],
       note.key,
       Effect.gen(function*() {
         if (hashOf(yield* readText(ops, file)) !== expected) return false
         if (text === undefined) yield* ops.fs.remove(file).pipe(Effect.catchIf(isNotFound, () => Effect.void))
-        else {
-          yield* ops.fs.makeDirectory(ops.path.dirname(file), { recursive: true })
-          yield* writeAtomically(ops, file, new TextEncoder().encode(text))
-        }
+        else yield* writeAtomically(ops, file, new TextEncoder().encode(text))
         return true
       })
     )

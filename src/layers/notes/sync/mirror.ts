@@ -151,9 +151,9 @@ export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: str
   const [baseTree, ours, theirs] = yield* Effect.all([treeOf(mirror, base), treeOf(mirror, head), treeOf(mirror, tip)])
   const plan: MergePlan = mergePlan(baseTree, ours, theirs, keepOurs)
   if (base === head) {
-    yield* run(mirror, ["merge", "-q", "--ff-only", tip])
+    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
   } else {
-    yield* run(mirror, ["merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
+    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
     yield* withPaths(mirror, ["checkout", tip], plan.fromTheirs)
     yield* withPaths(mirror, ["rm", "-q"], plan.deleted)
     yield* run(mirror, [...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
