@@ -17,6 +17,7 @@ import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/no
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
+import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -66,6 +67,9 @@ export const layerWith = (git: GitRunner) =>
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
+      // A landed window commit is the sync's cue to push; no sync, no push.
+      const sync = yield* Effect.serviceOption(NotesSync)
+      const pushAfterCommit = Option.isSome(sync) ? sync.value.committed : Effect.void
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
@@ -206,7 +210,7 @@ export const layerWith = (git: GitRunner) =>
           })
           yield* track(reason.windowId, 1)
           yield* FiberSet.run(fibers, { startImmediately: false })(
-            Effect.provideService(commitNow(reason), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
+            Effect.provideService(Effect.andThen(commitNow(reason), pushAfterCommit), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
           )
         })
 
