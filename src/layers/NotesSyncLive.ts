@@ -159,7 +159,7 @@ export const layerWith = (options: SyncOptions) =>
             return
           }
           yield* recordRound(identity, remote, mode, atMs, result.success)
-        }).pipe(Effect.catchCause((cause) => trace.info("sync.crashed", { remote: remote.shown, cause: String(cause).slice(0, 500) })))
+        }).pipe(Effect.catchCause((cause) => trace.info("sync.crashed", { remote: remote.shown, cause: redactText(String(cause), [remote.setting.remote]).slice(0, 500) })))
 
       const recordRound = (identity: NotesIdentity, remote: Remote, mode: RoundMode, atMs: number, result: RoundResult) =>
         Effect.gen(function*() {
