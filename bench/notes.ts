@@ -12,6 +12,8 @@
  *
  * - commit_window_ms and the hook figures of the notes history: see
  *   bench/support/notesHistoryBench.ts.
+ * - sync_push_ms, sync_pull_ms and the hook with sync on and off: see
+ *   bench/support/notesSyncBench.ts.
  *
  *   npm exec -- node bench/notes.ts
  */
@@ -28,6 +30,7 @@ import { homeSegments, type NotesIdentity, projectKeyOf } from "../src/domain/no
 import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
 import { benchNotesHistory, type HistoryFigures } from "./support/notesHistoryBench.ts"
+import { benchNotesSync, type SyncFigures } from "./support/notesSyncBench.ts"
 
 const NotesPerHome = 2_000
 const Runs = 9
@@ -73,7 +76,7 @@ const FirstRuns = 5
 const makeRuntime = () => ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
 
 export const main = async (): Promise<
-  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & HistoryFigures
+  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & HistoryFigures & SyncFigures
 > => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-notes-bench-")))
   // The project key a session with this root as its cwd derives, so the history bench commits these very homes.
@@ -138,17 +141,21 @@ export const main = async (): Promise<
     const snapshotTimes = await timeRuns(editedSnapshot)
     const searchTimes = await timeRuns(search)
     const history = await benchNotesHistory(identity, seededNote)
+    const sync = await benchNotesSync(identity, seededNote)
     const figures = {
       first_snapshot_ms: Number(median(firstTimes).toFixed(2)),
       snapshot_render_ms: Number(median(snapshotTimes).toFixed(2)),
       search_10k_ms: Number(median(searchTimes).toFixed(2)),
-      ...history
+      ...history,
+      ...sync
     }
     console.log(`notes: first snapshot + boot render of a fresh store over ${Homes.length} x ${NotesPerHome} notes: median ${figures.first_snapshot_ms} ms`)
     console.log(`notes: snapshot + boot render over ${Homes.length} x ${NotesPerHome} notes: median ${figures.snapshot_render_ms} ms (target < 50, one note edited in place before each), boot ${bootBytes} chars`)
     console.log(`notes: notes_search over ${Homes.length * NotesPerHome} notes: median ${figures.search_10k_ms} ms (target < 200), ${hits} hits`)
     console.log(`notes: history commit of a window's ${20} changed notes in a ${Homes.length * NotesPerHome}-note root: median ${figures.commit_window_ms} ms (target < 100); first commit of every note ${figures.first_commit_ms} ms`)
     console.log(`notes: turn_end at a reset boundary: median ${figures.boundary_hook_ms_with_commit} ms with the history's commit forked, ${figures.boundary_hook_ms_without_commit} ms without a history`)
+    console.log(`notes: sync of ${20} changed notes (${4 * NotesPerHome} notes synced) with a local remote: push median ${figures.sync_push_ms} ms, pull median ${figures.sync_pull_ms} ms (target < 300 each)`)
+    console.log(`notes: turn_end at a reset boundary with the history: median ${figures.boundary_hook_ms_sync_on} ms with a sync remote, ${figures.boundary_hook_ms_sync_off} ms without`)
     const out = join(dirname(fileURLToPath(import.meta.url)), "results", "notes.json")
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`)

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Effect, FileSystem, Path, type PlatformError } from "effect"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
-import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "../disk.ts"
+import { type DiskOps, isNotFound, readTexts, statPaths, walkNotes, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
 
 /**
@@ -12,11 +12,21 @@ import { makeNoteLocks } from "../lock.ts"
  * keeps its new text, and the next sync finds both sides changed.
  */
 
-/** Each synced note's hash, by its path in the remote's tree, as this machine and the mirror last agreed on it. */
+/** Each synced note's blob, by its path in the remote's tree, as this machine and the mirror last agreed on it. */
 export type Base = Map<string, string>
 
-export const hashOf = (text: string | undefined): string | undefined =>
-  text === undefined ? undefined : createHash("sha256").update(text).digest("hex")
+/** The blob each home file had when last read, by key, with the size and time it had then: an unchanged file is not read again. */
+export type Seen = Map<string, { readonly stat: string; readonly blob: string }>
+
+/** Git's blob id of a text: the mirror's tree names each note by it, so the mirror is compared without reading it. */
+export const hashOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined
+  const bytes = Buffer.from(text, "utf8")
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex")
+}
+
+/** A file written this close to being read may change again within its time stamp's resolution: it is read again next time. */
+const SettledMs = 2_000
 
 /** A note in the remote's tree: its path there, and its file in its home. */
 export interface TreeNote {
@@ -26,7 +36,7 @@ export interface TreeNote {
   readonly relative: string
 }
 
-/** A note to write back from the mirror, and the hash its home's file must still have (undefined: absent). */
+/** A note to write back from the mirror, and the blob its home's file must still have (undefined: absent). */
 export interface CopyBack {
   readonly note: TreeNote
   readonly expected: string | undefined
@@ -46,47 +56,87 @@ const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path
 const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
 
 export interface CopiedIn {
-  /** Notes the mirror took from the homes. */
-  readonly changed: number
+  /** The keys whose file the mirror's work tree took from the homes (written or deleted). */
+  readonly changed: ReadonlyArray<string>
   /** Notes only the mirror changed (a pull not yet copied back): for the copy back. */
   readonly back: ReadonlyArray<CopyBack>
   /** Notes both changed since they last agreed: the mirror took this machine's text; the mirror's is kept beside the note. */
   readonly conflicts: ReadonlyArray<{ readonly note: TreeNote; readonly theirs: string }>
-  /** Each note's hash in its home as it was copied in, by key. */
+  /** Each note's blob in its home as it was copied in, by key. */
   readonly here: ReadonlyMap<string, string | undefined>
 }
 
-/** Copies every changed note of `trees` into the mirror's work tree (deletions too), deciding note by note with `copyInAction`. */
-export const copyIn = Effect.fnUntraced(function*(mirrorDir: string, trees: ReadonlyArray<SyncTree>, base: Base) {
+/**
+ * Copies every changed note of `trees` into the mirror's work tree (deletions
+ * too), deciding note by note with `copyInAction` against `head` (the mirror's
+ * tree, by key). Only notes whose size or time changed since `seen` are read.
+ */
+export const copyIn = Effect.fnUntraced(function*(
+  mirrorDir: string,
+  head: ReadonlyMap<string, string>,
+  trees: ReadonlyArray<SyncTree>,
+  base: Base,
+  seen: Seen,
+  atMs: number
+) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-  let changed = 0
+  const changed: Array<string> = []
   const back: Array<CopyBack> = []
   const conflicts: Array<{ readonly note: TreeNote; readonly theirs: string }> = []
   const here = new Map<string, string | undefined>()
+  const texts = new Map<string, string>()
   for (const tree of trees) {
-    const [homeNotes, mirrorNotes] = yield* Effect.all([notesUnder(ops, tree.dir), notesUnder(ops, ops.path.join(mirrorDir, ...tree.prefix.split("/")))])
-    for (const relative of new Set([...homeNotes, ...mirrorNotes])) {
-      const note: TreeNote = { key: `${tree.prefix}/${relative}`, tree, relative }
-      const [hereText, mirrorText] = yield* Effect.all([readText(ops, homeFile(ops, note)), readText(ops, mirrorFile(ops, mirrorDir, note))])
-      const hereHash = hashOf(hereText)
-      here.set(note.key, hereHash)
-      const action = copyInAction(hereHash, hashOf(mirrorText), base.get(note.key))
+    const homeNotes = yield* notesUnder(ops, tree.dir)
+    const files = homeNotes.map((relative) => ops.path.join(tree.dir, ...relative.split("/")))
+    const stats = yield* statPaths(files)
+    const unread: Array<number> = []
+    homeNotes.forEach((relative, index) => {
+      const kind = stats[index]!
+      const key = `${tree.prefix}/${relative}`
+      if (kind._tag !== "File") return
+      const stat = `${kind.bytes}:${kind.updatedMs}`
+      const known = seen.get(key)
+      if (known !== undefined && known.stat === stat) here.set(key, known.blob)
+      else unread.push(index)
+    })
+    const read = yield* readTexts(unread.map((index) => files[index]!))
+    unread.forEach((index, n) => {
+      const text = read[n]
+      if (typeof text !== "string") return
+      const key = `${tree.prefix}/${homeNotes[index]}`
+      const blob = hashOf(text)!
+      here.set(key, blob)
+      texts.set(key, text)
+      const kind = stats[index]!
+      if (kind._tag === "File" && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
+      else seen.delete(key)
+    })
+    const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
+    for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
+      const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
+      if (!here.has(key)) here.set(key, undefined)
+      const hereBlob = here.get(key)
+      const action = copyInAction(hereBlob, head.get(key), base.get(key))
       if (action === "ToHome") {
-        back.push({ note, expected: hereHash })
+        back.push({ note, expected: hereBlob })
         continue
       }
       if (action !== "Same") {
         const target = mirrorFile(ops, mirrorDir, note)
-        if (hereText === undefined) yield* ops.fs.remove(target)
+        if (action === "Conflict") {
+          const theirs = yield* readText(ops, target)
+          if (theirs !== undefined) conflicts.push({ note, theirs })
+        }
+        const text = hereBlob === undefined ? undefined : texts.get(key) ?? (yield* readText(ops, homeFile(ops, note)))
+        if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
         else {
           yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
-          yield* ops.fs.writeFileString(target, hereText)
+          yield* ops.fs.writeFileString(target, text)
         }
-        changed += 1
-        if (action === "Conflict" && mirrorText !== undefined) conflicts.push({ note, theirs: mirrorText })
+        changed.push(key)
       }
-      if (hereHash === undefined) base.delete(note.key)
-      else base.set(note.key, hereHash)
+      if (hereBlob === undefined) base.delete(key)
+      else base.set(key, hereBlob)
     }
   }
   return { changed, back, conflicts, here } satisfies CopiedIn
@@ -97,7 +147,7 @@ export const copyIn = Effect.fnUntraced(function*(mirrorDir: string, trees: Read
  * the note's lock, and only when the home's file still has the text it had
  * when it was copied in; the others wait for the next sync. How many were written.
  */
-export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base) {
+export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
   const { withNoteLocks } = makeNoteLocks(ops)
   let written = 0
@@ -118,6 +168,7 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
     )
     if (!wrote) continue
     written += 1
+    seen.delete(note.key)
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)

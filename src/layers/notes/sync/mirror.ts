@@ -117,19 +117,19 @@ export const startFrom = (mirror: Mirror, tip: string) =>
 export const isAncestor = (mirror: Mirror, ancestor: string, of: string) =>
   mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
-/** Commits the work tree as it is; false when nothing changed. */
-export const commitAll = Effect.fnUntraced(function*(mirror: Mirror, message: string) {
-  yield* run(mirror, ["add", "-A"])
-  const staged = yield* run(mirror, ["diff", "--cached", "--name-only", "-z"])
-  if (staged.stdout === "" && (yield* headOf(mirror)) !== undefined) return false
+/** Commits the notes at `keys` as the work tree has them (written or deleted). */
+export const commitPaths = Effect.fnUntraced(function*(mirror: Mirror, keys: ReadonlyArray<string>, message: string) {
+  yield* run(mirror, ["update-index", "--add", "--remove", "-z", "--stdin"], keys.join("\0"))
   yield* run(mirror, [...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "--allow-empty", "-m", message])
-  return true
 })
 
 const treeOf = (mirror: Mirror, rev: string | undefined) =>
   rev === undefined
     ? Effect.succeed(new Map<string, string>() as ReadonlyMap<string, string>)
     : Effect.map(run(mirror, ["ls-tree", "-r", "-z", "--full-tree", rev]), ({ stdout }) => parseTree(stdout))
+
+/** HEAD's notes by path, with their blobs. */
+export const headTree = (mirror: Mirror, head: string | undefined) => treeOf(mirror, head)
 
 /** A blob's text: the remote's side of a conflict. */
 export const blobText = (mirror: Mirror, blob: string) => Effect.map(run(mirror, ["cat-file", "blob", blob]), ({ stdout }) => stdout)

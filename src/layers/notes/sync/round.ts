@@ -1,17 +1,18 @@
-import { Effect, Path } from "effect"
+import { Effect, FileSystem, Path } from "effect"
 import type { NotesIdentity } from "../../../domain/notes/identity.ts"
 import { type MergePlan, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
-import { type Base, copyBack, type CopyBack, copyIn, readJson, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
+import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
 import {
   aheadBehind,
   backUpDiverged,
   blobText,
-  commitAll,
+  commitPaths,
   commitsAhead,
   divergenceResolved,
   fetchRemote,
   headOf,
+  headTree,
   isAncestor,
   markPulled,
   mergeRemote,
@@ -61,19 +62,27 @@ export const syncRound = Effect.fnUntraced(function*(
   atMs: number
 ) {
   const path = yield* Path.Path
+  const fs = yield* FileSystem.FileSystem
   const baseFile = path.join(mirror.dir, ".git", "pi-context-base.json")
+  const seenFile = path.join(mirror.dir, ".git", "pi-context-seen.json")
+  // Present while a round runs: a round cut short leaves it, and the next one puts the work tree back first.
+  const runningFile = path.join(mirror.dir, ".git", "pi-context-round")
   const ioFailed = (error: { readonly message: string }) => new SyncStepFailed({ kind: "other", detail: error.message })
 
-  yield* tidy(mirror)
+  if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
+  yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
   const tip = yield* fetchRemote(mirror)
   if ((yield* headOf(mirror)) === undefined && tip !== undefined) yield* startFrom(mirror, tip)
   const pulled = yield* pulledOf(mirror)
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
   const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
-  const copied = yield* copyIn(mirror.dir, trees, base).pipe(Effect.mapError(ioFailed))
-  if (copied.changed > 0) yield* commitAll(mirror, `pi-context sync: ${copied.changed} ${copied.changed === 1 ? "note" : "notes"} changed here`)
+  const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
   let head = yield* headOf(mirror)
+  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
+  const count = copied.changed.length
+  if (count > 0) yield* commitPaths(mirror, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
+  head = yield* headOf(mirror)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
@@ -92,14 +101,14 @@ export const syncRound = Effect.fnUntraced(function*(
     return found === undefined || !homes.includes(found.tree.home) ? undefined : { key, tree: found.tree, relative: found.relative }
   }
   const expectedOf = (key: string) => (copied.here.has(key) ? copied.here.get(key) : base.get(key))
-  const seen = new Set(copied.back.map((item) => item.note.key))
+  const queued = new Set(copied.back.map((item) => item.note.key))
   const merged: Array<CopyBack> = [...plan.fromTheirs, ...plan.deleted].flatMap((key) => {
     const note = noteOf(key)
-    if (note === undefined || seen.has(key)) return []
-    seen.add(key)
+    if (note === undefined || queued.has(key)) return []
+    queued.add(key)
     return [{ note, expected: expectedOf(key) }]
   })
-  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base).pipe(Effect.mapError(ioFailed))
+  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen).pipe(Effect.mapError(ioFailed))
 
   const theirs: Array<{ readonly note: TreeNote; readonly theirs: string }> = [...copied.conflicts]
   for (const conflict of plan.conflicts) {
@@ -121,6 +130,8 @@ export const syncRound = Effect.fnUntraced(function*(
     else pushFailure = pushed.failure
   }
   yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
+  yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
+  yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
   const remoteNow = pushedCommits !== undefined ? head : tip
   const { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, remoteNow) : { ahead: undefined, behind: undefined }
   return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
