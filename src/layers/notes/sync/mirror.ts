@@ -110,6 +110,16 @@ export const fetchRemote = Effect.fnUntraced(function*(mirror: Mirror) {
   return yield* revision(mirror, RemoteRef)
 })
 
+/** The mirror's branch and the remote's commit it last merged or pushed, in one git run. */
+export const refsOf = (mirror: Mirror) =>
+  Effect.map(run(mirror, ["for-each-ref", "--format=%(refname) %(objectname)", `refs/heads/${mirror.branch}`, PulledRef]), ({ stdout }) => {
+    const refs = new Map(stdout.split("\n").flatMap((line) => {
+      const [name, hash] = line.split(" ")
+      return name === undefined || hash === undefined ? [] : [[name, hash] as const]
+    }))
+    return { head: refs.get(`refs/heads/${mirror.branch}`), pulled: refs.get(PulledRef) }
+  })
+
 /** A fresh mirror starts from the remote's branch, so this machine's notes are compared with what is there. */
 export const startFrom = (mirror: Mirror, tip: string) =>
   Effect.andThen(run(mirror, ["reset", "-q", "--hard", tip]), run(mirror, ["update-ref", PulledRef, tip]))
@@ -117,10 +127,11 @@ export const startFrom = (mirror: Mirror, tip: string) =>
 export const isAncestor = (mirror: Mirror, ancestor: string, of: string) =>
   mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
-/** Commits the notes at `keys` as the work tree has them (written or deleted). */
+/** Commits the notes at `keys` as the work tree has them (written or deleted); the new HEAD. */
 export const commitPaths = Effect.fnUntraced(function*(mirror: Mirror, keys: ReadonlyArray<string>, message: string) {
   yield* run(mirror, ["update-index", "--add", "--remove", "-z", "--stdin"], keys.join("\0"))
   yield* run(mirror, [...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "--allow-empty", "-m", message])
+  return yield* headOf(mirror)
 })
 
 const treeOf = (mirror: Mirror, rev: string | undefined) =>
@@ -173,8 +184,7 @@ export const pushHead = Effect.fnUntraced(function*(mirror: Mirror, head: string
   yield* mirror.network(mirror.dir, [...NoPrompt, "push", "--quiet", "--", mirror.url, `${head}:refs/heads/${mirror.branch}`]).pipe(
     Effect.mapError(stepFailed)
   )
-  yield* run(mirror, ["update-ref", PulledRef, head])
-  yield* run(mirror, ["update-ref", RemoteRef, head])
+  yield* run(mirror, ["update-ref", "--stdin"], `update ${PulledRef} ${head}\nupdate ${RemoteRef} ${head}\n`)
 })
 
 /** Local commits the remote lacks, and the remote's commits not merged here. */

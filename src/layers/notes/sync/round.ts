@@ -8,16 +8,15 @@ import {
   backUpDiverged,
   blobText,
   commitPaths,
-  commitsAhead,
   divergenceResolved,
   fetchRemote,
   headOf,
   headTree,
   isAncestor,
   markPulled,
+  refsOf,
   mergeRemote,
   type Mirror,
-  pulledOf,
   pushHead,
   startFrom,
   SyncStepFailed,
@@ -72,17 +71,21 @@ export const syncRound = Effect.fnUntraced(function*(
   if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
   yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
   const tip = yield* fetchRemote(mirror)
-  if ((yield* headOf(mirror)) === undefined && tip !== undefined) yield* startFrom(mirror, tip)
-  const pulled = yield* pulledOf(mirror)
+  const refs = yield* refsOf(mirror)
+  let head = refs.head
+  let pulled = refs.pulled
+  if (head === undefined && tip !== undefined) {
+    yield* startFrom(mirror, tip)
+    head = tip
+    pulled = tip
+  }
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
   const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
   const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
-  let head = yield* headOf(mirror)
   const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
   const count = copied.changed.length
-  if (count > 0) yield* commitPaths(mirror, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
-  head = yield* headOf(mirror)
+  if (count > 0) head = yield* commitPaths(mirror, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
@@ -123,16 +126,17 @@ export const syncRound = Effect.fnUntraced(function*(
 
   let pushedCommits: number | undefined
   let pushFailure: SyncStepFailed | undefined
+  let { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, tip) : { ahead: undefined, behind: undefined }
   if (mode !== "pull" && diverged === undefined && head !== undefined && head !== tip) {
-    const commits = yield* commitsAhead(mirror, head, tip)
     const pushed = yield* Effect.result(pushHead(mirror, head))
-    if (pushed._tag === "Success") pushedCommits = commits
-    else pushFailure = pushed.failure
+    if (pushed._tag === "Success") {
+      pushedCommits = ahead
+      ahead = 0
+      behind = 0
+    } else pushFailure = pushed.failure
   }
   yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
   yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
-  const remoteNow = pushedCommits !== undefined ? head : tip
-  const { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, remoteNow) : { ahead: undefined, behind: undefined }
   return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
 })
