@@ -12,7 +12,7 @@ import { Trace } from "../services/Trace.ts"
 import { gitWithin, systemGit } from "./notes/git.ts"
 import { hidePaths } from "./notes/repo.ts"
 import { readJson, writeJson } from "./notes/sync/copy.ts"
-import { openMirror, SyncStepFailed } from "./notes/sync/mirror.ts"
+import { SyncStepFailed } from "./notes/sync/mirror.ts"
 import { type RoundMode, type RoundResult, syncRound, type WrittenConflict } from "./notes/sync/round.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
@@ -114,7 +114,7 @@ export const layerWith = (options: SyncOptions) =>
         hidePaths(redactText(detail.split(remote.setting.remote).join(remote.shown), [remote.setting.remote]), identity.root)
           .replace(/\b(fatal|error): /g, "").trim()
 
-      const failed = (atMs: number, failure: SyncStepFailed, identity: NotesIdentity, remote: Remote): SyncOutcome => ({
+      const failed = (atMs: number, failure: SyncStepFailed, identity: NotesIdentity, remote: Remote): SyncOutcome & { readonly _tag: "Failed" } => ({
         _tag: "Failed",
         atMs,
         kind: failure.kind,
@@ -127,17 +127,14 @@ export const layerWith = (options: SyncOptions) =>
           const { setting } = remote
           const key = keyOf(setting)
           const result = yield* Effect.result(
-            Effect.gen(function*() {
-              const mirror = yield* platform(openMirror({
-                root: identity.root,
-                name: path.basename(mirrorDir(identity, remote)),
-                git: options.git,
-                network,
-                url: setting.remote,
-                branch: setting.branch
-              }))
-              return yield* platform(syncRound(mirror, identity, setting.homes, syncTrees(identity, setting.homes, path.join), mode, atMs))
-            }).pipe(
+            platform(syncRound(
+              { root: identity.root, name: path.basename(mirrorDir(identity, remote)), git: options.git, network, url: setting.remote, branch: setting.branch },
+              identity,
+              setting.homes,
+              syncTrees(identity, setting.homes, path.join),
+              mode,
+              atMs
+            )).pipe(
               Effect.timeoutOrElse({
                 duration: options.budgetMs * 2,
                 orElse: () => Effect.fail(new SyncStepFailed({ kind: "timeout", detail: "timed out" }))
@@ -146,17 +143,19 @@ export const layerWith = (options: SyncOptions) =>
           )
           const pushes = mode !== "pull"
           if (result._tag === "Failure") {
-            const outcome = failed(atMs, result.failure, identity, remote)
+            const failure = result.failure
+            if (failure._tag === "MirrorBusy") {
+              if (pushes) remote.pushPending = true
+              return yield* trace.info("sync.busy", { remote: remote.shown, branch: setting.branch, mode })
+            }
+            const outcome = failed(atMs, failure, identity, remote)
             remote.lastPull = outcome
             if (pushes) {
               remote.lastPush = outcome
               remote.pushPending = true
             }
-            yield* trace.info("sync.failed", { remote: remote.shown, branch: setting.branch, mode, kind: result.failure.kind, detail: outcome._tag === "Failed" ? outcome.detail : "" })
-            if (outcome._tag === "Failed") {
-              yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
-            }
-            return
+            yield* trace.info("sync.failed", { remote: remote.shown, branch: setting.branch, mode, kind: outcome.kind, detail: outcome.detail })
+            return yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
           }
           yield* recordRound(identity, remote, mode, atMs, result.success)
         }).pipe(Effect.catchCause((cause) => trace.info("sync.crashed", { remote: remote.shown, cause: redactText(String(cause), [remote.setting.remote]).slice(0, 500) })))
@@ -183,7 +182,7 @@ export const layerWith = (options: SyncOptions) =>
               const outcome = failed(atMs, result.pushFailure, identity, remote)
               remote.lastPush = outcome
               remote.pushPending = true
-              if (outcome._tag === "Failed") yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
+              yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
             } else {
               yield* forget(key)
               if (mode !== "pull") {

@@ -139,6 +139,22 @@ describe("NotesSync", () => {
       assert.deepStrictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim().split("\n"), ["user/later.md", "user/prefs.md", "user/theirs.md"])
     }))
 
+  it.live("two sessions on one notes root syncing the same remote at once take turns at the mirror, and neither fails", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const remote = bareRemote(dir)
+      const homes = [{ homes: ["user"] as const, remote, branch: "notes" }]
+      const first = yield* machine(join(dir, "a"), homes, { sessionId: "first" })
+      const second = yield* machine(join(dir, "a"), homes, { sessionId: "second" })
+      writeNote(first.root, "user/prefs.md", "tabs\n")
+      writeNote(first.root, "user/team.md", "reviews on Fridays\n")
+      yield* Effect.all([first.push, second.push], { concurrency: 2 })
+      assert.deepStrictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim().split("\n"), ["user/prefs.md", "user/team.md"])
+      const all = [...(yield* first.notices), ...(yield* second.notices)]
+      assert.deepStrictEqual(all, [])
+      for (const session of [first, second]) assert.strictEqual((yield* session.states)[0]?.lastPush?._tag, "Ok")
+    }))
+
   it.effect("a missing remote: one notice, the session goes on with local notes", () =>
     Effect.gen(function*() {
       const dir = yield* scratch()

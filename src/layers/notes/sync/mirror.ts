@@ -18,6 +18,9 @@ export class SyncStepFailed extends Data.TaggedError("SyncStepFailed")<{
   readonly detail: string
 }> {}
 
+/** Another Pi on this machine is syncing the same mirror: this round is skipped, the next one catches up. */
+export class MirrorBusy extends Data.TaggedError("MirrorBusy")<{}> {}
+
 export const stepFailed = (error: GitFailed): SyncStepFailed =>
   new SyncStepFailed({ kind: failureKind(error.reason, error.detail), detail: error.detail })
 
@@ -48,7 +51,10 @@ const run = (mirror: Mirror, args: ReadonlyArray<string>, stdin?: string) =>
 const NoPrompt = ["-c", "credential.interactive=never"]
 
 /** The mirror's folder, created with its repository when missing; the folder of mirrors is ignored by the root's own repository. */
-export const openMirror = Effect.fnUntraced(function*(options: Omit<Mirror, "dir" | "identityArgs"> & { readonly root: string; readonly name: string }) {
+/** What opening a mirror takes: the notes root, the mirror's folder name, the gits and the remote. */
+export type MirrorOptions = Omit<Mirror, "dir" | "identityArgs"> & { readonly root: string; readonly name: string }
+
+export const openMirror = Effect.fnUntraced(function*(options: MirrorOptions) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const folder = path.join(options.root, MirrorsFolder)
@@ -92,6 +98,8 @@ export const pulledOf = (mirror: Mirror) => revision(mirror, PulledRef)
 
 /** A round cut short (the budget, Pi's exit) may have left a half copy or a merge: the work tree goes back to HEAD. */
 export const tidy = Effect.fnUntraced(function*(mirror: Mirror) {
+  // Left by a git this process ended; no other git works in the mirror while its lock is held.
+  yield* Effect.ignore(FileSystem.FileSystem.use((fs) => fs.remove(`${mirror.dir}/.git/index.lock`)))
   if ((yield* headOf(mirror)) === undefined) yield* run(mirror, ["read-tree", "--empty"])
   else yield* run(mirror, ["reset", "-q", "--hard", "HEAD"])
   yield* run(mirror, ["clean", "-fdxq"])

@@ -1,7 +1,9 @@
 import { Effect, FileSystem, Path } from "effect"
 import type { NotesIdentity } from "../../../domain/notes/identity.ts"
-import { type MergePlan, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
+import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
+import type { DiskOps } from "../disk.ts"
+import { makeNoteLocks } from "../lock.ts"
 import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
 import {
   aheadBehind,
@@ -14,6 +16,9 @@ import {
   headTree,
   isAncestor,
   markPulled,
+  type MirrorOptions,
+  openMirror,
+  MirrorBusy,
   refsOf,
   mergeRemote,
   type Mirror,
@@ -52,7 +57,30 @@ export interface RoundResult {
 
 const emptyPlan: MergePlan = { fromTheirs: [], deleted: [], conflicts: [] }
 
-export const syncRound = Effect.fnUntraced(function*(
+/** One round, holding the mirror's lock (another Pi on this machine may sync the same remote). */
+export const syncRound = (
+  open: MirrorOptions,
+  identity: NotesIdentity,
+  homes: ReadonlyArray<SyncableHome>,
+  trees: ReadonlyArray<SyncTree>,
+  mode: RoundMode,
+  atMs: number
+) =>
+  Effect.gen(function*() {
+    const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    const dir = ops.path.join(open.root, MirrorsFolder, open.name)
+    // The lock's file sits beside the mirror, in the folder of mirrors.
+    yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(
+      Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message }))
+    )
+    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs))
+    return yield* makeNoteLocks(ops).withNoteLocks([dir], "notes sync", round).pipe(
+      Effect.catchTag("NoteLocked", () => Effect.fail(new MirrorBusy())),
+      Effect.catchTag("PlatformError", (error) => Effect.fail(new SyncStepFailed({ kind: "other", detail: error.message })))
+    )
+  })
+
+const lockedRound = Effect.fnUntraced(function*(
   mirror: Mirror,
   identity: NotesIdentity,
   homes: ReadonlyArray<SyncableHome>,
