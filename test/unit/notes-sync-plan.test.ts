@@ -1,5 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { conflictCopyPath, copyInAction, failureKind, isConflictCopy, mergePlan, treeOfKey } from "../../src/domain/notes/syncPlan.ts"
+import {
+  conflictCopyPath,
+  copyInAction,
+  failureKind,
+  isConflictCopy,
+  mergePlan,
+  parseRawDiff,
+  sidesOfChanges,
+  treeOfKey
+} from "../../src/domain/notes/syncPlan.ts"
 import { identityAt } from "../support/notesStoreFixtures.ts"
 
 describe("notes sync decisions", () => {
@@ -28,6 +37,20 @@ describe("notes sync decisions", () => {
     })
     // A rewritten remote's deletions are not trusted.
     assert.deepStrictEqual(mergePlan(base, ours, theirs, true).deleted, [])
+  })
+
+  it("plans the same merge from the two sides' diffs as from the three whole trees", () => {
+    const base = new Map([["kept", "1"], ["theirs-changed", "1"], ["both", "1"], ["theirs-deleted", "1"], ["ours-deleted", "1"]])
+    const ours = new Map([["kept", "1"], ["theirs-changed", "1"], ["both", "2"], ["theirs-deleted", "1"], ["ours-new", "9"]])
+    const theirs = new Map([["kept", "1"], ["theirs-changed", "3"], ["both", "3"], ["ours-deleted", "4"], ["theirs-new", "5"]])
+    const zero = "0".repeat(40)
+    const raw = (changes: ReadonlyArray<readonly [string, string | undefined, string | undefined]>) =>
+      changes.map(([path, before, after]) => `:100644 100644 ${before ?? zero} ${after ?? zero} M\0${path}\0`).join("")
+    const oursDiff = parseRawDiff(raw([["both", "1", "2"], ["ours-deleted", "1", undefined], ["ours-new", undefined, "9"]]))
+    const theirsDiff = parseRawDiff(raw([["theirs-changed", "1", "3"], ["both", "1", "3"], ["theirs-deleted", "1", undefined], ["ours-deleted", "1", "4"], ["theirs-new", undefined, "5"]]))
+    const sides = sidesOfChanges(oursDiff, theirsDiff)
+    const sorted = (plan: ReturnType<typeof mergePlan>) => ({ ...plan, fromTheirs: [...plan.fromTheirs].sort(), deleted: [...plan.deleted].sort() })
+    assert.deepStrictEqual(sorted(mergePlan(sides.base, sides.ours, sides.theirs, false)), sorted(mergePlan(base, ours, theirs, false)))
   })
 
   it("reads git's words as the failure doctor has a fix for", () => {

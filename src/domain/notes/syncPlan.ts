@@ -169,6 +169,52 @@ export const parseTree = (output: string): ReadonlyMap<string, string> => {
   return files
 }
 
+const NoBlob = /^0+$/
+
+/** `git diff-tree -r -z --no-renames` (raw): each changed path with its blob before and after (undefined: absent). */
+export const parseRawDiff = (output: string): ReadonlyArray<{ readonly path: string; readonly before: string | undefined; readonly after: string | undefined }> => {
+  const fields = output.split("\0")
+  const changes: Array<{ readonly path: string; readonly before: string | undefined; readonly after: string | undefined }> = []
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [, , before, after] = fields[i]!.split(" ")
+    const path = fields[i + 1]!
+    if (before === undefined || after === undefined || path === "") continue
+    changes.push({ path, before: NoBlob.test(before) ? undefined : before, after: NoBlob.test(after) ? undefined : after })
+  }
+  return changes
+}
+
+/**
+ * The three sides of a merge restricted to the paths either side changed
+ * since `base`: what `mergePlan` needs, from two short diffs instead of three
+ * whole trees.
+ */
+export const sidesOfChanges = (
+  ours: ReturnType<typeof parseRawDiff>,
+  theirs: ReturnType<typeof parseRawDiff>
+): { readonly base: ReadonlyMap<string, string>; readonly ours: ReadonlyMap<string, string>; readonly theirs: ReadonlyMap<string, string> } => {
+  const base = new Map<string, string>()
+  const oursAfter = new Map<string, string | undefined>()
+  const theirsAfter = new Map<string, string | undefined>()
+  for (const change of ours) {
+    if (change.before !== undefined) base.set(change.path, change.before)
+    oursAfter.set(change.path, change.after)
+  }
+  for (const change of theirs) {
+    if (change.before !== undefined) base.set(change.path, change.before)
+    theirsAfter.set(change.path, change.after)
+  }
+  const side = (changed: ReadonlyMap<string, string | undefined>) => {
+    const blobs = new Map<string, string>()
+    for (const path of new Set([...oursAfter.keys(), ...theirsAfter.keys()])) {
+      const blob = changed.has(path) ? changed.get(path) : base.get(path)
+      if (blob !== undefined) blobs.set(path, blob)
+    }
+    return blobs
+  }
+  return { base, ours: side(oursAfter), theirs: side(theirsAfter) }
+}
+
 /**
  * How the remote's side joins this machine's, note by note (files, never
  * lines: a note is one person's text): a note only the remote changed takes

@@ -1,5 +1,5 @@
 import { Data, Effect, FileSystem, Path } from "effect"
-import { failureKind, isMissingBranch, type MergePlan, mergePlan, MirrorsFolder, parseTree } from "../../../domain/notes/syncPlan.ts"
+import { failureKind, isMissingBranch, type MergePlan, mergePlan, MirrorsFolder, parseRawDiff, parseTree, sidesOfChanges } from "../../../domain/notes/syncPlan.ts"
 import type { SyncFailureKind } from "../../../domain/notes/syncTypes.ts"
 import type { GitFailed, GitRunner } from "../../../services/NotesHistory.ts"
 import { PiContextAuthor } from "../repo.ts"
@@ -167,8 +167,13 @@ export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: str
     Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
     Effect.orElseSucceed((): string | undefined => undefined)
   )
-  const [baseTree, ours, theirs] = yield* Effect.all([treeOf(mirror, base), treeOf(mirror, head), treeOf(mirror, tip)])
-  const plan: MergePlan = mergePlan(baseTree, ours, theirs, keepOurs)
+  const changes = (from: string, to: string) =>
+    Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
+  // Related histories: only the notes either side changed since the merge base; unrelated ones: both whole trees.
+  const sides = base === undefined
+    ? { base: new Map<string, string>(), ours: yield* treeOf(mirror, head), theirs: yield* treeOf(mirror, tip) }
+    : sidesOfChanges(yield* changes(base, head), yield* changes(base, tip))
+  const plan: MergePlan = mergePlan(sides.base, sides.ours, sides.theirs, keepOurs)
   if (base === head) {
     yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
   } else {
