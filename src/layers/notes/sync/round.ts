@@ -113,7 +113,7 @@ const lockedRound = Effect.fnUntraced(function*(
   const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
   const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
   const count = copied.changed.length
-  if (count > 0) head = yield* commitPaths(mirror, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
+  if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
