@@ -2,11 +2,12 @@ import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
-import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, syncTrees } from "../domain/notes/syncPlan.ts"
+import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import type { GitRunner } from "../services/NotesHistory.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesSync } from "../services/NotesSync.ts"
+import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { gitWithin, systemGit } from "./notes/git.ts"
@@ -35,6 +36,8 @@ const ModeRank: Readonly<Record<RoundMode, number>> = { pull: 0, push: 1, resolv
 interface Remote {
   readonly setting: SyncRemoteSetting
   readonly shown: string
+  /** The remote as git is handed it (`remoteForGit`), as of the session that asked last. */
+  url: string
   readonly lock: Semaphore.Semaphore
   /** The round waiting for the lock; a later request joins it (it copies the homes in when it runs). */
   queued: RoundMode | undefined
@@ -82,6 +85,7 @@ export const layerWith = (options: SyncOptions) =>
         const fresh: Remote = {
           setting,
           shown: redactRemote(setting.remote),
+          url: setting.remote,
           lock: Semaphore.makeUnsafe(1),
           queued: undefined,
           lastPull: undefined,
@@ -111,7 +115,7 @@ export const layerWith = (options: SyncOptions) =>
 
       /** Git's words as they may be shown: the remote redacted wherever it appears, the machine's paths hidden. */
       const scrub = (identity: NotesIdentity, remote: Remote, detail: string) =>
-        hidePaths(redactText(detail.split(remote.setting.remote).join(remote.shown), [remote.setting.remote]), identity.root)
+        hidePaths(redactText(detail.split(remote.url).join(remote.shown).split(remote.setting.remote).join(remote.shown), [remote.setting.remote]), identity.root)
           .replace(/\b(fatal|error): /g, "").trim()
 
       const failed = (atMs: number, failure: SyncStepFailed, identity: NotesIdentity, remote: Remote): SyncOutcome & { readonly _tag: "Failed" } => ({
@@ -128,7 +132,7 @@ export const layerWith = (options: SyncOptions) =>
           const key = keyOf(setting)
           const result = yield* Effect.result(
             platform(syncRound(
-              { root: identity.root, name: path.basename(mirrorDir(identity, remote)), git: options.git, network, url: setting.remote, branch: setting.branch },
+              { root: identity.root, name: path.basename(mirrorDir(identity, remote)), git: options.git, network, url: remote.url, branch: setting.branch },
               identity,
               setting.homes,
               syncTrees(identity, setting.homes, path.join),
@@ -210,7 +214,11 @@ export const layerWith = (options: SyncOptions) =>
       const configured = Effect.gen(function*() {
         const settings = (yield* thresholds.policy).sync
         if (settings.length === 0) return { identity: undefined, remotes: [] as ReadonlyArray<Remote> }
-        return { identity: yield* homes.identity, remotes: settings.map(remoteFor) }
+        const session = yield* PiSession
+        const home = yield* Effect.sync(() => process.env.HOME)
+        const chosen = settings.map(remoteFor)
+        for (const remote of chosen) remote.url = remoteForGit(remote.setting.remote, home, session.cwd, path.resolve)
+        return { identity: yield* homes.identity, remotes: chosen }
       })
 
       /** Forks a round of every remote, or joins the one already waiting. */

@@ -155,6 +155,25 @@ describe("NotesSync", () => {
       for (const session of [first, second]) assert.strictEqual((yield* session.states)[0]?.lastPush?._tag, "Ok")
     }))
 
+  it.effect("a remote written as ~/path is the user's home's, as a shell would take it", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const remote = bareRemote(dir)
+      const saved = process.env.HOME
+      process.env.HOME = dir
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (saved === undefined) delete process.env.HOME
+          else process.env.HOME = saved
+        })
+      )
+      const a = yield* machine(join(dir, "a"), [{ homes: ["user"], remote: "~/notes.git", branch: "notes" }])
+      writeNote(a.root, "user/prefs.md", "tabs\n")
+      yield* a.push
+      assert.strictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim(), "user/prefs.md")
+      assert.strictEqual((yield* a.states)[0]?.remote, "~/notes.git")
+    }))
+
   it.effect("a missing remote: one notice, the session goes on with local notes", () =>
     Effect.gen(function*() {
       const dir = yield* scratch()

@@ -6,6 +6,7 @@ import {
   isConflictCopy,
   mergePlan,
   parseRawDiff,
+  remoteForGit,
   sidesOfChanges,
   treeOfKey
 } from "../../src/domain/notes/syncPlan.ts"
@@ -70,6 +71,15 @@ describe("notes sync decisions", () => {
     assert.strictEqual(conflictCopyPath("plan.md", 0, 2), "plan.conflict-19700101T000000Z-2.md")
     assert.isTrue(isConflictCopy(copy))
     assert.isFalse(isConflictCopy("plan.md"))
+  })
+
+  it("hands git a URL or host:path as written, a ~/ path under the home and a relative path from the session's folder", () => {
+    const resolve = (...segments: ReadonlyArray<string>) => (segments[1]!.startsWith("/") ? segments[1]! : segments.filter((s) => s !== "").join("/"))
+    assert.strictEqual(remoteForGit("https://host/x.git", "/home/me", "/work", resolve), "https://host/x.git")
+    assert.strictEqual(remoteForGit("git@github.com:me/notes.git", "/home/me", "/work", resolve), "git@github.com:me/notes.git")
+    assert.strictEqual(remoteForGit("~/backup/notes.git", "/home/me", "/work", resolve), "/home/me/backup/notes.git")
+    assert.strictEqual(remoteForGit("/srv/notes.git", "/home/me", "/work", resolve), "/srv/notes.git")
+    assert.strictEqual(remoteForGit("../team-notes.git", "/home/me", "/work", resolve), "/work/../team-notes.git")
   })
 
   it("places a path of the remote's tree in its home on this machine", () => {

@@ -62,6 +62,24 @@ export const treeOfKey = (
   return undefined
 }
 
+/**
+ * The remote as git is handed it: a URL (`https://`, `ssh://`, `file://`) or
+ * scp-like `host:path` as written; a path with `~/` under the user's home, and
+ * a relative path from the session's folder, as a shell there would take it
+ * (git itself runs in the mirror's folder).
+ */
+export const remoteForGit = (
+  remote: string,
+  home: string | undefined,
+  cwd: string,
+  resolve: (...segments: ReadonlyArray<string>) => string
+): string => {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(remote)) return remote
+  if (/^[^/\\]*:/.test(remote) && !/^[a-z]:[\\/]/i.test(remote)) return remote
+  if ((remote === "~" || remote.startsWith("~/")) && home !== undefined) return resolve(home, remote.slice(2))
+  return resolve(cwd, remote)
+}
+
 /** The folder of the notes root that holds every remote's mirror; the root's own repository ignores it. */
 export const MirrorsFolder = ".sync"
 
