@@ -41,8 +41,12 @@ export interface SyncFigures {
   readonly boundary_hook_ms_sync_off: number
 }
 
-/** `seeded(dir, i)` is the path of note i of a home, as bench/notes.ts laid them out. */
-export const benchNotesSync = async (identity: NotesIdentity, seeded: (dir: string, i: number) => string): Promise<SyncFigures> => {
+/** `seeded(dir, i)` is the path of note i of a home, as bench/notes.ts laid them out, `notesPerHome` in each (at least 100). */
+export const benchNotesSync = async (
+  identity: NotesIdentity,
+  seeded: (dir: string, i: number) => string,
+  notesPerHome: number
+): Promise<SyncFigures> => {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "pi-sync-bench-")))
   const remote = join(scratch, "notes.git")
   execFileSync("git", ["init", "--bare", "-q", remote])
@@ -64,7 +68,9 @@ export const benchNotesSync = async (identity: NotesIdentity, seeded: (dir: stri
     round++
     for (let k = 0; k < ChangedNotes; k++) {
       const home = SyncedHomes[k % SyncedHomes.length]!
-      writeFileSync(seeded(join(identity.root, ...homeSegments(identity, home)), 100 * k + (round % 50)), `# synced in round ${round}\n\nnote ${k}\n`)
+      // Five notes per home, each in a folder of its own when the home has that many folders (git writes a tree per folder).
+      const index = Math.floor(k / SyncedHomes.length) * Math.max(20, Math.floor(notesPerHome / 5)) + (round % 20)
+      writeFileSync(seeded(join(identity.root, ...homeSegments(identity, home)), index), `# synced in round ${round}\n\nnote ${k}\n`)
     }
   }
   const syncOn = ManagedRuntime.make(appLayer({ policy }))
