@@ -119,8 +119,8 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
     for (const draft of draftsOfEntry(entry)) {
       switch (draft._tag) {
         case "Plain":
-          if (draft.role === "assistant" && message?.errorMessage === undefined && draft.document.body.trim() !== "") {
-            lastReply = draft.document.body
+          if (draft.role === "assistant" && message?.errorMessage === undefined && draft.document().body.trim() !== "") {
+            lastReply = draft.document().body
           }
           break
         case "Call":
@@ -136,8 +136,8 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
             const tools = touched.get(path) ?? []
             touched.delete(path)
             touched.set(path, tools.includes(call.name) ? tools : [...tools, call.name])
-          } else if (call.name === "bash" && (draft.isError || nonZeroExit(draft.output))) {
-            runs.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(draft.output) })
+          } else if (call.name === "bash" && (draft.isError || nonZeroExit(draft.output()))) {
+            runs.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(draft.output()) })
           }
           break
         }

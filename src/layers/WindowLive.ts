@@ -1,6 +1,16 @@
 import { Effect, Layer, Option, Ref } from "effect"
-import { factsOfSpans } from "../domain/window/windowFacts.ts"
-import { branchWindows, currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
+import type { WindowFacts } from "../domain/window/facts.ts"
+import { factsOfSpan } from "../domain/window/windowFacts.ts"
+import {
+  branchWindows,
+  currentWindowOf,
+  extendedSpans,
+  extendedWindow,
+  opensWindow,
+  ordinalAtLeaf,
+  windowOpening,
+  type WindowSpan
+} from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -99,12 +109,37 @@ export const layer = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
+    /**
+     * Every window of the branch, by session and leaf, as `current` is: when
+     * the walk back from the leaf meets the cached leaf, the windows are the
+     * cached ones grown by what was walked (the ended ones the same objects),
+     * so the history tools and the windows view pay for the whole branch once.
+     */
+    const spanCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly spans: ReadonlyArray<WindowSpan> } | undefined>(undefined)
+    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
+    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+
     const spans = Effect.gen(function*() {
       const session = yield* PiSession
-      return branchWindows(yield* session.rawBranch, session.sessionId)
-    })
+      const cached = yield* Ref.get(spanCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      const walked = yield* session.branchTail((entry) => entry.id === known?.leafId)
+      const next = known !== undefined && walked[0]?.id === known.leafId
+        ? extendedSpans(known.spans, walked.slice(1))
+        : branchWindows(walked, session.sessionId)
+      const leaf = walked[walked.length - 1]
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next })
+      return next
+    }).pipe(Effect.withSpan("Window.spans"))
 
-    const windows = Effect.map(spans, factsOfSpans).pipe(Effect.withSpan("Window.windows"))
+    const windows = Effect.map(spans, (all) =>
+      all.map((span) => {
+        const known = factsBySpan.get(span)
+        if (known !== undefined) return known
+        const facts = factsOfSpan(span)
+        factsBySpan.set(span, facts)
+        return facts
+      })).pipe(Effect.withSpan("Window.windows"))
 
     return Window.of({ current, usage, measureRequest, rememberReply, windows, spans, forget: Ref.set(measured, undefined) })
   })

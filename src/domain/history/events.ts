@@ -13,8 +13,8 @@ export type ToolStatus = "ok" | "error" | "unfinished"
  * `history_read` pages through) is `head + body`: a short head we compose
  * (tool name, arguments, status; a context label) and the body, which is the
  * very string Pi holds (message text, tool output), never a copy. It is built
- * once, when the event is indexed; a tool call's once more, when its result
- * pairs with it.
+ * when something first reads it (a search scanning it, a list previewing it,
+ * a read), then kept: indexing a session decides seqs, roles and statuses only.
  */
 export interface HistoryEvent {
   readonly seq: number
@@ -24,9 +24,9 @@ export interface HistoryEvent {
   readonly timestamp: string
   /** A short name: the tool name, the custom type, or the role. */
   readonly kind: string
-  status: ToolStatus | undefined
-  head: string
-  body: string
+  readonly status: ToolStatus | undefined
+  readonly head: string
+  readonly body: string
 }
 
 /** The two halves of a document; see `HistoryEvent`. */
@@ -41,7 +41,9 @@ export const documentLength = (event: Document): number => event.head.length + e
 export const documentText = (event: Document): string => event.head.length === 0 ? event.body : event.head + event.body
 
 /**
- * What one raw entry contributes, before seqs are assigned. Seq rules (stable
+ * What one raw entry contributes, before seqs are assigned. The texts
+ * (`document`, a call's `head`, a result's `output`) are composed when
+ * called: the index calls them only for the events a tool call reads. Seq rules (stable
  * because each depends only on the entry itself and on earlier entries):
  * - a user message: one `user` event;
  * - an assistant message: one `assistant` event when it has text (or is an
@@ -60,16 +62,16 @@ export type EventDraft =
     readonly _tag: "Plain"
     readonly role: HistoryRole
     readonly kind: string
-    readonly document: Document
-    readonly status?: ToolStatus
+    readonly document: () => Document
+    readonly status: ToolStatus | undefined
   }
-  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: string; readonly args: unknown }
+  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: () => string; readonly args: unknown }
   | {
     readonly _tag: "Result"
     readonly callId: string
     readonly name: string
     readonly isError: boolean
-    readonly output: string
+    readonly output: () => string
   }
 
 const stringField = (value: Record<string, unknown>, key: string): string | undefined =>
@@ -110,6 +112,14 @@ const labelled = (label: string, text: string): Document => ({ head: `[${label}]
 
 const callHead = (name: string, args: unknown): string => `${name} ${argumentsJson(args)}`
 
+const plain = (role: HistoryRole, kind: string, document: () => Document, status?: ToolStatus): EventDraft => ({
+  _tag: "Plain",
+  role,
+  kind,
+  status,
+  document
+})
+
 const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> => {
   const content = Array.isArray(message.content) ? message.content : []
   const texts: Array<string> = []
@@ -118,16 +128,16 @@ const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> =>
     if (!isRecord(part)) continue
     if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
     else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
-      calls.push({ _tag: "Call", callId: part.id, name: part.name, head: callHead(part.name, part.arguments), args: part.arguments })
+      const { name, arguments: args } = part
+      calls.push({ _tag: "Call", callId: part.id, name, head: () => callHead(name, args), args })
     }
   }
   const error = stringField(message, "errorMessage")
   if (error !== undefined) texts.push(`[error: ${error}]`)
-  const drafts: Array<EventDraft> = []
   if (texts.length > 0 || calls.length === 0) {
-    drafts.push({ _tag: "Plain", role: "assistant", kind: "assistant", document: plainText(texts.length === 1 ? texts[0]! : texts.join("\n")) })
+    calls.unshift(plain("assistant", "assistant", () => plainText(texts.length === 1 ? texts[0]! : texts.join("\n"))))
   }
-  return drafts.concat(calls)
+  return calls
 }
 
 const bashDraft = (message: Record<string, unknown>): EventDraft => {
@@ -139,44 +149,37 @@ const bashDraft = (message: Record<string, unknown>): EventDraft => {
     ? exitCode === 0 ? "ok" : "error"
     : "unfinished"
   const exit = typeof exitCode === "number" ? `exit ${exitCode}` : message.cancelled === true ? "cancelled" : "no exit code"
-  return {
-    _tag: "Plain",
-    role: "tool",
-    kind: "bash",
-    status,
-    document: toolDocument(callHead("bash", { command }), `${status} (${exit})`, stringField(message, "output") ?? "")
-  }
+  return plain("tool", "bash", () => toolDocument(callHead("bash", { command }), `${status} (${exit})`, stringField(message, "output") ?? ""), status)
 }
 
 const customDraft = (customType: unknown, content: unknown): EventDraft => {
   const kind = typeof customType === "string" && customType.length > 0 ? customType : "custom"
-  return { _tag: "Plain", role: "context", kind, document: labelled(kind, contentText(content)) }
+  return plain("context", kind, () => labelled(kind, contentText(content)))
 }
 
 const messageDrafts = (message: unknown): Array<EventDraft> => {
   if (!isRecord(message)) return []
   switch (message.role) {
     case "user":
-      return [{ _tag: "Plain", role: "user", kind: "user", document: plainText(contentText(message.content)) }]
+      return [plain("user", "user", () => plainText(contentText(message.content)))]
     case "assistant":
       return assistantDrafts(message)
     case "toolResult": {
       const callId = stringField(message, "toolCallId")
       const name = stringField(message, "toolName") ?? "tool"
-      const output = contentText(message.content)
       const status: ToolStatus = message.isError === true ? "error" : "ok"
       return callId === undefined
-        ? [{ _tag: "Plain", role: "tool", kind: name, status, document: toolDocument(name, status, output) }]
-        : [{ _tag: "Result", callId, name, isError: message.isError === true, output }]
+        ? [plain("tool", name, () => toolDocument(name, status, contentText(message.content)), status)]
+        : [{ _tag: "Result", callId, name, isError: message.isError === true, output: () => contentText(message.content) }]
     }
     case "bashExecution":
       return [bashDraft(message)]
     case "custom":
       return [customDraft(message.customType, message.content)]
     case "compactionSummary":
-      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", stringField(message, "summary") ?? "") }]
+      return [plain("context", "compaction", () => labelled("compaction summary", stringField(message, "summary") ?? ""))]
     case "branchSummary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", stringField(message, "summary") ?? "") }]
+      return [plain("context", "branch_summary", () => labelled("branch summary", stringField(message, "summary") ?? ""))]
     default:
       return []
   }
@@ -196,9 +199,9 @@ export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
     case "compaction":
       // A reset's retain-none compaction says nothing; the marker after it starts the window.
       if (isResetCompaction(entry)) return []
-      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "") }]
+      return [plain("context", "compaction", () => labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : ""))]
     case "branch_summary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "") }]
+      return [plain("context", "branch_summary", () => labelled("branch summary", typeof entry.summary === "string" ? entry.summary : ""))]
     default:
       return []
   }

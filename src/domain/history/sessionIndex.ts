@@ -1,18 +1,15 @@
 import type { RawEntry } from "../entries.ts"
 import { type BranchView, emptyBranchView } from "./branchView.ts"
-import { draftsOfEntry, type HistoryEvent, toolDocument } from "./events.ts"
-
-interface PendingCall {
-  readonly seq: number
-  /** `name {args}`: the head its result completes. */
-  readonly head: string
-}
+import { type Document, draftsOfEntry, type EventDraft, type HistoryEvent, type HistoryRole, type ToolStatus, toolDocument } from "./events.ts"
 
 /**
  * The history index of one session. It only ever grows: `extendIndex` folds
  * the entries appended since the last call into it, so every seq is decided
- * once and each event's document is built once (a tool call's once more when
- * its result arrives). The branch view is the part that follows the leaf.
+ * once. Folding keeps per seq only what filters read (the entry, which of
+ * its drafts, role, status); an event and its document are built when a call
+ * first reads it, then kept, so the first call on a long session costs the
+ * entries' shapes, not their texts. The branch view is the part that follows
+ * the leaf.
  *
  * It is mutable on purpose: the index of a 100,000-entry session is extended
  * by a handful of entries per tool call, and copying it would cost more than
@@ -20,16 +17,33 @@ interface PendingCall {
  */
 export interface SessionIndex {
   readonly sessionId: string
-  /** `events[seq - 1]`: seqs are dense and start at 1. */
-  readonly events: Array<HistoryEvent>
-  /** The seqs each entry created, for entries that created any. */
-  readonly seqsByEntry: Map<string, ReadonlyArray<number>>
-  /** Calls still waiting for their first result, by tool-call id. */
-  readonly pendingCalls: Map<string, PendingCall>
+  /** Per seq, at `seq - 1`: the entry that created the event (for a call: the assistant entry holding it). */
+  readonly sourceEntries: Array<RawEntry>
+  /** Per seq, at `seq - 1`: the position of the event's draft among its entry's drafts. */
+  readonly sourceDrafts: Array<number>
+  /** Per seq, at `seq - 1`: what role filters read without building the event. */
+  readonly roles: Array<HistoryRole>
+  /** Per seq, at `seq - 1`: its status (a call's is `unfinished` until its result completes it). */
+  readonly statuses: Array<ToolStatus | undefined>
+  /** Per seq, at `seq - 1`: for a call, the tool-result entry that completed it. */
+  readonly completedBy: Array<RawEntry | undefined>
+  /** The events read so far, by seq. */
+  readonly built: Map<number, HistoryEvent>
+  /** Every entry folded in, in append order (which is branch order along any branch). */
+  readonly entryAt: Array<RawEntry>
+  /**
+   * `seqStarts[p]`: the first seq the entry at position `p` created; it
+   * created the seqs up to `seqStarts[p + 1]` (none when they are equal).
+   * Positions, not a map by id: the first call on a long session folds every
+   * entry, and a map of 100,000 ids costs more than the rest of the fold.
+   */
+  readonly seqStarts: Array<number>
+  /** Calls still waiting for their first result: their seqs, by tool-call id. */
+  readonly pendingCalls: Map<string, number>
   /** How many entries of the session (in append order) have been folded in. */
   entryCount: number
   lastEntryId: string | undefined
-  /** Documents built so far: the measure that an extension does not re-process old entries. */
+  /** Documents built so far: only the events calls read, each once (evidence that no call re-processes old entries). */
   documentBuilds: number
   branchRebuilds: number
   branch: BranchView
@@ -37,15 +51,24 @@ export interface SessionIndex {
 
 export const emptyIndex = (sessionId: string): SessionIndex => ({
   sessionId,
-  events: [],
-  seqsByEntry: new Map(),
+  sourceEntries: [],
+  sourceDrafts: [],
+  roles: [],
+  statuses: [],
+  completedBy: [],
+  built: new Map(),
+  entryAt: [],
+  seqStarts: [1],
   pendingCalls: new Map(),
   entryCount: 0,
   lastEntryId: undefined,
   documentBuilds: 0,
   branchRebuilds: 0,
-  branch: emptyBranchView(sessionId)
+  branch: emptyBranchView()
 })
+
+/** Events in the index: seqs run from 1 to this. */
+export const eventCount = (index: SessionIndex): number => index.roles.length
 
 /**
  * Whether `entries` still starts with what the index has folded in. A session
@@ -56,56 +79,32 @@ export const indexMatches = (index: SessionIndex, entries: ReadonlyArray<RawEntr
   entries.length >= index.entryCount &&
   (index.entryCount === 0 || entries[index.entryCount - 1]?.id === index.lastEntryId)
 
-const push = (index: SessionIndex, entry: RawEntry, event: Omit<HistoryEvent, "seq" | "entryId" | "timestamp">): number => {
-  const seq = index.events.length + 1
-  index.events.push({ seq, entryId: entry.id, timestamp: entry.timestamp, ...event })
-  index.documentBuilds++
-  return seq
-}
-
 const foldEntry = (index: SessionIndex, entry: RawEntry): void => {
-  const created: Array<number> = []
-  for (const draft of draftsOfEntry(entry)) {
-    switch (draft._tag) {
-      case "Plain":
-        created.push(push(index, entry, { role: draft.role, kind: draft.kind, status: draft.status, ...draft.document }))
-        break
-      case "Call": {
-        const seq = push(index, entry, {
-          role: "tool",
-          kind: draft.name,
-          status: "unfinished",
-          ...toolDocument(draft.head, "unfinished", undefined)
-        })
-        // A repeated call id keeps its first call waiting: "first later result" pairs with the earliest.
-        if (!index.pendingCalls.has(draft.callId)) index.pendingCalls.set(draft.callId, { seq, head: draft.head })
-        created.push(seq)
-        break
-      }
-      case "Result": {
-        const pending = index.pendingCalls.get(draft.callId)
-        const status = draft.isError ? "error" : "ok"
-        if (pending === undefined) {
-          created.push(push(index, entry, {
-            role: "tool",
-            kind: draft.name,
-            status,
-            ...toolDocument(draft.name, status, draft.output)
-          }))
-        } else {
-          index.pendingCalls.delete(draft.callId)
-          const event = index.events[pending.seq - 1]!
-          event.status = status
-          const document = toolDocument(pending.head, status, draft.output)
-          event.head = document.head
-          event.body = document.body
-          index.documentBuilds++
-        }
-        break
+  const drafts = draftsOfEntry(entry)
+  for (let position = 0; position < drafts.length; position++) {
+    const draft = drafts[position]!
+    if (draft._tag === "Result") {
+      const call = index.pendingCalls.get(draft.callId)
+      if (call !== undefined) {
+        index.pendingCalls.delete(draft.callId)
+        index.statuses[call - 1] = draft.isError ? "error" : "ok"
+        index.completedBy[call - 1] = entry
+        // Read before its result arrived, the call was built unfinished: it is built again when read.
+        index.built.delete(call)
+        continue
       }
     }
+    index.sourceEntries.push(entry)
+    index.sourceDrafts.push(position)
+    index.roles.push(draft._tag === "Plain" ? draft.role : "tool")
+    index.statuses.push(draft._tag === "Plain" ? draft.status : draft._tag === "Call" ? "unfinished" : draft.isError ? "error" : "ok")
+    index.completedBy.push(undefined)
+    const seq = index.roles.length
+    // A repeated call id keeps its first call waiting: "first later result" pairs with the earliest.
+    if (draft._tag === "Call" && !index.pendingCalls.has(draft.callId)) index.pendingCalls.set(draft.callId, seq)
   }
-  if (created.length > 0) index.seqsByEntry.set(entry.id, created)
+  index.entryAt.push(entry)
+  index.seqStarts.push(index.roles.length + 1)
 }
 
 /** Folds `entries.slice(index.entryCount)` into the index. The caller checked `indexMatches`. */
@@ -124,5 +123,58 @@ export const buildIndex = (sessionId: string, entries: ReadonlyArray<RawEntry>):
   return index
 }
 
-export const eventAt = (index: SessionIndex, seq: number): HistoryEvent | undefined =>
-  Number.isInteger(seq) && seq >= 1 ? index.events[seq - 1] : undefined
+/** The output a tool-result entry carries: its one draft's. */
+const resultOutput = (entry: RawEntry): string | undefined => {
+  const draft = draftsOfEntry(entry)[0]
+  return draft?._tag === "Result" ? draft.output() : undefined
+}
+
+/** The event and its document, from the draft that created it (and, for a call, the result that completed it). */
+const eventOf = (index: SessionIndex, seq: number, entry: RawEntry, draft: EventDraft): HistoryEvent => {
+  const status = index.statuses[seq - 1]
+  const made = (kind: string, document: Document): HistoryEvent => ({
+    seq,
+    role: index.roles[seq - 1]!,
+    entryId: entry.id,
+    timestamp: entry.timestamp,
+    kind,
+    status,
+    head: document.head,
+    body: document.body
+  })
+  switch (draft._tag) {
+    case "Plain":
+      return made(draft.kind, draft.document())
+    case "Call": {
+      const result = index.completedBy[seq - 1]
+      return made(draft.name, toolDocument(draft.head(), status!, result === undefined ? undefined : resultOutput(result)))
+    }
+    case "Result":
+      return made(draft.name, toolDocument(draft.name, status!, draft.output()))
+  }
+}
+
+/** The event of `seq`, built on its first read and kept; undefined when there is none. */
+export const eventAt = (index: SessionIndex, seq: number): HistoryEvent | undefined => {
+  if (!Number.isInteger(seq) || seq < 1 || seq > index.roles.length) return undefined
+  const known = index.built.get(seq)
+  if (known !== undefined) return known
+  const entry = index.sourceEntries[seq - 1]!
+  const event = eventOf(index, seq, entry, draftsOfEntry(entry)[index.sourceDrafts[seq - 1]!]!)
+  index.built.set(seq, event)
+  index.documentBuilds++
+  return event
+}
+
+/** The role of `seq`, without building its event. */
+export const roleAt = (index: SessionIndex, seq: number): HistoryRole | undefined => index.roles[seq - 1]
+
+/** The id of the entry that created `seq`'s event, without building it. */
+export const entryIdAt = (index: SessionIndex, seq: number): string | undefined => index.sourceEntries[seq - 1]?.id
+
+/** The seqs the entry at `position` (append order) created, ascending. */
+export const seqsAt = (index: SessionIndex, position: number): ReadonlyArray<number> => {
+  const seqs: Array<number> = []
+  for (let seq = index.seqStarts[position]!; seq < index.seqStarts[position + 1]!; seq++) seqs.push(seq)
+  return seqs
+}
