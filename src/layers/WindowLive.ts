@@ -123,6 +123,7 @@ export const layer = Layer.effect(
       const session = yield* PiSession
       const cached = yield* Ref.get(spanCache)
       const known = cached?.sessionId === session.sessionId ? cached : undefined
+      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
       const walked = yield* session.branchTail((entry) => entry.id === known?.leafId)
       const next = known !== undefined && walked[0]?.id === known.leafId
         ? extendedSpans(known.spans, walked.slice(1))

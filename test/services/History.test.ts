@@ -9,6 +9,7 @@ import { Layer } from "effect"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { History } from "../../src/services/History.ts"
+import { PiSession } from "../../src/services/PiSession.ts"
 import { historyToolHandlers } from "../../src/tools/history.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
 import { noNotesHistory } from "../support/notesHistoryFixtures.ts"
@@ -66,6 +67,38 @@ layer(historyAndWindow)("History", (it) => {
       // A call with nothing appended does no document work at all.
       yield* call(fake, "history_read", { seq: 1 })
       assert.strictEqual((yield* stats).documentBuilds, 529)
+    }))
+
+  it.effect("reads the branch's windows from the Window room: one walk of the branch for history_windows, then only what was appended", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId })
+      appendUsers(fake, 300, "early")
+      let walked = 0
+      const count = <A>(entries: ReadonlyArray<A>): ReadonlyArray<A> => {
+        walked += entries.length
+        return entries
+      }
+      const counting = Layer.effect(
+        PiSession,
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          return PiSession.of({
+            ...session,
+            rawBranch: Effect.map(session.rawBranch, count),
+            branch: Effect.map(session.branch, count),
+            branchTail: (isStart) => Effect.map(session.branchTail(isStart), count),
+            rawBranchAt: (id) => Effect.map(session.rawBranchAt(id), count)
+          })
+        })
+      ).pipe(Layer.provide(fake.layer))
+      const windows = () => historyToolHandlers.history_windows({}).pipe(Effect.provide(counting))
+
+      assert.include(text(yield* windows()), "#1–#300 (300 events)")
+      assert.strictEqual(walked, 300)
+      appendUsers(fake, 10, "later")
+      assert.include(text(yield* windows()), "#1–#310 (310 events)")
+      // The ten appended entries and the leaf the last walk stopped at.
+      assert.strictEqual(walked, 311)
     }))
 
   it.effect("finds a word from the first window after two resets and reads that event in two pages", () =>
