@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
@@ -122,6 +122,26 @@ describe("the history's git runs", () => {
         assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "2")
         assert.match(gitIn(root, "log", "-1", "--format=%s"), /^w2 of session histsess: \+0 ~1 −0$/m)
       }).pipe(Effect.provide(historyLayer(hangingCommits)))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a commit cut at the session's end leaves git's index lock behind; the next commit clears a lock that old and goes through", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-git-stale-")
+      yield* TestClock.setTime(Date.now())
+      return yield* Effect.gen(function*() {
+        const { tool, endWindow } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        yield* endWindow(1)
+        // What a git killed mid-commit (the session's end waits 3 s, then the runtime ends its fibers) leaves.
+        const lock = join(root, ".git", "index.lock")
+        writeFileSync(lock, "")
+        const twoMinutesAgo = new Date(Date.now() - 120_000)
+        utimesSync(lock, twoMinutesAgo, twoMinutesAgo)
+        ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+        yield* endWindow(2)
+        assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "2")
+        assert.isFalse(existsSync(lock))
+      }).pipe(Effect.provide(historyLayer()))
     }).pipe(Effect.provide(nodeLayer)))
 
   it.effect("a history command does not wait on a hanging commit past its bound: it shows what is committed and says a commit is running", () =>
