@@ -124,7 +124,8 @@ export const layer = Layer.effect(
       const cached = yield* Ref.get(spanCache)
       const known = cached?.sessionId === session.sessionId ? cached : undefined
       if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
-      const walked = yield* session.branchTail((entry) => entry.id === known?.leafId)
+      // Nothing to grow: the whole branch, read by Pi's own walk (no test per entry).
+      const walked = known === undefined ? yield* session.rawBranch : yield* session.branchTail((entry) => entry.id === known.leafId)
       const next = known !== undefined && walked[0]?.id === known.leafId
         ? extendedSpans(known.spans, walked.slice(1))
         : branchWindows(walked, session.sessionId)

@@ -112,76 +112,116 @@ const labelled = (label: string, text: string): Document => ({ head: `[${label}]
 
 const callHead = (name: string, args: unknown): string => `${name} ${argumentsJson(args)}`
 
-const plain = (role: HistoryRole, kind: string, document: () => Document, status?: ToolStatus): EventDraft => ({
-  _tag: "Plain",
-  role,
-  kind,
-  status,
-  document
-})
+/** A message entry's message, as a record (an odd shape reads as an empty one). */
+const messageOf = (entry: RawEntry): Record<string, unknown> => (isRecord(entry.message) ? entry.message : {})
 
-const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> => {
-  const content = Array.isArray(message.content) ? message.content : []
+const customKind = (customType: unknown): string => typeof customType === "string" && customType.length > 0 ? customType : "custom"
+
+/** How a document is composed from its entry: module-level functions, so indexing an entry allocates none. */
+type Compose = (entry: RawEntry) => Document
+
+const userDocument: Compose = (entry) => plainText(contentText(messageOf(entry).content))
+
+const assistantDocument: Compose = (entry) => {
+  const message = messageOf(entry)
   const texts: Array<string> = []
-  const calls: Array<EventDraft> = []
-  for (const part of content) {
-    if (!isRecord(part)) continue
-    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
-    else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
-      const { name, arguments: args } = part
-      calls.push({ _tag: "Call", callId: part.id, name, head: () => callHead(name, args), args })
-    }
+  for (const part of Array.isArray(message.content) ? message.content : []) {
+    if (isRecord(part) && part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
   }
   const error = stringField(message, "errorMessage")
   if (error !== undefined) texts.push(`[error: ${error}]`)
-  if (texts.length > 0 || calls.length === 0) {
-    calls.unshift(plain("assistant", "assistant", () => plainText(texts.length === 1 ? texts[0]! : texts.join("\n"))))
-  }
-  return calls
+  return plainText(texts.length === 1 ? texts[0]! : texts.join("\n"))
 }
 
-const bashDraft = (message: Record<string, unknown>): EventDraft => {
-  const command = stringField(message, "command") ?? ""
+const bashStatus = (message: Record<string, unknown>): ToolStatus =>
+  message.cancelled === true ? "error" : typeof message.exitCode === "number" ? message.exitCode === 0 ? "ok" : "error" : "unfinished"
+
+const bashDocument: Compose = (entry) => {
+  const message = messageOf(entry)
   const exitCode = message.exitCode
-  const status: ToolStatus = message.cancelled === true
-    ? "error"
-    : typeof exitCode === "number"
-    ? exitCode === 0 ? "ok" : "error"
-    : "unfinished"
   const exit = typeof exitCode === "number" ? `exit ${exitCode}` : message.cancelled === true ? "cancelled" : "no exit code"
-  return plain("tool", "bash", () => toolDocument(callHead("bash", { command }), `${status} (${exit})`, stringField(message, "output") ?? ""), status)
+  return toolDocument(callHead("bash", { command: stringField(message, "command") ?? "" }), `${bashStatus(message)} (${exit})`, stringField(message, "output") ?? "")
 }
 
-const customDraft = (customType: unknown, content: unknown): EventDraft => {
-  const kind = typeof customType === "string" && customType.length > 0 ? customType : "custom"
-  return plain("context", kind, () => labelled(kind, contentText(content)))
+const resultName = (message: Record<string, unknown>): string => stringField(message, "toolName") ?? "tool"
+const resultStatus = (message: Record<string, unknown>): ToolStatus => message.isError === true ? "error" : "ok"
+
+/** The output a tool-result entry carries. */
+export const resultOutput = (entry: RawEntry): string => contentText(messageOf(entry).content)
+
+const standaloneResultDocument: Compose = (entry) => {
+  const message = messageOf(entry)
+  return toolDocument(resultName(message), resultStatus(message), resultOutput(entry))
 }
 
-const messageDrafts = (message: unknown): Array<EventDraft> => {
-  if (!isRecord(message)) return []
+const customMessageDocument: Compose = (entry) => {
+  const message = messageOf(entry)
+  return labelled(customKind(message.customType), contentText(message.content))
+}
+const customEntryDocument: Compose = (entry) => labelled(customKind(entry.customType), contentText(entry.content))
+const compactionMessageDocument: Compose = (entry) => labelled("compaction summary", stringField(messageOf(entry), "summary") ?? "")
+const branchSummaryMessageDocument: Compose = (entry) => labelled("branch summary", stringField(messageOf(entry), "summary") ?? "")
+const compactionDocument: Compose = (entry) => labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "")
+const branchSummaryDocument: Compose = (entry) => labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "")
+
+/** The `part`-th content part of an assistant entry, a tool call: `name {args}`. */
+const callPart = (entry: RawEntry, part: number): Record<string, unknown> => {
+  const content = messageOf(entry).content
+  const found = Array.isArray(content) ? content[part] : undefined
+  return isRecord(found) ? found : {}
+}
+
+/**
+ * Receives the events one raw entry contributes, in seq order (the rules of
+ * `EventDraft`), with what composes their texts, none of it called: indexing
+ * a session reads only the entries' shapes.
+ */
+export interface EventSink {
+  readonly plain: (role: HistoryRole, kind: string, status: ToolStatus | undefined, compose: Compose) => void
+  /** The `part`-th content part of the assistant entry, a call. */
+  readonly call: (callId: string, name: string, part: number) => void
+  /** A result that pairs with the earliest call of its id still waiting, if any (else it is an event of its own). */
+  readonly result: (callId: string, name: string, isError: boolean) => void
+}
+
+const visitAssistant = (entry: RawEntry, message: Record<string, unknown>, sink: EventSink): void => {
+  const content = Array.isArray(message.content) ? message.content : []
+  let texts = stringField(message, "errorMessage") === undefined ? 0 : 1
+  let calls = 0
+  for (const part of content) {
+    if (!isRecord(part)) continue
+    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts++
+    else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") calls++
+  }
+  if (texts > 0 || calls === 0) sink.plain("assistant", "assistant", undefined, assistantDocument)
+  if (calls === 0) return
+  content.forEach((part, position) => {
+    if (isRecord(part) && part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") sink.call(part.id, part.name, position)
+  })
+}
+
+const visitMessage = (entry: RawEntry, sink: EventSink): void => {
+  const message = entry.message
+  if (!isRecord(message)) return
   switch (message.role) {
     case "user":
-      return [plain("user", "user", () => plainText(contentText(message.content)))]
+      return sink.plain("user", "user", undefined, userDocument)
     case "assistant":
-      return assistantDrafts(message)
+      return visitAssistant(entry, message, sink)
     case "toolResult": {
       const callId = stringField(message, "toolCallId")
-      const name = stringField(message, "toolName") ?? "tool"
-      const status: ToolStatus = message.isError === true ? "error" : "ok"
       return callId === undefined
-        ? [plain("tool", name, () => toolDocument(name, status, contentText(message.content)), status)]
-        : [{ _tag: "Result", callId, name, isError: message.isError === true, output: () => contentText(message.content) }]
+        ? sink.plain("tool", resultName(message), resultStatus(message), standaloneResultDocument)
+        : sink.result(callId, resultName(message), message.isError === true)
     }
     case "bashExecution":
-      return [bashDraft(message)]
+      return sink.plain("tool", "bash", bashStatus(message), bashDocument)
     case "custom":
-      return [customDraft(message.customType, message.content)]
+      return sink.plain("context", customKind(message.customType), undefined, customMessageDocument)
     case "compactionSummary":
-      return [plain("context", "compaction", () => labelled("compaction summary", stringField(message, "summary") ?? ""))]
+      return sink.plain("context", "compaction", undefined, compactionMessageDocument)
     case "branchSummary":
-      return [plain("context", "branch_summary", () => labelled("branch summary", stringField(message, "summary") ?? ""))]
-    default:
-      return []
+      return sink.plain("context", "branch_summary", undefined, branchSummaryMessageDocument)
   }
 }
 
@@ -189,20 +229,32 @@ const isResetCompaction = (entry: RawEntry): boolean =>
   entry.summary === "" && typeof entry.details === "object" && entry.details !== null &&
   (entry.details as { source?: unknown }).source === "pi-context"
 
-/** The events one raw entry contributes, in seq order. Never throws on odd shapes. */
-export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
+/** Hands `sink` the events one raw entry contributes, in seq order. Never throws on odd shapes. */
+export const visitEvents = (entry: RawEntry, sink: EventSink): void => {
   switch (entry.type) {
     case "message":
-      return messageDrafts(entry.message)
+      return visitMessage(entry, sink)
     case "custom_message":
-      return [customDraft(entry.customType, entry.content)]
+      return sink.plain("context", customKind(entry.customType), undefined, customEntryDocument)
     case "compaction":
       // A reset's retain-none compaction says nothing; the marker after it starts the window.
-      if (isResetCompaction(entry)) return []
-      return [plain("context", "compaction", () => labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : ""))]
+      if (isResetCompaction(entry)) return
+      return sink.plain("context", "compaction", undefined, compactionDocument)
     case "branch_summary":
-      return [plain("context", "branch_summary", () => labelled("branch summary", typeof entry.summary === "string" ? entry.summary : ""))]
-    default:
-      return []
+      return sink.plain("context", "branch_summary", undefined, branchSummaryDocument)
   }
+}
+
+/** The events one raw entry contributes, in seq order, each text composed when called. Never throws on odd shapes. */
+export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
+  const drafts: Array<EventDraft> = []
+  visitEvents(entry, {
+    plain: (role, kind, status, compose) => void drafts.push({ _tag: "Plain", role, kind, status, document: () => compose(entry) }),
+    call: (callId, name, part) => {
+      const args = callPart(entry, part).arguments
+      drafts.push({ _tag: "Call", callId, name, head: () => callHead(name, args), args })
+    },
+    result: (callId, name, isError) => void drafts.push({ _tag: "Result", callId, name, isError, output: () => resultOutput(entry) })
+  })
+  return drafts
 }

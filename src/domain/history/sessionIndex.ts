@@ -1,6 +1,17 @@
 import type { RawEntry } from "../entries.ts"
 import { type BranchView, emptyBranchView } from "./branchView.ts"
-import { type Document, draftsOfEntry, type EventDraft, type HistoryEvent, type HistoryRole, type ToolStatus, toolDocument } from "./events.ts"
+import {
+  type Document,
+  draftsOfEntry,
+  type EventDraft,
+  type EventSink,
+  type HistoryEvent,
+  type HistoryRole,
+  resultOutput,
+  type ToolStatus,
+  toolDocument,
+  visitEvents
+} from "./events.ts"
 
 /**
  * The history index of one session. It only ever grows: `extendIndex` folds
@@ -79,38 +90,53 @@ export const indexMatches = (index: SessionIndex, entries: ReadonlyArray<RawEntr
   entries.length >= index.entryCount &&
   (index.entryCount === 0 || entries[index.entryCount - 1]?.id === index.lastEntryId)
 
-const foldEntry = (index: SessionIndex, entry: RawEntry): void => {
-  const drafts = draftsOfEntry(entry)
-  for (let position = 0; position < drafts.length; position++) {
-    const draft = drafts[position]!
-    if (draft._tag === "Result") {
-      const call = index.pendingCalls.get(draft.callId)
-      if (call !== undefined) {
-        index.pendingCalls.delete(draft.callId)
-        index.statuses[call - 1] = draft.isError ? "error" : "ok"
-        index.completedBy[call - 1] = entry
-        // Read before its result arrived, the call was built unfinished: it is built again when read.
-        index.built.delete(call)
-        continue
-      }
-    }
-    index.sourceEntries.push(entry)
-    index.sourceDrafts.push(position)
-    index.roles.push(draft._tag === "Plain" ? draft.role : "tool")
-    index.statuses.push(draft._tag === "Plain" ? draft.status : draft._tag === "Call" ? "unfinished" : draft.isError ? "error" : "ok")
+/**
+ * Folds entries into `index` one at a time, reading only their shapes: one
+ * sink for the whole fold, so an entry allocates nothing but its slots.
+ */
+const folder = (index: SessionIndex) => {
+  let entry: RawEntry | undefined
+  let draft = 0
+  const slot = (role: HistoryRole, status: ToolStatus | undefined): number => {
+    index.sourceEntries.push(entry!)
+    index.sourceDrafts.push(draft++)
+    index.roles.push(role)
+    index.statuses.push(status)
     index.completedBy.push(undefined)
-    const seq = index.roles.length
-    // A repeated call id keeps its first call waiting: "first later result" pairs with the earliest.
-    if (draft._tag === "Call" && !index.pendingCalls.has(draft.callId)) index.pendingCalls.set(draft.callId, seq)
+    return index.roles.length
   }
-  index.entryAt.push(entry)
-  index.seqStarts.push(index.roles.length + 1)
+  const sink: EventSink = {
+    plain: (role, _kind, status) => void slot(role, status),
+    call: (callId) => {
+      const seq = slot("tool", "unfinished")
+      // A repeated call id keeps its first call waiting: "first later result" pairs with the earliest.
+      if (!index.pendingCalls.has(callId)) index.pendingCalls.set(callId, seq)
+    },
+    result: (callId, _name, isError) => {
+      const call = index.pendingCalls.get(callId)
+      if (call === undefined) return void slot("tool", isError ? "error" : "ok")
+      index.pendingCalls.delete(callId)
+      index.statuses[call - 1] = isError ? "error" : "ok"
+      index.completedBy[call - 1] = entry
+      // Read before its result arrived, the call was built unfinished: it is built again when read.
+      index.built.delete(call)
+      draft++
+    }
+  }
+  return (next: RawEntry): void => {
+    entry = next
+    draft = 0
+    visitEvents(next, sink)
+    index.entryAt.push(next)
+    index.seqStarts.push(index.roles.length + 1)
+  }
 }
 
 /** Folds `entries.slice(index.entryCount)` into the index. The caller checked `indexMatches`. */
 export const extendIndex = (index: SessionIndex, entries: ReadonlyArray<RawEntry>): number => {
   const from = index.entryCount
-  for (let position = from; position < entries.length; position++) foldEntry(index, entries[position]!)
+  const fold = folder(index)
+  for (let position = from; position < entries.length; position++) fold(entries[position]!)
   index.entryCount = entries.length
   index.lastEntryId = entries.length > 0 ? entries[entries.length - 1]!.id : undefined
   return entries.length - from
@@ -121,12 +147,6 @@ export const buildIndex = (sessionId: string, entries: ReadonlyArray<RawEntry>):
   const index = emptyIndex(sessionId)
   extendIndex(index, entries)
   return index
-}
-
-/** The output a tool-result entry carries: its one draft's. */
-const resultOutput = (entry: RawEntry): string | undefined => {
-  const draft = draftsOfEntry(entry)[0]
-  return draft?._tag === "Result" ? draft.output() : undefined
 }
 
 /** The event and its document, from the draft that created it (and, for a call, the result that completed it). */
