@@ -1,5 +1,6 @@
 import type { RawEntry } from "../entries.ts"
 import { type BranchView, emptyBranchView } from "./branchView.ts"
+import { indexAfter } from "./seqOrder.ts"
 import {
   type Document,
   draftsOfEntry,
@@ -28,10 +29,6 @@ import {
  */
 export interface SessionIndex {
   readonly sessionId: string
-  /** Per seq, at `seq - 1`: the entry that created the event (for a call: the assistant entry holding it). */
-  readonly sourceEntries: Array<RawEntry>
-  /** Per seq, at `seq - 1`: the position of the event's draft among its entry's drafts. */
-  readonly sourceDrafts: Array<number>
   /** Per seq, at `seq - 1`: what role filters read without building the event. */
   readonly roles: Array<HistoryRole>
   /** Per seq, at `seq - 1`: its status (a call's is `unfinished` until its result completes it). */
@@ -62,8 +59,6 @@ export interface SessionIndex {
 
 export const emptyIndex = (sessionId: string): SessionIndex => ({
   sessionId,
-  sourceEntries: [],
-  sourceDrafts: [],
   roles: [],
   statuses: [],
   completedBy: [],
@@ -96,10 +91,7 @@ export const indexMatches = (index: SessionIndex, entries: ReadonlyArray<RawEntr
  */
 const folder = (index: SessionIndex) => {
   let entry: RawEntry | undefined
-  let draft = 0
   const slot = (role: HistoryRole, status: ToolStatus | undefined): number => {
-    index.sourceEntries.push(entry!)
-    index.sourceDrafts.push(draft++)
     index.roles.push(role)
     index.statuses.push(status)
     index.completedBy.push(undefined)
@@ -120,12 +112,10 @@ const folder = (index: SessionIndex) => {
       index.completedBy[call - 1] = entry
       // Read before its result arrived, the call was built unfinished: it is built again when read.
       index.built.delete(call)
-      draft++
     }
   }
   return (next: RawEntry): void => {
     entry = next
-    draft = 0
     visitEvents(next, sink)
     index.entryAt.push(next)
     index.seqStarts.push(index.roles.length + 1)
@@ -179,8 +169,10 @@ export const eventAt = (index: SessionIndex, seq: number): HistoryEvent | undefi
   if (!Number.isInteger(seq) || seq < 1 || seq > index.roles.length) return undefined
   const known = index.built.get(seq)
   if (known !== undefined) return known
-  const entry = index.sourceEntries[seq - 1]!
-  const event = eventOf(index, seq, entry, draftsOfEntry(entry)[index.sourceDrafts[seq - 1]!]!)
+  const position = positionOf(index, seq)
+  const entry = index.entryAt[position]!
+  // An entry's events are its drafts in order: a result that completes a call is its entry's only draft and makes none.
+  const event = eventOf(index, seq, entry, draftsOfEntry(entry)[seq - index.seqStarts[position]!]!)
   index.built.set(seq, event)
   index.documentBuilds++
   return event
@@ -190,7 +182,11 @@ export const eventAt = (index: SessionIndex, seq: number): HistoryEvent | undefi
 export const roleAt = (index: SessionIndex, seq: number): HistoryRole | undefined => index.roles[seq - 1]
 
 /** The id of the entry that created `seq`'s event, without building it. */
-export const entryIdAt = (index: SessionIndex, seq: number): string | undefined => index.sourceEntries[seq - 1]?.id
+export const entryIdAt = (index: SessionIndex, seq: number): string | undefined =>
+  seq >= 1 && seq <= index.roles.length ? index.entryAt[positionOf(index, seq)]?.id : undefined
+
+/** The append position of the entry that created `seq` (1 ≤ seq ≤ the event count): the last whose first seq is at most `seq`. */
+const positionOf = (index: SessionIndex, seq: number): number => indexAfter(index.seqStarts, seq) - 1
 
 /** The seqs the entry at `position` (append order) created, ascending. */
 export const seqsAt = (index: SessionIndex, position: number): ReadonlyArray<number> => {
