@@ -2,6 +2,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import { factsOfSpan } from "../domain/window/windowFacts.ts"
 import {
+  branchOfEntries,
   branchWindows,
   currentWindowOf,
   extendedSpans,
@@ -124,8 +125,10 @@ export const layer = Layer.effect(
       const cached = yield* Ref.get(spanCache)
       const known = cached?.sessionId === session.sessionId ? cached : undefined
       if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
-      // Nothing to grow: the whole branch, read by Pi's own walk (no test per entry).
-      const walked = known === undefined ? yield* session.rawBranch : yield* session.branchTail((entry) => entry.id === known.leafId)
+      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
+      const walked = known === undefined
+        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
+        : yield* session.branchTail((entry) => entry.id === known.leafId)
       const next = known !== undefined && walked[0]?.id === known.leafId
         ? extendedSpans(known.spans, walked.slice(1))
         : branchWindows(walked, session.sessionId)

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { emptyBranchView, followSpans } from "../../src/domain/history/branchView.ts"
 import { buildIndex, extendIndex } from "../../src/domain/history/sessionIndex.ts"
-import { branchWindows, extendedSpans } from "../../src/domain/window/walk.ts"
+import type { RawEntry } from "../../src/domain/entries.ts"
+import { branchOfEntries, branchWindows, extendedSpans } from "../../src/domain/window/walk.ts"
 import { historySession } from "../support/historySession.ts"
 
 /** A branch of three windows: the root, one opened by a marker that decodes, and one after a marker that does not (it opens none). */
@@ -34,6 +35,24 @@ describe("the branch's windows grown by appended entries (extendedSpans)", () =>
       for (let position = 0; position < prefix.length - 1; position++) assert.strictEqual(grown[position], prefix[position])
     }
     assert.strictEqual(extendedSpans(whole, []), whole)
+  })
+})
+
+describe("the branch found among the session's entries (branchOfEntries)", () => {
+  const entry = (id: string, parentId: string | null): RawEntry => ({ type: "message", id, parentId, timestamp: "2025-01-01T00:00:00.000Z" })
+  const ids = (branch: ReadonlyArray<RawEntry> | undefined) => branch?.map((e) => e.id)
+
+  it("is the chain from the root to the leaf, leaving out a side branch appended in between", () => {
+    // a ← b ← c ← e, with d a sibling of c (a branch abandoned via /tree) appended before e.
+    const entries = [entry("a", null), entry("b", "a"), entry("c", "b"), entry("d", "b"), entry("e", "c")]
+    assert.deepStrictEqual(ids(branchOfEntries(entries, "e")), ["a", "b", "c", "e"])
+    assert.deepStrictEqual(ids(branchOfEntries(entries, "d")), ["a", "b", "d"])
+    assert.deepStrictEqual(ids(branchOfEntries(entries, null)), [])
+  })
+
+  it("is undefined (so Pi's walk is asked) when an entry comes before its parent or the leaf is not there", () => {
+    assert.isUndefined(branchOfEntries([entry("b", "a"), entry("a", null)], "b"))
+    assert.isUndefined(branchOfEntries([entry("a", null)], "z"))
   })
 })
 

@@ -102,6 +102,24 @@ export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: Readon
   return windows
 }
 
+/**
+ * The branch ending at `leafId`, root first, read from the session's entries
+ * in append order: Pi appends an entry after its parent, so one backward
+ * pass finds it, with no lookup by id. Undefined when the entries are out of
+ * that order (the caller then asks Pi for the branch).
+ */
+export const branchOfEntries = (entries: ReadonlyArray<RawEntry>, leafId: string | null): ReadonlyArray<RawEntry> | undefined => {
+  const branch: Array<RawEntry> = []
+  let cursor = leafId
+  for (let position = entries.length - 1; position >= 0 && cursor !== null; position--) {
+    const entry = entries[position]!
+    if (entry.id !== cursor) continue
+    branch.push(entry)
+    cursor = entry.parentId
+  }
+  return cursor === null ? branch.reverse() : undefined
+}
+
 /** The w-number of the window a branch's last decoded marker opens: 1 + the decoded markers on the branch. */
 export const ordinalAtLeaf = (branch: ReadonlyArray<RawEntry>): number => {
   let markers = 0

@@ -39,20 +39,24 @@ export const factsOfSpan = (span: WindowSpan): WindowFacts => {
   let peakTokens: number | null = null
   let bootTokens: number | null = null
   const notesWritten: Array<string> = []
-  span.entries.forEach((entry, i) => {
+  for (let i = 0; i < span.entries.length; i++) {
+    const entry = span.entries[i]!
     const classified = span.tail[i]!
     if (classified._tag === "Boot" && classified.windowId === span.id && bootTokens === null) {
       bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
     }
-    if (classified._tag !== "Message") return
+    if (classified._tag !== "Message") continue
     if (classified.role === "assistant") {
       turns++
       const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
       if (tokens !== undefined && (peakTokens === null || tokens > peakTokens)) peakTokens = tokens
+      continue
     }
+    // Only a tool result can be a note written.
+    if (classified.role !== "toolResult") continue
     const address = noteWriteResult(entry)?.address
     if (address !== undefined && !notesWritten.includes(address)) notesWritten.push(address)
-  })
+  }
   const endedAt = span.endedBy === undefined ? undefined : epochMs(span.endedBy.timestamp)
   const end: WindowEnd = span.endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(span.endedBy.source), at: endedAt }
   return {
