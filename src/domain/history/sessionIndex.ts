@@ -17,11 +17,11 @@ import {
 /**
  * The history index of one session. It only ever grows: `extendIndex` folds
  * the entries appended since the last call into it, so every seq is decided
- * once. Folding keeps per seq only what filters read (the entry, which of
- * its drafts, role, status); an event and its document are built when a call
- * first reads it, then kept, so the first call on a long session costs the
- * entries' shapes, not their texts. The branch view is the part that follows
- * the leaf.
+ * once. Folding reads only the entries' shapes and keeps per seq what
+ * filters read (role, status, the result that completed a call); an event
+ * and its document are built from its entry when a call first reads it,
+ * then kept, so the first call on a long session costs the entries' shapes,
+ * not their texts. The branch view is the part that follows the leaf.
  *
  * It is mutable on purpose: the index of a 100,000-entry session is extended
  * by a handful of entries per tool call, and copying it would cost more than
