@@ -69,7 +69,9 @@ export const followSpans = (view: BranchView, index: BranchSource, spans: Readon
     const seqs = folded === undefined ? [] : view.windows[position]!.seqs
     let cursor = folded === undefined ? view.cursors[position - 1] ?? 0 : view.cursors[position]!
     for (let at = folded === undefined ? 0 : folded.entries.length; at < span.entries.length; at++) {
-      const found = locate(span.entries[at]!.id, cursor)
+      const entry = span.entries[at]!
+      // Pi hands out the same entry objects in the entries and the branch: the common case needs no id read.
+      const found = index.entryAt[cursor] === entry ? cursor : locate(entry.id, cursor)
       if (found === undefined) continue
       cursor = found + 1
       for (let seq = index.seqStarts[found]!; seq < index.seqStarts[found + 1]!; seq++) {

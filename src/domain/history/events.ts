@@ -194,10 +194,13 @@ const visitAssistant = (entry: RawEntry, message: Record<string, unknown>, sink:
     else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") calls++
   }
   if (texts > 0 || calls === 0) sink.plain("assistant", "assistant", undefined, assistantDocument)
-  if (calls === 0) return
-  content.forEach((part, position) => {
-    if (isRecord(part) && part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") sink.call(part.id, part.name, position)
-  })
+  for (let position = 0; calls > 0 && position < content.length; position++) {
+    const part: unknown = content[position]
+    if (isRecord(part) && part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
+      sink.call(part.id, part.name, position)
+      calls--
+    }
+  }
 }
 
 const visitMessage = (entry: RawEntry, sink: EventSink): void => {
