@@ -16,6 +16,7 @@ import type { BranchEntry } from "../src/domain/entries.ts"
 import { resolvePolicy } from "../src/domain/thresholds.ts"
 import { layerWithoutDependencies as budgetLayer } from "../src/layers/BudgetLive.ts"
 import { layerInjected } from "../src/layers/ThresholdsLive.ts"
+import * as WindowLive from "../src/layers/WindowLive.ts"
 import { Budget } from "../src/services/Budget.ts"
 import { PiSession } from "../src/services/PiSession.ts"
 
@@ -81,7 +82,7 @@ const session = Layer.mock(PiSession)({
   notify: () => Effect.void,
   interruptOnAbort: (effect) => effect
 })
-const runtime = ManagedRuntime.make(Layer.mergeAll(budgetLayer.pipe(Layer.provide(layerInjected({}))), session))
+const runtime = ManagedRuntime.make(Layer.mergeAll(budgetLayer.pipe(Layer.provide(Layer.merge(layerInjected({}), WindowLive.layer))), session))
 
 const serviceCost = (branch: ReadonlyArray<BranchEntry>): number => {
   const windowId = currentWindow(branch)

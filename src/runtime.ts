@@ -235,8 +235,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const { id, ordinal } = yield* (yield* Window).current
-          yield* (yield* NotesHistory).sessionEnded({ id, ordinal }, ShutdownCommitWaitMs)
+          yield* (yield* Window).sessionEnding
+          yield* (yield* NotesHistory).awaitCommits(ShutdownCommitWaitMs)
         }), undefined)
       }
       await runtime.dispose()

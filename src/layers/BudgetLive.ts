@@ -19,7 +19,9 @@ import type { PolicySettings } from "../domain/thresholds.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 interface Pending {
   readonly kind: ReminderKind
@@ -166,18 +168,23 @@ export const layerWithoutDependencies = Layer.effect(
       return statusReport(policy, input.usage)
     })
 
+    // Drafts belong to the window they were staged in: a window the rooms now follow starts with none.
+    yield* (yield* Window).subscribe((event) => (event._tag === "WindowOpened" ? discard : Effect.void))
+
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
 
     return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
   })
 )
 
-/** The budget with the policy it reads. */
-export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))
+/** The budget with the policy it reads and the window room it follows. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.merge(ThresholdsLive.layer, WindowLive.layer)))
 
-/** For tests: the budget over an injected policy, the policy service kept in the context. */
-export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds> =>
-  layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerInjected(policy)))
+/** For tests: the budget over an injected policy, the policy and window services kept in the context. */
+export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds | Window> =>
+  layerWithoutDependencies.pipe(Layer.provideMerge(Layer.merge(ThresholdsLive.layerInjected(policy), WindowLive.layer)))
 
 /** For tests: the budget over the default policy (shared with the other test layers that read it). */
-export const layerTest: Layer.Layer<Budget | Thresholds> = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest))
+export const layerTest: Layer.Layer<Budget | Thresholds | Window> = layerWithoutDependencies.pipe(
+  Layer.provideMerge(Layer.merge(ThresholdsLive.layerTest, WindowLive.layer))
+)

@@ -102,20 +102,17 @@ export const layerWithoutDependencies = Layer.effect(
 
     const emitNotices = Effect.gen(function*() {
       const window = yield* currentWindow
-      // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
-      yield* trace.setWindow(window.id, window.ordinal)
       yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
       yield* boundaries.resetNoticeDue(window)
     })
 
     const resetTransient = Effect.gen(function*() {
       yield* step({ _tag: "Cleared" })
-      yield* budget.discard
       yield* forgetEnabled
       yield* windows.forget
     })
 
-    const commandWipe = makeCommandWipe({ trace, boundaries, step, currentWindow, resetTransient, updateStatus })
+    const commandWipe = makeCommandWipe({ trace, boundaries, step, window: windows, resetTransient, updateStatus })
 
     const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
       const session = yield* PiSession
@@ -123,8 +120,8 @@ export const layerWithoutDependencies = Layer.effect(
       const policy = yield* thresholds.policy
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
+      yield* windows.follow("session-start")
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
       yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(NotesHomes, homes), Effect.provideService(Trace, trace))
@@ -139,8 +136,7 @@ export const layerWithoutDependencies = Layer.effect(
     const treeChanged = Effect.gen(function*() {
       yield* thresholds.refresh
       yield* resetTransient
-      const window = yield* currentWindow
-      yield* trace.setWindow(window.id, window.ordinal)
+      yield* windows.follow("tree")
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* guards.showTreeNotice
@@ -338,6 +334,7 @@ export const layerWithoutDependencies = Layer.effect(
         const session = yield* PiSession
         yield* session.appendCustomEntry(CustomType.state, { enabled: on })
         yield* resetTransient
+        yield* budget.discard
         yield* rememberEnabled(on)
         yield* trace.info("enabled.set", { enabled: on })
         if (on) yield* startup.orReportBootFailure(startup.ensureRootBoot)

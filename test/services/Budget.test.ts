@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { ReminderDraft } from "../../src/domain/budget.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
@@ -8,6 +8,7 @@ import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { budgetToolHandlers } from "../../src/tools/budget.ts"
 import { Budget } from "../../src/services/Budget.ts"
 import { Thresholds } from "../../src/services/Thresholds.ts"
+import { Window } from "../../src/services/Window.ts"
 import { type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 // Default lines on a 200k window: guidance 40,960 left, warning 28,672, hard 16,384.
@@ -32,9 +33,9 @@ const carried = (observed: { readonly reminders: ReadonlyArray<ReminderDraft> })
 const instance = (policy: PolicySettings = {}, knobs: FakeSessionOptions = {}) =>
   Effect.gen(function*() {
     const session = makeFakeSession({ ...settingsSessionOptions, ...knobs })
-    const services = yield* Effect.gen(function*() {
-      return { budget: yield* Budget, thresholds: yield* Thresholds }
-    }).pipe(Effect.provide(BudgetLive.layerTestWith(policy)))
+    // Built in the test's scope: the budget hears the window room for as long as the test runs.
+    const built = yield* Layer.build(BudgetLive.layerTestWith(policy))
+    const services = { budget: Context.get(built, Budget), thresholds: Context.get(built, Thresholds), window: Context.get(built, Window) }
     const run = <A, R>(effect: Effect.Effect<A, never, R>) =>
       Effect.provide(effect, Layer.mergeAll(session.layer, Layer.succeed(Budget, services.budget), Layer.succeed(Thresholds, services.thresholds), WindowLive.layer))
     return { ...services, session, run }
@@ -161,6 +162,23 @@ describe("Budget", () => {
       yield* run(budget.observeRequest({ windowId: "w1", usage: left(40_000), branch: [marker("w1")] }))
       yield* run(budget.observeRequest({ windowId: "w2", usage: left(60_000), branch: [marker("w2")] }))
       assert.deepStrictEqual(yield* budget.takeDrafts("w1"), [])
+    }))
+
+  it.effect("a window the Window room opens starts with nothing staged: a reset's, or one the branch was read afresh for", () =>
+    Effect.gen(function*() {
+      const { budget, window, run } = yield* instance()
+      const branch = [message()]
+      yield* run(budget.observeRequest({ windowId: "root", usage: left(40_000), branch }))
+      assert.isTrue(yield* budget.hasStaged)
+      yield* run(Effect.gen(function*() {
+        const from = yield* window.current
+        yield* window.reset({ from, to: yield* window.nextWindow(from), source: "hard-line" })
+      }))
+      assert.isFalse(yield* budget.hasStaged)
+      yield* run(budget.observeRequest({ windowId: "root", usage: left(28_000), branch }))
+      assert.isTrue(yield* budget.hasStaged)
+      yield* run(window.follow("tree"))
+      assert.isFalse(yield* budget.hasStaged)
     }))
 
   it.effect("notices come only after the reminder is committed, once", () =>
