@@ -6,7 +6,7 @@ import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import { hasMarker } from "../domain/window/branch.ts"
-import { offNotice, windowManager } from "../domain/enabled.ts"
+import { offNotice } from "../domain/enabled.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -14,22 +14,21 @@ import {
   type ResetEvent,
   type Transition
 } from "../domain/resetControl.ts"
-import { packageVersion } from "../version.ts"
 import { Boots } from "../services/Boots.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
-import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
-import { makeEnabled } from "./lifecycle/enabled.ts"
 import { inheritForkNotes } from "./notes/forkNotes.ts"
 import * as BootsLive from "./BootsLive.ts"
 import * as BudgetLive from "./BudgetLive.ts"
+import * as EnabledLive from "./EnabledLive.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 import { Budget } from "../services/Budget.ts"
+import { Enabled } from "../services/Enabled.ts"
 import {
   type BoundaryNeeds,
   type BoundaryOutcome,
@@ -44,7 +43,7 @@ import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { describeTrace, Trace } from "../services/Trace.ts"
+import { Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
@@ -62,10 +61,9 @@ export const layerWithoutDependencies = Layer.effect(
     const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
-    const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
+    const { current: enabled, remember: rememberEnabled, forget: forgetEnabled } = yield* Enabled
     const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
     const startup = makeStartup({ trace, boots, boundaries, currentWindow, windowSpans: windows.spans, enabled })
-    const guards = yield* makeGuards({ trace, currentWindow, enabled })
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
 
@@ -139,7 +137,6 @@ export const layerWithoutDependencies = Layer.effect(
       yield* windows.follow("tree")
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
-      yield* guards.showTreeNotice
       yield* updateStatus
     })
 
@@ -345,23 +342,6 @@ export const layerWithoutDependencies = Layer.effect(
         yield* updateStatus
       })
 
-    const statusReport = Effect.gen(function*() {
-      const window = yield* currentWindow
-      const on = yield* enabled
-      const manager = windowManager({
-        enabled: on,
-        automaticReset: (yield* thresholds.policy).automaticReset.value,
-        branchHasReset: hasMarker(yield* (yield* PiSession).branch)
-      })
-      return [
-        `pi-context ${packageVersion}: ${on ? "on" : "off"}`,
-        `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
-        `window managed by: ${manager}`,
-        describeTrace(yield* trace.status),
-        ...(yield* budget.statusReport({ usage: yield* windows.usage }))
-      ].join("\n")
-    })
-
     return Lifecycle.of({
       sessionStarted,
       treeChanged,
@@ -374,15 +354,23 @@ export const layerWithoutDependencies = Layer.effect(
       beforeSettle: (input) => withNeeds(settleReply(input)),
       settled,
       wipeNow,
-      setEnabled,
-      compactionGuard: guards.compactionGuard,
-      treeSummaryGuard: guards.treeSummaryGuard,
-      statusReport
+      setEnabled
     })
   })
 )
 
 /** The lifecycle with every service it orchestrates. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
+  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, EnabledLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
 )
+
+/**
+ * For tests: the lifecycle over the test layers of what it orchestrates (one
+ * policy, one trace and one window room, shared: layers are built once per
+ * reference), with the notes store the test gives, all kept in the context.
+ */
+export const layerTestWith = (notes: Layer.Layer<NotesStore>) =>
+  layerWithoutDependencies.pipe(
+    Layer.provideMerge(Layer.mergeAll(BootsLive.layerTest, BudgetLive.layerTest, EnabledLive.layerTest, WindowLive.layer)),
+    Layer.provideMerge(notes)
+  )
