@@ -25,7 +25,7 @@ const statusText = Effect.gen(function*() {
     `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
     `window managed by: ${manager}`,
     describeTrace(yield* (yield* Trace).status),
-    ...(yield* (yield* Budget).statusReport({ usage: yield* windows.usage }))
+    ...(yield* (yield* Budget).statusReport)
   ].join("\n")
 })
 

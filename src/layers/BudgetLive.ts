@@ -11,10 +11,11 @@ import {
   reminderText,
   remainingBefore,
   statusReport,
-  statusText
+  statusText,
+  statusTone
 } from "../domain/budget.ts"
-import type { BranchEntry } from "../domain/entries.ts"
-import type { WindowUsage } from "../domain/window/usage.ts"
+import type { ProjectableMessage } from "../domain/projection.ts"
+import { reminderUsage, type WindowUsage } from "../domain/window/usage.ts"
 import type { PolicySettings } from "../domain/thresholds.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -55,17 +56,16 @@ export const layerWithoutDependencies = Layer.effect(
   Budget,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
+    const windows = yield* Window
     const state = yield* Ref.make<State>({ staged: undefined, handedOver: [] })
 
     // Runs before every provider request: untraced, so it allocates no span.
-    const observeRequest = Effect.fnUntraced(function*(input: {
-      readonly windowId: string
-      readonly usage: Usage
-      readonly branch: ReadonlyArray<BranchEntry>
-    }) {
+    const observeRequest = Effect.fnUntraced(function*(messages: ReadonlyArray<ProjectableMessage>) {
       const policy = yield* thresholds.policy
-      const usage = input.usage
-      const committed = committedReminders(input.branch, input.windowId)
+      const window = yield* windows.current
+      const input = { windowId: window.id }
+      const usage = reminderUsage(yield* windows.measureRequest(window, messages), window)
+      const committed = committedReminders(window.tail, window.id)
       return yield* Ref.modify(state, (current) => {
         // Drafts of another window are stale; a committed reminder outranks a pending copy.
         const kept = current.staged?.windowId === input.windowId
@@ -103,7 +103,8 @@ export const layerWithoutDependencies = Layer.effect(
       })
     })
 
-    const takeDrafts = Effect.fn("Budget.takeDrafts")(function*(windowId: string) {
+    const takeDrafts = Effect.gen(function*() {
+      const windowId = (yield* windows.current).id
       return yield* Ref.modify(state, (current): readonly [ReadonlyArray<ReminderDraft>, State] => {
         if (current.staged === undefined) return [[], current]
         if (current.staged.windowId !== windowId) return [[], { ...current, staged: undefined }]
@@ -116,17 +117,16 @@ export const layerWithoutDependencies = Layer.effect(
           ]
         }]
       })
-    })
+    }).pipe(Effect.withSpan("Budget.takeDrafts"))
 
     const discard = Ref.update(state, (current) => ({ ...current, staged: undefined })).pipe(
       Effect.withSpan("Budget.discard")
     )
 
-    const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
-      readonly windowId: string
-      readonly branch: ReadonlyArray<BranchEntry>
-    }) {
-      const committed = committedReminders(input.branch, input.windowId)
+    const noticesDue = Effect.gen(function*() {
+      const window = yield* windows.current
+      const input = { windowId: window.id }
+      const committed = committedReminders(window.tail, window.id)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
         const due: Array<Due> = []
         const waiting: Array<HandedOver> = []
@@ -142,17 +142,20 @@ export const layerWithoutDependencies = Layer.effect(
       yield* Effect.forEach(due, (notice) => session.notify(notice.message, notice.kind === "warning" ? "warning" : "info"), {
         discard: true
       })
-    })
+    }).pipe(Effect.withSpan("Budget.noticesDue"))
 
-    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: Usage }) {
+    const hardLine = Effect.fn("Budget.hardLine")(function*(messages: ReadonlyArray<ProjectableMessage> | undefined) {
       const policy = yield* thresholds.policy
-      return decide({
-        usage: input.usage,
+      const usage = messages === undefined ? yield* windows.usage : yield* windows.measureRequest(yield* windows.current, messages)
+      const due = decide({
+        usage,
         lines: policy.lines,
         automaticReset: policy.automaticReset.value,
         committed: { guidance: true, warning: true },
         staged: { guidance: true, warning: true }
       }).hardLineDue
+      const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
+      return { due, left, line: policy.lines.hard.value }
     })
 
     const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
@@ -160,20 +163,24 @@ export const layerWithoutDependencies = Layer.effect(
       return remainingBefore(input.usage, policy.lines)
     })
 
-    const statusLine = (input: { readonly usage: Usage; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
-      Effect.succeed(statusText(input))
+    const statusLine = (enabled: boolean) =>
+      Effect.gen(function*() {
+        const window = yield* windows.current
+        const usage = yield* windows.usage
+        const tone = enabled ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
+        return { text: statusText({ usage, windowOrdinal: window.ordinal, enabled }), tone }
+      })
 
-    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: Usage }) {
-      const policy = yield* thresholds.policy
-      return statusReport(policy, input.usage)
-    })
+    const report = Effect.gen(function*() {
+      return statusReport(yield* thresholds.policy, yield* windows.usage)
+    }).pipe(Effect.withSpan("Budget.statusReport"))
 
     // Drafts belong to the window they were staged in: a window the rooms now follow starts with none.
     yield* (yield* Window).subscribe((event) => (event._tag === "WindowOpened" ? discard : Effect.void))
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
 
-    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
+    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLine, remaining, statusLine, statusReport: report })
   })
 )
 

@@ -1,9 +1,9 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
 import { projectRequest } from "../domain/projection.ts"
-import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
+import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
-import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
+import { closeOutText, type ReminderDraft } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import { hasMarker } from "../domain/window/branch.ts"
 import { offNotice } from "../domain/enabled.ts"
@@ -89,19 +89,14 @@ export const layerWithoutDependencies = Layer.effect(
 
     const updateStatus = Effect.gen(function*() {
       const session = yield* PiSession
-      const on = yield* enabled
-      const window = yield* currentWindow
-      const usage = yield* windows.usage
-      const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
-      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === window.id
-      const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
-      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
+      const { text, tone } = yield* budget.statusLine(yield* enabled)
+      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === (yield* currentWindow).id
+      yield* session.setStatus(waiting ? `${text} · will reset when idle` : text, tone)
     })
 
     const emitNotices = Effect.gen(function*() {
-      const window = yield* currentWindow
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
-      yield* boundaries.resetNoticeDue(window)
+      yield* budget.noticesDue
+      yield* boundaries.resetNoticeDue(yield* currentWindow)
     })
 
     const resetTransient = Effect.gen(function*() {
@@ -179,8 +174,7 @@ export const layerWithoutDependencies = Layer.effect(
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
-      const usage = reminderUsage(yield* windows.measureRequest(window, projected), window)
-      const observed = yield* budget.observeRequest({ windowId: window.id, usage, branch: window.tail })
+      const observed = yield* budget.observeRequest(projected)
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
         ? Option.some(closeOutText(observed.hardLine))
         : Option.none<string>()
@@ -255,12 +249,10 @@ export const layerWithoutDependencies = Layer.effect(
     const turnReply = Effect.fn("Lifecycle.turnEnded")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const automatic = yield* automaticNow
-      const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
-      const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
+      const hardLine = yield* budget.hardLine(input.messages)
+      const hardLineDue = automatic && input.outcome === "completed" && hardLine.due
       if (hardLineDue) {
-        const line = (yield* thresholds.policy).lines.hard.value
-        const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
-        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left, line, toolTurn: input.toolTurn === true })
+        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left: hardLine.left, line: hardLine.line, toolTurn: input.toolTurn === true })
       }
       const transition = yield* step({
         _tag: "TurnEnded",
@@ -276,7 +268,7 @@ export const layerWithoutDependencies = Layer.effect(
         yield* budget.discard
         return undefined
       }
-      const budgetDrafts = yield* budget.takeDrafts(window.id)
+      const budgetDrafts = yield* budget.takeDrafts
       const keep: BoundaryReply | undefined = budgetDrafts.length > 0
         ? { entries: [...input.incoming, ...budgetDrafts] }
         : undefined
