@@ -61,9 +61,10 @@ export interface WipeReply {
 }
 
 /**
- * Owns resets: requests, the sole `turn_end` composer, the projection, repair
- * and commands. Every reply to a hook that may change them carries the
- * boundary hooks needed next. Notices are emitted (`PiSession.notify`), never returned.
+ * Owns resets: requests, the reducer, the sole `turn_end` composer, the
+ * projection, repair, `/wipe-memory` and on/off. Every reply to a hook that
+ * may change them carries the boundary hooks needed next. Notices are
+ * emitted (`PiSession.notify`), never returned.
  */
 export class Lifecycle extends Context.Service<Lifecycle, {
   readonly sessionStarted: (reason: string) => Effect.Effect<BoundaryNeeds, never, PiSession>
