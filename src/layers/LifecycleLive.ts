@@ -14,7 +14,6 @@ import {
   type ResetEvent,
   type Transition
 } from "../domain/resetControl.ts"
-import { Boots } from "../services/Boots.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
@@ -55,15 +54,14 @@ export const layerWithoutDependencies = Layer.effect(
     const trace = yield* Trace
     const thresholds = yield* Thresholds
     const budget = yield* Budget
-    const boots = yield* Boots
     const notes = yield* NotesStore
     const homes = yield* NotesHomes
     const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
     const { current: enabled, remember: rememberEnabled, forget: forgetEnabled } = yield* Enabled
-    const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
-    const startup = makeStartup({ trace, boots, boundaries, currentWindow, windowSpans: windows.spans, enabled })
+    const boundaries = yield* makeBoundaries
+    const startup = yield* makeStartup(boundaries)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
 
