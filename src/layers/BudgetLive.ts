@@ -15,7 +15,7 @@ import {
   statusTone
 } from "../domain/budget.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
-import { reminderUsage, type WindowUsage } from "../domain/window/usage.ts"
+import { reminderUsage, tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
 import type { PolicySettings } from "../domain/thresholds.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -154,8 +154,7 @@ export const layerWithoutDependencies = Layer.effect(
         committed: { guidance: true, warning: true },
         staged: { guidance: true, warning: true }
       }).hardLineDue
-      const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
-      return { due, left, line: policy.lines.hard.value }
+      return { due, left: tokensLeft(usage), line: policy.lines.hard.value }
     })
 
     const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
