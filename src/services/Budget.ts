@@ -50,7 +50,7 @@ export class Budget extends Context.Service<Budget, {
   readonly observeRequest: (messages: ReadonlyArray<ProjectableMessage>) => Effect.Effect<RequestObservation, never, PiSession>
   /** For `turn_end`: the current window's staged drafts, guidance first, cleared. Drafts of another window are dropped. */
   readonly takeDrafts: Effect.Effect<ReadonlyArray<ReminderDraft>, never, PiSession>
-  /** Drops staged drafts: abort, settlement without `turn_end`, window transition. */
+  /** Drops staged drafts: abort, settlement without `turn_end`, on/off (a window the Window room opens drops them by itself). */
   readonly discard: Effect.Effect<void>
   /** Whether drafts wait for `turn_end`. */
   readonly hasStaged: Effect.Effect<boolean>
