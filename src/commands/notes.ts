@@ -2,18 +2,19 @@ import { Effect, Option } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
+import { pendingConflicts } from "../domain/notes/syncView.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
 import { notesHistoryCommand } from "./notesHistory.ts"
-import { notesSyncCommand } from "./notesSync.ts"
+import { notesSyncCommand, readSyncStates } from "./notesSync.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 
 /** How many notes the overview lists, newest first. */
 export const OverviewRows = 30
 
-/** `/pi-context notes`: the notes root, the count per home, and the newest notes with title, size and age. */
+/** `/pi-context notes`: the notes root, the count per home, sync conflicts waiting for the user, and the newest notes with title, size and age. */
 const notesOverview = Effect.gen(function*() {
   const notes = yield* NotesHomes
   const identity = yield* notes.identity
@@ -31,7 +32,8 @@ const notesOverview = Effect.gen(function*() {
       home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
-    more: Math.max(0, total - listed.rows.length)
+    more: Math.max(0, total - listed.rows.length),
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates((sync) => sync.states), () => []))
   }
   return overview
 })

@@ -1,10 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { notes } from "../../src/commands/notes.ts"
 import { notesSyncCommand } from "../../src/commands/notesSync.ts"
+import type { Reply } from "../../src/commands/Subcommand.ts"
 import type { RemoteSyncState } from "../../src/domain/notes/syncTypes.ts"
+import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
+import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
 
 const now = 1_800_000_000_000
 
@@ -93,4 +98,21 @@ describe("/pi-context notes sync", () => {
       const usage = yield* notesSyncCommand(["later"]).pipe(Effect.provide(session.layer))
       assert.isTrue(usage._tag === "Notice" && usage.text.includes("/pi-context notes sync now"))
     }))
+})
+
+describe("/pi-context notes", () => {
+  it.effect("lists the conflict copies notes sync keeps, and none without sync", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-notes-conflicts-")
+      const { session } = historySession(root)
+      const conflicted: RemoteSyncState = {
+        ...after,
+        conflicts: [{ home: "user", note: "plan.md", copy: "plan.conflict-20261201T211503Z.md", atMs: now }]
+      }
+      const overviewOf = (reply: Reply<unknown>) => (reply._tag === "Report" && reply.report.kind === "notes" ? reply.report.overview : undefined)
+      const withSync = yield* notes.run([]).pipe(Effect.provide(Layer.merge(session.layer, Layer.mock(NotesSync)({ states: Effect.succeed([conflicted]) }))))
+      assert.deepStrictEqual(overviewOf(withSync)?.conflicts, ["@user/plan.md: the other side's text is kept in @user/plan.conflict-20261201T211503Z.md"])
+      const without = yield* notes.run([]).pipe(Effect.provide(session.layer))
+      assert.deepStrictEqual(overviewOf(without)?.conflicts, [])
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerTest, WindowLive.layer))))
 })

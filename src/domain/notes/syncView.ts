@@ -1,5 +1,6 @@
 import { formatAge } from "../boot.ts"
 import { formatAddress } from "./homes.ts"
+import { conflictFix } from "./syncConflictText.ts"
 import type { ConflictCopy, RemoteSyncState, SyncFailureKind, SyncOutcome } from "./syncTypes.ts"
 
 /**
@@ -56,7 +57,6 @@ const copyLine = (copy: ConflictCopy): string => {
   return `${note}: the other side's text is kept in ${other}`
 }
 
-const conflictFix = "merge the copy into the note and retire the copy"
 
 const divergedLine = (backupRef: string): string =>
   `the remote's history was rewritten, so nothing is pushed over it; your local history is saved at ${backupRef}; run ${syncNowCommand} to merge`
