@@ -72,7 +72,7 @@ describe("doctor notes sync", () => {
       assert.include(
         report,
         "\nFAIL notes sync https://***@example.com/team.git (project): pull failed: cannot reach the remote; check the URL and the network: `git ls-remote https://***@example.com/team.git`; " +
-          "1 conflict pending (@project/plan.md: the other side's text is kept in @project/plan.conflict-20261201T211503Z.md): merge the copy into the note and retire the copy\n"
+          "1 conflict pending (@project/plan.md: the other side's text is kept in @project/plan.conflict-20261201T211503Z.md): merge the copy into the note, then delete or retire the copy\n"
       )
       const without = yield* Effect.provide(doctorReport, session.layer)
       assert.include(without, "\nok   notes sync: no remote configured; the notes stay on this machine\n")

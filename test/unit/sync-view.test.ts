@@ -46,7 +46,7 @@ describe("the notes sync view", () => {
     )
   })
 
-  it("shows a remote never synced, a failure with git's redacted words, a pending push, the divergence and each conflict copy", () => {
+  it("shows a remote never synced, a failure with git's redacted words, the divergence once and each conflict copy", () => {
     const fresh: RemoteSyncState = { ...healthy, lastPull: undefined, lastPush: undefined, ahead: undefined, behind: undefined }
     assert.strictEqual(
       syncStatusText([fresh, troubled], now),
@@ -57,16 +57,21 @@ describe("the notes sync view", () => {
         "  last push: not yet",
         "  ahead/behind: not known until a fetch succeeds",
         "https://***@example.com/team.git · branch notes · project",
-        "  last pull: failed 10 min ago: the remote's history was rewritten (the remote's branch no longer holds the last pull)",
+        "  last pull: failed 10 min ago: the remote's history was rewritten",
         "  last push: failed 2 min ago: the remote refused the credentials (fatal: Authentication failed for 'https://***@example.com/team.git/')",
         "  2 commits to push, 5 to pull",
-        "  push pending: tried again at the next window's commit",
         "  diverged 10 min ago: the remote's history was rewritten, so nothing is pushed over it; your local history is saved at refs/pi-context/backup/notes-20261201T211503Z; run /pi-context notes sync now to merge",
-        "  conflicts pending (1): merge the copy into the note and retire the copy",
+        "  conflicts pending (1): merge the copy into the note, then delete or retire the copy",
         "    @project/plan.md: the other side's text is kept in @project/plan.conflict-20261201T211503Z.md",
         "/pi-context notes sync now pulls and pushes every remote now."
       ].join("\n")
     )
+  })
+
+  it("says a push is pending until it is tried again, unless the remote diverged (then it waits for sync now)", () => {
+    const pending = { ...healthy, pushPending: true, lastPush: { _tag: "Failed", atMs: minutes(1), kind: "timeout", detail: "cut after 10 s" } } as const
+    assert.include(syncStatusText([pending], now), "  last push: failed 1 min ago: timed out (cut after 10 s)\n  0 commits to push, 0 to pull\n  push pending: tried again at the next window's commit\n")
+    assert.notInclude(syncStatusText([troubled], now), "push pending")
   })
 
   it("explains how to set a remote when none is configured", () => {
@@ -78,7 +83,7 @@ describe("the notes sync view", () => {
 
   it("titles a sync now by what failed", () => {
     assert.strictEqual(syncNowText([healthy], now).split("\n")[0], "pi-context notes sync now: 1 remote synced")
-    assert.strictEqual(syncNowText([healthy, troubled], now).split("\n")[0], "pi-context notes sync now: 1 of 2 remotes failed")
+    assert.strictEqual(syncNowText([healthy, troubled], now).split("\n")[0], "pi-context notes sync now: 1 of 2 remotes failed, 1 conflict to resolve")
     assert.isFalse(syncNeedsAttention([healthy]))
     assert.isTrue(syncNeedsAttention([healthy, troubled]))
     assert.isTrue(syncNeedsAttention([{ ...healthy, conflicts: troubled.conflicts }]))
@@ -113,7 +118,7 @@ describe("doctor's notes sync line", () => {
       text: "notes sync https://***@example.com/team.git (project): " + [
         "the remote's history was rewritten, so nothing is pushed over it; your local history is saved at refs/pi-context/backup/notes-20261201T211503Z; run /pi-context notes sync now to merge",
         "push failed: the remote refused the credentials; check your ssh agent or credential helper: `git ls-remote https://***@example.com/team.git`",
-        "1 conflict pending (@project/plan.md: the other side's text is kept in @project/plan.conflict-20261201T211503Z.md): merge the copy into the note and retire the copy"
+        "1 conflict pending (@project/plan.md: the other side's text is kept in @project/plan.conflict-20261201T211503Z.md): merge the copy into the note, then delete or retire the copy"
       ].join("; ")
     })
     assert.deepStrictEqual(syncDoctorLine({ ...healthy, pushPending: true }, now), {

@@ -238,7 +238,7 @@ describe("the notes overview", () => {
   it("lists notes sync's conflict copies under the homes until they are resolved", () => {
     const conflicts = ["@user/plan.md: the other side's text is kept in @user/plan.conflict-20261201T211503Z.md"]
     const lines = notesComponent({ ...overview, conflicts }, plainTheme).render(160)
-    expect(lines[2]).toBe("  1 sync conflict pending: merge the copy into the note and retire the copy")
+    expect(lines[2]).toBe("  1 sync conflict pending: merge the copy into the note, then delete or retire the copy")
     expect(lines[3]).toBe(`    ${conflicts[0]}`)
     expect(lines[4]).toMatch(/^ {2}checkpoint\.md/)
     for (const line of notesComponent({ ...overview, conflicts }, plainTheme).render(80)) expect(visibleWidth(line)).toBeLessThanOrEqual(80)

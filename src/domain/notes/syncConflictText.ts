@@ -3,7 +3,7 @@
  * and the notes overview (which Pi's TUI draws, so this stays free of Effect).
  */
 
-export const conflictFix = "merge the copy into the note and retire the copy"
+export const conflictFix = "merge the copy into the note, then delete or retire the copy"
 
 /** The heading of the conflict copies the notes view lists. */
 export const conflictsHeading = (count: number): string =>

@@ -15,7 +15,7 @@ export const syncNowCommand = "/pi-context notes sync now"
 const failureWords: Record<SyncFailureKind, string> = {
   unreachable: "cannot reach the remote",
   auth: "the remote refused the credentials",
-  timeout: "cut at its time limit",
+  timeout: "timed out",
   diverged: "the remote's history was rewritten",
   "git-missing": "git is not installed",
   other: "git failed"
@@ -43,12 +43,13 @@ const homesOf = (state: RemoteSyncState): string => state.homes.join(", ")
 
 const remoteTitle = (state: RemoteSyncState): string => `${state.remote} · branch ${state.branch} · ${homesOf(state)}`
 
-const outcomeLine = (label: string, outcome: SyncOutcome | undefined, nowMs: number): string => {
+const outcomeLine = (label: string, outcome: SyncOutcome | undefined, state: RemoteSyncState, nowMs: number): string => {
   if (outcome === undefined) return `  ${label}: not yet`
   const age = formatAge(outcome.atMs, nowMs)
-  return outcome._tag === "Ok"
-    ? `  ${label}: ok ${age}${outcome.detail === "" ? "" : ` (${outcome.detail})`}`
-    : `  ${label}: failed ${age}: ${failureWords[outcome.kind]}${outcome.detail === "" ? "" : ` (${outcome.detail})`}`
+  if (outcome._tag === "Ok") return `  ${label}: ok ${age}${outcome.detail === "" ? "" : ` (${outcome.detail})`}`
+  // The divergence has a line of its own, with its backup ref: git's words would only repeat it.
+  const detail = outcome.detail === "" || (outcome.kind === "diverged" && state.diverged !== undefined) ? "" : ` (${outcome.detail})`
+  return `  ${label}: failed ${age}: ${failureWords[outcome.kind]}${detail}`
 }
 
 const copyLine = (copy: ConflictCopy): string => {
@@ -64,12 +65,13 @@ const divergedLine = (backupRef: string): string =>
 /** One remote, several lines: its homes, the last pull and push, how far apart, what waits for the user. */
 const remoteLines = (state: RemoteSyncState, nowMs: number): ReadonlyArray<string> => [
   remoteTitle(state),
-  outcomeLine("last pull", state.lastPull, nowMs),
-  outcomeLine("last push", state.lastPush, nowMs),
+  outcomeLine("last pull", state.lastPull, state, nowMs),
+  outcomeLine("last push", state.lastPush, state, nowMs),
   state.ahead === undefined || state.behind === undefined
     ? "  ahead/behind: not known until a fetch succeeds"
     : `  ${state.ahead} ${state.ahead === 1 ? "commit" : "commits"} to push, ${state.behind} to pull`,
-  ...(state.pushPending ? ["  push pending: tried again at the next window's commit"] : []),
+  // A diverged remote takes no push until the user's sync now: its own line says so.
+  ...(state.pushPending && state.diverged === undefined ? ["  push pending: tried again at the next window's commit"] : []),
   ...(state.diverged === undefined ? [] : [`  diverged ${formatAge(state.diverged.atMs, nowMs)}: ${divergedLine(state.diverged.backupRef)}`]),
   ...(state.conflicts.length === 0
     ? []
@@ -102,10 +104,12 @@ const failedNow = (state: RemoteSyncState): boolean => state.lastPull?._tag === 
 export const syncNowText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number): string => {
   if (states.length === 0) return `pi-context notes sync now: nothing to sync\n${noRemoteText}`
   const failed = states.filter(failedNow).length
+  const conflicts = states.reduce((sum, state) => sum + state.conflicts.length, 0)
   const title = failed === 0
     ? `pi-context notes sync now: ${remotesCount(states.length)} synced`
     : `pi-context notes sync now: ${failed} of ${remotesCount(states.length)} failed`
-  return [title, ...states.flatMap((state) => remoteLines(state, nowMs))].join("\n")
+  const toResolve = conflicts === 0 ? "" : `, ${conflicts} ${conflicts === 1 ? "conflict" : "conflicts"} to resolve`
+  return [`${title}${toResolve}`, ...states.flatMap((state) => remoteLines(state, nowMs))].join("\n")
 }
 
 /** Whether the user should look: a failure, a divergence or a conflict. */
