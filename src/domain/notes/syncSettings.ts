@@ -80,7 +80,8 @@ const readEntry = (
   for (const [name, value] of Object.entries(entry)) {
     if (entryKeys.includes(name) || value === undefined) continue
     const suggestion = closestKey(name, entryKeys)
-    refuse(`${at}.${name}`, value, `is not a sync setting${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`)
+    // A remote pasted where a key belongs is still a remote: its credentials stay hidden.
+    refuse(`${at}.${redactRemote(name)}`, value, `is not a sync setting${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`)
   }
   const { homes, remote, branch } = entry
   const entryIgnored = "the entry is ignored"
