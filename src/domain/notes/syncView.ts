@@ -58,7 +58,6 @@ const copyLine = (copy: ConflictCopy): string => {
   return `${note}: the other side's text is kept in ${other}`
 }
 
-
 const divergedLine = (backupRef: string): string =>
   `the remote's history was rewritten, so nothing is pushed over it; your local history is saved at ${backupRef}; run ${syncNowCommand} to merge`
 
