@@ -59,6 +59,17 @@ describe("a bad pi-context.sync, in Pi's agent loop", () => {
     for (const notice of h.notices) expect(notice.message).not.toContain("tok3n-s3cret")
     expect(h.errors).toEqual([])
   })
+
+  it("set through Pi by an SDK host, is checked the same way and named as set through Pi", async () => {
+    h = await createHarness({ settings: { "pi-context": { sync: [{ homes: ["session"], remote: "/srv/notes.git", branch: "a..b" }] } } })
+    h.script([fauxAssistantMessage("one")])
+    await h.prompt("hi")
+    expect(h.notices.map((notice) => notice.message).filter((message) => message.includes("pi-context.sync"))).toEqual([
+      "pi-context: set through Pi: pi-context.sync[0].branch = \"a..b\" holds ..; using \"pi-context-notes\".",
+      "pi-context: set through Pi: pi-context.sync[0].homes[0] = \"session\" is never synced: the session home is this session's alone; it is ignored."
+    ])
+    expect(h.errors).toEqual([])
+  })
 })
 
 describe("settings given through Pi's SDK, in Pi's agent loop", () => {
