@@ -20,12 +20,14 @@ import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory }
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
+import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 
@@ -206,6 +208,15 @@ export const layerWith = (git: GitRunner) =>
 
       const flush = FiberSet.awaitEmpty(fibers)
 
+      // A window's notes are committed for its id when the Window room says it ended; `fork` takes what it needs of Pi now.
+      yield* (yield* Window).subscribe((event) =>
+        event._tag !== "WindowEnded" ? Effect.void : Effect.provideService(
+          fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal }),
+          PiSession,
+          event.session
+        )
+      )
+
       /** Waits for the commits in flight at most `waitMs`; whether some are still running. */
       const settle = (waitMs: number) =>
         waitMs <= 0 ? Effect.sync(() => pending.size > 0) : Effect.map(Effect.timeoutOption(flush, waitMs), Option.isNone)
@@ -368,9 +379,9 @@ export const layerWith = (git: GitRunner) =>
 
       return NotesHistory.of({
         windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
-        sessionEnded: ({ id, ordinal }, timeoutMs) =>
-          Effect.andThen(fork({ _tag: "Shutdown", windowId: id, ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
+        sessionEnded: ({ id, ordinal }) => fork({ _tag: "Shutdown", windowId: id, ordinal }),
         flush,
+        awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
         history,
         diff,
         restore,
@@ -383,5 +394,5 @@ export const layerWith = (git: GitRunner) =>
     })
   )
 
-/** The live history on the system `git`, with this session's notes homes and the trace it reads. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, Platform.layer)))
+/** The live history on the system `git`, with this session's notes homes, the trace and the window room it follows. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, WindowLive.layer, Platform.layer)))

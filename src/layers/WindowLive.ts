@@ -1,5 +1,7 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { Clock, Deferred, Effect, Layer, Option, PubSub, Random, Ref } from "effect"
+import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
+import { newWindowId } from "../domain/windowId.ts"
 import { factsOfSpan } from "../domain/window/windowFacts.ts"
 import {
   branchOfEntries,
@@ -15,7 +17,24 @@ import {
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { type CurrentWindow, Window } from "../services/Window.ts"
+import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "../services/Window.ts"
+
+const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+
+/** An event on its way to the subscribers: the publisher waits until the last of them has handled it. */
+interface Delivery {
+  readonly event: WindowEvent
+  unheard: number
+  readonly heard: Deferred.Deferred<void>
+}
+
+/** The facts of a window as it ends: what it holds now, and how it ended. */
+const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({
+  ...factsOfSpan({ ...window, endedBy: undefined }),
+  end
+})
+
+const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000${windowId}`
 
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
@@ -37,7 +56,7 @@ export const layer = Layer.effect(
 
     const ordinalOf = (sessionId: string, windowId: string) =>
       Effect.gen(function*() {
-        const key = `${sessionId}\u0000${windowId}`
+        const key = ordinalKey(sessionId, windowId)
         const known = (yield* Ref.get(ordinals)).get(key)
         if (known !== undefined) return known
         const ordinal = ordinalAtLeaf(yield* (yield* PiSession).rawBranch)
@@ -146,6 +165,78 @@ export const layer = Layer.effect(
         return facts
       })).pipe(Effect.withSpan("Window.windows"))
 
-    return Window.of({ current, usage, measureRequest, rememberReply, windows, spans, forget: Ref.set(measured, undefined) })
+    const deliveries = yield* PubSub.unbounded<Delivery>()
+    const subscribers = yield* Ref.make(0)
+
+    const heardBy = (delivery: Delivery) =>
+      Effect.suspend(() => --delivery.unheard > 0 ? Effect.void : Deferred.succeed(delivery.heard, undefined))
+
+    const subscribe = (handler: (event: WindowEvent) => Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(deliveries)
+        yield* Effect.acquireRelease(Ref.update(subscribers, (n) => n + 1), () => Ref.update(subscribers, (n) => n - 1))
+        yield* PubSub.take(subscription).pipe(
+          // A subscriber's defect is its own: the publisher is still answered, and the next event still handled.
+          Effect.flatMap((delivery) => handler(delivery.event).pipe(Effect.exit, Effect.andThen(heardBy(delivery)))),
+          Effect.forever,
+          Effect.forkScoped
+        )
+      })
+
+    /** Hands `event` to every subscriber and waits until each has handled it: what follows the event sees its effects. */
+    const publish = (event: WindowEvent) =>
+      Effect.gen(function*() {
+        const unheard = yield* Ref.get(subscribers)
+        if (unheard === 0) return
+        const delivery: Delivery = { event, unheard, heard: yield* Deferred.make<void>() }
+        yield* PubSub.publish(deliveries, delivery)
+        yield* Deferred.await(delivery.heard)
+      })
+
+    const nextWindow = (from: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const next: NextWindow = { id: newWindowId(session.sessionId, yield* randomHex8), ordinal: from.ordinal + 1 }
+        // Born here with its w-number: once Pi commits its marker, `current` needs no count of the branch's markers.
+        yield* Ref.update(ordinals, (map) => new Map([...map, [ordinalKey(session.sessionId, next.id), next.ordinal]]))
+        return next
+      })
+
+    const ended = (window: CurrentWindow, reason: WindowEndReason, end: WindowFacts["end"]) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* publish({ _tag: "WindowEnded", id: window.id, ordinal: window.ordinal, reason, facts: endingFacts(window, end), session })
+      })
+
+    const reset = ({ from, to, source }: { readonly from: CurrentWindow; readonly to: NextWindow; readonly source: ResetSource }) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* ended(from, source, { _tag: "Reset", source, at: yield* Clock.currentTimeMillis })
+        yield* publish({ _tag: "WindowOpened", id: to.id, ordinal: to.ordinal, reason: source, session })
+      })
+
+    const follow = (reason: "session-start" | "tree") =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const window = yield* current
+        yield* publish({ _tag: "WindowOpened", id: window.id, ordinal: window.ordinal, reason, session })
+      })
+
+    const sessionEnding = Effect.flatMap(current, (window) => ended(window, "session-end", { _tag: "Open" }))
+
+    return Window.of({
+      current,
+      usage,
+      measureRequest,
+      rememberReply,
+      windows,
+      spans,
+      forget: Ref.set(measured, undefined),
+      nextWindow,
+      reset,
+      follow,
+      sessionEnding,
+      subscribe
+    })
   })
 )
