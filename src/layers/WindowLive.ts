@@ -2,8 +2,18 @@ import { Clock, Deferred, Effect, Layer, Option, PubSub, Random, Ref } from "eff
 import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import { newWindowId } from "../domain/windowId.ts"
-import { factsOfSpans } from "../domain/window/windowFacts.ts"
-import { branchWindows, currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
+import { factsOfSpan } from "../domain/window/windowFacts.ts"
+import {
+  branchOfEntries,
+  branchWindows,
+  currentWindowOf,
+  extendedSpans,
+  extendedWindow,
+  opensWindow,
+  ordinalAtLeaf,
+  windowOpening,
+  type WindowSpan
+} from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -20,7 +30,7 @@ interface Delivery {
 
 /** The facts of a window as it ends: what it holds now, and how it ended. */
 const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({
-  ...factsOfSpans([{ ...window, endedBy: undefined }])[0]!,
+  ...factsOfSpan({ ...window, endedBy: undefined }),
   end
 })
 
@@ -119,12 +129,41 @@ export const layer = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
+    /**
+     * Every window of the branch, by session and leaf, as `current` is: when
+     * the walk back from the leaf meets the cached leaf, the windows are the
+     * cached ones grown by what was walked (the ended ones the same objects),
+     * so the history tools and the windows view pay for the whole branch once.
+     */
+    const spanCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly spans: ReadonlyArray<WindowSpan> } | undefined>(undefined)
+    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
+    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+
     const spans = Effect.gen(function*() {
       const session = yield* PiSession
-      return branchWindows(yield* session.rawBranch, session.sessionId)
-    })
+      const cached = yield* Ref.get(spanCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
+      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
+      const walked = known === undefined
+        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
+        : yield* session.branchTail((entry) => entry.id === known.leafId)
+      const next = known !== undefined && walked[0]?.id === known.leafId
+        ? extendedSpans(known.spans, walked.slice(1))
+        : branchWindows(walked, session.sessionId)
+      const leaf = walked[walked.length - 1]
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next })
+      return next
+    }).pipe(Effect.withSpan("Window.spans"))
 
-    const windows = Effect.map(spans, factsOfSpans).pipe(Effect.withSpan("Window.windows"))
+    const windows = Effect.map(spans, (all) =>
+      all.map((span) => {
+        const known = factsBySpan.get(span)
+        if (known !== undefined) return known
+        const facts = factsOfSpan(span)
+        factsBySpan.set(span, facts)
+        return facts
+      })).pipe(Effect.withSpan("Window.windows"))
 
     const deliveries = yield* PubSub.unbounded<Delivery>()
     const subscribers = yield* Ref.make(0)
