@@ -4,7 +4,7 @@
  * of list / search / read through the real tool handlers and the runtime's
  * History and Window layers, with no notes history (git off), over a stub Pi
  * session that behaves like Pi's SessionManager (getEntries() copies the
- * entry list, getBranch() walks parents from the leaf).
+ * entry list, getBranch() and the branch tail walk parents from the leaf).
  * Writes bench/results/history.json.
  *
  *   npm exec -- node bench/history.ts
@@ -102,6 +102,16 @@ const session = Layer.mock(PiSession)({
     }
     return path.reverse()
   }),
+  branchTail: (isStart) =>
+    Effect.sync(() => {
+      const tail: Array<RawEntry> = []
+      for (let current = leafId === null ? undefined : byId.get(leafId); current !== undefined;) {
+        tail.push(current)
+        if (isStart(current)) break
+        current = current.parentId === null ? undefined : byId.get(current.parentId)
+      }
+      return tail.reverse()
+    }),
   leafId: Effect.sync(() => leafId)
 })
 // history_windows reads the Window room beside the History index, and each window's committed note

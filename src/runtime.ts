@@ -8,6 +8,8 @@ import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
 import * as BootsLive from "./layers/BootsLive.ts"
 import * as BudgetLive from "./layers/BudgetLive.ts"
+import * as EnabledLive from "./layers/EnabledLive.ts"
+import * as GuardsLive from "./layers/GuardsLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
@@ -22,11 +24,11 @@ import {
   type BoundaryInput,
   type BoundaryNeeds,
   type BoundaryOutcome,
-  type GuardVerdict,
   Lifecycle,
   type ProjectReply,
   type ReplyFacts
 } from "./services/Lifecycle.ts"
+import { Guards, type GuardVerdict } from "./services/Guards.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
 import { NotesSync } from "./services/NotesSync.ts"
 import { PiSession } from "./services/PiSession.ts"
@@ -63,6 +65,8 @@ export const appLayer = (options: HostOptions = {}) =>
     LifecycleLive.layer,
     BootsLive.layer,
     BudgetLive.layer,
+    EnabledLive.layer,
+    GuardsLive.layer,
     HistoryLive.layer,
     NotesHomesLive.layer,
     NotesStoreLive.layer,
@@ -208,7 +212,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
         Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => reportNotesWritability), Effect.tap(() => NotesSync.use((sync) => sync.started))),
         unsureNeeds
       ),
-    sessionTree: (ctx: Ctx) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
+    sessionTree: (ctx: Ctx) =>
+      run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
     /** The request to send as data (the adapter appends the hidden messages), and the boundary hooks it leaves needed. */
@@ -226,9 +231,9 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     beforeSettle: (input: BoundaryInput, ctx: Ctx) => lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle(input), noBoundary),
     settled: (aborted: boolean, ctx: Ctx) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), unsureNeeds),
     compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: Ctx) =>
-      lifecycle(ctx, "session_before_compact", (l) => l.compactionGuard(reason), "Allow" as GuardVerdict),
+      run(ctx, "session_before_compact", Guards.use((g) => g.compactionGuard(reason)), "Allow" as GuardVerdict),
     treeGuard: (targetId: string, userWantsSummary: boolean, ctx: Ctx) =>
-      lifecycle(ctx, "session_before_tree", (l) => l.treeSummaryGuard(targetId, userWantsSummary), "Allow" as GuardVerdict),
+      run(ctx, "session_before_tree", Guards.use((g) => g.treeSummaryGuard(targetId, userWantsSummary)), "Allow" as GuardVerdict),
     /** A tool's outcome; for a lifecycle tool, also the boundary hooks needed after it, from the same run. */
     tool: (name: string, params: unknown, ctx: Ctx): Promise<{ readonly outcome: ToolOutcome; readonly needs: BoundaryNeeds | undefined }> => {
       const handler = toolHandlers[name]
@@ -251,8 +256,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const { id, ordinal } = yield* (yield* Window).current
-          yield* (yield* NotesHistory).sessionEnded({ id, ordinal }, ShutdownCommitWaitMs)
+          yield* (yield* Window).sessionEnding
+          yield* (yield* NotesHistory).awaitCommits(ShutdownCommitWaitMs)
           yield* (yield* NotesSync).shutdown(ShutdownSyncWaitMs)
         }), undefined)
       }

@@ -86,7 +86,7 @@ const world = (root: string, sessionId: string, windows: number) => {
     session.assistant(`answer of window ${w}`)
   }
   // The trace's events go nowhere: the bench prints only its table.
-  const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), Platform.layer)
+  const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), WindowLive.layer, Platform.layer)
   const history = NotesHistoryLive.layerWith(systemGit).pipe(Layer.provide(quiet))
   const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, history, quiet, session.layer))
   const call = (tool: string, params: unknown) => runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))

@@ -32,6 +32,7 @@ const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
   windowEnded: () => Effect.void,
   sessionEnded: () => Effect.void,
   flush: Effect.void,
+  awaitCommits: () => Effect.void,
   history: () => Effect.succeed(""),
   diff: () => Effect.succeed(""),
   restore: () => Effect.succeed(""),

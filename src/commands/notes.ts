@@ -2,17 +2,19 @@ import { Effect, Option } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
 import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
+import { pendingConflicts } from "../domain/notes/syncView.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
 import { notesHistoryCommand } from "./notesHistory.ts"
+import { notesSyncCommand, readSyncStates } from "./notesSync.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 
 /** How many notes the overview lists, newest first. */
 export const OverviewRows = 30
 
-/** `/pi-context notes`: the notes root, the count per home, and the newest notes with title, size and age. */
+/** `/pi-context notes`: the notes root, the count per home, sync conflicts waiting for the user, and the newest notes with title, size and age. */
 const notesOverview = Effect.gen(function*() {
   const notes = yield* NotesHomes
   const identity = yield* notes.identity
@@ -30,7 +32,8 @@ const notesOverview = Effect.gen(function*() {
       home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
-    more: Math.max(0, total - listed.rows.length)
+    more: Math.max(0, total - listed.rows.length),
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates((sync) => sync.states), () => []))
   }
   return overview
 })
@@ -71,9 +74,13 @@ const currentBoot = Effect.gen(function*() {
   return { ordinal: window.ordinal, text: Option.getOrUndefined(text) }
 })
 
-type Needs = Effect.Services<typeof notesOverview> | Effect.Services<typeof currentBoot> | Effect.Services<ReturnType<typeof notesHistoryCommand>>
+type Needs =
+  | Effect.Services<typeof notesOverview>
+  | Effect.Services<typeof currentBoot>
+  | Effect.Services<ReturnType<typeof notesHistoryCommand>>
+  | Effect.Services<ReturnType<typeof notesSyncCommand>>
 
-const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore]"
+const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore | sync [now]]"
 
 /** The words after `notes` that belong to the notes history; anything else browses the notes. */
 const historyWords: ReadonlySet<string> = new Set(["history", "diff", "restore"])
@@ -121,13 +128,14 @@ const browse: Step<Needs> = Effect.map(notesOverview, (overview): Reply<Step<Nee
 /**
  * `/pi-context notes`: the overview (counts per home, the notes root, the
  * newest notes), `read|edit <address>`, `boot`; `history|diff|restore` are
- * the notes history's words.
+ * the notes history's words, `sync [now]` the notes sync's.
  */
 export const notes = subcommand({
   name: "notes",
   run: (args): Step<Needs> => {
     const [sub, address, ...extra] = args
     if (sub !== undefined && historyWords.has(sub)) return notesHistoryCommand(args)
+    if (sub === "sync") return notesSyncCommand(args.slice(1))
     if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
     if (sub === "boot" && address === undefined) return showBoot
     if (sub === "read" && address !== undefined) return showNote(address)

@@ -1,4 +1,4 @@
-import { Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Schedule, Semaphore } from "effect"
+import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Schedule } from "effect"
 import {
   type CommitReason,
   describePath,
@@ -21,12 +21,15 @@ import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
+import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
+import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 
 /**
@@ -60,6 +63,10 @@ const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ pre
 const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File exists)|Unable to create .*\.lock/i.test(error.detail)
 
 const stillCommitting = "\n(A commit of the notes is still running; this shows what was committed before it.)"
+/** What a command that must take its turn at the repository says when a commit (the first of a large root takes seconds) holds it past the wait. */
+const stillBeingWritten = "pi-context: the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
+/** How long `/pi-context doctor` waits for its turn at the repository before saying a commit is being written. */
+const DescribeWaitMs = 1_000
 
 export const layerWith = (git: GitRunner) =>
   Layer.effect(
@@ -67,14 +74,12 @@ export const layerWith = (git: GitRunner) =>
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
-      // A landed window commit is the sync's cue to push; no sync, no push.
-      const sync = yield* Effect.serviceOption(NotesSync)
-      const pushAfterCommit = Option.isSome(sync) ? sync.value.committed : Effect.void
+      const pushAfterCommit = Option.match(yield* Effect.serviceOption(NotesSync), { onNone: () => Effect.void, onSome: (sync) => sync.committed })
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
       const repos = new Map<string, Repo>()
-      const locks = new Map<string, Semaphore.Semaphore>()
+      const { serialized, serializedWithin } = makeRootLocks()
       const notices = yield* Ref.make<ReadonlyArray<string>>([])
       const told = new Set<string>()
       /** Window ids whose commit is queued or running, with how many. */
@@ -89,17 +94,6 @@ export const layerWith = (git: GitRunner) =>
           if (told.has(key)) return Effect.void
           told.add(key)
           return Ref.update(notices, (queued) => [...queued, text])
-        })
-
-      /** One git operation at a time per root: commits never interleave, and a restore waits for a window's commit. */
-      const serialized = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>) =>
-        Effect.suspend(() => {
-          let lock = locks.get(root)
-          if (lock === undefined) {
-            lock = Semaphore.makeUnsafe(1)
-            locks.set(root, lock)
-          }
-          return lock.withPermit(effect)
         })
 
       /** The root's repository, opened once (an off root stays off until Pi restarts); not yet when the root is missing. */
@@ -196,7 +190,7 @@ export const layerWith = (git: GitRunner) =>
        * Forked into the layer's fiber set, after the hook returns: a hook never
        * waits on git. The commit holds the homes as they are when it runs,
        * tens of milliseconds after the boundary: a note written in the next
-       * window before then (no model answers that fast) lands in it too.
+       * window before then (no model answers that fast) lands in it too. Once it landed, the notes sync (if any) pushes.
        */
       const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
@@ -215,6 +209,15 @@ export const layerWith = (git: GitRunner) =>
         })
 
       const flush = FiberSet.awaitEmpty(fibers)
+
+      // A window's notes are committed for its id when the Window room says it ended; `fork` takes what it needs of Pi now.
+      yield* (yield* Window).subscribe((event) =>
+        event._tag !== "WindowEnded" ? Effect.void : Effect.provideService(
+          fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal }),
+          PiSession,
+          event.session
+        )
+      )
 
       /** Waits for the commits in flight at most `waitMs`; whether some are still running. */
       const settle = (waitMs: number) =>
@@ -313,25 +316,37 @@ export const layerWith = (git: GitRunner) =>
           const session = yield* PiSession
           const { identity, repo } = yield* readyRepo
           const scope = yield* scopeOf(layoutOf(repo, identity), target === "all" ? undefined : target)
-          return yield* serialized(identity.root, Effect.gen(function*() {
+          return yield* serializedWithin(identity.root, CommandCommitWaitMs, Effect.gen(function*() {
             const hash = yield* resolveCommit((args) => run(repo, args), commit)
             yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
             return yield* scope.places === undefined
               ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
               : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
-          }))
+          }), Effect.fail(unavailable(stillBeingWritten)))
         })
 
+      /**
+       * Takes its turn at the repository after the commits already forked (so a window's notes stay its own) and
+       * commits; the caller waits at most `CommandCommitWaitMs`. The commit runs in the layer's fiber set, so one that
+       * outlasts the wait (a first commit of many notes) still lands while the user is told.
+       */
       const commitNowFor = (reason: CommitReason) =>
         Effect.gen(function*() {
           const session = yield* PiSession
-          yield* flush
           const identity = yield* identityNow
+          const committed = yield* Deferred.make<string, HistoryUnavailable>()
+          yield* FiberSet.run(fibers)(Deferred.into(commitAtTurn(identity, reason, session.sessionId), committed).pipe(Effect.asVoid))
+          const answer = yield* Effect.timeoutOption(Deferred.await(committed), CommandCommitWaitMs)
+          return yield* Option.isSome(answer) ? Effect.succeed(answer.value) : Effect.fail(unavailable(stillBeingWritten))
+        })
+
+      const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
+        Effect.gen(function*() {
           return yield* serialized(identity.root, Effect.gen(function*() {
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
             if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
-            const outcome = yield* commitHomes(repo, identity, reason, session.sessionId).pipe(
+            const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
               Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
             )
             if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
@@ -341,8 +356,10 @@ export const layerWith = (git: GitRunner) =>
 
       const describe = Effect.gen(function*() {
         const identity = yield* identityNow
-        const repo = yield* serialized(identity.root, repoFor(identity.root, false))
+        const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
         switch (repo._tag) {
+          case "Busy":
+            return { ok: true, text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done" }
           case "NotYet":
             return { ok: true, text: "notes history: starts at the end of the first window that writes a note" }
           case "Off":
@@ -364,9 +381,9 @@ export const layerWith = (git: GitRunner) =>
 
       return NotesHistory.of({
         windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
-        sessionEnded: ({ id, ordinal }, timeoutMs) =>
-          Effect.andThen(fork({ _tag: "Shutdown", windowId: id, ordinal }), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
+        sessionEnded: ({ id, ordinal }) => fork({ _tag: "Shutdown", windowId: id, ordinal }),
         flush,
+        awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
         history,
         diff,
         restore,
@@ -379,5 +396,5 @@ export const layerWith = (git: GitRunner) =>
     })
   )
 
-/** The live history on the system `git`, with this session's notes homes and the trace it reads. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, Platform.layer)))
+/** The live history on the system `git`, with this session's notes homes, the trace and the window room it follows. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, WindowLive.layer, Platform.layer)))

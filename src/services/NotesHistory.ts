@@ -37,16 +37,18 @@ export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()
 
 /**
  * The notes root as a git repository: each window's changed notes are
- * committed at its boundary and at the session's end, off the hooks'
- * critical path, one commit at a time per root.
+ * committed when the Window room says it ended (its boundary, the session's
+ * end), off the hooks' critical path, one commit at a time per root.
  */
 export class NotesHistory extends Context.Service<NotesHistory, {
   /** Forks the commit of the notes this window changed; returns at once. */
   readonly windowEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
-  /** Commits what the last window changed and waits for every pending commit, at most `timeoutMs`. */
-  readonly sessionEnded: (window: EndedWindow, timeoutMs: number) => Effect.Effect<void, never, PiSession>
-  /** Waits for the commits forked so far (tests, the bench, shutdown). */
+  /** Forks the commit of what the session's last window changed; returns at once. */
+  readonly sessionEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
+  /** Waits for the commits forked so far (tests, the bench). */
   readonly flush: Effect.Effect<void>
+  /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */
+  readonly awaitCommits: (timeoutMs: number) => Effect.Effect<void>
   /** `/pi-context notes history [address|@home]`. */
   readonly history: (target: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
   /** `/pi-context notes diff <commit> [address]`. */

@@ -5,6 +5,8 @@ import { Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
+import type { PiSession } from "../../src/services/PiSession.ts"
+import { Window } from "../../src/services/Window.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
 
@@ -17,7 +19,33 @@ const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
 const subjects = (root: string) => gitIn(root, "log", "--format=%s").trim().split("\n")
 const filesOf = (root: string, rev: string) => gitIn(root, "show", "--name-status", "--format=", rev).trim().split("\n").sort()
 
+const windowTrailer = (root: string) => gitIn(root, "log", "-1", "--format=%(trailers:key=Pi-Context-Window,valueonly)").trim()
+
 describe("NotesHistory", () => {
+  it.effect("hears the Window room: a window ended by a reset, then by the session's end, is committed for its own id", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-events-")
+      const { session, tool } = historySession(root)
+      const windows = (f: (window: Window["Service"]) => Effect.Effect<void, never, PiSession>) =>
+        Effect.andThen(Effect.provide(Window.use(f), session.layer), NotesHistory.use((history) => history.flush))
+      ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+      const first = yield* Effect.provide(Window.use((window) => window.current), session.layer)
+      let second = { id: "", ordinal: 0 }
+      yield* windows((window) =>
+        Effect.gen(function*() {
+          second = yield* window.nextWindow(first)
+          yield* window.reset({ from: first, to: second, source: "tool" })
+        })
+      )
+      assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
+      assert.strictEqual(windowTrailer(root), first.id)
+      session.marker(second.id)
+      ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+      yield* windows((window) => window.sessionEnding)
+      assert.deepStrictEqual(subjects(root), ["w2 of session histsess (shutdown): +0 ~1 −0", "w1 of session histsess: +1 ~0 −0"])
+      assert.strictEqual(windowTrailer(root), second.id)
+    }).pipe(Effect.provide(historyLayer())))
+
   it.effect("commits each window's changed notes at its boundary, and only this identity's notes", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-hist-window-")
@@ -166,7 +194,7 @@ describe("NotesHistory", () => {
       const root = yield* tempRoot("pi-hist-shutdown-")
       const { tool, withHistory } = historySession(root)
       ok(yield* tool("notes_write", { address: "plan", content: "unfinished\n" }))
-      yield* withHistory((history) => history.sessionEnded(testWindow(4), 3_000))
+      yield* withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(4)), history.awaitCommits(3_000)))
       assert.deepStrictEqual(subjects(root), ["w4 of session histsess (shutdown): +1 ~0 −0"])
     }).pipe(Effect.provide(historyLayer())))
 
@@ -177,7 +205,7 @@ describe("NotesHistory", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        const ending = yield* Effect.forkChild(withHistory((history) => history.sessionEnded(testWindow(1), 3_000)))
+        const ending = yield* Effect.forkChild(withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(1)), history.awaitCommits(3_000))))
         yield* TestClock.adjust(3_000)
         yield* Fiber.join(ending)
       }).pipe(Effect.provide(historyLayer(hangingGit)))

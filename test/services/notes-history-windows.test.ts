@@ -136,7 +136,7 @@ describe("NotesHistory.sessionChanges", () => {
       ok(yield* tool("notes_update", { address: "plan", edits: [{ oldText: "v1", newText: "v2" }] }))
       yield* endWindow(2)
       ok(yield* tool("notes_write", { address: "late", content: "at the end\n" }))
-      yield* withHistory((history) => history.sessionEnded(testWindow(3), 5_000))
+      yield* withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(3)), history.awaitCommits(5_000)))
 
       const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))
       assert.deepStrictEqual(summary(changes), Option.some([

@@ -3,6 +3,7 @@ import { Effect, FileSystem, Layer, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import type { GitRunner } from "../../src/services/NotesHistory.ts"
 import { NotesHistory } from "../../src/services/NotesHistory.ts"
 import { notesToolHandlers } from "../../src/tools/notes.ts"
@@ -15,9 +16,9 @@ import { liveNotesLayer } from "./notesStoreFixtures.ts"
  */
 export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: () => Effect.succeed(Option.none()) })
 
-/** The live store and a history on `git` (the system git unless a test injects one). */
+/** The live store and a history on `git` (the system git unless a test injects one), with the window room it follows. */
 export const historyLayer = (git: GitRunner = systemGit) =>
-  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest)))
+  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer)))
 
 /** `git args` in `cwd`, for checking what the history holds. */
 export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>

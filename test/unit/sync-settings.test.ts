@@ -100,10 +100,11 @@ describe("pi-context.sync settings", () => {
     const notices = rendered([global([
       { homes: ["user"], remote: "https://alice:s3cr3t-pass@example.com/n.git", branch: "a b" },
       { homes: ["user"], remote: "https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@example.com/n.git" },
-      { homes: ["session"], remote: "https://bob:hunter22@example.com/n.git", remot: "https://carol:pw-carol@example.com/x.git" }
+      { homes: ["session"], remote: "https://bob:hunter22@example.com/n.git", remot: "https://carol:pw-carol@example.com/x.git" },
+      { homes: ["user"], "https://dave:dave-pw-1@example.com/d.git": true }
     ])])
     assert.isAbove(notices.length, 2)
-    for (const secret of ["s3cr3t-pass", "alice", "ghp_abcdef", "hunter22", "pw-carol"]) {
+    for (const secret of ["s3cr3t-pass", "alice", "ghp_abcdef", "hunter22", "pw-carol", "dave-pw-1"]) {
       assert.isFalse(notices.some((notice) => notice.includes(secret)), `${secret} in ${notices.join("\n")}`)
     }
     assert.isTrue(notices.some((notice) => notice.includes("https://***@example.com/n.git")))

@@ -6,7 +6,7 @@ import { readLimit } from "./limits.ts"
 import { eventLabel } from "./rows.ts"
 import { ToolResultByteLimit } from "../protocol.ts"
 import { EventNotFound, NotOnBranch } from "./issues.ts"
-import { eventAt, type SessionIndex } from "./sessionIndex.ts"
+import { eventAt, eventCount, type SessionIndex } from "./sessionIndex.ts"
 
 export interface ReadQuery {
   readonly seq: number
@@ -28,7 +28,7 @@ const readTextBytes = (event: HistoryEvent): number => ToolResultByteLimit - 102
 
 export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<ReadPage, EventNotFound | NotOnBranch> => {
   const event = eventAt(index, query.seq)
-  if (event === undefined) return Result.fail(new EventNotFound({ seq: query.seq, lastSeq: index.events.length }))
+  if (event === undefined) return Result.fail(new EventNotFound({ seq: query.seq, lastSeq: eventCount(index) }))
   if (!isOnBranch(index.branch, event.seq)) return Result.fail(new NotOnBranch({ seq: event.seq }))
   return Result.succeed({
     event,

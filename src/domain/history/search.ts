@@ -9,7 +9,7 @@ import { documentLength, type HistoryEvent } from "./events.ts"
 import { eventLabel, previewOf, rowBudgetBytes, shortTime } from "./rows.ts"
 import type { UnknownWindow } from "./issues.ts"
 import { resolveScope, type ScopeQuery } from "./scope.ts"
-import type { SessionIndex } from "./sessionIndex.ts"
+import { eventAt, type SessionIndex } from "./sessionIndex.ts"
 
 export interface SearchQuery extends ScopeQuery {
   readonly query: string
@@ -81,7 +81,7 @@ export const searchPage = (
 ): Result.Result<SearchPage, UnknownWindow | InvalidPattern> => {
   const matcher = compileQuery(query.query, query.regex)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
-  const resolved = resolveScope(index.branch, query)
+  const resolved = resolveScope(index, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const { seqs, start, end, forward, accepts } = resolved.success
   const pattern = matcher.success
@@ -101,11 +101,12 @@ export const searchPage = (
       stoppedOn = "scan"
       break
     }
-    const event = index.events[seqs[forward ? start + step : end - 1 - step]! - 1]!
-    if (!accepts(event) || skipped?.has(event.seq) === true) {
-      lastSeq = event.seq
+    const seq = seqs[forward ? start + step : end - 1 - step]!
+    if (!accepts(seq) || skipped?.has(seq) === true) {
+      lastSeq = seq
       continue
     }
+    const event = eventAt(index, seq)!
     // The first event is scanned to its end whatever the budget, so that every call moves the cursor on.
     const match = firstMatch(pattern, event, scanned === 0 ? unlimitedScan : budget)
     if (match === "Stopped") {

@@ -9,10 +9,10 @@ export const Hidden = "***"
 /** `scheme://userinfo@` up to the authority's end; the last `@` before it ends the userinfo (a raw `@` in a password). */
 const urlWithUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#'"<>]*)@/gi
 
-/** Schemes whose user is a login name, not a secret: `ssh://git@host/x` is fine to show. */
 /** The same in one remote as written, where quotes and spaces are the user's own characters. */
 const remoteUserinfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i
 
+/** Schemes whose user is a login name, not a secret: `ssh://git@host/x` is fine to show. */
 const namedUserSchemes = new Set(["ssh://", "git+ssh://", "ssh+git://"])
 
 /** A login name as ssh users are: short, no password, nothing token-like. */
@@ -46,7 +46,7 @@ export const redactRemote = (remote: string): string => {
     remote.replace(remoteUserinfo, (_match, scheme: string, userinfo: string) => `${scheme}${shownUserinfo(scheme, userinfo)}@`)
   )
   // scp-like `user:secret@host:path` is no URL, but what precedes its `@` is still no one's to see.
-  const scp = /^([^/@:\s]+):([^/@\s]*)@/.exec(redacted)
+  const scp = /^[^/@:\s]+:[^/@\s]*@/.exec(redacted)
   return scp !== null && !redacted.includes("://") ? `${Hidden}@${redacted.slice(scp[0].length)}` : redacted
 }
 

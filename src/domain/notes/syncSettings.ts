@@ -38,7 +38,8 @@ export const badBranchName = (name: string): string | undefined => {
   if (name.length > 200) return "is too long for a branch name"
   if (name.startsWith("-")) return "starts with -"
   if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name)) return "holds a space, a control character or one of ~ ^ : ? * [ \\"
-  if (name.includes("..") || name.includes("@{") || name === "@") return "holds .., @{ or is @"
+  if (name.includes("..")) return "holds .."
+  if (name.includes("@{") || name === "@") return "holds @{ or is @"
   if (name.startsWith("/") || name.endsWith("/") || name.includes("//")) return "has an empty part between slashes"
   if (name.endsWith(".")) return "ends with ."
   if (name.split("/").some((part) => part.startsWith(".") || part.endsWith(".lock"))) return "has a part that starts with . or ends with .lock"
@@ -64,11 +65,51 @@ const refusedFrom = (home: SyncableHome, source: SyncSource["source"]): string |
   return home === "project" ? undefined : "can only be set in the global settings: a repository must not send your notes to its remote"
 }
 
-interface Draft {
-  readonly remote: string
-  readonly branch: string
-  readonly homes: Array<SyncableHome>
-  readonly source: SyncRemoteSetting["source"]
+type Refuse = (at: string, value: unknown, reason: string, outcome?: string) => void
+
+/** One entry as written: its remote, branch and the homes this source may sync, or undefined when nothing of it is usable. */
+const readEntry = (
+  entry: unknown,
+  at: string,
+  source: SyncSource["source"],
+  refuse: Refuse,
+  notices: Array<ThresholdNotice>,
+  /** The remote that already syncs `home` on another remote or branch, if one does. */
+  syncedElsewhere: (home: SyncableHome, remote: string, branch: string) => string | undefined
+): SyncRemoteSetting | undefined => {
+  if (!isSettingsObject(entry)) return void refuse(at, entry, "is not an object { homes, remote, branch }")
+  for (const [name, value] of Object.entries(entry)) {
+    if (entryKeys.includes(name) || value === undefined) continue
+    const suggestion = closestKey(name, entryKeys)
+    // A remote pasted where a key belongs is still a remote: its credentials stay hidden.
+    refuse(`${at}.${redactRemote(name)}`, value, `is not a sync setting${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`)
+  }
+  const { homes, remote, branch } = entry
+  const entryIgnored = "the entry is ignored"
+  if (typeof remote !== "string") {
+    return void refuse(`${at}.remote`, remote, remote === undefined ? "is missing (a git URL or path)" : "is not a git URL or path (a string)", entryIgnored)
+  }
+  const remoteProblem = badRemote(remote)
+  if (remoteProblem !== undefined) return void refuse(`${at}.remote`, remote, remoteProblem, entryIgnored)
+  const branchProblem = branch === undefined ? undefined : typeof branch === "string" ? badBranchName(branch) : "is not a branch name (a string)"
+  if (branchProblem !== undefined) notices.push({ key: `${at}.branch`, value: shown(branch), used: DefaultSyncBranch, reason: branchProblem, source })
+  const branchName = typeof branch === "string" && branchProblem === undefined ? branch : DefaultSyncBranch
+  if (!Array.isArray(homes)) {
+    return void refuse(`${at}.homes`, homes, homes === undefined ? "is missing (a list of homes)" : "is not a list of homes", entryIgnored)
+  }
+  if (homes.length === 0) return void refuse(`${at}.homes`, undefined, "is empty: name the homes to sync", entryIgnored)
+  const accepted: Array<SyncableHome> = []
+  homes.forEach((home: unknown, index) => {
+    const homeAt = `${at}.homes[${index}]`
+    if (home === "session") return refuse(homeAt, home, "is never synced: the session home is this session's alone")
+    if (!isHome(home)) return refuse(homeAt, home, "is not a home (user, agent, model or project)")
+    const refused = refusedFrom(home, source)
+    if (refused !== undefined) return refuse(homeAt, home, refused)
+    const elsewhere = syncedElsewhere(home, remote, branchName)
+    if (elsewhere !== undefined) return refuse(homeAt, home, `is already synced through ${redactRemote(elsewhere)}`)
+    if (!accepted.includes(home)) accepted.push(home)
+  })
+  return accepted.length === 0 ? undefined : { remote, branch: branchName, homes: accepted, source }
 }
 
 /**
@@ -79,15 +120,15 @@ interface Draft {
  */
 export const parseSyncSettings = (sources: ReadonlyArray<SyncSource>, projectTrusted: boolean): SyncSettings => {
   const notices: Array<ThresholdNotice> = []
-  const drafts: Array<Draft> = []
-  const placed = new Map<SyncableHome, string>()
+  const remotes: Array<SyncRemoteSetting> = []
+  const placed = new Map<SyncableHome, SyncRemoteSetting>()
+  const key = `${SettingsKey}.sync`
   for (const { source, settings } of sources) {
     const section = isSettingsObject(settings) ? settings[SettingsKey] : undefined
     const list = isSettingsObject(section) ? section.sync : undefined
     if (list === undefined) continue
-    const key = `${SettingsKey}.sync`
-    const refuse = (at: string, value: unknown, reason: string, outcome = "it is ignored") =>
-      notices.push({ key: at, value: shown(value), used: undefined, reason, outcome, source })
+    const refuse: Refuse = (at, value, reason, outcome = "it is ignored") =>
+      void notices.push({ key: at, value: shown(value), used: undefined, reason, outcome, source })
     if (source === "project" && !projectTrusted) {
       refuse(key, undefined, "is not used: Pi does not trust this project, and a repository must not choose where notes are sent", "no notes are synced from it")
       continue
@@ -96,49 +137,18 @@ export const parseSyncSettings = (sources: ReadonlyArray<SyncSource>, projectTru
       refuse(key, list, "is not a list of { homes, remote, branch }")
       continue
     }
-    list.forEach((entry: unknown, index) => {
-      const at = `${key}[${index}]`
-      if (!isSettingsObject(entry)) return refuse(at, entry, "is not an object { homes, remote, branch }")
-      for (const [name, value] of Object.entries(entry)) {
-        if (entryKeys.includes(name) || value === undefined) continue
-        const suggestion = closestKey(name, entryKeys)
-        refuse(`${at}.${name}`, value, `is not a sync setting${suggestion === undefined ? "" : ` (did you mean ${suggestion}?)`}`)
-      }
-      const { homes, remote, branch } = entry
-      if (typeof remote !== "string") {
-        return refuse(`${at}.remote`, remote, remote === undefined ? "is missing (a git URL or path)" : "is not a git URL or path (a string)", "the entry is ignored")
-      }
-      const remoteProblem = badRemote(remote)
-      if (remoteProblem !== undefined) return refuse(`${at}.remote`, remote, remoteProblem, "the entry is ignored")
-      let branchName = DefaultSyncBranch
-      if (branch !== undefined) {
-        const problem = typeof branch === "string" ? badBranchName(branch) : "is not a branch name (a string)"
-        if (problem === undefined) branchName = String(branch)
-        else notices.push({ key: `${at}.branch`, value: shown(branch), used: DefaultSyncBranch, reason: problem, source })
-      }
-      if (!Array.isArray(homes)) {
-        return refuse(`${at}.homes`, homes, homes === undefined ? "is missing (a list of homes)" : "is not a list of homes", "the entry is ignored")
-      }
-      if (homes.length === 0) return refuse(`${at}.homes`, undefined, "is empty: name the homes to sync", "the entry is ignored")
-      const accepted: Array<SyncableHome> = []
-      homes.forEach((home: unknown, homeIndex) => {
-        const homeAt = `${at}.homes[${homeIndex}]`
-        if (home === "session") return refuse(homeAt, home, "is never synced: the session home is this session's alone")
-        if (!isHome(home)) return refuse(homeAt, home, "is not a home (user, agent, model or project)")
-        const refused = refusedFrom(home, source)
-        if (refused !== undefined) return refuse(homeAt, home, refused)
-        const elsewhere = placed.get(home)
-        if (elsewhere !== undefined && elsewhere !== `${remote}#${branchName}`) {
-          return refuse(homeAt, home, `is already synced through ${redactRemote(elsewhere.slice(0, elsewhere.lastIndexOf("#")))}`)
-        }
-        if (!accepted.includes(home)) accepted.push(home)
+    list.forEach((written: unknown, index) => {
+      const entry = readEntry(written, `${key}[${index}]`, source, refuse, notices, (home, remote, branch) => {
+        const holder = placed.get(home)
+        return holder === undefined || (holder.remote === remote && holder.branch === branch) ? undefined : holder.remote
       })
-      if (accepted.length === 0) return
-      for (const home of accepted) placed.set(home, `${remote}#${branchName}`)
-      const same = drafts.find((draft) => draft.remote === remote && draft.branch === branchName)
-      if (same === undefined) drafts.push({ remote, branch: branchName, homes: accepted, source })
-      else for (const home of accepted) if (!same.homes.includes(home)) same.homes.push(home)
+      if (entry === undefined) return
+      const same = remotes.findIndex((remote) => remote.remote === entry.remote && remote.branch === entry.branch)
+      const merged: SyncRemoteSetting = same < 0 ? entry : { ...remotes[same]!, homes: [...new Set([...remotes[same]!.homes, ...entry.homes])] }
+      if (same < 0) remotes.push(merged)
+      else remotes[same] = merged
+      for (const home of merged.homes) placed.set(home, merged)
     })
   }
-  return { remotes: drafts.map(({ remote, branch, homes, source }) => ({ remote, branch, homes, source })), notices }
+  return { remotes, notices }
 }

@@ -1,12 +1,16 @@
-import { Effect, Ref } from "effect"
-import { classifyEntry } from "../../domain/entries.ts"
-import { CommandName } from "../../domain/protocol.ts"
-import { hasMarker } from "../../domain/window/branch.ts"
-import type { ReportData } from "../../domain/report.ts"
-import type { GuardVerdict } from "../../services/Lifecycle.ts"
-import { PiSession } from "../../services/PiSession.ts"
-import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow } from "../../services/Window.ts"
+import { Effect, Layer, Ref } from "effect"
+import { classifyEntry } from "../domain/entries.ts"
+import { CommandName } from "../domain/protocol.ts"
+import { hasMarker } from "../domain/window/branch.ts"
+import type { ReportData } from "../domain/report.ts"
+import { Enabled } from "../services/Enabled.ts"
+import { Guards, type GuardVerdict } from "../services/Guards.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
+import * as EnabledLive from "./EnabledLive.ts"
+import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 /**
  * The /compact notice, fitted to the branch: erased history exists only on a
@@ -31,14 +35,12 @@ const treeNotice: ReportData = {
     "Use the history tools to look back instead."
 }
 
-/** Pi's native compaction and tree summaries, which would carry erased history back; a block tells the user why. */
-export const makeGuards = (deps: {
-  readonly trace: Trace["Service"]
-  readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
-  readonly enabled: Effect.Effect<boolean, never, PiSession>
-}) =>
+export const layerWithoutDependencies = Layer.effect(
+  Guards,
   Effect.gen(function*() {
-    const { trace, currentWindow, enabled } = deps
+    const trace = yield* Trace
+    const currentWindow = (yield* Window).current
+    const enabled = (yield* Enabled).current
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** A /tree summary was blocked: its notice waits for the branch Pi navigates to. */
@@ -80,5 +82,12 @@ export const makeGuards = (deps: {
       yield* (yield* PiSession).showReport(treeNotice)
     })
 
-    return { compactionGuard, treeSummaryGuard, showTreeNotice }
+    return Guards.of({ compactionGuard, treeSummaryGuard, showTreeNotice })
   })
+)
+
+/** The guards with the trace, the window room and the on/off state they read. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(TraceLive.layer, WindowLive.layer, EnabledLive.layer)))
+
+/** For tests: over a silent trace and the default policy, the services they read kept in the context. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TraceLive.layerTest, WindowLive.layer, EnabledLive.layerTest)))
