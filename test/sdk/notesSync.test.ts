@@ -64,6 +64,10 @@ describe("notes sync in Pi's agent loop", () => {
       expect(boots[1]!.content).toContain("@user/editor")
       expect(b.errors).toEqual([])
       expect(b.notices.filter((notice) => notice.message.includes("notes sync"))).toEqual([])
+      // The view reads the engine's states: B's pull brought the one note.
+      await b.prompt("/pi-context notes sync")
+      expect(b.notices.at(-1)!.message).toContain(remote)
+      expect(b.notices.at(-1)!.message).toContain("(1 note pulled)")
     } finally {
       await b.dispose()
     }
