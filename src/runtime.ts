@@ -15,6 +15,7 @@ import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
 import * as NotesHomesLive from "./layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
+import * as NotesSyncLive from "./layers/NotesSyncLive.ts"
 import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
@@ -29,6 +30,7 @@ import {
 } from "./services/Lifecycle.ts"
 import { Guards, type GuardVerdict } from "./services/Guards.ts"
 import { NotesHistory } from "./services/NotesHistory.ts"
+import { NotesSync } from "./services/NotesSync.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
@@ -44,10 +46,14 @@ export interface HostOptions {
   readonly policy?: PolicySettings | (() => PolicySettings)
   /** The notes history's layer (tests inject a failing git); the system git by default. */
   readonly notesHistory?: typeof NotesHistoryLive.layer
+  /** The notes sync's layer (tests give it a short budget); the system git by default. */
+  readonly notesSync?: typeof NotesSyncLive.layer
 }
 
 /** How long session shutdown waits for the notes history's last commits. */
 export const ShutdownCommitWaitMs = 3_000
+/** How long session shutdown then waits for the notes sync's last push. */
+export const ShutdownSyncWaitMs = 3_000
 
 /**
  * Every service the hooks and tools need, except the per-event PiSession; each
@@ -70,6 +76,8 @@ export const appLayer = (options: HostOptions = {}) =>
     Platform.layer
   ).pipe(
     Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    // The history hands each landed commit to the sync, which it finds when it is built.
+    Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
     Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
   )
 
@@ -146,6 +154,8 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
             const historyNotice = yield* (yield* NotesHistory).takeNotice
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
+            const syncNotice = yield* (yield* NotesSync).takeNotice
+            if (Option.isSome(syncNotice)) yield* (yield* PiSession).notify(syncNotice.value, "warning")
           })
         ),
         Effect.provideService(PiSession, port.session(ctx, traceInfo))
@@ -195,7 +205,13 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
 
   return {
     sessionStart: (reason: string, ctx: Ctx) =>
-      run(ctx, "session_start", Effect.tap(Lifecycle.use((l) => l.sessionStarted(reason)), () => reportNotesWritability), unsureNeeds),
+      run(
+        ctx,
+        "session_start",
+        // The boot is built from the notes here; the pull, forked after it, reaches the next window's boot.
+        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => reportNotesWritability), Effect.tap(() => NotesSync.use((sync) => sync.started))),
+        unsureNeeds
+      ),
     sessionTree: (ctx: Ctx) =>
       run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
@@ -242,6 +258,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
         await run(ctx, "session_shutdown", Effect.gen(function*() {
           yield* (yield* Window).sessionEnding
           yield* (yield* NotesHistory).awaitCommits(ShutdownCommitWaitMs)
+          yield* (yield* NotesSync).shutdown(ShutdownSyncWaitMs)
         }), undefined)
       }
       await runtime.dispose()

@@ -17,6 +17,7 @@ import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/no
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
+import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -73,6 +74,7 @@ export const layerWith = (git: GitRunner) =>
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
+      const pushAfterCommit = Option.match(yield* Effect.serviceOption(NotesSync), { onNone: () => Effect.void, onSome: (sync) => sync.committed })
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
@@ -188,7 +190,7 @@ export const layerWith = (git: GitRunner) =>
        * Forked into the layer's fiber set, after the hook returns: a hook never
        * waits on git. The commit holds the homes as they are when it runs,
        * tens of milliseconds after the boundary: a note written in the next
-       * window before then (no model answers that fast) lands in it too.
+       * window before then (no model answers that fast) lands in it too. Once it landed, the notes sync (if any) pushes.
        */
       const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
@@ -202,7 +204,7 @@ export const layerWith = (git: GitRunner) =>
           })
           yield* track(reason.windowId, 1)
           yield* FiberSet.run(fibers, { startImmediately: false })(
-            Effect.provideService(commitNow(reason), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
+            Effect.provideService(Effect.andThen(commitNow(reason), pushAfterCommit), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
           )
         })
 
