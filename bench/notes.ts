@@ -11,7 +11,7 @@
  *   note in place, and the boot must show it first with its new title.
  *
  * - commit_window_ms and the hook figures of the notes history: see
- *   bench/support/notesHistoryBench.ts.
+ *   bench/support/notesVersionsBench.ts.
  * - sync_push_ms, sync_pull_ms and the hook with sync on and off: see
  *   bench/support/notesSyncBench.ts; sync_push_ms_400_notes and
  *   sync_pull_ms_400_notes are the same rounds over 100 notes per synced home.
@@ -30,7 +30,7 @@ import { Homes } from "../src/domain/notes/address.ts"
 import { homeSegments, type NotesIdentity, projectKeyOf } from "../src/domain/notes/identity.ts"
 import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
-import { benchNotesHistory, type HistoryFigures } from "./support/notesHistoryBench.ts"
+import { benchNotesVersions, type VersionsFigures } from "./support/notesVersionsBench.ts"
 import { benchNotesSync, type SyncFigures } from "./support/notesSyncBench.ts"
 
 const NotesPerHome = 2_000
@@ -78,7 +78,7 @@ const FirstRuns = 5
 const makeRuntime = () => ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
 
 export const main = async (): Promise<
-  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & HistoryFigures & SyncFigures & { readonly sync_push_ms_400_notes: number; readonly sync_pull_ms_400_notes: number }
+  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & VersionsFigures & SyncFigures & { readonly sync_push_ms_400_notes: number; readonly sync_pull_ms_400_notes: number }
 > => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-notes-bench-")))
   // The project key a session with this root as its cwd derives, so the history bench commits these very homes.
@@ -142,7 +142,7 @@ export const main = async (): Promise<
     await snapshotAndRender()
     const snapshotTimes = await timeRuns(editedSnapshot)
     const searchTimes = await timeRuns(search)
-    const history = await benchNotesHistory(identity, seededNote)
+    const history = await benchNotesVersions(identity, seededNote)
     const sync = await benchNotesSync(identity, seededNote, NotesPerHome)
     // The same sync over homes of a more usual size: 100 notes in each synced home.
     const smallRoot = realpathSync(mkdtempSync(join(tmpdir(), "pi-notes-bench-small-")))

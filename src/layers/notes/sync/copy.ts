@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Effect, FileSystem, Path, type PlatformError } from "effect"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
 import { type DiskOps, isNotFound, readTexts, statPaths, walkNotes, writeAtomically } from "../disk.ts"
-import { makeNoteLocks } from "../lock.ts"
+import { makeNoteLocks } from "../noteLockFile.ts"
 
 /**
  * Copying notes between the homes and a mirror's work tree. What a note
