@@ -1,47 +1,48 @@
 /**
  * Per-turn cost of the budget decision on a 50,000-entry session.
  * Runs `Budget.observeRequest` through the real service (injected policy,
- * resolved live on every call, and a stub Pi session) on a classified branch
- * with a reset marker every 4,000 entries. Writes bench/results/budget.json.
+ * resolved live on every call, the Window room it reads, a fake Pi session)
+ * on a branch with a reset marker every 4,000 entries. Writes bench/results/budget.json.
  *
  *   npm exec -- node bench/budget.ts
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { committedReminders, decide } from "../src/domain/budget.ts"
 import type { WindowUsage } from "../src/domain/window/usage.ts"
-import type { BranchEntry } from "../src/domain/entries.ts"
+import { type BranchEntry, classifyEntry } from "../src/domain/entries.ts"
+import { CustomType } from "../src/domain/protocol.ts"
 import { resolvePolicy } from "../src/domain/thresholds.ts"
 import { layerWithoutDependencies as budgetLayer } from "../src/layers/BudgetLive.ts"
 import { layerInjected } from "../src/layers/ThresholdsLive.ts"
+import * as WindowLive from "../src/layers/WindowLive.ts"
 import { Budget } from "../src/services/Budget.ts"
 import { PiSession } from "../src/services/PiSession.ts"
+import { type EntryFields, fakeEntry, messageEntry } from "../test/support/FakePiSession.ts"
 
 const ENTRIES = 50_000
 const MARKER_EVERY = 4_000
 const ITERATIONS = 3_000
 const WARMUP = 500
 
-/** A classified branch: messages, a reminder pair in every closed window, a marker every MARKER_EVERY entries. */
-const syntheticBranch = (markerEvery: number | undefined): ReadonlyArray<BranchEntry> => {
-  const branch: Array<BranchEntry> = []
+/** A session's entries: messages, a reminder pair in every closed window, a marker every `markerEvery` entries. */
+const syntheticEntries = (markerEvery: number | undefined): ReadonlyArray<EntryFields> => {
+  const entries: Array<EntryFields> = []
   let window = "root"
   for (let i = 0; i < ENTRIES; i++) {
-    const id = `e${i}`
     if (markerEvery !== undefined && i > 0 && i % markerEvery === 0) {
-      window = `w${i / markerEvery}`
-      branch.push({ _tag: "Marker", id, timestamp: "t", windowId: window })
-    } else if (markerEvery !== undefined && i % markerEvery === markerEvery - 3) {
-      branch.push({ _tag: "Reminder", id, timestamp: "t", kind: "guidance", windowId: window })
-    } else if (markerEvery !== undefined && i % markerEvery === markerEvery - 2) {
-      branch.push({ _tag: "Reminder", id, timestamp: "t", kind: "warning", windowId: window })
+      window = `pcx:bench:${(i / markerEvery).toString(16).padStart(8, "0")}`
+      entries.push({ type: "custom", customType: CustomType.resetMarker, data: { windowId: window } })
+    } else if (markerEvery !== undefined && (i % markerEvery === markerEvery - 3 || i % markerEvery === markerEvery - 2)) {
+      const customType = i % markerEvery === markerEvery - 3 ? CustomType.guidance : CustomType.warning
+      entries.push({ type: "custom_message", customType, content: "reminder", display: false, details: { windowId: window } })
     } else {
-      branch.push({ _tag: "Message", id, timestamp: "t", role: i % 2 === 0 ? "user" : "assistant" })
+      entries.push(messageEntry(i % 2 === 0 ? "user" : "assistant", `message ${i}`))
     }
   }
-  return branch
+  return entries
 }
 
 const currentWindow = (branch: ReadonlyArray<BranchEntry>): string => {
@@ -72,27 +73,35 @@ const measure = (run: () => unknown): number => {
 const usage: WindowUsage = { tokens: 120_000, contextWindow: 200_000 }
 const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
 
-const session = Layer.mock(PiSession)({
-  sessionId: "bench",
-  cwd: "/bench",
-  agentDir: "/bench/agent",
-  model: Effect.succeed(Option.some(model)),
-  settings: Effect.succeed({ compaction: { reserveTokens: 16384 } }),
-  notify: () => Effect.void,
-  interruptOnAbort: (effect) => effect
-})
-const runtime = ManagedRuntime.make(Layer.mergeAll(budgetLayer.pipe(Layer.provide(layerInjected({}))), session))
+// The provider request being built: its last reply reported the usage above, so the measure is exact.
+const request = [{ role: "assistant", usage: { totalTokens: usage.tokens! } }]
 
-const serviceCost = (branch: ReadonlyArray<BranchEntry>): number => {
-  const windowId = currentWindow(branch)
-  const observe = Effect.gen(function*() {
+const serviceCost = (entries: ReadonlyArray<EntryFields>) =>
+  Effect.gen(function*() {
+    const raw = entries.map((fields, i) => fakeEntry({ ...fields, id: `e${i}` }, i === 0 ? null : `e${i - 1}`))
+    // Pi's session walks back from the leaf only as far as asked (the fake test session rebuilds the whole path).
+    const session = Layer.mock(PiSession)({
+      sessionId: "bench",
+      cwd: "/bench",
+      agentDir: "/bench/agent",
+      model: Effect.succeed(Option.some(model)),
+      settings: Effect.succeed({ compaction: { reserveTokens: 16384 } }),
+      notify: () => Effect.void,
+      interruptOnAbort: (effect) => effect,
+      rawBranch: Effect.succeed(raw),
+      branchTail: (isStart) =>
+        Effect.sync(() => {
+          for (let i = raw.length - 1; i >= 0; i--) if (isStart(raw[i]!)) return raw.slice(i)
+          return raw
+        })
+    })
     const budget = yield* Budget
-    return yield* budget.observeRequest({ windowId, usage, branch })
-  })
-  return measure(() => runtime.runSync(observe))
-}
+    const observe = Effect.provide(budget.observeRequest(request), session)
+    return measure(() => Effect.runSync(observe))
+  }).pipe(Effect.provide(budgetLayer.pipe(Layer.provide(Layer.merge(layerInjected({}), WindowLive.layer)))), Effect.runSync)
 
-const pureCost = (branch: ReadonlyArray<BranchEntry>): number => {
+const pureCost = (entries: ReadonlyArray<EntryFields>): number => {
+  const branch = entries.map((fields) => classifyEntry(fakeEntry(fields)))
   const windowId = currentWindow(branch)
   return measure(() => {
     const policy = resolvePolicy([{ source: "global", settings: { compaction: { reserveTokens: 16384 } } }], model)
@@ -106,12 +115,11 @@ const pureCost = (branch: ReadonlyArray<BranchEntry>): number => {
   })
 }
 
-const marked = syntheticBranch(MARKER_EVERY)
-const unmarked = syntheticBranch(undefined)
+const marked = syntheticEntries(MARKER_EVERY)
+const unmarked = syntheticEntries(undefined)
 const decision = serviceCost(marked)
 const pure = pureCost(marked)
 const unmarkedDecision = serviceCost(unmarked)
-await runtime.dispose()
 
 const round = (ms: number) => Math.round(ms * 10_000) / 10_000
 console.log(`budget decision on ${ENTRIES.toLocaleString("en-US")} entries (marker every ${MARKER_EVERY}), median of ${ITERATIONS}:`)

@@ -4,7 +4,7 @@
  * of list / search / read through the real tool handlers and the runtime's
  * History and Window layers, with no notes history (git off), over a stub Pi
  * session that behaves like Pi's SessionManager (getEntries() copies the
- * entry list, getBranch() walks parents from the leaf).
+ * entry list, getBranch() and the branch tail walk parents from the leaf).
  * Writes bench/results/history.json.
  *
  *   npm exec -- node bench/history.ts
@@ -19,8 +19,8 @@ import type { ToolOutcome } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
 import * as WindowLive from "../src/layers/WindowLive.ts"
 import { PiSession } from "../src/services/PiSession.ts"
-import { historyToolHandlers } from "../src/tools/history.ts"
-import { noNotesHistory } from "../test/support/notesHistoryFixtures.ts"
+import { historyToolHandlers } from "../src/tools/historyHandlers.ts"
+import { noNotesVersions } from "../test/support/notesVersionsFixtures.ts"
 
 const ENTRIES = 100_000
 const MARKER_EVERY = 5_000
@@ -102,11 +102,21 @@ const session = Layer.mock(PiSession)({
     }
     return path.reverse()
   }),
+  branchTail: (isStart) =>
+    Effect.sync(() => {
+      const tail: Array<RawEntry> = []
+      for (let current = leafId === null ? undefined : byId.get(leafId); current !== undefined;) {
+        tail.push(current)
+        if (isStart(current)) break
+        current = current.parentId === null ? undefined : byId.get(current.parentId)
+      }
+      return tail.reverse()
+    }),
   leafId: Effect.sync(() => leafId)
 })
 // history_windows reads the Window room beside the History index, and each window's committed note
 // changes from the notes history: none here, so the first call times the index and the windows' facts.
-const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory, session))
+const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions, session))
 
 const timed = (effect: Effect.Effect<ToolOutcome, never, any>): { readonly ms: number; readonly outcome: ToolOutcome } => {
   const start = performance.now()

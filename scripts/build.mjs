@@ -9,12 +9,15 @@
  * instances of the Pi that loads it, which Pi's loader hands only to
  * TypeScript files it transpiles. So each import of them becomes a read of
  * the modules src/extension.ts puts on globalThis before it imports the
- * bundle.
+ * bundle, by the names the source imports: the build needs none of Pi's
+ * packages, so `pi install git:…` (`npm install --omit=dev`, which installs
+ * rolldown as an optional dependency and runs `prepare`) builds it too.
  *
- * Without the bundler (a git install runs `npm install --omit=dev`) it builds
- * nothing and says so; src/extension.ts then loads the source.
+ * Without the bundler (an install with optional dependencies omitted, or a
+ * platform rolldown has no binary for) it builds nothing and says so;
+ * src/extension.ts then loads the source.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -26,23 +29,65 @@ const hostPackage = /^(@earendil-works\/pi-[a-z-]+|typebox)(\/.*)?$/
 const virtualPrefix = "\0pi-host:"
 
 let rolldown
+let parseAst
 try {
   rolldown = await import("rolldown")
+  ;({ parseAst } = await import("rolldown/parseAst"))
 } catch {
-  console.log("pi-context: no bundler installed (rolldown is a dev dependency), so no dist/ bundle; Pi loads the TypeScript source.")
+  console.log("pi-context: no bundler installed (rolldown, an optional dependency, is missing), so no dist/ bundle; Pi loads the TypeScript source.")
   process.exit(0)
 }
 
-/** Each host module becomes its names, read off the object src/extension.ts stored; the names come from the installed copy. */
+/** Calls `visit` on every node of an AST. */
+const walk = (node, visit) => {
+  if (Array.isArray(node)) return node.forEach((child) => walk(child, visit))
+  if (node === null || typeof node !== "object") return
+  if (typeof node.type === "string") visit(node)
+  for (const key of Object.keys(node)) if (key !== "type") walk(node[key], visit)
+}
+
+/**
+ * The names src/ reads of each host module: its named value imports, and
+ * for a namespace import (`import * as PiTui`) the members read off it.
+ */
+const hostNamesOfSource = () => {
+  const names = new Map()
+  const add = (specifier, name) => names.set(specifier, (names.get(specifier) ?? new Set()).add(name))
+  const sourceDir = join(repoRoot, "src")
+  for (const file of readdirSync(sourceDir, { recursive: true })) {
+    if (!file.endsWith(".ts")) continue
+    const program = parseAst(readFileSync(join(sourceDir, file), "utf8"), { lang: "ts", sourceType: "module" }, file)
+    const namespaces = new Map()
+    walk(program.body, (node) => {
+      if (node.type !== "ImportDeclaration" || node.importKind === "type" || !hostPackage.test(node.source.value)) return
+      for (const specifier of node.specifiers) {
+        if (specifier.type === "ImportSpecifier" && specifier.importKind !== "type") add(node.source.value, specifier.imported.name ?? specifier.imported.value)
+        else if (specifier.type === "ImportDefaultSpecifier") add(node.source.value, "default")
+        else if (specifier.type === "ImportNamespaceSpecifier") namespaces.set(specifier.local.name, node.source.value)
+      }
+    })
+    if (namespaces.size === 0) continue
+    walk(program.body, (node) => {
+      if (node.type === "MemberExpression" && !node.computed && node.object.type === "Identifier" && namespaces.has(node.object.name)) {
+        add(namespaces.get(node.object.name), node.property.name)
+      }
+    })
+  }
+  return names
+}
+
+const hostNames = hostNamesOfSource()
+
+/** Each host module becomes the names the source reads of it, read off the object src/extension.ts stored. */
 const hostModules = {
   name: "pi-host-modules",
   resolveId(source) {
     return hostPackage.test(source) ? { id: `${virtualPrefix}${source}`, moduleSideEffects: false } : null
   },
-  async load(id) {
+  load(id) {
     if (!id.startsWith(virtualPrefix)) return null
     const specifier = id.slice(virtualPrefix.length)
-    const names = Object.keys(await import(specifier)).filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name))
+    const names = [...(hostNames.get(specifier) ?? [])].filter((name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name))
     const read = `globalThis[globalThis.Symbol.for(${JSON.stringify(hostModulesKey)})]?.[${JSON.stringify(specifier)}]`
     return [
       `const m = ${read};`,

@@ -8,11 +8,14 @@ import type { PolicySettings } from "./domain/thresholds.ts"
 import { failed, type ToolOutcome } from "./domain/toolOutcome.ts"
 import * as BootsLive from "./layers/BootsLive.ts"
 import * as BudgetLive from "./layers/BudgetLive.ts"
+import * as EnabledLive from "./layers/EnabledLive.ts"
+import * as GuardsLive from "./layers/GuardsLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
-import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "./layers/NotesVersionsLive.ts"
 import * as NotesHomesLive from "./layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
+import * as NotesSyncLive from "./layers/NotesSyncLive.ts"
 import * as Platform from "./layers/platform.ts"
 import * as ThresholdsLive from "./layers/ThresholdsLive.ts"
 import * as TraceLive from "./layers/TraceLive.ts"
@@ -21,31 +24,36 @@ import {
   type BoundaryInput,
   type BoundaryNeeds,
   type BoundaryOutcome,
-  type GuardVerdict,
   Lifecycle,
   type ProjectReply,
   type ReplyFacts
 } from "./services/Lifecycle.ts"
-import { NotesHistory } from "./services/NotesHistory.ts"
+import { Guards, type GuardVerdict } from "./services/Guards.ts"
+import { NotesVersions } from "./services/NotesVersions.ts"
+import { NotesSync } from "./services/NotesSync.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
 import { Window } from "./services/Window.ts"
-import { budgetToolHandlers } from "./tools/budget.ts"
-import { historyToolHandlers } from "./tools/history.ts"
-import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
-import { notesToolHandlers } from "./tools/notes.ts"
-import { withTimeBudget } from "./tools/timeBudget.ts"
+import { budgetToolHandlers } from "./tools/budgetHandlers.ts"
+import { historyToolHandlers } from "./tools/historyHandlers.ts"
+import { lifecycleToolHandlers } from "./tools/lifecycleHandlers.ts"
+import { notesToolHandlers } from "./tools/notesHandlers.ts"
+import { withTimeLimit } from "./tools/timeLimit.ts"
 
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
   readonly policy?: PolicySettings | (() => PolicySettings)
   /** The notes history's layer (tests inject a failing git); the system git by default. */
-  readonly notesHistory?: typeof NotesHistoryLive.layer
+  readonly notesVersions?: typeof NotesVersionsLive.layer
+  /** The notes sync's layer (tests give it a short budget); the system git by default. */
+  readonly notesSync?: typeof NotesSyncLive.layer
 }
 
 /** How long session shutdown waits for the notes history's last commits. */
 export const ShutdownCommitWaitMs = 3_000
+/** How long session shutdown then waits for the notes sync's last push. */
+export const ShutdownSyncWaitMs = 3_000
 
 /**
  * Every service the hooks and tools need, except the per-event PiSession; each
@@ -57,6 +65,8 @@ export const appLayer = (options: HostOptions = {}) =>
     LifecycleLive.layer,
     BootsLive.layer,
     BudgetLive.layer,
+    EnabledLive.layer,
+    GuardsLive.layer,
     HistoryLive.layer,
     NotesHomesLive.layer,
     NotesStoreLive.layer,
@@ -65,7 +75,9 @@ export const appLayer = (options: HostOptions = {}) =>
     WindowLive.layer,
     Platform.layer
   ).pipe(
-    Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
+    // The history hands each landed commit to the sync, which it finds when it is built.
+    Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
     Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
   )
 
@@ -113,7 +125,7 @@ export interface HostPort<Ctx> {
  * values from it. A hook never throws: a failure is traced, reported once per
  * hook, and answered with the hook's neutral result.
  */
-export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
+export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
   /** A trace line from outside any effect (the PiSession port's fault reports). */
@@ -140,8 +152,10 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
           Effect.gen(function*() {
             const failure = yield* (yield* Trace).takeFailure
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
-            const historyNotice = yield* (yield* NotesHistory).takeNotice
+            const historyNotice = yield* (yield* NotesVersions).takeNotice
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
+            const syncNotice = yield* (yield* NotesSync).takeNotice
+            if (Option.isSome(syncNotice)) yield* (yield* PiSession).notify(syncNotice.value, "warning")
           })
         ),
         Effect.provideService(PiSession, port.session(ctx, traceInfo))
@@ -190,10 +204,18 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     run(ctx, label, Lifecycle.use(f), fallback)
 
   return {
-    sessionStart: (reason: string, ctx: Ctx) => lifecycle(ctx, "session_start", (l) => l.sessionStarted(reason), unsureNeeds),
+    sessionStart: (reason: string, ctx: Ctx) =>
+      run(
+        ctx,
+        "session_start",
+        // The boot is built from the notes here; the pull, forked after it, reaches the next window's boot.
+        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => NotesSync.use((sync) => sync.started))),
+        unsureNeeds
+      ),
     /** One notice when notes cannot be written: told after start-up, which the first request waits for, and apart from it. */
     notesWritability: (ctx: Ctx) => run(ctx, "notes writability", reportNotesWritability, undefined),
-    sessionTree: (ctx: Ctx) => lifecycle(ctx, "session_tree", (l) => l.treeChanged, undefined),
+    sessionTree: (ctx: Ctx) =>
+      run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
     /** The request to send as data (the adapter appends the hidden messages), and the boundary hooks it leaves needed. */
@@ -211,9 +233,9 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     beforeSettle: (input: BoundaryInput, ctx: Ctx) => lifecycle(ctx, "agent_before_settle", (l) => l.beforeSettle(input), noBoundary),
     settled: (aborted: boolean, ctx: Ctx) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), unsureNeeds),
     compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: Ctx) =>
-      lifecycle(ctx, "session_before_compact", (l) => l.compactionGuard(reason), "Allow" as GuardVerdict),
+      run(ctx, "session_before_compact", Guards.use((g) => g.compactionGuard(reason)), "Allow" as GuardVerdict),
     treeGuard: (targetId: string, userWantsSummary: boolean, ctx: Ctx) =>
-      lifecycle(ctx, "session_before_tree", (l) => l.treeSummaryGuard(targetId, userWantsSummary), "Allow" as GuardVerdict),
+      run(ctx, "session_before_tree", Guards.use((g) => g.treeSummaryGuard(targetId, userWantsSummary)), "Allow" as GuardVerdict),
     /** A tool's outcome; for a lifecycle tool, also the boundary hooks needed after it, from the same run. */
     tool: (name: string, params: unknown, ctx: Ctx): Promise<{ readonly outcome: ToolOutcome; readonly needs: BoundaryNeeds | undefined }> => {
       const handler = toolHandlers[name]
@@ -222,7 +244,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       return run(
         ctx,
         name,
-        Effect.map(Effect.zip(withTimeBudget(name)(handler(params)), needs), ([outcome, needs]) => ({ outcome, needs })),
+        Effect.map(Effect.zip(withTimeLimit(name)(handler(params)), needs), ([outcome, needs]) => ({ outcome, needs })),
         { outcome: failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`), needs: lifecycleTools.has(name) ? unsureNeeds : undefined }
       )
     },
@@ -236,8 +258,9 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
-          const { id, ordinal } = yield* (yield* Window).current
-          yield* (yield* NotesHistory).sessionEnded({ id, ordinal }, ShutdownCommitWaitMs)
+          yield* (yield* Window).sessionEnding
+          yield* (yield* NotesVersions).awaitCommits(ShutdownCommitWaitMs)
+          yield* (yield* NotesSync).shutdown(ShutdownSyncWaitMs)
         }), undefined)
       }
       await runtime.dispose()
@@ -245,4 +268,4 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
   }
 }
 
-export type Host<Ctx> = ReturnType<typeof makeHost<Ctx>>
+export type RuntimeHost<Ctx> = ReturnType<typeof makeRuntimeHost<Ctx>>

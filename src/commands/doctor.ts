@@ -1,10 +1,11 @@
-import { Effect, Path } from "effect"
+import { Clock, Effect, Option, Path } from "effect"
 import { inspectBranch } from "../domain/boundary.ts"
 import { hardLineBelowReserve } from "../domain/budget.ts"
+import { syncDoctorLine } from "../domain/notes/syncView.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { textReport } from "../domain/report.ts"
 import { renderNotice } from "../domain/thresholds.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -13,6 +14,7 @@ import { Window } from "../services/Window.ts"
 import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
+import { readSyncStates } from "./notesSync.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -45,13 +47,28 @@ export const doctorReport = Effect.gen(function*() {
     )
   }
 
-  const history = yield* (yield* NotesHistory).describe
+  const history = yield* (yield* NotesVersions).describe
   lines.push(check(history.ok, history.text), ...(yield* notesLintLines))
 
   const policy = yield* thresholds.policy
   const belowReserve = hardLineBelowReserve(policy)
   const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
   lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.join("; ")}`))
+
+  const syncStates = yield* readSyncStates((sync) => sync.states)
+  const nowMs = yield* Clock.currentTimeMillis
+  if (Option.isSome(syncStates) && syncStates.value.length > 0) {
+    for (const state of syncStates.value) {
+      const line = syncDoctorLine(state, nowMs)
+      lines.push(check(line.ok, line.text))
+    }
+  } else {
+    lines.push(
+      policy.sync.length === 0
+        ? check(true, "notes sync: no remote configured; the notes stay on this machine")
+        : check(false, `notes sync: ${policy.sync.length} ${policy.sync.length === 1 ? "remote" : "remotes"} configured, but notes sync is not running in this session`)
+    )
+  }
 
   const inspection = inspectBranch(yield* (yield* Window).spans, session.sessionId)
   lines.push(

@@ -1,11 +1,37 @@
 import { Effect } from "effect"
+import { windowManager } from "../domain/enabled.ts"
 import { textReport } from "../domain/report.ts"
-import { Lifecycle } from "../services/Lifecycle.ts"
+import { hasMarker } from "../domain/window/branch.ts"
+import { Budget } from "../services/Budget.ts"
+import { Enabled } from "../services/Enabled.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Thresholds } from "../services/Thresholds.ts"
+import { describeTrace, Trace } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
+import { packageVersion } from "../version.ts"
 import { report, subcommand } from "./Subcommand.ts"
+
+const statusText = Effect.gen(function*() {
+  const windows = yield* Window
+  const window = yield* windows.current
+  const on = yield* (yield* Enabled).current
+  const manager = windowManager({
+    enabled: on,
+    automaticReset: (yield* (yield* Thresholds).policy).automaticReset.value,
+    branchHasReset: hasMarker(yield* (yield* PiSession).branch)
+  })
+  return [
+    `pi-context ${packageVersion}: ${on ? "on" : "off"}`,
+    `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
+    `window managed by: ${manager}`,
+    describeTrace(yield* (yield* Trace).status),
+    ...(yield* (yield* Budget).statusReport)
+  ].join("\n")
+})
 
 /**
  * `/pi-context status`: version, window, usage, settings and trace file. A
  * report, so Pi's TUI draws it at the chat's width: the trace path wraps at
  * its separators, never inside a name.
  */
-export const status = subcommand({ name: "status", run: () => Lifecycle.use((lifecycle) => Effect.map(lifecycle.statusReport, (text) => report(textReport(text)))) })
+export const status = subcommand({ name: "status", run: () => Effect.map(statusText, (text) => report(textReport(text))) })

@@ -118,11 +118,12 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
     }
     for (const draft of draftsOfEntry(entry)) {
       switch (draft._tag) {
-        case "Plain":
-          if (draft.role === "assistant" && message?.errorMessage === undefined && draft.document.body.trim() !== "") {
-            lastReply = draft.document.body
-          }
+        case "Plain": {
+          if (draft.role !== "assistant" || message?.errorMessage !== undefined) break
+          const reply = draft.document().body
+          if (reply.trim() !== "") lastReply = reply
           break
+        }
         case "Call":
           if (!calls.has(draft.callId)) calls.set(draft.callId, { name: draft.name, args: draft.args })
           break
@@ -136,8 +137,9 @@ export const windowFacts = (entries: ReadonlyArray<RawEntry>, pending: string | 
             const tools = touched.get(path) ?? []
             touched.delete(path)
             touched.set(path, tools.includes(call.name) ? tools : [...tools, call.name])
-          } else if (call.name === "bash" && (draft.isError || nonZeroExit(draft.output))) {
-            runs.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(draft.output) })
+          } else if (call.name === "bash") {
+            const output = draft.output()
+            if (draft.isError || nonZeroExit(output)) runs.push({ command: stringArg(call.args, "command") ?? "", status: failureStatus(output) })
           }
           break
         }

@@ -1,7 +1,7 @@
 import { Result, Schema } from "effect"
 import type { RE2JS } from "re2js"
 import { foldCase } from "./caseFold.ts"
-import type { ScanBudget } from "./scanBudget.ts"
+import type { ScanDeadline } from "./scanDeadline.ts"
 import { echo } from "./toolOutcome.ts"
 
 /**
@@ -54,7 +54,7 @@ export interface TextPattern {
    * `lineOnly`, a regex match may be given as its line's start, which is
    * cheaper to find.
    */
-  readonly scanner: (text: string, lineOnly?: boolean) => (from: number, budget?: ScanBudget) => ScanStep
+  readonly scanner: (text: string, lineOnly?: boolean) => (from: number, budget?: ScanDeadline) => ScanStep
   /** The UTF-16 index of the first match in `text`, or -1. */
   readonly indexIn: (text: string) => number
 }
@@ -140,7 +140,7 @@ const locate = (re: RE2JS, cuttable: boolean, line: string): number => {
 
 const regexPattern = (source: string, re: RE2JS): TextPattern => {
   const cuttable = !assertsEdges(source)
-  const scanner = (text: string, lineOnly = false) => (from: number, budget?: ScanBudget): ScanStep => {
+  const scanner = (text: string, lineOnly = false) => (from: number, budget?: ScanDeadline): ScanStep => {
     // The first line is always scanned to its end, so that a resumed scan moves on.
     let first = true
     let unchecked = 0

@@ -19,7 +19,8 @@ export const settingsKeys: ReadonlyArray<string> = [
   "tidyModel",
   "tidyTurnLimit",
   "tidyTimeLimitSeconds",
-  "models"
+  "models",
+  "sync"
 ]
 
 /** The keys a `models` override may set. */

@@ -1,6 +1,8 @@
-import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
+import { checkDigestTokens, DigestTokenRange } from "./digestTokens.ts"
 import { compileGlob, hasGlobSyntax } from "./glob.ts"
 import { type LineDerivations, type Lines, orderLines, Runway } from "./lines.ts"
+import { parseSyncSettings, type SyncSource } from "./notes/syncSettings.ts"
+import type { SyncRemoteSetting } from "./notes/syncTypes.ts"
 import { SettingsKey } from "./protocol.ts"
 import {
   type Candidate,
@@ -51,6 +53,8 @@ export interface ResolvedPolicy {
   readonly model: ModelRef | undefined
   /** The `pi-context.models` patterns that matched, least specific first. */
   readonly modelPatterns: ReadonlyArray<string>
+  /** `pi-context.sync`, validated: the remotes the note homes travel through; empty, nothing leaves the machine. */
+  readonly sync: ReadonlyArray<SyncRemoteSetting>
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
 
@@ -79,6 +83,7 @@ export interface PolicySettings {
   readonly warningLine?: number
   readonly hardLine?: number
   readonly models?: Readonly<Record<string, ModelPolicySettings>>
+  readonly sync?: ReadonlyArray<{ readonly homes: ReadonlyArray<string>; readonly remote: string; readonly branch?: string }>
 }
 
 export type ModelPolicySettings = Pick<
@@ -204,11 +209,22 @@ const candidatesFor = (gathered: Gathered, name: string): ReadonlyArray<Candidat
   ...(gathered.models.get(name) ?? [])
 ]
 
+/** Where `pi-context.sync` is read from: each file's own list (Pi's merge would let a project's list hide the global one). */
+export interface SyncSources {
+  readonly sources: ReadonlyArray<SyncSource>
+  readonly projectTrusted: boolean
+}
+
 /**
  * Resolves the policy for `model` from `sources` (lowest precedence first:
- * global, then project, then injected), merged per key.
+ * global, then project, then injected), merged per key; the sync remotes from
+ * `sync` (by default the same sources, the project trusted).
  */
-export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefined): ResolvedPolicy => {
+export const resolvePolicy = (
+  sources: ReadonlyArray<SettingsSource>,
+  model: ModelRef | undefined,
+  sync: SyncSources = { sources, projectTrusted: true }
+): ResolvedPolicy => {
   const notices: Array<ThresholdNotice> = []
   const gathered = gather(sources, model, notices)
   const window = model !== undefined && Number.isSafeInteger(model.contextWindow) && model.contextWindow >= 4
@@ -240,6 +256,8 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
   const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Runway.guidance.tokens), notices)
   const { lines, derivations } = orderLines({ guidance, warning, hard }, window, hard === reserve, notices)
   checkNames((name) => gathered.top.get(name) ?? [], notices)
+  const synced = parseSyncSettings(sync.sources, sync.projectTrusted)
+  notices.push(...synced.notices)
 
   return {
     enabled,
@@ -253,6 +271,7 @@ export const resolvePolicy = (sources: ReadonlyArray<SettingsSource>, model: Mod
     derivations,
     model,
     modelPatterns: gathered.patterns,
+    sync: synced.remotes,
     notices: dedupe(notices)
   }
 }

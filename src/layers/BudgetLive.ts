@@ -11,15 +11,18 @@ import {
   reminderText,
   remainingBefore,
   statusReport,
-  statusText
+  statusText,
+  statusTone
 } from "../domain/budget.ts"
-import type { BranchEntry } from "../domain/entries.ts"
-import type { WindowUsage } from "../domain/window/usage.ts"
+import type { ProjectableMessage } from "../domain/projection.ts"
+import { reminderUsage, tokensLeft, type WindowUsage } from "../domain/window/usage.ts"
 import type { PolicySettings } from "../domain/thresholds.ts"
 import { Budget } from "../services/Budget.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 interface Pending {
   readonly kind: ReminderKind
@@ -53,17 +56,16 @@ export const layerWithoutDependencies = Layer.effect(
   Budget,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
+    const windows = yield* Window
     const state = yield* Ref.make<State>({ staged: undefined, handedOver: [] })
 
     // Runs before every provider request: untraced, so it allocates no span.
-    const observeRequest = Effect.fnUntraced(function*(input: {
-      readonly windowId: string
-      readonly usage: Usage
-      readonly branch: ReadonlyArray<BranchEntry>
-    }) {
+    const observeRequest = Effect.fnUntraced(function*(messages: ReadonlyArray<ProjectableMessage>) {
       const policy = yield* thresholds.policy
-      const usage = input.usage
-      const committed = committedReminders(input.branch, input.windowId)
+      const window = yield* windows.current
+      const input = { windowId: window.id }
+      const usage = reminderUsage(yield* windows.measureRequest(window, messages), window)
+      const committed = committedReminders(window.tail, window.id)
       return yield* Ref.modify(state, (current) => {
         // Drafts of another window are stale; a committed reminder outranks a pending copy.
         const kept = current.staged?.windowId === input.windowId
@@ -101,7 +103,8 @@ export const layerWithoutDependencies = Layer.effect(
       })
     })
 
-    const takeDrafts = Effect.fn("Budget.takeDrafts")(function*(windowId: string) {
+    const takeDrafts = Effect.gen(function*() {
+      const windowId = (yield* windows.current).id
       return yield* Ref.modify(state, (current): readonly [ReadonlyArray<ReminderDraft>, State] => {
         if (current.staged === undefined) return [[], current]
         if (current.staged.windowId !== windowId) return [[], { ...current, staged: undefined }]
@@ -114,17 +117,16 @@ export const layerWithoutDependencies = Layer.effect(
           ]
         }]
       })
-    })
+    }).pipe(Effect.withSpan("Budget.takeDrafts"))
 
     const discard = Ref.update(state, (current) => ({ ...current, staged: undefined })).pipe(
       Effect.withSpan("Budget.discard")
     )
 
-    const noticesDue = Effect.fn("Budget.noticesDue")(function*(input: {
-      readonly windowId: string
-      readonly branch: ReadonlyArray<BranchEntry>
-    }) {
-      const committed = committedReminders(input.branch, input.windowId)
+    const noticesDue = Effect.gen(function*() {
+      const window = yield* windows.current
+      const input = { windowId: window.id }
+      const committed = committedReminders(window.tail, window.id)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
         const due: Array<Due> = []
         const waiting: Array<HandedOver> = []
@@ -140,17 +142,19 @@ export const layerWithoutDependencies = Layer.effect(
       yield* Effect.forEach(due, (notice) => session.notify(notice.message, notice.kind === "warning" ? "warning" : "info"), {
         discard: true
       })
-    })
+    }).pipe(Effect.withSpan("Budget.noticesDue"))
 
-    const hardLineDue = Effect.fn("Budget.hardLineDue")(function*(input: { readonly windowId: string; readonly usage: Usage }) {
+    const hardLine = Effect.fn("Budget.hardLine")(function*(messages: ReadonlyArray<ProjectableMessage> | undefined) {
       const policy = yield* thresholds.policy
-      return decide({
-        usage: input.usage,
+      const usage = messages === undefined ? yield* windows.usage : yield* windows.measureRequest(yield* windows.current, messages)
+      const due = decide({
+        usage,
         lines: policy.lines,
         automaticReset: policy.automaticReset.value,
         committed: { guidance: true, warning: true },
         staged: { guidance: true, warning: true }
       }).hardLineDue
+      return { due, left: tokensLeft(usage), line: policy.lines.hard.value }
     })
 
     const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
@@ -158,26 +162,35 @@ export const layerWithoutDependencies = Layer.effect(
       return remainingBefore(input.usage, policy.lines)
     })
 
-    const statusLine = (input: { readonly usage: Usage; readonly windowOrdinal: number; readonly enabled?: boolean }) =>
-      Effect.succeed(statusText(input))
+    const statusLine = (enabled: boolean) =>
+      Effect.gen(function*() {
+        const window = yield* windows.current
+        const usage = yield* windows.usage
+        const tone = enabled ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
+        return { text: statusText({ usage, windowOrdinal: window.ordinal, enabled }), tone }
+      })
 
-    const report = Effect.fn("Budget.statusReport")(function*(input: { readonly usage: Usage }) {
-      const policy = yield* thresholds.policy
-      return statusReport(policy, input.usage)
-    })
+    const report = Effect.gen(function*() {
+      return statusReport(yield* thresholds.policy, yield* windows.usage)
+    }).pipe(Effect.withSpan("Budget.statusReport"))
+
+    // Drafts belong to the window they were staged in: a window the rooms now follow starts with none.
+    yield* (yield* Window).subscribe((event) => (event._tag === "WindowOpened" ? discard : Effect.void))
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
 
-    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLineDue, remaining, statusLine, statusReport: report })
+    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLine, remaining, statusLine, statusReport: report })
   })
 )
 
-/** The budget with the policy it reads. */
-export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))
+/** The budget with the policy it reads and the window room it follows. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.merge(ThresholdsLive.layer, WindowLive.layer)))
 
-/** For tests: the budget over an injected policy, the policy service kept in the context. */
-export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds> =>
-  layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerInjected(policy)))
+/** For tests: the budget over an injected policy, the policy and window services kept in the context. */
+export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds | Window> =>
+  layerWithoutDependencies.pipe(Layer.provideMerge(Layer.merge(ThresholdsLive.layerInjected(policy), WindowLive.layer)))
 
 /** For tests: the budget over the default policy (shared with the other test layers that read it). */
-export const layerTest: Layer.Layer<Budget | Thresholds> = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest))
+export const layerTest: Layer.Layer<Budget | Thresholds | Window> = layerWithoutDependencies.pipe(
+  Layer.provideMerge(Layer.merge(ThresholdsLive.layerTest, WindowLive.layer))
+)

@@ -1,15 +1,17 @@
 import { Effect, Layer, Ref, Result, Semaphore } from "effect"
 import { type ListQuery, listPage } from "../domain/history/listing.ts"
-import { type ReadQuery, readPage } from "../domain/history/read.ts"
+import { type ReadQuery, readPage } from "../domain/history/readPage.ts"
 import { windowSummaries } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/issues.ts"
-import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/search.ts"
+import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/eventSearch.ts"
 import { engineFor } from "./regexEngine.ts"
-import type { SessionIndex } from "../domain/history/sessionIndex.ts"
-import { adoptBranch, catchUp } from "../domain/history/sync.ts"
+import { eventCount, type SessionIndex } from "../domain/history/sessionIndex.ts"
+import { catchUp } from "../domain/history/sync.ts"
 import { History } from "../services/History.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { CurrentScanBudget } from "../services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../services/ScanDeadline.ts"
+import { Window } from "../services/Window.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 /** Indexes kept per extension instance: the current session and a few it switched away from. */
 const sessionsKept = 4
@@ -25,9 +27,10 @@ const remember = (index: SessionIndex) => (indexes: ReadonlyMap<string, SessionI
 const fromResult = <A, E extends HistoryIssue>(result: Result.Result<A, E>) =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   History,
   Effect.gen(function*() {
+    const window = yield* Window
     const indexes = yield* Ref.make<ReadonlyMap<string, SessionIndex>>(new Map())
     // The index is mutated in place; one call at a time brings it up to date and reads it.
     const lock = yield* Semaphore.make(1)
@@ -35,17 +38,16 @@ export const layer = Layer.effect(
     /**
      * The index of the session behind the current PiSession, up to date: the
      * entries appended since the last call are folded in, and the branch view
-     * follows the leaf (extended along appended entries, rebuilt only when
-     * the leaf moved elsewhere). PiSession reads Pi's in-memory session
-     * synchronously, so the leaf, entries and branch read here agree.
+     * follows the Window room's windows of the active branch (it walks the
+     * branch, once, and caches it). The windows are read first: PiSession
+     * reads Pi's in-memory session synchronously, so every entry they hold is
+     * among the entries read after them.
      */
     const syncedIndex = Effect.gen(function*() {
       const session = yield* PiSession
+      const spans = yield* window.spans
       const known = (yield* Ref.get(indexes)).get(session.sessionId)
-      const leafId = yield* session.leafId
-      const entries = yield* session.entries
-      const { index, needsBranch } = catchUp(known, session.sessionId, entries, leafId)
-      if (needsBranch) adoptBranch(index, yield* session.rawBranch, leafId)
+      const index = catchUp(known, session.sessionId, yield* session.entries, spans)
       if (index !== known) yield* Ref.update(indexes, remember(index))
       return index
     })
@@ -59,7 +61,7 @@ export const layer = Layer.effect(
     })
 
     const search = Effect.fn("History.search")(function*(query: SearchQuery) {
-      const startScan = yield* CurrentScanBudget
+      const startScan = yield* CurrentScanDeadline
       const engine = yield* engineFor(query.regex)
       return yield* fromResult(yield* withIndex((index) => searchPage(index, query, engine, defaultScanBound, startScan())))
     })
@@ -71,7 +73,7 @@ export const layer = Layer.effect(
     const stats = withIndex((index) => ({
       sessionId: index.sessionId,
       entries: index.entryCount,
-      events: index.events.length,
+      events: eventCount(index),
       documentBuilds: index.documentBuilds,
       branchRebuilds: index.branchRebuilds
     }))
@@ -79,3 +81,6 @@ export const layer = Layer.effect(
     return History.of({ windows, list, search, read, stats })
   })
 )
+
+/** The History room with the Window room it reads the branch's windows from. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(WindowLive.layer))

@@ -1,12 +1,12 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
 import { projectRequest } from "../domain/projection.ts"
-import { reminderUsage, tokensLeft } from "../domain/window/usage.ts"
+import { tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
-import { closeOutText, type ReminderDraft, statusTone } from "../domain/budget.ts"
+import { closeOutText, type ReminderDraft } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import { hasMarker } from "../domain/window/branch.ts"
-import { offNotice, windowManager } from "../domain/enabled.ts"
+import { offNotice } from "../domain/enabled.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -14,22 +14,20 @@ import {
   type ResetEvent,
   type Transition
 } from "../domain/resetControl.ts"
-import { packageVersion } from "../version.ts"
-import { Boots } from "../services/Boots.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
-import { makeGuards } from "./lifecycle/guards.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
-import { makeEnabled } from "./lifecycle/enabled.ts"
 import { inheritForkNotes } from "./notes/forkNotes.ts"
 import * as BootsLive from "./BootsLive.ts"
 import * as BudgetLive from "./BudgetLive.ts"
+import * as EnabledLive from "./EnabledLive.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 import { Budget } from "../services/Budget.ts"
+import { Enabled } from "../services/Enabled.ts"
 import {
   type BoundaryNeeds,
   type BoundaryOutcome,
@@ -44,7 +42,7 @@ import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
-import { describeTrace, Trace } from "../services/Trace.ts"
+import { Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
@@ -56,16 +54,14 @@ export const layerWithoutDependencies = Layer.effect(
     const trace = yield* Trace
     const thresholds = yield* Thresholds
     const budget = yield* Budget
-    const boots = yield* Boots
     const notes = yield* NotesStore
     const homes = yield* NotesHomes
     const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
-    const { enabled, rememberEnabled, forget: forgetEnabled } = yield* makeEnabled(thresholds)
-    const boundaries = yield* makeBoundaries({ trace, boots, thresholds, window: windows })
-    const startup = makeStartup({ trace, boots, boundaries, currentWindow, windowSpans: windows.spans, enabled })
-    const guards = yield* makeGuards({ trace, currentWindow, enabled })
+    const { current: enabled, remember: rememberEnabled, forget: forgetEnabled } = yield* Enabled
+    const boundaries = yield* makeBoundaries
+    const startup = yield* makeStartup(boundaries)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
 
@@ -91,31 +87,23 @@ export const layerWithoutDependencies = Layer.effect(
 
     const updateStatus = Effect.gen(function*() {
       const session = yield* PiSession
-      const on = yield* enabled
-      const window = yield* currentWindow
-      const usage = yield* windows.usage
-      const line = yield* budget.statusLine({ usage, windowOrdinal: window.ordinal, enabled: on })
-      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === window.id
-      const tone = on ? statusTone(usage, (yield* thresholds.policy).lines) : "normal"
-      yield* session.setStatus(waiting ? `${line} · will reset when idle` : line, tone)
+      const { text, tone } = yield* budget.statusLine(yield* enabled)
+      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === (yield* currentWindow).id
+      yield* session.setStatus(waiting ? `${text} · will reset when idle` : text, tone)
     })
 
     const emitNotices = Effect.gen(function*() {
-      const window = yield* currentWindow
-      // A boundary Pi committed at turn_end or settlement moved the window: the trace follows it.
-      yield* trace.setWindow(window.id, window.ordinal)
-      yield* budget.noticesDue({ windowId: window.id, branch: window.tail })
-      yield* boundaries.resetNoticeDue(window)
+      yield* budget.noticesDue
+      yield* boundaries.resetNoticeDue(yield* currentWindow)
     })
 
     const resetTransient = Effect.gen(function*() {
       yield* step({ _tag: "Cleared" })
-      yield* budget.discard
       yield* forgetEnabled
       yield* windows.forget
     })
 
-    const commandWipe = makeCommandWipe({ trace, boundaries, step, currentWindow, resetTransient, updateStatus })
+    const commandWipe = makeCommandWipe({ trace, boundaries, step, window: windows, resetTransient, updateStatus })
 
     const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
       const session = yield* PiSession
@@ -123,8 +111,8 @@ export const layerWithoutDependencies = Layer.effect(
       const policy = yield* thresholds.policy
       yield* trace.open({ sessionId: session.sessionId, agentDir: session.agentDir, level: policy.traceLevel.value })
       yield* resetTransient
+      yield* windows.follow("session-start")
       const window = yield* currentWindow
-      yield* trace.setWindow(window.id, window.ordinal)
       yield* trace.info("session.start", { reason, enabled: yield* enabled })
       yield* startup.reportUnreadable
       yield* inheritForkNotes().pipe(Effect.provideService(NotesStore, notes), Effect.provideService(NotesHomes, homes), Effect.provideService(Trace, trace))
@@ -139,11 +127,9 @@ export const layerWithoutDependencies = Layer.effect(
     const treeChanged = Effect.gen(function*() {
       yield* thresholds.refresh
       yield* resetTransient
-      const window = yield* currentWindow
-      yield* trace.setWindow(window.id, window.ordinal)
+      yield* windows.follow("tree")
       yield* trace.info("tree.changed", {})
       yield* startup.orReportBootFailure(startup.repairTail)
-      yield* guards.showTreeNotice
       yield* updateStatus
     })
 
@@ -186,8 +172,7 @@ export const layerWithoutDependencies = Layer.effect(
       const projected = projection._tag === "Projected" ? projection.messages : messages
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
-      const usage = reminderUsage(yield* windows.measureRequest(window, projected), window)
-      const observed = yield* budget.observeRequest({ windowId: window.id, usage, branch: window.tail })
+      const observed = yield* budget.observeRequest(projected)
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
         ? Option.some(closeOutText(observed.hardLine))
         : Option.none<string>()
@@ -262,12 +247,10 @@ export const layerWithoutDependencies = Layer.effect(
     const turnReply = Effect.fn("Lifecycle.turnEnded")(function*(input: BoundaryInput) {
       const window = yield* currentWindow
       const automatic = yield* automaticNow
-      const usage = input.messages === undefined ? yield* windows.usage : yield* windows.measureRequest(window, input.messages)
-      const hardLineDue = automatic && input.outcome === "completed" && (yield* budget.hardLineDue({ windowId: window.id, usage }))
+      const hardLine = yield* budget.hardLine(input.messages)
+      const hardLineDue = automatic && input.outcome === "completed" && hardLine.due
       if (hardLineDue) {
-        const line = (yield* thresholds.policy).lines.hard.value
-        const left = usage === undefined || usage.tokens === null ? null : usage.contextWindow - usage.tokens
-        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left, line, toolTurn: input.toolTurn === true })
+        yield* trace.info("budget.hard-line", { reason: "the turn ended past the hard line", left: hardLine.left, line: hardLine.line, toolTurn: input.toolTurn === true })
       }
       const transition = yield* step({
         _tag: "TurnEnded",
@@ -283,7 +266,7 @@ export const layerWithoutDependencies = Layer.effect(
         yield* budget.discard
         return undefined
       }
-      const budgetDrafts = yield* budget.takeDrafts(window.id)
+      const budgetDrafts = yield* budget.takeDrafts
       const keep: BoundaryReply | undefined = budgetDrafts.length > 0
         ? { entries: [...input.incoming, ...budgetDrafts] }
         : undefined
@@ -338,6 +321,7 @@ export const layerWithoutDependencies = Layer.effect(
         const session = yield* PiSession
         yield* session.appendCustomEntry(CustomType.state, { enabled: on })
         yield* resetTransient
+        yield* budget.discard
         yield* rememberEnabled(on)
         yield* trace.info("enabled.set", { enabled: on })
         if (on) yield* startup.orReportBootFailure(startup.ensureRootBoot)
@@ -347,23 +331,6 @@ export const layerWithoutDependencies = Layer.effect(
         )
         yield* updateStatus
       })
-
-    const statusReport = Effect.gen(function*() {
-      const window = yield* currentWindow
-      const on = yield* enabled
-      const manager = windowManager({
-        enabled: on,
-        automaticReset: (yield* thresholds.policy).automaticReset.value,
-        branchHasReset: hasMarker(yield* (yield* PiSession).branch)
-      })
-      return [
-        `pi-context ${packageVersion}: ${on ? "on" : "off"}`,
-        `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
-        `window managed by: ${manager}`,
-        describeTrace(yield* trace.status),
-        ...(yield* budget.statusReport({ usage: yield* windows.usage }))
-      ].join("\n")
-    })
 
     return Lifecycle.of({
       sessionStarted,
@@ -377,15 +344,23 @@ export const layerWithoutDependencies = Layer.effect(
       beforeSettle: (input) => withNeeds(settleReply(input)),
       settled,
       wipeNow,
-      setEnabled,
-      compactionGuard: guards.compactionGuard,
-      treeSummaryGuard: guards.treeSummaryGuard,
-      statusReport
+      setEnabled
     })
   })
 )
 
 /** The lifecycle with every service it orchestrates. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
+  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, EnabledLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
 )
+
+/**
+ * For tests: the lifecycle over the test layers of what it orchestrates (one
+ * policy, one trace and one window room, shared: layers are built once per
+ * reference), with the notes store the test gives, all kept in the context.
+ */
+export const layerTestWith = (notes: Layer.Layer<NotesStore>) =>
+  layerWithoutDependencies.pipe(
+    Layer.provideMerge(Layer.mergeAll(BootsLive.layerTest, BudgetLive.layerTest, EnabledLive.layerTest, WindowLive.layer)),
+    Layer.provideMerge(notes)
+  )

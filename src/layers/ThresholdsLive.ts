@@ -11,6 +11,7 @@ import {
   resolvePolicy,
   type ResolvedPolicy,
   type SettingsSource,
+  type SyncSources,
   type ThresholdNotice
 } from "../domain/thresholds.ts"
 import { attributeSettings } from "../domain/settingsSources.ts"
@@ -20,6 +21,7 @@ import * as Platform from "./platform.ts"
 
 interface Loaded {
   readonly sources: ReadonlyArray<SettingsSource>
+  readonly sync: SyncSources
   /** Problems with the files themselves (unreadable, malformed). */
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
@@ -124,14 +126,20 @@ export const layerFromFiles = Layer.effect(
     const load = Effect.fn("Thresholds.load")(function*() {
       const session = yield* PiSession
       const global = yield* readSource(path.join(session.agentDir, "settings.json"), "global")
-      // An untrusted project's settings are never read, exactly as Pi ignores them.
-      const project = (yield* session.isProjectTrusted)
-        ? yield* readSource(path.join(session.cwd, ".pi", "settings.json"), "project")
-        : { notices: [] } satisfies SourceRead
+      const projectTrusted = yield* session.isProjectTrusted
+      const projectFile = yield* readSource(path.join(session.cwd, ".pi", "settings.json"), "project")
+      // An untrusted project's settings are never used, exactly as Pi ignores them; its sync list is read only to be refused aloud.
+      const project = projectTrusted ? projectFile : { notices: [] } satisfies SourceRead
       const files = [global.source, project.source].filter((source) => source !== undefined)
+      // Pi's effective settings are the values (an SDK host's in-memory settings included); the files say where each came from.
+      const sources = attributeSettings(yield* session.settings, files)
       const loaded: Loaded = {
-        // Pi's effective settings are the values (an SDK host's in-memory settings included); the files say where each came from.
-        sources: attributeSettings(yield* session.settings, files),
+        sources,
+        // Each file adds its own sync entries: in Pi's merge a project's list would hide the global one.
+        sync: {
+          sources: [global.source, projectFile.source, ...sources.filter((source) => source.source === "pi")].filter((source) => source !== undefined),
+          projectTrusted
+        },
         notices: [...global.notices, ...project.notices]
       }
       yield* Ref.set(cache, Option.some(loaded))
@@ -139,7 +147,7 @@ export const layerFromFiles = Layer.effect(
     })
 
     const resolve = Effect.fnUntraced(function*(loaded: Loaded) {
-      const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel), loaded.notices)
+      const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel, loaded.sync), loaded.notices)
       yield* report(policy.notices)
       return policy
     })

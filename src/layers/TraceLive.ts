@@ -2,6 +2,8 @@ import { appendFileSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Logger, Option, References } from "effect"
 import { Trace, type TraceLevel, type TraceStatus, type TraceTarget } from "../services/Trace.ts"
+import { Window } from "../services/Window.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 /** Appends one line to a file. Throws on failure; the logger contains it. */
 export type TraceSink = (path: string, line: string) => void
@@ -67,9 +69,10 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
 /**
  * The trace service and the Effect logger that writes it. The logger replaces
  * Effect's default console logger: Pi owns stdout, so nothing may print there.
+ * Its lines belong to the window the Window room last opened.
  */
 export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
-  Layer.unwrap(Effect.sync(() => {
+  Layer.unwrap(Effect.gen(function*() {
     const state: TraceState = {
       path: undefined,
       sessionId: undefined,
@@ -96,11 +99,6 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
           state.sessionId = target.sessionId
           state.level = target.level
         }),
-      setWindow: (windowId, ordinal) =>
-        Effect.sync(() => {
-          state.window = ordinal === undefined ? (state.windowId === windowId ? state.window : undefined) : `w${ordinal}`
-          state.windowId = windowId
-        }),
       filePath: Effect.sync(() => Option.fromNullishOr(state.failure === undefined ? state.path : undefined)),
       status: Effect.sync((): TraceStatus =>
         state.path === undefined
@@ -120,6 +118,13 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
         )
       })
     })
+    yield* (yield* Window).subscribe((event) =>
+      Effect.sync(() => {
+        if (event._tag !== "WindowOpened") return
+        state.windowId = event.id
+        state.window = `w${event.ordinal}`
+      })
+    )
     return Layer.merge(
       Layer.succeed(Trace, service),
       Layer.mergeAll(
@@ -127,7 +132,7 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
         Layer.succeed(References.MinimumLogLevel, "Debug")
       )
     )
-  }))
+  })).pipe(Layer.provide(WindowLive.layer))
 
 export const layer: Layer.Layer<Trace> = layerWith(fileSink)
 

@@ -1,10 +1,40 @@
-import { Effect, Layer, Option, Ref } from "effect"
-import { factsOfSpans } from "../domain/window/windowFacts.ts"
-import { branchWindows, currentWindowOf, extendedWindow, opensWindow, ordinalAtLeaf, windowOpening } from "../domain/window/walk.ts"
+import { Clock, Deferred, Effect, Layer, Option, PubSub, Random, Ref } from "effect"
+import type { ResetSource } from "../domain/resetControl.ts"
+import type { WindowFacts } from "../domain/window/facts.ts"
+import { newWindowId } from "../domain/windowId.ts"
+import { factsOfSpan } from "../domain/window/windowFacts.ts"
+import {
+  branchOfEntries,
+  branchWindows,
+  currentWindowOf,
+  extendedSpans,
+  extendedWindow,
+  opensWindow,
+  ordinalAtLeaf,
+  windowOpening,
+  type WindowSpan
+} from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { type CurrentWindow, Window } from "../services/Window.ts"
+import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "../services/Window.ts"
+
+const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+
+/** An event on its way to the subscribers: the publisher waits until the last of them has handled it. */
+interface Delivery {
+  readonly event: WindowEvent
+  unheard: number
+  readonly heard: Deferred.Deferred<void>
+}
+
+/** The facts of a window as it ends: what it holds now, and how it ended. */
+const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({
+  ...factsOfSpan({ ...window, endedBy: undefined }),
+  end
+})
+
+const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000${windowId}`
 
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
@@ -26,7 +56,7 @@ export const layer = Layer.effect(
 
     const ordinalOf = (sessionId: string, windowId: string) =>
       Effect.gen(function*() {
-        const key = `${sessionId}\u0000${windowId}`
+        const key = ordinalKey(sessionId, windowId)
         const known = (yield* Ref.get(ordinals)).get(key)
         if (known !== undefined) return known
         const ordinal = ordinalAtLeaf(yield* (yield* PiSession).rawBranch)
@@ -99,13 +129,114 @@ export const layer = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
+    /**
+     * Every window of the branch, by session and leaf, as `current` is: when
+     * the walk back from the leaf meets the cached leaf, the windows are the
+     * cached ones grown by what was walked (the ended ones the same objects),
+     * so the history tools and the windows view pay for the whole branch once.
+     */
+    const spanCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly spans: ReadonlyArray<WindowSpan> } | undefined>(undefined)
+    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
+    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+
     const spans = Effect.gen(function*() {
       const session = yield* PiSession
-      return branchWindows(yield* session.rawBranch, session.sessionId)
+      const cached = yield* Ref.get(spanCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
+      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
+      const walked = known === undefined
+        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
+        : yield* session.branchTail((entry) => entry.id === known.leafId)
+      const next = known !== undefined && walked[0]?.id === known.leafId
+        ? extendedSpans(known.spans, walked.slice(1))
+        : branchWindows(walked, session.sessionId)
+      const leaf = walked[walked.length - 1]
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next })
+      return next
+    }).pipe(Effect.withSpan("Window.spans"))
+
+    const windows = Effect.map(spans, (all) =>
+      all.map((span) => {
+        const known = factsBySpan.get(span)
+        if (known !== undefined) return known
+        const facts = factsOfSpan(span)
+        factsBySpan.set(span, facts)
+        return facts
+      })).pipe(Effect.withSpan("Window.windows"))
+
+    const deliveries = yield* PubSub.unbounded<Delivery>()
+    const subscribers = yield* Ref.make(0)
+
+    const heardBy = (delivery: Delivery) =>
+      Effect.suspend(() => --delivery.unheard > 0 ? Effect.void : Deferred.succeed(delivery.heard, undefined))
+
+    const subscribe = (handler: (event: WindowEvent) => Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(deliveries)
+        yield* Effect.acquireRelease(Ref.update(subscribers, (n) => n + 1), () => Ref.update(subscribers, (n) => n - 1))
+        yield* PubSub.take(subscription).pipe(
+          // A subscriber's defect is its own: the publisher is still answered, and the next event still handled.
+          Effect.flatMap((delivery) => handler(delivery.event).pipe(Effect.exit, Effect.andThen(heardBy(delivery)))),
+          Effect.forever,
+          Effect.forkScoped
+        )
+      })
+
+    /** Hands `event` to every subscriber and waits until each has handled it: what follows the event sees its effects. */
+    const publish = (event: WindowEvent) =>
+      Effect.gen(function*() {
+        const unheard = yield* Ref.get(subscribers)
+        if (unheard === 0) return
+        const delivery: Delivery = { event, unheard, heard: yield* Deferred.make<void>() }
+        yield* PubSub.publish(deliveries, delivery)
+        yield* Deferred.await(delivery.heard)
+      })
+
+    const nextWindow = (from: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const next: NextWindow = { id: newWindowId(session.sessionId, yield* randomHex8), ordinal: from.ordinal + 1 }
+        // Born here with its w-number: once Pi commits its marker, `current` needs no count of the branch's markers.
+        yield* Ref.update(ordinals, (map) => new Map([...map, [ordinalKey(session.sessionId, next.id), next.ordinal]]))
+        return next
+      })
+
+    const ended = (window: CurrentWindow, reason: WindowEndReason, end: WindowFacts["end"]) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* publish({ _tag: "WindowEnded", id: window.id, ordinal: window.ordinal, reason, facts: endingFacts(window, end), session })
+      })
+
+    const reset = ({ from, to, source }: { readonly from: CurrentWindow; readonly to: NextWindow; readonly source: ResetSource }) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        yield* ended(from, source, { _tag: "Reset", source, at: yield* Clock.currentTimeMillis })
+        yield* publish({ _tag: "WindowOpened", id: to.id, ordinal: to.ordinal, reason: source, session })
+      })
+
+    const follow = (reason: "session-start" | "tree") =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const window = yield* current
+        yield* publish({ _tag: "WindowOpened", id: window.id, ordinal: window.ordinal, reason, session })
+      })
+
+    const sessionEnding = Effect.flatMap(current, (window) => ended(window, "session-end", { _tag: "Open" }))
+
+    return Window.of({
+      current,
+      usage,
+      measureRequest,
+      rememberReply,
+      windows,
+      spans,
+      forget: Ref.set(measured, undefined),
+      nextWindow,
+      reset,
+      follow,
+      sessionEnding,
+      subscribe
     })
-
-    const windows = Effect.map(spans, factsOfSpans).pipe(Effect.withSpan("Window.windows"))
-
-    return Window.of({ current, usage, measureRequest, rememberReply, windows, spans, forget: Ref.set(measured, undefined) })
   })
 )

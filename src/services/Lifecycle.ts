@@ -60,13 +60,11 @@ export interface WipeReply {
   readonly refused: boolean
 }
 
-/** Whether to let Pi's native compaction or tree summary run; a block has told the user why. */
-export type GuardVerdict = "Allow" | "Block"
-
 /**
- * Owns resets: requests, the sole `turn_end` composer, the projection, repair
- * and commands. Every reply to a hook that may change them carries the
- * boundary hooks needed next. Notices are emitted (`PiSession.notify`), never returned.
+ * Owns resets: requests, the reducer, the sole `turn_end` composer, the
+ * projection, repair, `/wipe-memory` and on/off. Every reply to a hook that
+ * may change them carries the boundary hooks needed next. Notices are
+ * emitted (`PiSession.notify`), never returned.
  */
 export class Lifecycle extends Context.Service<Lifecycle, {
   readonly sessionStarted: (reason: string) => Effect.Effect<BoundaryNeeds, never, PiSession>
@@ -83,11 +81,8 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   readonly settled: (aborted: boolean) => Effect.Effect<BoundaryNeeds, never, PiSession>
   /** `/wipe-memory`: appends a boundary while idle, or when the active run settles; never calls a model. */
   readonly wipeNow: Effect.Effect<void, never, PiSession>
+  /** `/pi-context on|off`: records the choice on the branch; on gives a root window its boot. */
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>
-  /** `manual` is the user's `/compact`; Pi's automatic attempts are told about once per window. */
-  readonly compactionGuard: (reason: "manual" | "threshold" | "overflow") => Effect.Effect<GuardVerdict, never, PiSession>
-  readonly treeSummaryGuard: (targetId: string, userWantsSummary: boolean) => Effect.Effect<GuardVerdict, never, PiSession>
-  readonly statusReport: Effect.Effect<string, never, PiSession>
 }>()("pi-context/Lifecycle") {}
 
 export type { BoundaryDraft }

@@ -28,14 +28,13 @@ export const describeTrace = (status: TraceStatus): string => {
 
 /**
  * Structured decision log: one JSON object per line in
- * `<agentDir>/pi-context/traces/<sessionId>.jsonl`. Tracing never fails a
- * caller; a write error turns the trace off and is reported once.
+ * `<agentDir>/pi-context/traces/<sessionId>.jsonl`, each line in the window
+ * the Window room last opened. Tracing never fails a caller; a write error
+ * turns the trace off and is reported once.
  */
 export class Trace extends Context.Service<Trace, {
   /** Points the trace at a session's file and level (on session start). */
   readonly open: (target: TraceTarget) => Effect.Effect<void>
-  /** Records which window later lines belong to: its opaque id and, when known, its w-number. */
-  readonly setWindow: (windowId: string, ordinal?: number) => Effect.Effect<void>
   /** The file being written; None when tracing is off, by the setting or after a write failure. */
   readonly filePath: Effect.Effect<Option.Option<string>>
   readonly status: Effect.Effect<TraceStatus>

@@ -1,11 +1,47 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Scope } from "effect"
 import type { ProjectableMessage } from "../domain/projection.ts"
+import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import type { WindowUsage } from "../domain/window/usage.ts"
 import type { CurrentWindow, WindowSpan } from "../domain/window/walk.ts"
 import type { PiSession } from "./PiSession.ts"
 
 export type { CurrentWindow, WindowSpan }
+
+/** A window a reset is about to open: its id, born here, and its w-number. */
+export interface NextWindow {
+  readonly id: string
+  readonly ordinal: number
+}
+
+/** Why the rooms now follow a window: a reset opened it, or the branch was read afresh (session start, tree navigation). */
+export type WindowOpenReason = ResetSource | "session-start" | "tree"
+
+/** How a window ended for the rooms: by a reset, or with the session. */
+export type WindowEndReason = ResetSource | "session-end"
+
+/**
+ * What the Window room tells the rooms that follow it. `session` is the Pi
+ * session of the event: valid while the subscriber handles it (the publisher
+ * waits), so what a subscriber needs of Pi later it takes then.
+ */
+export type WindowEvent =
+  | {
+    readonly _tag: "WindowOpened"
+    readonly id: string
+    readonly ordinal: number
+    readonly reason: WindowOpenReason
+    readonly session: PiSession["Service"]
+  }
+  | {
+    readonly _tag: "WindowEnded"
+    readonly id: string
+    readonly ordinal: number
+    readonly reason: WindowEndReason
+    /** The ending window's facts, as the windows view shows them. */
+    readonly facts: WindowFacts
+    readonly session: PiSession["Service"]
+  }
 
 /**
  * The one owner of "the windows of this branch": which window is current,
@@ -37,4 +73,22 @@ export class Window extends Context.Service<Window, {
   readonly spans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
   /** Drops what was measured: the branch may have changed (reset, tree navigation, on/off). */
   readonly forget: Effect.Effect<void>
+  /** Mints the window a reset of `from` opens: a fresh id of this session, the w-number after `from`'s. */
+  readonly nextWindow: (from: CurrentWindow) => Effect.Effect<NextWindow, never, PiSession>
+  /**
+   * A reset ends `from` and opens `to` (Pi commits the boundary at this event,
+   * or it was just appended): every subscriber hears `WindowEnded` then
+   * `WindowOpened` before this returns.
+   */
+  readonly reset: (input: { readonly from: CurrentWindow; readonly to: NextWindow; readonly source: ResetSource }) => Effect.Effect<void, never, PiSession>
+  /** The branch was read afresh: every subscriber hears the current window opened, for `reason`. */
+  readonly follow: (reason: "session-start" | "tree") => Effect.Effect<void, never, PiSession>
+  /** The session ends: every subscriber hears the current window ended. */
+  readonly sessionEnding: Effect.Effect<void, never, PiSession>
+  /**
+   * Runs `handler` on every event published from now until `scope` closes,
+   * one event at a time, in order. The publisher waits for every handler, so
+   * a handler only records or forks: it never waits itself.
+   */
+  readonly subscribe: (handler: (event: WindowEvent) => Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
 }>()("pi-context/Window") {}

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleIsCurrent } from "../../src/extension.ts"
-import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
+import { piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
 
 /**
  * The prebuilt bundle in the real `pi` CLI: pi-context is copied as an npm
@@ -14,26 +13,6 @@ import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
  * loads: the bundle, and never the TypeScript source behind it.
  */
 const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
-const runTimeoutMs = 45_000
-
-const run = (cwd: string, env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [piBin, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`pi timed out after ${runTimeoutMs} ms\nstderr:\n${stderr}`))
-    }, runTimeoutMs)
-    child.on("error", reject)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr })
-    })
-  })
-
 describe("the prebuilt bundle in the real pi CLI", () => {
   let root: string
   let installed: string

@@ -31,6 +31,47 @@ describe("settings pi-context cannot use, in Pi's agent loop", () => {
   })
 })
 
+describe("a bad pi-context.sync, in Pi's agent loop", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  it("is told like any bad setting, once, in doctor too, and never with the remote's credentials", async () => {
+    const dirs = makeDirs()
+    mkdirSync(dirs.agentDir, { recursive: true })
+    const remote = "https://me:tok3n-s3cret@example.invalid/notes.git"
+    writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify({
+      "pi-context": { sync: [{ homes: ["session"], remote }, { homes: ["users"], remote, brnach: remote }] }
+    }))
+    h = await createHarness({ dirs })
+    h.script([fauxAssistantMessage("one"), fauxAssistantMessage("two")])
+    await h.prompt("hi")
+    await h.prompt("again")
+    const syncNotices = h.notices.map((notice) => notice.message).filter((message) => message.includes("pi-context.sync"))
+    expect(syncNotices).toEqual([
+      "pi-context: global settings: pi-context.sync[0].homes[0] = \"session\" is never synced: the session home is this session's alone; it is ignored.",
+      "pi-context: global settings: pi-context.sync[1].brnach = \"https://***@example.invalid/notes.git\" is not a sync setting (did you mean branch?); it is ignored.",
+      "pi-context: global settings: pi-context.sync[1].homes[0] = \"users\" is not a home (user, agent, model or project); it is ignored."
+    ])
+    await h.prompt("/pi-context doctor")
+    const doctor = h.notices.at(-1)!.message
+    expect(doctor).toMatch(/^FAIL settings: .*pi-context\.sync\[0\]\.homes\[0\].*pi-context\.sync\[1\]\.brnach/m)
+    expect(doctor).toMatch(/^ok {3}notes sync: no remote configured/m)
+    for (const notice of h.notices) expect(notice.message).not.toContain("tok3n-s3cret")
+    expect(h.errors).toEqual([])
+  })
+
+  it("set through Pi by an SDK host, is checked the same way and named as set through Pi", async () => {
+    h = await createHarness({ settings: { "pi-context": { sync: [{ homes: ["session"], remote: "/srv/notes.git", branch: "a..b" }] } } })
+    h.script([fauxAssistantMessage("one")])
+    await h.prompt("hi")
+    expect(h.notices.map((notice) => notice.message).filter((message) => message.includes("pi-context.sync"))).toEqual([
+      "pi-context: set through Pi: pi-context.sync[0].branch = \"a..b\" holds ..; using \"pi-context-notes\".",
+      "pi-context: set through Pi: pi-context.sync[0].homes[0] = \"session\" is never synced: the session home is this session's alone; it is ignored."
+    ])
+    expect(h.errors).toEqual([])
+  })
+})
+
 describe("settings given through Pi's SDK, in Pi's agent loop", () => {
   let h: Harness
   afterEach(async () => h?.dispose())

@@ -10,12 +10,12 @@ import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { History } from "../../src/services/History.ts"
 import { PiSession } from "../../src/services/PiSession.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
-import { noNotesHistory } from "../support/notesHistoryFixtures.ts"
+import { noNotesVersions } from "../support/notesVersionsFixtures.ts"
 
 /** No notes history in these tests: history_windows shows the branch's own facts. */
-const historyAndWindow = Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory)
+const historyAndWindow = Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions)
 
 const sessionId = "5e55a0b1-0000-7000-8000-000000000000"
 
@@ -45,24 +45,62 @@ const appendUsers = (fake: FakeSession, count: number, word: string) => {
 }
 
 layer(historyAndWindow)("History", (it) => {
-  it.effect("extends its index with only the entries appended since the last call", () =>
+  it.effect("extends its index with only the entries appended since the last call, building only the documents a call reads", () =>
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId })
       appendUsers(fake, 500, "early")
       const history = yield* History
       const stats = history.stats.pipe(Effect.provide(fake.layer))
 
-      yield* call(fake, "history_list", {})
-      assert.deepInclude(yield* stats, { entries: 500, events: 500, documentBuilds: 500, branchRebuilds: 0 })
+      const listed = yield* call(fake, "history_list", {})
+      const rows = (listed as { details: { rows: ReadonlyArray<unknown> } }).details.rows.length
+      // The page's rows are read; the other 480-odd events are indexed, never rendered.
+      assert.deepInclude(yield* stats, { entries: 500, events: 500, documentBuilds: rows, branchRebuilds: 0 })
+      assert.isBelow(rows, 100)
 
       for (let round = 1; round <= 3; round++) {
         appendUsers(fake, 10, `round${round}`)
         yield* call(fake, "history_search", { query: `round${round} 9` })
-        assert.deepInclude(yield* stats, { entries: 500 + 10 * round, documentBuilds: 500 + 10 * round, branchRebuilds: 0 })
+        // The search scans every event but the newest prompt (the current turn's): each document once, over all rounds.
+        assert.deepInclude(yield* stats, { entries: 500 + 10 * round, events: 500 + 10 * round, documentBuilds: 500 + 10 * round - 1, branchRebuilds: 0 })
       }
       // A call with nothing appended does no document work at all.
       yield* call(fake, "history_read", { seq: 1 })
-      assert.strictEqual((yield* stats).documentBuilds, 530)
+      assert.strictEqual((yield* stats).documentBuilds, 529)
+    }))
+
+  it.effect("reads the branch's windows from the Window room: the first history_windows finds the branch among the entries, later ones walk only what was appended", () =>
+    Effect.gen(function*() {
+      // A session of its own: the layer, shared by these tests, caches windows by session.
+      const fake = makeFakeSession({ sessionId: "5e55a0b1-0000-7000-8000-0000000000aa" })
+      appendUsers(fake, 300, "early")
+      let walked = 0
+      const count = <A>(entries: ReadonlyArray<A>): ReadonlyArray<A> => {
+        walked += entries.length
+        return entries
+      }
+      const counting = Layer.effect(
+        PiSession,
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          return PiSession.of({
+            ...session,
+            rawBranch: Effect.map(session.rawBranch, count),
+            branch: Effect.map(session.branch, count),
+            branchTail: (isStart) => Effect.map(session.branchTail(isStart), count),
+            rawBranchAt: (id) => Effect.map(session.rawBranchAt(id), count)
+          })
+        })
+      ).pipe(Layer.provide(fake.layer))
+      const windows = () => historyToolHandlers.history_windows({}).pipe(Effect.provide(counting))
+
+      assert.include(text(yield* windows()), "#1–#300 (300 events)")
+      // The entries are read anyway (the index folds them): the branch is found among them, with no walk by id.
+      assert.strictEqual(walked, 0)
+      appendUsers(fake, 10, "later")
+      assert.include(text(yield* windows()), "#1–#310 (310 events)")
+      // The ten appended entries and the leaf the walk stops at.
+      assert.strictEqual(walked, 11)
     }))
 
   it.effect("finds a word from the first window after two resets and reads that event in two pages", () =>
@@ -122,15 +160,10 @@ layer(historyAndWindow)("History", (it) => {
     Effect.gen(function*() {
       const fake = makeFakeSession({ sessionId, entries: [messageEntry("user", "kept"), messageEntry("user", "left behind")] })
       yield* call(fake, "history_list", {})
-      const session = yield* Effect.provide(PiSession.useSync((service) => service), fake.layer)
-      const firstOnly = PiSession.of({
-        ...session,
-        leafId: Effect.succeed(fake.entries[0]!.id),
-        rawBranch: Effect.succeed(fake.entries.slice(0, 1))
-      })
-      const outcome = yield* historyToolHandlers.history_read({ seq: 2 }).pipe(Effect.provideService(PiSession, firstOnly))
+      fake.moveTo(fake.entries[0]!.id)
+      const outcome = yield* call(fake, "history_read", { seq: 2 })
       assert.strictEqual(outcome._tag === "Failed" ? outcome.code : "ok", "not_on_branch")
-      const stats = yield* (yield* History).stats.pipe(Effect.provideService(PiSession, firstOnly))
+      const stats = yield* (yield* History).stats.pipe(Effect.provide(fake.layer))
       assert.deepInclude(stats, { documentBuilds: 2, branchRebuilds: 1 })
     }))
 
@@ -145,6 +178,9 @@ layer(historyAndWindow)("History", (it) => {
         call(fake, "history_windows", {})
       ], { concurrency: "unbounded" })
       for (const outcome of outcomes) assert.isAtMost(utf8Length(text(outcome)), ToolResultByteLimit)
-      assert.strictEqual((yield* (yield* History).stats.pipe(Effect.provide(fake.layer))).documentBuilds, 200)
+      const stats = yield* (yield* History).stats.pipe(Effect.provide(fake.layer))
+      // One index for the four calls: each event's document built once at most, whichever call read it first.
+      assert.deepInclude(stats, { entries: 200, events: 200, branchRebuilds: 0 })
+      assert.isAtMost(stats.documentBuilds, 200)
     }))
 })

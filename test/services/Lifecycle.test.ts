@@ -5,7 +5,7 @@ import { rootWindowId } from "../../src/domain/windowId.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
 import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
-import { lifecycleTest } from "../support/lifecycleLayer.ts"
+import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>
@@ -56,7 +56,7 @@ describe("Lifecycle", () => {
         const reply = yield* Fiber.join(fiber)
         assert.isUndefined(reply)
         yield* Deferred.await(interrupted)
-      }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(slowSnapshot))))
+      }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(slowSnapshot))))
     })
   })
 
@@ -68,7 +68,7 @@ describe("Lifecycle", () => {
       // No reply leaves Pi's own drafts on the boundary untouched, and asks for no continuation.
       assert.isUndefined(reply)
       assert.isTrue(fake.notices.some((notice) => notice.level === "error" && notice.message.includes("no reset was written")))
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
+    }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
   })
 
   it.effect("a committed boundary is the incoming drafts, then compaction, marker, boot and continuation, with continue", () => {
@@ -91,7 +91,7 @@ describe("Lifecycle", () => {
       assert.strictEqual(entries[3]!.details!.windowId, entries[2]!.data!.windowId)
       // The request was consumed: the next completed turn commits nothing.
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(emptySnapshot))))
   })
 
   it.effect("project returns the final warning as data, and each reply says which boundary hooks are needed next", () => {
@@ -115,7 +115,7 @@ describe("Lifecycle", () => {
       const ended = yield* Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false })).pipe(Effect.provide(fake.layer))
       assert.deepStrictEqual((ended.reply?.entries as ReadonlyArray<{ customType: string }>).map((e) => e.customType), [CustomType.warning])
       assert.isFalse(ended.needs.beforeSettle)
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(emptySnapshot))))
   })
 
   it.effect("/wipe-memory that meets a starting run tells of the incomplete notes index once, for the boot it writes at settlement", () => {
@@ -137,7 +137,7 @@ describe("Lifecycle", () => {
       assert.deepStrictEqual(fake.appended.map((entry) => entry.customType), [CustomType.resetMarker])
       assert.strictEqual(reads, 2)
       assert.strictEqual(incomplete().length, 1)
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(snapshot))))
+    }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(snapshot))))
   })
 
   it.effect("wipe_memory records nothing while pi-context is off", () => {
@@ -147,32 +147,6 @@ describe("Lifecycle", () => {
       assert.isFalse(reply.scheduled)
       assert.include(reply.text, "pi-context is off")
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
-  })
-
-  it.effect("native compaction is cancelled while on, or on any branch with a marker, and allowed otherwise", () =>
-    Effect.gen(function*() {
-      // One extension instance serves one session, so each session gets its own lifecycle.
-      const verdict = (fake: FakeSession) =>
-        Lifecycle.use((l) => l.compactionGuard("manual")).pipe(Effect.provide(fake.layer), Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
-      const off = { type: "custom", customType: CustomType.state, data: { enabled: false } }
-      const marker = { type: "custom", customType: CustomType.resetMarker, data: { windowId: "pcx:x:1" } }
-      assert.strictEqual(yield* verdict(makeFakeSession()), "Block")
-      assert.strictEqual(yield* verdict(makeFakeSession({ entries: [off] })), "Allow")
-      assert.strictEqual(yield* verdict(makeFakeSession({ entries: [marker, off] })), "Block")
-    }))
-
-  it.effect("Pi's automatic compaction attempts are cancelled quietly after the first notice in a window", () => {
-    const fake = makeFakeSession()
-    return Effect.gen(function*() {
-      const guard = (reason: "manual" | "threshold") => Lifecycle.use((l) => l.compactionGuard(reason)).pipe(Effect.provide(fake.layer))
-      assert.strictEqual(yield* guard("threshold"), "Block")
-      assert.strictEqual(fake.notices.length, 1)
-      assert.strictEqual(yield* guard("threshold"), "Block")
-      assert.strictEqual(fake.notices.length, 1)
-      assert.strictEqual(yield* guard("manual"), "Block")
-      assert.deepStrictEqual(fake.notices.map((n) => n.level), ["warning", "warning"])
-      assert.include(fake.notices[1]!.message, "/wipe-memory")
-    }).pipe(Effect.provide(lifecycleTest(notesWithSnapshot(emptySnapshot))))
+    }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(emptySnapshot))))
   })
 })

@@ -4,7 +4,7 @@ import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesHomes } from "../../src/services/NotesHomes.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 import { liveNotesLayer } from "../support/notesStoreFixtures.ts"
 

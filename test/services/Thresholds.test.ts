@@ -221,6 +221,39 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
       ])
     }))
 
+  it.effect("pi-context.sync: the global list and a trusted project's list both apply, and a bad entry is a notice like any bad setting", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session } = yield* withSettings({
+        global: { "pi-context": { sync: [{ homes: ["user", "session"], remote: "https://me:tok3n-secret@example.com/notes.git" }] } },
+        project: { "pi-context": { sync: [{ homes: ["project", "agent"], remote: "../team.git", brnach: "x" }] } }
+      })
+      yield* run(thresholds.refresh)
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(policy.sync.map(({ homes, source }) => ({ homes, source })), [
+        { homes: ["user"], source: "global" },
+        { homes: ["project"], source: "project" }
+      ])
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [
+        "pi-context: global settings: pi-context.sync[0].homes[1] = \"session\" is never synced: the session home is this session's alone; it is ignored.",
+        "pi-context: project settings: pi-context.sync[0].brnach = \"x\" is not a sync setting (did you mean branch?); it is ignored.",
+        "pi-context: project settings: pi-context.sync[0].homes[1] = \"agent\" can only be set in the global settings: a repository must not send your notes to its remote; it is ignored."
+      ])
+    }))
+
+  it.effect("pi-context.sync in an untrusted project is refused aloud, and the global list still applies", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session } = yield* withSettings({
+        global: { "pi-context": { sync: [{ homes: ["user"], remote: "/srv/notes.git" }] } },
+        project: { "pi-context": { sync: [{ homes: ["project"], remote: "https://evil.example/x.git" }] } }
+      }, { projectTrusted: false })
+      yield* run(thresholds.refresh)
+      const policy = yield* run(thresholds.policy)
+      assert.deepStrictEqual(policy.sync.map((remote) => remote.remote), ["/srv/notes.git"])
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [
+        "pi-context: project settings: pi-context.sync is not used: Pi does not trust this project, and a repository must not choose where notes are sent; no notes are synced from it."
+      ])
+    }))
+
   it.effect("file-backed policy is cached until refresh", () =>
     Effect.gen(function*() {
       const { thresholds, run, write, globalFile } = yield* withSettings({ global: { "pi-context": { warningLine: 30000 } } })

@@ -2,11 +2,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { rootWindowId } from "../../src/domain/windowId.ts"
 import { layer as traceLayer, layerWith, tracePath } from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { describeTrace, Trace } from "../../src/services/Trace.ts"
+import { Window } from "../../src/services/Window.ts"
+import { makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
 
 const agentDir = () => mkdtempSync(join(tmpdir(), "pi-context-trace-"))
+
+const readLines = (dir: string, sessionId: string) =>
+  readFileSync(tracePath(dir, sessionId), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
 
 describe("Trace", () => {
   it.effect("writes one JSON object per traced event, with session, window, event and fields", () =>
@@ -14,7 +21,7 @@ describe("Trace", () => {
       const dir = agentDir()
       const trace = yield* Trace
       yield* trace.open({ sessionId: "s-1", agentDir: dir, level: "info" })
-      yield* trace.setWindow("pcx:s-1:root")
+      yield* Window.use((window) => window.follow("session-start")).pipe(Effect.provide(makeFakeSession({ sessionId: "s-1" }).layer))
       yield* trace.info("boundary.commit", { from: "a", to: "b" })
       yield* trace.debug("agent.settled", { aborted: false })
       yield* trace.info("compaction.guard", { verdict: "Block" })
@@ -23,12 +30,34 @@ describe("Trace", () => {
       assert.strictEqual(lines.length, 2)
       assert.deepStrictEqual(
         lines.map((line) => [line.event, line.sessionId, line.windowId, line.level]),
-        [["boundary.commit", "s-1", "pcx:s-1:root", "info"], ["compaction.guard", "s-1", "pcx:s-1:root", "info"]]
+        [["boundary.commit", "s-1", rootWindowId("s-1"), "info"], ["compaction.guard", "s-1", rootWindowId("s-1"), "info"]]
       )
       assert.strictEqual(lines[0].from, "a")
       assert.isString(lines[0].ts)
       assert.deepStrictEqual(yield* trace.filePath, Option.some(tracePath(dir, "s-1")))
-    }).pipe(Effect.provide(traceLayer)))
+    }).pipe(Effect.provide(Layer.merge(traceLayer, WindowLive.layer))))
+
+  it.effect("follows the Window room: the lines after a reset carry the window it opened", () =>
+    Effect.gen(function*() {
+      const dir = agentDir()
+      const fake = makeFakeSession({ sessionId: "s-follow", entries: [messageEntry("user", "hi")] })
+      const trace = yield* Trace
+      yield* trace.open({ sessionId: "s-follow", agentDir: dir, level: "info" })
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        yield* window.follow("session-start")
+        yield* trace.info("before.reset")
+        const from = yield* window.current
+        const to = yield* window.nextWindow(from)
+        yield* window.reset({ from, to, source: "tool" })
+        yield* trace.info("after.reset")
+        const lines = readLines(dir, "s-follow")
+        assert.deepStrictEqual(lines.map((line) => [line.event, line.windowId, line.window]), [
+          ["before.reset", rootWindowId("s-follow"), "w1"],
+          ["after.reset", to.id, "w2"]
+        ])
+      }).pipe(Effect.provide(fake.layer))
+    }).pipe(Effect.provide(Layer.merge(traceLayer, WindowLive.layer))))
 
   it.effect("records debug lines only at traceLevel debug, and nothing at off", () =>
     Effect.gen(function*() {

@@ -86,4 +86,34 @@ describe("Window", () => {
         assert.strictEqual(current.tail.find((e) => e.id === malformed.id)?._tag, "Foreign")
       }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
     }))
+
+  it.effect("a reset is heard by every subscriber before it returns, in order, once: the ending window, then the one it minted", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, entries: [messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        const heard: Array<Array<string>> = [[], []]
+        for (const log of heard) {
+          yield* window.subscribe((event) =>
+            Effect.sync(() => log.push(`${event._tag} w${event.ordinal} ${event.id} ${event.reason}${event._tag === "WindowEnded" ? ` turns=${event.facts.turns}` : ""}`))
+          )
+        }
+        yield* window.follow("session-start")
+        const from = yield* window.current
+        const to = yield* window.nextWindow(from)
+        assert.isTrue(to.id.startsWith(`pcx:${sessionId.replace(/-/g, "").slice(-12)}:`))
+        assert.strictEqual(to.ordinal, 2)
+        yield* window.reset({ from, to, source: "tool" })
+        const expected = [
+          `WindowOpened w1 ${from.id} session-start`,
+          `WindowEnded w1 ${from.id} tool turns=1`,
+          `WindowOpened w2 ${to.id} tool`
+        ]
+        assert.deepStrictEqual(heard, [expected, expected])
+        appendBoundary(fake, to.id)
+        yield* window.sessionEnding
+        assert.deepStrictEqual(heard[0]!.slice(3), [`WindowEnded w2 ${to.id} session-end turns=0`])
+        assert.deepStrictEqual([(yield* window.current).id, (yield* window.current).ordinal], [to.id, 2])
+      }).pipe(Effect.provide(fake.layer), Effect.scoped, Effect.provide(WindowLive.layer))
+    }))
 })

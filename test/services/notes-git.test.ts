@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
@@ -8,11 +8,11 @@ import { CustomType } from "../../src/domain/protocol.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import type { GitRunner } from "../../src/services/NotesHistory.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
+import type { GitRunner } from "../../src/services/NotesVersions.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { messageEntry } from "../support/FakePiSession.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -79,6 +79,69 @@ describe("the history's git runs", () => {
         assert.match(line(2), / · notes being committed\)$/)
         yield* Deferred.succeed(gate, undefined)
       }).pipe(Effect.provide(Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer(hangingCommits)))))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("tidy's commit, a restore and doctor wait their bound for a hanging commit, then say the history is still being written; the commit still lands", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-git-turn-")
+      let hang = false
+      const gate = yield* Deferred.make<void>()
+      const hangingCommits: GitRunner = (cwd, args, stdin) =>
+        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      return yield* Effect.gen(function*() {
+        const { tool, endWindow, withHistory } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        yield* endWindow(1)
+        const first = gitIn(root, "rev-parse", "--short", "HEAD").trim()
+        // What the first commit of a large root is to a user: a commit that holds the repository for seconds.
+        hang = true
+        ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+        yield* withHistory((history) => history.windowEnded(testWindow(2)))
+
+        const tidy = yield* Effect.forkChild(Effect.flip(withHistory((history) => history.commitNow({ _tag: "Tidy", phase: "before" }))))
+        const restore = yield* Effect.forkChild(Effect.flip(withHistory((history) => history.restore("plan", first))))
+        const doctor = yield* Effect.forkChild(withHistory((history) => history.describe))
+        // Git runs in real time beside the test clock: move the clock a second at a time until every command answered.
+        for (let second = 0; second < 30 && [tidy, restore, doctor].some((fiber) => fiber.pollUnsafe() === undefined); second++) {
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+          yield* TestClock.adjust("1 second")
+        }
+        assert.isTrue([tidy, restore, doctor].every((fiber) => fiber.pollUnsafe() !== undefined), "a command waited on the hanging commit")
+        const stillWritten = "the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
+        assert.include((yield* Fiber.join(tidy)).message, stillWritten)
+        assert.include((yield* Fiber.join(restore)).message, stillWritten)
+        assert.deepStrictEqual(yield* Fiber.join(doctor), {
+          ok: true,
+          text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done"
+        })
+        assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "1")
+
+        yield* Deferred.succeed(gate, undefined)
+        yield* withHistory((history) => history.flush)
+        // The window's commit landed, then tidy's (nothing left to commit); the restore never ran.
+        assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "2")
+        assert.match(gitIn(root, "log", "-1", "--format=%s"), /^w2 of session histsess: \+0 ~1 −0$/m)
+      }).pipe(Effect.provide(historyLayer(hangingCommits)))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a commit cut at the session's end leaves git's index lock behind; the next commit clears a lock that old and goes through", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-git-stale-")
+      yield* TestClock.setTime(Date.now())
+      return yield* Effect.gen(function*() {
+        const { tool, endWindow } = historySession(root)
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        yield* endWindow(1)
+        // What a git killed mid-commit (the session's end waits 3 s, then the runtime ends its fibers) leaves.
+        const lock = join(root, ".git", "index.lock")
+        writeFileSync(lock, "")
+        const twoMinutesAgo = new Date(Date.now() - 120_000)
+        utimesSync(lock, twoMinutesAgo, twoMinutesAgo)
+        ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
+        yield* endWindow(2)
+        assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "2")
+        assert.isFalse(existsSync(lock))
+      }).pipe(Effect.provide(historyLayer()))
     }).pipe(Effect.provide(nodeLayer)))
 
   it.effect("a history command does not wait on a hanging commit past its bound: it shows what is committed and says a commit is running", () =>

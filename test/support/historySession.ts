@@ -1,5 +1,7 @@
-import { adoptBranch, catchUp } from "../../src/domain/history/sync.ts"
-import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
+import type { HistoryEvent } from "../../src/domain/history/events.ts"
+import { eventAt, eventCount, type SessionIndex } from "../../src/domain/history/sessionIndex.ts"
+import { catchUp } from "../../src/domain/history/sync.ts"
+import { branchWindows } from "../../src/domain/window/walk.ts"
 import { type FakeSession, makeFakeSession } from "./FakePiSession.ts"
 
 /** The shared fake session, with ids counted in the session and times a second apart, as the history tests read them. */
@@ -8,9 +10,10 @@ export const historySession = (sessionId = "0123456789abcdef", idPrefix = ""): F
 
 export type HistorySession = FakeSession
 
-/** What the History layer does on every call, without Effect: catch up, and read the branch only when needed. */
-export const syncIndex = (session: HistorySession, known?: SessionIndex): SessionIndex => {
-  const { index, needsBranch } = catchUp(known, session.sessionId, session.entries, session.leafId)
-  if (needsBranch) adoptBranch(index, session.branch(), session.leafId)
-  return index
-}
+/** What the History layer does on every call, without Effect: catch up with the entries and the branch's windows. */
+export const syncIndex = (session: HistorySession, known?: SessionIndex): SessionIndex =>
+  catchUp(known, session.sessionId, session.entries, branchWindows(session.branch(), session.sessionId))
+
+/** Every event of the index, oldest first (built, as a call reading them would). */
+export const allEvents = (index: SessionIndex): Array<HistoryEvent> =>
+  Array.from({ length: eventCount(index) }, (_, position) => eventAt(index, position + 1)!)

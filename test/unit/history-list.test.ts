@@ -8,6 +8,7 @@ import { rowSeqs } from "../../src/domain/history/rows.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
+import { roleAt } from "../../src/domain/history/sessionIndex.ts"
 import { historySession, syncIndex, type HistorySession } from "../support/historySession.ts"
 
 const page = (index: SessionIndex, query: ListQuery): ListPage => {
@@ -150,7 +151,7 @@ describe("history_list paging (property)", () => {
           const window = windows[windowPick % windows.length]!
           const windowId = windowPick % 3 === 0 ? undefined : window.id
           const scope = windowId === undefined ? index.branch.seqs : window.seqs
-          const expected = scope.filter((seq) => roles === undefined || roles.includes(index.events[seq - 1]!.role))
+          const expected = scope.filter((seq) => roles === undefined || roles.includes(roleAt(index, seq)!))
 
           const backward: Array<number> = []
           let before: number | undefined

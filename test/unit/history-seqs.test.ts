@@ -1,17 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import { documentText } from "../../src/domain/history/events.ts"
-import { buildIndex } from "../../src/domain/history/sessionIndex.ts"
-import { readPage } from "../../src/domain/history/read.ts"
+import { buildIndex, eventAt, seqsAt } from "../../src/domain/history/sessionIndex.ts"
+import { readPage } from "../../src/domain/history/readPage.ts"
 import { windowSummaries } from "../../src/domain/history/render.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
-import { historySession, syncIndex } from "../support/historySession.ts"
+import { allEvents, historySession, syncIndex } from "../support/historySession.ts"
 
-const seqsByEntry = (index: ReturnType<typeof syncIndex>) =>
-  Object.fromEntries([...index.seqsByEntry].map(([id, seqs]) => [id, [...seqs]]))
+/** The seqs each entry created, by entry id, for entries that created any. */
+const seqsByEntry = (index: ReturnType<typeof syncIndex>): Record<string, ReadonlyArray<number>> =>
+  Object.fromEntries(index.entryAt.map((entry, position) => [entry.id, seqsAt(index, position)]).filter(([, seqs]) => seqs!.length > 0))
 
 const snapshot = (index: ReturnType<typeof syncIndex>) =>
-  index.events.map((event) => ({ ...event, text: documentText(event) }))
+  allEvents(index).map((event) => ({ ...event, text: documentText(event) }))
 
 describe("history seqs", () => {
   it("gives each event one seq in append order and none to plain custom or state entries", () => {
@@ -31,7 +32,7 @@ describe("history seqs", () => {
     const index = syncIndex(session)
 
     assert.deepStrictEqual(seqsByEntry(index), { [user]: [1], [assistant]: [2, 3, 4], [boot]: [5], [compaction]: [6] })
-    assert.deepStrictEqual(index.events.map((event) => `${event.seq}:${event.role}:${event.kind}`), [
+    assert.deepStrictEqual(allEvents(index).map((event) => `${event.seq}:${event.role}:${event.kind}`), [
       "1:user:user",
       "2:assistant:assistant",
       "3:tool:read",
@@ -47,8 +48,8 @@ describe("history seqs", () => {
     session.toolResult("c1", "grep", "src/x.ts:3: needle", true)
     const index = syncIndex(session)
 
-    assert.strictEqual(index.events.length, 1)
-    const event = index.events[0]!
+    assert.strictEqual(allEvents(index).length, 1)
+    const event = allEvents(index)[0]!
     assert.strictEqual(event.status, "error")
     assert.strictEqual(documentText(event), "grep {\"pattern\":\"needle\"}\nstatus: error\n--- output ---\nsrc/x.ts:3: needle")
   })
@@ -57,14 +58,14 @@ describe("history seqs", () => {
     const session = historySession()
     session.assistant("running", [{ id: "c1", name: "bash", args: { command: "sleep 1" } }])
     const index = syncIndex(session)
-    assert.strictEqual(index.events[1]!.status, "unfinished")
-    assert.strictEqual(documentText(index.events[1]!), "bash {\"command\":\"sleep 1\"}\nstatus: unfinished")
+    assert.strictEqual(allEvents(index)[1]!.status, "unfinished")
+    assert.strictEqual(documentText(allEvents(index)[1]!), "bash {\"command\":\"sleep 1\"}\nstatus: unfinished")
 
     session.toolResult("c1", "bash", "done")
     syncIndex(session, index)
-    assert.strictEqual(index.events.length, 2)
-    assert.strictEqual(index.events[1]!.status, "ok")
-    assert.include(documentText(index.events[1]!), "--- output ---\ndone")
+    assert.strictEqual(allEvents(index).length, 2)
+    assert.strictEqual(allEvents(index)[1]!.status, "ok")
+    assert.include(documentText(allEvents(index)[1]!), "--- output ---\ndone")
   })
 
   it("makes a result without a matching call, and a !bash run, standalone tool events", () => {
@@ -74,12 +75,12 @@ describe("history seqs", () => {
     session.bash("sleep 100", "", undefined)
     const index = syncIndex(session)
 
-    assert.deepStrictEqual(index.events.map((event) => [event.role, event.kind, event.status]), [
+    assert.deepStrictEqual(allEvents(index).map((event) => [event.role, event.kind, event.status]), [
       ["tool", "read", "ok"],
       ["tool", "bash", "error"],
       ["tool", "bash", "unfinished"]
     ])
-    assert.strictEqual(documentText(index.events[1]!), "bash {\"command\":\"npm test\"}\nstatus: error (exit 1)\n--- output ---\n1 failing")
+    assert.strictEqual(documentText(allEvents(index)[1]!), "bash {\"command\":\"npm test\"}\nstatus: error (exit 1)\n--- output ---\n1 failing")
   })
 
   it("never renumbers on appends: an extended index equals one built from scratch", () => {
@@ -97,7 +98,7 @@ describe("history seqs", () => {
 
     assert.deepStrictEqual(snapshot(index).slice(0, 1), before)
     assert.deepStrictEqual(snapshot(index), snapshot(buildIndex(session.sessionId, session.entries)))
-    assert.deepStrictEqual(index.events.map((event) => event.status), [undefined, undefined, "ok", undefined, "unfinished", "ok"])
+    assert.deepStrictEqual(allEvents(index).map((event) => event.status), [undefined, undefined, "ok", undefined, "unfinished", "ok"])
   })
 
   it("never renumbers on branching, and answers not_on_branch for the abandoned branch", () => {
@@ -114,9 +115,9 @@ describe("history seqs", () => {
     syncIndex(session, index)
 
     assert.deepStrictEqual(Object.fromEntries(Object.entries(seqsByEntry(index)).filter(([id]) => id in seqsBefore)), seqsBefore)
-    assert.deepStrictEqual(index.seqsByEntry.get(retried), [5])
+    assert.deepStrictEqual(seqsByEntry(index)[retried], [5])
     assert.deepStrictEqual(index.branch.seqs, [1, 5])
-    const read = readPage(index, { seq: index.seqsByEntry.get(abandoned)![0]! })
+    const read = readPage(index, { seq: seqsByEntry(index)[abandoned]![0]! })
     assert.isTrue(Result.isFailure(read) && read.failure._tag === "NotOnBranch")
     const missing = readPage(index, { seq: 99 })
     assert.isTrue(Result.isFailure(missing) && missing.failure._tag === "EventNotFound")
@@ -157,16 +158,29 @@ describe("history seqs", () => {
     assert.deepStrictEqual(windowSummaries(index).map((window) => window.ordinal), [1, 2, 3])
   })
 
-  it("builds each document once: an extension touches only appended entries", () => {
+  it("builds a document only when it is read, and each once: indexing reads shapes, an extension touches only appended entries", () => {
     const session = historySession()
     for (let i = 0; i < 50; i++) session.user(`message ${i}`)
     const index = syncIndex(session)
+    assert.strictEqual(index.documentBuilds, 0)
+    assert.strictEqual(documentText(eventAt(index, 7)!), "message 6")
+    assert.strictEqual(index.documentBuilds, 1)
+    allEvents(index)
+    allEvents(index)
     assert.strictEqual(index.documentBuilds, 50)
+
     session.assistant("", [{ id: "x", name: "read" }])
+    syncIndex(session, index)
+    assert.strictEqual(documentText(eventAt(index, 51)!), "read {}\nstatus: unfinished")
     session.toolResult("x", "read", "out")
     session.user("last")
     syncIndex(session, index)
-    // One call, its result completing it, one user message.
+    assert.strictEqual(index.documentBuilds, 51)
+    // The call read before its result arrived is built again, completed; the old documents are not touched.
+    assert.deepStrictEqual(allEvents(index).slice(50).map((event) => [event.status, documentText(event)]), [
+      ["ok", "read {}\nstatus: ok\n--- output ---\nout"],
+      [undefined, "last"]
+    ])
     assert.strictEqual(index.documentBuilds, 53)
   })
 
@@ -179,7 +193,7 @@ describe("history seqs", () => {
     other.user("entries")
     const fresh = syncIndex(other, index)
     assert.notStrictEqual(fresh, index)
-    assert.deepStrictEqual(fresh.events.map((event) => documentText(event)), ["different", "entries"])
+    assert.deepStrictEqual(allEvents(fresh).map((event) => documentText(event)), ["different", "entries"])
   })
 })
 

@@ -4,7 +4,7 @@ import { Result } from "effect"
 import { RE2JS } from "re2js"
 import { foldCase } from "../../src/domain/caseFold.ts"
 import { compileQuery, InvalidPattern, maxRegexLength, regexPieceLength, type TextPattern } from "../../src/domain/patterns.ts"
-import type { ScanBudget } from "../../src/domain/scanBudget.ts"
+import type { ScanDeadline } from "../../src/domain/scanDeadline.ts"
 
 const compiled = (query: string, regex: boolean): TextPattern => {
   const result = compileQuery(query, regex, RE2JS)
@@ -102,7 +102,7 @@ describe("user patterns", () => {
   it("stop a regex scan on a spent budget at a line start, and resume from there", () => {
     const text = Array.from({ length: 1_000 }, (_, i) => (i === 900 ? "the hit" : `line ${i}`)).join("\n")
     let checks = 0
-    const spentAfterOne: ScanBudget = { spent: () => ++checks > 1 }
+    const spentAfterOne: ScanDeadline = { spent: () => ++checks > 1 }
     const scan = compiled("hit$", true).scanner(text)
     const stopped = scan(0, spentAfterOne)
     assert.strictEqual(stopped._tag, "Stopped")

@@ -235,6 +235,16 @@ describe("the notes overview", () => {
     })
   }
 
+  it("lists notes sync's conflict copies under the homes until they are resolved", () => {
+    const conflicts = ["@user/plan.md: the other side's text is kept in @user/plan.conflict-20261201T211503Z.md"]
+    const lines = notesComponent({ ...overview, conflicts }, plainTheme).render(160)
+    expect(lines[2]).toBe("  1 sync conflict pending: merge the copy into the note, then delete or retire the copy")
+    expect(lines[3]).toBe(`    ${conflicts[0]}`)
+    expect(lines[4]).toMatch(/^ {2}checkpoint\.md/)
+    for (const line of notesComponent({ ...overview, conflicts }, plainTheme).render(80)) expect(visibleWidth(line)).toBeLessThanOrEqual(80)
+    expect(notesComponent({ ...overview, conflicts: [] }, plainTheme).render(160).join("\n")).not.toContain("conflict")
+  })
+
   it("cuts a long address at 80 columns and keeps it whole at 160", () => {
     expect(notesComponent(overview, plainTheme).render(80)[4]).toContain("…")
     expect(notesComponent(overview, plainTheme).render(160)[4]).toContain("@project/a-rather-long-address-for-decisions-about-the-parser.md")

@@ -1,117 +1,124 @@
 import type { RawEntry } from "../entries.ts"
 import type { Window } from "../window/facts.ts"
-import { openedWindow, rootWindow, windowOpening } from "../window/walk.ts"
+import type { WindowSpan } from "../window/walk.ts"
+import { indexAfter } from "./seqOrder.ts"
 
 /** A window of the active branch, with the seqs of its events, ascending (branch order is append order). */
 export interface WindowView extends Window {
   readonly seqs: Array<number>
 }
 
-/** What the view reads of the history index: which seqs each entry created. */
+/** What the view reads of the history index: the entries in append order, and the seqs each created. */
 export interface BranchSource {
-  readonly sessionId: string
-  readonly seqsByEntry: ReadonlyMap<string, ReadonlyArray<number>>
+  readonly entryAt: ReadonlyArray<RawEntry>
+  readonly seqStarts: ReadonlyArray<number>
 }
 
 /**
- * Which events the active branch holds, and in which window: the windows as
- * the Window room's walk reads them (domain/window/walk.ts), one entry at a
- * time. Extended in place while the leaf only moves forward over appended
- * entries; rebuilt from the branch (never from the entries' texts) when the
- * leaf jumps elsewhere.
+ * Which events the active branch holds, and in which window: the windows of
+ * the Window room's spans (domain/window/walk.ts), each with the seqs its
+ * entries created. It follows the spans incrementally: a window whose span
+ * still starts with what was folded keeps its seqs and folds only its new
+ * entries; from the first window that does not (the leaf moved elsewhere),
+ * the view is rebuilt from the spans, never from the entries' texts.
  */
 export interface BranchView {
-  /** The leaf this view describes; `undefined` forces a rebuild on the next call. */
-  leafId: string | null | undefined
-  /** Branch entries folded in so far. */
-  length: number
   readonly windows: Array<WindowView>
-  /** `windowOfSeq[seq]`: the window index of an event on the branch; `undefined` when off the branch. */
-  readonly windowOfSeq: Array<number | undefined>
+  /** Per window: the span it was last folded from. */
+  readonly spans: Array<WindowSpan>
+  /** Per window: the append position just after its last entry, where the search for the next one starts. */
+  readonly cursors: Array<number>
   /** Every seq on the branch, ascending. */
   readonly seqs: Array<number>
 }
 
-export const emptyBranchView = (sessionId: string): BranchView => ({
-  leafId: null,
-  length: 0,
-  windows: [{ ...rootWindow(sessionId, undefined), seqs: [] }],
-  windowOfSeq: [],
-  seqs: []
-})
+export const emptyBranchView = (): BranchView => ({ windows: [], spans: [], cursors: [], seqs: [] })
 
-const foldBranchEntry = (view: BranchView, index: BranchSource, entry: RawEntry): void => {
-  if (view.length === 0) view.windows[0] = { ...rootWindow(index.sessionId, entry), seqs: [] }
-  view.length++
-  const opening = windowOpening(entry)
-  if (opening !== undefined) {
-    view.windows.push({ ...openedWindow(opening, view.windows.length + 1), seqs: [] })
-    return
+/** Whether `span` is `folded` grown (or unchanged): the same window, holding what was folded, as it was. */
+const continues = (folded: WindowSpan, span: WindowSpan, isLast: boolean): boolean => {
+  if (folded === span) return true
+  const length = folded.entries.length
+  if (folded.id !== span.id || folded.ordinal !== span.ordinal || span.entries.length < length) return false
+  // A window before the last one ended at a marker: it can only be the same, never grown.
+  if (!isLast && span.entries.length !== length) return false
+  return length === 0 || span.entries[length - 1]!.id === folded.entries[length - 1]!.id
+}
+
+const windowOfSpan = ({ id, ordinal, isRoot, startedAt }: WindowSpan, seqs: Array<number>): WindowView => ({ id, ordinal, isRoot, startedAt, seqs })
+
+/**
+ * Brings `view` to `spans` (the active branch's windows, oldest first).
+ * Returns whether windows already folded had to be dropped: the leaf moved
+ * somewhere other than along the entries appended since.
+ */
+export const followSpans = (view: BranchView, index: BranchSource, spans: ReadonlyArray<WindowSpan>): boolean => {
+  let kept = 0
+  while (kept < view.spans.length && kept < spans.length && continues(view.spans[kept]!, spans[kept]!, kept === view.spans.length - 1)) kept++
+  const dropped = kept < view.spans.length
+  if (dropped) {
+    view.seqs.length = view.windows.slice(0, kept).reduce((total, window) => total + window.seqs.length, 0)
+    view.windows.length = kept
+    view.spans.length = kept
+    view.cursors.length = kept
   }
-  const seqs = index.seqsByEntry.get(entry.id)
-  if (seqs === undefined) return
-  const windowIndex = view.windows.length - 1
-  const window = view.windows[windowIndex]!
-  for (const seq of seqs) {
-    window.seqs.push(seq)
-    view.seqs.push(seq)
-    view.windowOfSeq[seq] = windowIndex
+  const locate = locator(index)
+  for (let position = 0; position < spans.length; position++) {
+    const span = spans[position]!
+    const folded = view.spans[position]
+    if (folded === span) continue
+    const seqs = folded === undefined ? [] : view.windows[position]!.seqs
+    let cursor = folded === undefined ? view.cursors[position - 1] ?? 0 : view.cursors[position]!
+    for (let at = folded === undefined ? 0 : folded.entries.length; at < span.entries.length; at++) {
+      const entry = span.entries[at]!
+      // Pi hands out the same entry objects in the entries and the branch: the common case needs no id read.
+      const found = index.entryAt[cursor] === entry ? cursor : locate(entry.id, cursor)
+      if (found === undefined) continue
+      cursor = found + 1
+      for (let seq = index.seqStarts[found]!; seq < index.seqStarts[found + 1]!; seq++) {
+        seqs.push(seq)
+        view.seqs.push(seq)
+      }
+    }
+    view.windows[position] = windowOfSpan(span, seqs)
+    view.spans[position] = span
+    view.cursors[position] = cursor
   }
+  return dropped
 }
 
 /**
- * Rebuilds the view from the branch, root to leaf. Costs one map lookup per
- * branch entry: the events' documents are already in the index. The caller
- * indexed every entry of `branch` first.
+ * Finds an entry's append position, searching forward from `from`: a branch
+ * lists its entries in append order (Pi appends an entry after its parent),
+ * so following a branch scans the entries once. An entry out of that order
+ * falls back to a map of every position, built once per call.
  */
-export const rebuildBranchView = (index: BranchSource, branch: ReadonlyArray<RawEntry>, leafId: string | null): BranchView => {
-  const view = emptyBranchView(index.sessionId)
-  for (const entry of branch) foldBranchEntry(view, index, entry)
-  // A branch that does not end at the leaf we were told of was read mid-change: use it, but rebuild next time.
-  view.leafId = (branch.length === 0 ? null : branch[branch.length - 1]!.id) === leafId ? leafId : undefined
-  return view
-}
-
-/**
- * The path from the view's leaf to `leafId` through `appended` entries, oldest
- * first, when the new leaf descends from the old one through them (the common
- * case: the conversation just went on). `undefined` when the leaf moved
- * elsewhere, which needs the branch itself.
- */
-export const pathThroughAppended = (
-  view: BranchView,
-  leafId: string | null,
-  appended: ReadonlyArray<RawEntry>
-): ReadonlyArray<RawEntry> | undefined => {
-  if (view.leafId === undefined) return undefined
-  if (leafId === view.leafId) return []
-  if (leafId === null || appended.length === 0) return undefined
-  // Pi appends an entry after its parent, so one backward pass finds the whole path: no map of the
-  // appended entries, which on a first call are the whole session. Out of that order, the leaf is
-  // treated as moved and the branch view rebuilt from the branch itself.
-  const path: Array<RawEntry> = []
-  let cursor: string | null = leafId
-  for (let position = appended.length - 1; position >= 0 && cursor !== null && cursor !== view.leafId; position--) {
-    const entry = appended[position]!
-    if (entry.id !== cursor) continue
-    path.push(entry)
-    cursor = entry.parentId
+const locator = (index: BranchSource) => {
+  let byId: Map<string, number> | undefined
+  return (id: string, from: number): number | undefined => {
+    if (byId === undefined) {
+      for (let position = from; position < index.entryAt.length; position++) if (index.entryAt[position]!.id === id) return position
+      byId = new Map(index.entryAt.map((entry, position) => [entry.id, position]))
+    }
+    return byId.get(id)
   }
-  if (cursor !== view.leafId) return undefined
-  return path.reverse()
 }
 
-export const extendBranchView = (view: BranchView, index: BranchSource, path: ReadonlyArray<RawEntry>, leafId: string | null): void => {
-  for (const entry of path) foldBranchEntry(view, index, entry)
-  view.leafId = leafId
+/** Whether the event `seq` is on the active branch. */
+export const isOnBranch = (view: BranchView, seq: number): boolean => {
+  const at = indexAfter(view.seqs, seq) - 1
+  return at >= 0 && view.seqs[at] === seq
 }
-
-export const isOnBranch = (view: BranchView, seq: number): boolean => view.windowOfSeq[seq] !== undefined
 
 export const findWindow = (view: BranchView, windowId: string): WindowView | undefined =>
   view.windows.find((window) => window.id === windowId)
 
+/** The window holding the event `seq`; undefined when it is off the branch. */
 export const windowOf = (view: BranchView, seq: number): WindowView | undefined => {
-  const windowIndex = view.windowOfSeq[seq]
-  return windowIndex === undefined ? undefined : view.windows[windowIndex]
+  if (!isOnBranch(view, seq)) return undefined
+  // Windows hold ascending, disjoint runs of seqs: the newest one starting at or before `seq` holds it.
+  for (let position = view.windows.length - 1; position >= 0; position--) {
+    const first = view.windows[position]!.seqs[0]
+    if (first !== undefined && first <= seq) return view.windows[position]
+  }
+  return undefined
 }

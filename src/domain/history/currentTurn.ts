@@ -1,4 +1,4 @@
-import type { SessionIndex } from "./sessionIndex.ts"
+import { entryIdAt, roleAt, type SessionIndex } from "./sessionIndex.ts"
 
 /**
  * Events a history search leaves out: the current turn's own calls (the
@@ -11,16 +11,17 @@ export const currentTurnSeqs = (index: SessionIndex): ReadonlySet<number> => {
   const windows = index.branch.windows
   const seqs = windows[windows.length - 1]?.seqs ?? []
   const excluded = new Set<number>()
-  const newest = seqs.length === 0 ? undefined : index.events[seqs[seqs.length - 1]! - 1]
-  const batch = newest !== undefined && (newest.role === "tool" || newest.role === "assistant") ? newest.entryId : undefined
+  const newest = seqs[seqs.length - 1]
+  const newestRole = newest === undefined ? undefined : roleAt(index, newest)
+  const batch = newest !== undefined && (newestRole === "tool" || newestRole === "assistant") ? entryIdAt(index, newest) : undefined
   for (let i = seqs.length - 1; i >= 0; i--) {
-    const event = index.events[seqs[i]! - 1]!
-    if (batch !== undefined && event.entryId === batch) {
-      excluded.add(event.seq)
+    const seq = seqs[i]!
+    if (batch !== undefined && entryIdAt(index, seq) === batch) {
+      excluded.add(seq)
       continue
     }
-    if (event.role === "user") {
-      excluded.add(event.seq)
+    if (roleAt(index, seq) === "user") {
+      excluded.add(seq)
       break
     }
   }

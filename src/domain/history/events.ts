@@ -13,8 +13,8 @@ export type ToolStatus = "ok" | "error" | "unfinished"
  * `history_read` pages through) is `head + body`: a short head we compose
  * (tool name, arguments, status; a context label) and the body, which is the
  * very string Pi holds (message text, tool output), never a copy. It is built
- * once, when the event is indexed; a tool call's once more, when its result
- * pairs with it.
+ * when something first reads it (a search scanning it, a list previewing it,
+ * a read), then kept: indexing a session decides seqs, roles and statuses only.
  */
 export interface HistoryEvent {
   readonly seq: number
@@ -24,9 +24,9 @@ export interface HistoryEvent {
   readonly timestamp: string
   /** A short name: the tool name, the custom type, or the role. */
   readonly kind: string
-  status: ToolStatus | undefined
-  head: string
-  body: string
+  readonly status: ToolStatus | undefined
+  readonly head: string
+  readonly body: string
 }
 
 /** The two halves of a document; see `HistoryEvent`. */
@@ -41,7 +41,9 @@ export const documentLength = (event: Document): number => event.head.length + e
 export const documentText = (event: Document): string => event.head.length === 0 ? event.body : event.head + event.body
 
 /**
- * What one raw entry contributes, before seqs are assigned. Seq rules (stable
+ * What one raw entry contributes, before seqs are assigned. The texts
+ * (`document`, a call's `head`, a result's `output`) are composed when
+ * called: the index calls them only for the events a tool call reads. Seq rules (stable
  * because each depends only on the entry itself and on earlier entries):
  * - a user message: one `user` event;
  * - an assistant message: one `assistant` event when it has text (or is an
@@ -60,16 +62,16 @@ export type EventDraft =
     readonly _tag: "Plain"
     readonly role: HistoryRole
     readonly kind: string
-    readonly document: Document
-    readonly status?: ToolStatus
+    readonly document: () => Document
+    readonly status: ToolStatus | undefined
   }
-  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: string; readonly args: unknown }
+  | { readonly _tag: "Call"; readonly callId: string; readonly name: string; readonly head: () => string; readonly args: unknown }
   | {
     readonly _tag: "Result"
     readonly callId: string
     readonly name: string
     readonly isError: boolean
-    readonly output: string
+    readonly output: () => string
   }
 
 const stringField = (value: Record<string, unknown>, key: string): string | undefined =>
@@ -110,75 +112,119 @@ const labelled = (label: string, text: string): Document => ({ head: `[${label}]
 
 const callHead = (name: string, args: unknown): string => `${name} ${argumentsJson(args)}`
 
-const assistantDrafts = (message: Record<string, unknown>): Array<EventDraft> => {
-  const content = Array.isArray(message.content) ? message.content : []
+/** A message entry's message, as a record (an odd shape reads as an empty one). */
+const messageOf = (entry: RawEntry): Record<string, unknown> => (isRecord(entry.message) ? entry.message : {})
+
+const customKind = (customType: unknown): string => typeof customType === "string" && customType.length > 0 ? customType : "custom"
+
+/** How a document is composed from its entry: module-level functions, so indexing an entry allocates none. */
+type Compose = (entry: RawEntry) => Document
+
+const userDocument: Compose = (entry) => plainText(contentText(messageOf(entry).content))
+
+const assistantDocument: Compose = (entry) => {
+  const message = messageOf(entry)
   const texts: Array<string> = []
-  const calls: Array<EventDraft> = []
-  for (const part of content) {
-    if (!isRecord(part)) continue
-    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
-    else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
-      calls.push({ _tag: "Call", callId: part.id, name: part.name, head: callHead(part.name, part.arguments), args: part.arguments })
-    }
+  for (const part of Array.isArray(message.content) ? message.content : []) {
+    if (isRecord(part) && part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts.push(part.text)
   }
   const error = stringField(message, "errorMessage")
   if (error !== undefined) texts.push(`[error: ${error}]`)
-  const drafts: Array<EventDraft> = []
-  if (texts.length > 0 || calls.length === 0) {
-    drafts.push({ _tag: "Plain", role: "assistant", kind: "assistant", document: plainText(texts.length === 1 ? texts[0]! : texts.join("\n")) })
-  }
-  return drafts.concat(calls)
+  return plainText(texts.length === 1 ? texts[0]! : texts.join("\n"))
 }
 
-const bashDraft = (message: Record<string, unknown>): EventDraft => {
-  const command = stringField(message, "command") ?? ""
+const bashStatus = (message: Record<string, unknown>): ToolStatus =>
+  message.cancelled === true ? "error" : typeof message.exitCode === "number" ? message.exitCode === 0 ? "ok" : "error" : "unfinished"
+
+const bashDocument: Compose = (entry) => {
+  const message = messageOf(entry)
   const exitCode = message.exitCode
-  const status: ToolStatus = message.cancelled === true
-    ? "error"
-    : typeof exitCode === "number"
-    ? exitCode === 0 ? "ok" : "error"
-    : "unfinished"
   const exit = typeof exitCode === "number" ? `exit ${exitCode}` : message.cancelled === true ? "cancelled" : "no exit code"
-  return {
-    _tag: "Plain",
-    role: "tool",
-    kind: "bash",
-    status,
-    document: toolDocument(callHead("bash", { command }), `${status} (${exit})`, stringField(message, "output") ?? "")
+  return toolDocument(callHead("bash", { command: stringField(message, "command") ?? "" }), `${bashStatus(message)} (${exit})`, stringField(message, "output") ?? "")
+}
+
+const resultName = (message: Record<string, unknown>): string => stringField(message, "toolName") ?? "tool"
+const resultStatus = (message: Record<string, unknown>): ToolStatus => message.isError === true ? "error" : "ok"
+
+/** The output a tool-result entry carries. */
+export const resultOutput = (entry: RawEntry): string => contentText(messageOf(entry).content)
+
+const standaloneResultDocument: Compose = (entry) => {
+  const message = messageOf(entry)
+  return toolDocument(resultName(message), resultStatus(message), resultOutput(entry))
+}
+
+const customMessageDocument: Compose = (entry) => {
+  const message = messageOf(entry)
+  return labelled(customKind(message.customType), contentText(message.content))
+}
+const customEntryDocument: Compose = (entry) => labelled(customKind(entry.customType), contentText(entry.content))
+const compactionMessageDocument: Compose = (entry) => labelled("compaction summary", stringField(messageOf(entry), "summary") ?? "")
+const branchSummaryMessageDocument: Compose = (entry) => labelled("branch summary", stringField(messageOf(entry), "summary") ?? "")
+const compactionDocument: Compose = (entry) => labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "")
+const branchSummaryDocument: Compose = (entry) => labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "")
+
+/** The `part`-th content part of an assistant entry, a tool call: `name {args}`. */
+const callPart = (entry: RawEntry, part: number): Record<string, unknown> => {
+  const content = messageOf(entry).content
+  const found = Array.isArray(content) ? content[part] : undefined
+  return isRecord(found) ? found : {}
+}
+
+/**
+ * Receives the events one raw entry contributes, in seq order (the rules of
+ * `EventDraft`), with what composes their texts, none of it called: indexing
+ * a session reads only the entries' shapes.
+ */
+export interface EventSink {
+  readonly plain: (role: HistoryRole, kind: string, status: ToolStatus | undefined, compose: Compose) => void
+  /** The `part`-th content part of the assistant entry, a call. */
+  readonly call: (callId: string, name: string, part: number) => void
+  /** A result that pairs with the earliest call of its id still waiting, if any (else it is an event of its own). */
+  readonly result: (callId: string, name: string, isError: boolean) => void
+}
+
+const visitAssistant = (entry: RawEntry, message: Record<string, unknown>, sink: EventSink): void => {
+  const content = Array.isArray(message.content) ? message.content : []
+  let texts = stringField(message, "errorMessage") === undefined ? 0 : 1
+  let calls = 0
+  for (const part of content) {
+    if (!isRecord(part)) continue
+    if (part.type === "text" && typeof part.text === "string" && part.text.length > 0) texts++
+    else if (part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") calls++
+  }
+  if (texts > 0 || calls === 0) sink.plain("assistant", "assistant", undefined, assistantDocument)
+  for (let position = 0; calls > 0 && position < content.length; position++) {
+    const part: unknown = content[position]
+    if (isRecord(part) && part.type === "toolCall" && typeof part.id === "string" && typeof part.name === "string") {
+      sink.call(part.id, part.name, position)
+      calls--
+    }
   }
 }
 
-const customDraft = (customType: unknown, content: unknown): EventDraft => {
-  const kind = typeof customType === "string" && customType.length > 0 ? customType : "custom"
-  return { _tag: "Plain", role: "context", kind, document: labelled(kind, contentText(content)) }
-}
-
-const messageDrafts = (message: unknown): Array<EventDraft> => {
-  if (!isRecord(message)) return []
+const visitMessage = (entry: RawEntry, sink: EventSink): void => {
+  const message = entry.message
+  if (!isRecord(message)) return
   switch (message.role) {
     case "user":
-      return [{ _tag: "Plain", role: "user", kind: "user", document: plainText(contentText(message.content)) }]
+      return sink.plain("user", "user", undefined, userDocument)
     case "assistant":
-      return assistantDrafts(message)
+      return visitAssistant(entry, message, sink)
     case "toolResult": {
       const callId = stringField(message, "toolCallId")
-      const name = stringField(message, "toolName") ?? "tool"
-      const output = contentText(message.content)
-      const status: ToolStatus = message.isError === true ? "error" : "ok"
       return callId === undefined
-        ? [{ _tag: "Plain", role: "tool", kind: name, status, document: toolDocument(name, status, output) }]
-        : [{ _tag: "Result", callId, name, isError: message.isError === true, output }]
+        ? sink.plain("tool", resultName(message), resultStatus(message), standaloneResultDocument)
+        : sink.result(callId, resultName(message), message.isError === true)
     }
     case "bashExecution":
-      return [bashDraft(message)]
+      return sink.plain("tool", "bash", bashStatus(message), bashDocument)
     case "custom":
-      return [customDraft(message.customType, message.content)]
+      return sink.plain("context", customKind(message.customType), undefined, customMessageDocument)
     case "compactionSummary":
-      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", stringField(message, "summary") ?? "") }]
+      return sink.plain("context", "compaction", undefined, compactionMessageDocument)
     case "branchSummary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", stringField(message, "summary") ?? "") }]
-    default:
-      return []
+      return sink.plain("context", "branch_summary", undefined, branchSummaryMessageDocument)
   }
 }
 
@@ -186,20 +232,32 @@ const isResetCompaction = (entry: RawEntry): boolean =>
   entry.summary === "" && typeof entry.details === "object" && entry.details !== null &&
   (entry.details as { source?: unknown }).source === "pi-context"
 
-/** The events one raw entry contributes, in seq order. Never throws on odd shapes. */
-export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
+/** Hands `sink` the events one raw entry contributes, in seq order. Never throws on odd shapes. */
+export const visitEvents = (entry: RawEntry, sink: EventSink): void => {
   switch (entry.type) {
     case "message":
-      return messageDrafts(entry.message)
+      return visitMessage(entry, sink)
     case "custom_message":
-      return [customDraft(entry.customType, entry.content)]
+      return sink.plain("context", customKind(entry.customType), undefined, customEntryDocument)
     case "compaction":
       // A reset's retain-none compaction says nothing; the marker after it starts the window.
-      if (isResetCompaction(entry)) return []
-      return [{ _tag: "Plain", role: "context", kind: "compaction", document: labelled("compaction summary", typeof entry.summary === "string" ? entry.summary : "") }]
+      if (isResetCompaction(entry)) return
+      return sink.plain("context", "compaction", undefined, compactionDocument)
     case "branch_summary":
-      return [{ _tag: "Plain", role: "context", kind: "branch_summary", document: labelled("branch summary", typeof entry.summary === "string" ? entry.summary : "") }]
-    default:
-      return []
+      return sink.plain("context", "branch_summary", undefined, branchSummaryDocument)
   }
+}
+
+/** The events one raw entry contributes, in seq order, each text composed when called. Never throws on odd shapes. */
+export const draftsOfEntry = (entry: RawEntry): ReadonlyArray<EventDraft> => {
+  const drafts: Array<EventDraft> = []
+  visitEvents(entry, {
+    plain: (role, kind, status, compose) => void drafts.push({ _tag: "Plain", role, kind, status, document: () => compose(entry) }),
+    call: (callId, name, part) => {
+      const args = callPart(entry, part).arguments
+      drafts.push({ _tag: "Call", callId, name, head: () => callHead(name, args), args })
+    },
+    result: (callId, name, isError) => void drafts.push({ _tag: "Result", callId, name, isError, output: () => resultOutput(entry) })
+  })
+  return drafts
 }

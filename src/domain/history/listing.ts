@@ -2,9 +2,10 @@ import { Result } from "effect"
 import { utf8Length } from "../toolOutcome.ts"
 import type { HistoryEvent } from "./events.ts"
 import { type ListRow, rowBudgetBytes, rowLine, rowSeqs, toolRun } from "./rows.ts"
-import { anyAccepted, indexAfter, indexFrom, resolveScope, type Scope, type ScopeQuery } from "./scope.ts"
+import { anyAccepted, resolveScope, type Scope, type ScopeQuery } from "./scope.ts"
+import { indexAfter, indexFrom } from "./seqOrder.ts"
 import type { UnknownWindow } from "./issues.ts"
-import type { SessionIndex } from "./sessionIndex.ts"
+import { eventAt, roleAt, type SessionIndex } from "./sessionIndex.ts"
 
 export interface ListQuery extends ScopeQuery {
   readonly limit: number
@@ -40,16 +41,17 @@ const collectRows = (index: SessionIndex, query: ListQuery, scope: Scope): Array
   const groups: Array<Array<HistoryEvent>> = []
   let run: Array<HistoryEvent> | undefined
   for (let step = 0; step < end - start; step++) {
-    const event = index.events[seqs[forward ? start + step : end - 1 - step]! - 1]!
-    if (!accepts(event)) continue
-    if (fold && event.role === "tool" && run !== undefined) {
-      run.push(event)
+    const seq = seqs[forward ? start + step : end - 1 - step]!
+    if (!accepts(seq)) continue
+    const isTool = roleAt(index, seq) === "tool"
+    if (fold && isTool && run !== undefined) {
+      run.push(eventAt(index, seq)!)
       continue
     }
     if (groups.length === query.limit) break
-    const group = [event]
+    const group = [eventAt(index, seq)!]
     groups.push(group)
-    run = fold && event.role === "tool" ? group : undefined
+    run = fold && isTool ? group : undefined
   }
   return groups.map((group): ListRow => {
     const ordered = forward ? group : group.reverse()
@@ -59,7 +61,7 @@ const collectRows = (index: SessionIndex, query: ListQuery, scope: Scope): Array
 
 /** A page of the active branch (or one window of it), bounded in rows and in bytes. */
 export const listPage = (index: SessionIndex, query: ListQuery): Result.Result<ListPage, UnknownWindow> => {
-  const resolved = resolveScope(index.branch, query)
+  const resolved = resolveScope(index, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)
   const scope = resolved.success
   const travelRows = collectRows(index, query, scope)

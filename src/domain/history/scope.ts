@@ -1,8 +1,9 @@
 import { Result } from "effect"
 import { type BranchView, findWindow } from "./branchView.ts"
-import type { HistoryEvent, HistoryRole } from "./events.ts"
+import type { HistoryRole } from "./events.ts"
 import { UnknownWindow } from "./issues.ts"
-import type { SessionIndex } from "./sessionIndex.ts"
+import { indexAfter, indexFrom } from "./seqOrder.ts"
+import { roleAt, type SessionIndex } from "./sessionIndex.ts"
 
 
 /** The filters list and search share. Cursors are exclusive seq bounds. */
@@ -27,25 +28,12 @@ export interface Scope {
   /** One past the last index in range. */
   readonly end: number
   readonly forward: boolean
-  readonly accepts: (event: HistoryEvent) => boolean
+  /** Whether the role filter takes the event of a seq; reads only its role, never builds the event. */
+  readonly accepts: (seq: number) => boolean
 }
 
-/** First index whose seq is > `seq` (seqs ascending). */
-export const indexAfter = (seqs: ReadonlyArray<number>, seq: number): number => {
-  let low = 0
-  let high = seqs.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (seqs[middle]! <= seq) low = middle + 1
-    else high = middle
-  }
-  return low
-}
-
-/** First index whose seq is >= `seq`. */
-export const indexFrom = (seqs: ReadonlyArray<number>, seq: number): number => indexAfter(seqs, seq - 1)
-
-export const resolveScope = (view: BranchView, query: ScopeQuery): Result.Result<Scope, UnknownWindow> => {
+export const resolveScope = (index: SessionIndex, query: ScopeQuery): Result.Result<Scope, UnknownWindow> => {
+  const view: BranchView = index.branch
   let seqs: ReadonlyArray<number> = view.seqs
   if (query.windowId !== undefined) {
     const window = findWindow(view, query.windowId)
@@ -62,16 +50,16 @@ export const resolveScope = (view: BranchView, query: ScopeQuery): Result.Result
     start,
     end,
     forward: query.after !== undefined,
-    accepts: roles === undefined ? () => true : (event: HistoryEvent) => roles.has(event.role)
+    accepts: roles === undefined ? () => true : (seq: number) => roles.has(roleAt(index, seq)!)
   })
 }
 
 /** Whether any accepted event of the scope lies strictly before `position` (index) going down, or from it going up. */
 export const anyAccepted = (index: SessionIndex, scope: Scope, from: number, forward: boolean): boolean => {
   if (forward) {
-    for (let i = from; i < scope.seqs.length; i++) if (scope.accepts(index.events[scope.seqs[i]! - 1]!)) return true
+    for (let i = from; i < scope.seqs.length; i++) if (scope.accepts(scope.seqs[i]!)) return true
   } else {
-    for (let i = from - 1; i >= 0; i--) if (scope.accepts(index.events[scope.seqs[i]! - 1]!)) return true
+    for (let i = from - 1; i >= 0; i--) if (scope.accepts(scope.seqs[i]!)) return true
   }
   return false
 }

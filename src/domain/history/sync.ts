@@ -1,30 +1,22 @@
 import type { RawEntry } from "../entries.ts"
-import { extendBranchView, pathThroughAppended, rebuildBranchView } from "./branchView.ts"
+import type { WindowSpan } from "../window/walk.ts"
+import { followSpans } from "./branchView.ts"
 import { emptyIndex, extendIndex, indexMatches, type SessionIndex } from "./sessionIndex.ts"
 
 /**
- * Brings `known` (if any) up to date with the session: the index to use, and
- * whether its branch view still needs the active branch (the leaf moved
- * somewhere the appended entries do not lead). Only appended entries are
- * processed; a session whose start no longer matches is indexed afresh.
+ * Brings `known` (if any) up to date with the session: the entries appended
+ * since are folded in (a session whose start no longer matches is indexed
+ * afresh), then the branch view follows the active branch's windows, which
+ * the Window room read. Every entry of `spans` must be among `entries`.
  */
 export const catchUp = (
   known: SessionIndex | undefined,
   sessionId: string,
   entries: ReadonlyArray<RawEntry>,
-  leafId: string | null
-): { readonly index: SessionIndex; readonly needsBranch: boolean } => {
+  spans: ReadonlyArray<WindowSpan>
+): SessionIndex => {
   const index = known !== undefined && indexMatches(known, entries) ? known : emptyIndex(sessionId)
-  const from = index.entryCount
   extendIndex(index, entries)
-  const path = pathThroughAppended(index.branch, leafId, entries.slice(from))
-  if (path === undefined) return { index, needsBranch: true }
-  extendBranchView(index.branch, index, path, leafId)
-  return { index, needsBranch: false }
-}
-
-/** Rebuilds the branch view from the active branch, root to leaf (entries already indexed). */
-export const adoptBranch = (index: SessionIndex, branch: ReadonlyArray<RawEntry>, leafId: string | null): void => {
-  index.branch = rebuildBranchView(index, branch, leafId)
-  index.branchRebuilds++
+  if (followSpans(index.branch, index, spans)) index.branchRebuilds++
+  return index
 }

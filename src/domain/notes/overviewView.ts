@@ -1,4 +1,5 @@
 import { fitLine, type Segment, type ViewLine } from "../window/view.ts"
+import { conflictsHeading } from "./syncConflictText.ts"
 
 /**
  * `/pi-context notes` at a glance: the notes root, the count per home, and the
@@ -13,6 +14,8 @@ export interface NotesOverview {
   readonly rows: ReadonlyArray<{ readonly address: string; readonly title: string; readonly size: string; readonly age: string }>
   /** Notes left out of the list (it shows the newest). */
   readonly more: number
+  /** Notes sync's conflict copies not resolved yet, each beside its note (absent in reports written before sync). */
+  readonly conflicts?: ReadonlyArray<string> | undefined
 }
 
 const seg = (text: string, tone: Segment["tone"] = "text"): Segment => ({ text, tone })
@@ -27,6 +30,10 @@ export const notesOverviewView = (overview: NotesOverview, width: number): Reado
       home.count === null ? seg(`unreadable (${home.reason ?? "unknown"})`, "error") : seg(String(home.count), home.count === 0 ? "dim" : "text")
     ])
   ]
+  const conflicts = overview.conflicts ?? []
+  if (conflicts.length > 0) {
+    lines.push([seg(`  ${conflictsHeading(conflicts.length)}`, "warning")], ...conflicts.map((conflict) => [seg(`    ${conflict}`, "warning")]))
+  }
   if (overview.rows.length === 0) lines.push([seg("  No notes yet.", "dim")])
   // The address column takes what the widest address needs, leaving about 60 columns for size, age and title.
   const column = Math.min(Math.max(...overview.rows.map((row) => Array.from(row.address).length), 8), Math.max(12, width - 60))

@@ -67,21 +67,57 @@ export interface WindowSpan extends WindowEntries {
 }
 
 /** Every window of a branch (root to leaf), oldest first, each with its entries. One pass over the branch. */
-export const branchWindows = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowSpan> => {
-  const windows: Array<{ window: Window; entries: Array<RawEntry>; tail: Array<BranchEntry>; endedBy: WindowOpening | undefined }> = [
-    { window: rootWindow(sessionId, branch[0]), entries: [], tail: [], endedBy: undefined }
-  ]
-  for (const entry of branch) {
+export const branchWindows = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowSpan> =>
+  extendedSpans([{ ...rootWindow(sessionId, undefined), entries: [], tail: [], endedBy: undefined }], branch)
+
+const windowPart = ({ id, ordinal, isRoot, startedAt }: Window): Window => ({ id, ordinal, isRoot, startedAt })
+
+/**
+ * A branch's windows (as `branchWindows` read them) grown by the entries
+ * appended after its leaf, oldest first: the windows before the last are
+ * the same objects, the last one grows, and each decoded marker among
+ * `appended` ends it and opens the next. Costs the last window and `appended`.
+ */
+export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: ReadonlyArray<RawEntry>): ReadonlyArray<WindowSpan> => {
+  const last = spans[spans.length - 1]
+  if (appended.length === 0 || last === undefined) return spans
+  const windows = spans.slice(0, -1)
+  // The root window starts at the branch's first entry.
+  let window = last.isRoot && last.entries.length === 0 ? { ...windowPart(last), startedAt: epochMs(appended[0]!.timestamp) } : windowPart(last)
+  let entries = [...last.entries]
+  let tail = [...last.tail]
+  for (const entry of appended) {
     const classified = classifyEntry(entry)
     if (classified._tag === "Marker") {
-      windows[windows.length - 1]!.endedBy = classified
-      windows.push({ window: openedWindow(classified, windows.length + 1), entries: [entry], tail: [classified], endedBy: undefined })
+      windows.push({ ...window, entries, tail, endedBy: classified })
+      window = openedWindow(classified, windows.length + 1)
+      entries = [entry]
+      tail = [classified]
     } else {
-      windows[windows.length - 1]!.entries.push(entry)
-      windows[windows.length - 1]!.tail.push(classified)
+      entries.push(entry)
+      tail.push(classified)
     }
   }
-  return windows.map(({ window, entries, tail, endedBy }) => ({ ...window, entries, tail, endedBy }))
+  windows.push({ ...window, entries, tail, endedBy: undefined })
+  return windows
+}
+
+/**
+ * The branch ending at `leafId`, root first, read from the session's entries
+ * in append order: Pi appends an entry after its parent, so one backward
+ * pass finds it, with no lookup by id. Undefined when the entries are out of
+ * that order (the caller then asks Pi for the branch).
+ */
+export const branchOfEntries = (entries: ReadonlyArray<RawEntry>, leafId: string | null): ReadonlyArray<RawEntry> | undefined => {
+  const branch: Array<RawEntry> = []
+  let cursor = leafId
+  for (let position = entries.length - 1; position >= 0 && cursor !== null; position--) {
+    const entry = entries[position]!
+    if (entry.id !== cursor) continue
+    branch.push(entry)
+    cursor = entry.parentId
+  }
+  return cursor === null ? branch.reverse() : undefined
 }
 
 /** The w-number of the window a branch's last decoded marker opens: 1 + the decoded markers on the branch. */

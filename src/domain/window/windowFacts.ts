@@ -21,29 +21,42 @@ export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string):
   factsOfSpans(branchWindows(branch, sessionId))
 
 /** The facts of windows `branchWindows` read. */
-export const factsOfSpans = (spans: ReadonlyArray<WindowSpan>): ReadonlyArray<WindowFacts> => spans.map(factsOf)
+export const factsOfSpans = (spans: ReadonlyArray<WindowSpan>): ReadonlyArray<WindowFacts> => spans.map(factsOfSpan)
 
-const factsOf = (span: WindowSpan): WindowFacts => {
-  let lastActivityAt = span.startedAt
+/** The epoch ms of the newest entry whose timestamp parses, else `fallback`: parsing only from the end. */
+const lastTimestamp = (entries: ReadonlyArray<RawEntry>, fallback: number | undefined): number | undefined => {
+  for (let position = entries.length - 1; position >= 0; position--) {
+    const ms = epochMs(entries[position]!.timestamp)
+    if (ms !== undefined) return ms
+  }
+  return fallback
+}
+
+/** The facts of one window `branchWindows` read. */
+export const factsOfSpan = (span: WindowSpan): WindowFacts => {
+  const lastActivityAt = lastTimestamp(span.entries, span.startedAt)
   let turns = 0
   let peakTokens: number | null = null
   let bootTokens: number | null = null
   const notesWritten: Array<string> = []
-  span.entries.forEach((entry, i) => {
-    lastActivityAt = epochMs(entry.timestamp) ?? lastActivityAt
+  for (let i = 0; i < span.entries.length; i++) {
+    const entry = span.entries[i]!
     const classified = span.tail[i]!
     if (classified._tag === "Boot" && classified.windowId === span.id && bootTokens === null) {
       bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
     }
-    if (classified._tag !== "Message") return
+    if (classified._tag !== "Message") continue
     if (classified.role === "assistant") {
       turns++
       const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
       if (tokens !== undefined && (peakTokens === null || tokens > peakTokens)) peakTokens = tokens
+      continue
     }
+    // Only a tool result can be a note written.
+    if (classified.role !== "toolResult") continue
     const address = noteWriteResult(entry)?.address
     if (address !== undefined && !notesWritten.includes(address)) notesWritten.push(address)
-  })
+  }
   const endedAt = span.endedBy === undefined ? undefined : epochMs(span.endedBy.timestamp)
   const end: WindowEnd = span.endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(span.endedBy.source), at: endedAt }
   return {

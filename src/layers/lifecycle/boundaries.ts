@@ -1,4 +1,4 @@
-import { Cause, Effect, Option, Random, Ref } from "effect"
+import { Cause, Effect, Option, Ref } from "effect"
 import type { BootContinuity } from "../../domain/boot.ts"
 import { continuationFor, resetDrafts } from "../../domain/boundary.ts"
 import { windowActivity } from "../../domain/checkpoint.ts"
@@ -6,19 +6,15 @@ import { windowDigest } from "../../domain/digest.ts"
 import { pendingRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
-import { newWindowId } from "../../domain/windowId.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
 import { keptExchangeBudget, lastExchangeStart } from "../../domain/window/keptExchange.ts"
 import { sourceLabel } from "../../domain/window/resetShown.ts"
 import { peakReplyTokens } from "../../domain/window/windowFacts.ts"
-import type { Boots } from "../../services/Boots.ts"
-import { NotesHistory } from "../../services/NotesHistory.ts"
+import { Boots } from "../../services/Boots.ts"
 import { PiSession } from "../../services/PiSession.ts"
-import type { Thresholds } from "../../services/Thresholds.ts"
-import type { Trace } from "../../services/Trace.ts"
-import type { CurrentWindow, Window } from "../../services/Window.ts"
-
-const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+import { Thresholds } from "../../services/Thresholds.ts"
+import { Trace } from "../../services/Trace.ts"
+import { type CurrentWindow, Window } from "../../services/Window.ts"
 
 /** The reset's notice: what kind of reset it was and the new window's w-number (the chat entry holds the rest). */
 export const resetNotice = (ordinal: number, source: ResetSource) =>
@@ -33,7 +29,7 @@ export const announceReset = (ordinal: number, source: ResetSource) =>
 
 /** A boundary's drafts, or why none was built. */
 export type BoundaryCommit =
-  | { readonly _tag: "Committed"; readonly windowId: string; readonly ordinal: number; readonly drafts: ReturnType<typeof resetDrafts> }
+  | { readonly _tag: "Committed"; readonly drafts: ReturnType<typeof resetDrafts> }
   | { readonly _tag: "Interrupted" }
   | { readonly _tag: "Failed" }
 
@@ -43,115 +39,111 @@ export type BoundaryCommit =
  * and the continuation (the pending request, and for a reset the model did
  * not ask for, the window's digest).
  */
-export const makeBoundaries = (deps: {
-  readonly trace: Trace["Service"]
-  readonly boots: Boots["Service"]
-  readonly thresholds: Thresholds["Service"]
-  readonly window: Window["Service"]
-}) =>
-  Effect.gen(function*() {
-    const { trace, boots, thresholds, window } = deps
-    /** A committed boundary whose notice waits until it is durable on the branch. */
-    const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly ordinal: number; readonly source: ResetSource }>>(
-      Option.none()
-    )
-    const notesHistory = yield* Effect.serviceOption(NotesHistory)
-    /** The ending window's changed notes go to the notes history, forked: a boundary never waits on git. */
-    const commitNotes = (ending: CurrentWindow) => (Option.isSome(notesHistory) ? notesHistory.value.windowEnded({ id: ending.id, ordinal: ending.ordinal }) : Effect.void)
+export const makeBoundaries = Effect.gen(function*() {
+  const trace = yield* Trace
+  const boots = yield* Boots
+  const thresholds = yield* Thresholds
+  const window = yield* Window
+  /** A committed boundary whose notice waits until it is durable on the branch. */
+  const pendingResetNotice = yield* Ref.make<Option.Option<{ readonly windowId: string; readonly ordinal: number; readonly source: ResetSource }>>(
+    Option.none()
+  )
 
-    /**
-     * Reset drafts for a boundary leaving `from`. Interrupted if the turn is
-     * aborted meanwhile.
-     */
-    const buildReset = (from: CurrentWindow, source: ResetSource) =>
-      Effect.gen(function*() {
-        const session = yield* PiSession
-        const policy = yield* thresholds.policy
-        const windowId = newWindowId(session.sessionId, yield* randomHex8)
-        // Read afresh: what the window holds now, which `from` (taken earlier in the turn) may not.
-        const { entries } = yield* window.current
-        const activity = windowActivity(entries)
-        const previousOrdinal = from.ordinal
-        const continuity: BootContinuity = {
-          previousOrdinal,
-          checkpointed: activity.checkpointed,
-          windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
-        }
-        const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
-        const model = Option.getOrUndefined(yield* session.model)
-        const shown: ResetShown = {
-          ordinal: previousOrdinal + 1,
-          peakTokens: peakReplyTokens(entries),
-          contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
-          notesIndexed: boot.notesIndexed,
-          checkpointed: activity.checkpointed
-        }
-        const pending = pendingRequest(entries)
-        const digest = isAutomaticSource(source) ? windowDigest({ entries, pending, budgetTokens: policy.digestTokens.value }) : undefined
-        yield* trace.info("continuity.carried", {
-          source,
-          reason: digest === undefined ? "the model or the user asked for this reset: no digest" : "automatic reset: digest carried",
-          pending: pending === undefined ? "none" : `${Array.from(pending).length} chars`,
-          checkpointed: activity.checkpointed,
-          digestTokens: digest?.tokens ?? 0,
-          cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
-        })
-        const continuation = continuationFor({ pending, digest: digest?.text })
-        return {
-          windowId,
-          ordinal: shown.ordinal,
-          drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
-          unavailableHomes: boot.unavailableHomes
-        }
+  /**
+   * Reset drafts for a boundary leaving `from`, for the window the Window
+   * room mints (`next`), with the ending window as it is now (`ending`).
+   * Interrupted if the turn is aborted meanwhile.
+   */
+  const buildReset = (from: CurrentWindow, source: ResetSource) =>
+    Effect.gen(function*() {
+      const session = yield* PiSession
+      const policy = yield* thresholds.policy
+      const next = yield* window.nextWindow(from)
+      const windowId = next.id
+      // Read afresh: what the window holds now, which `from` (taken earlier in the turn) may not.
+      const ending = yield* window.current
+      const { entries } = ending
+      const activity = windowActivity(entries)
+      const previousOrdinal = from.ordinal
+      const continuity: BootContinuity = {
+        previousOrdinal,
+        checkpointed: activity.checkpointed,
+        windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
+      }
+      const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
+      const model = Option.getOrUndefined(yield* session.model)
+      const shown: ResetShown = {
+        ordinal: next.ordinal,
+        peakTokens: peakReplyTokens(entries),
+        contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
+        notesIndexed: boot.notesIndexed,
+        checkpointed: activity.checkpointed
+      }
+      const pending = pendingRequest(entries)
+      const digest = isAutomaticSource(source) ? windowDigest({ entries, pending, budgetTokens: policy.digestTokens.value }) : undefined
+      yield* trace.info("continuity.carried", {
+        source,
+        reason: digest === undefined ? "the model or the user asked for this reset: no digest" : "automatic reset: digest carried",
+        pending: pending === undefined ? "none" : `${Array.from(pending).length} chars`,
+        checkpointed: activity.checkpointed,
+        digestTokens: digest?.tokens ?? 0,
+        cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
       })
+      const continuation = continuationFor({ pending, digest: digest?.text })
+      return {
+        next,
+        ending,
+        drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
+        unavailableHomes: boot.unavailableHomes
+      }
+    })
 
-    const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
-      Effect.gen(function*() {
-        const session = yield* PiSession
-        const reason = Cause.pretty(cause).split("\n")[0]
-        yield* trace.info("boundary.failed", { windowId, reason })
-        yield* session.notify(
-          `pi-context: could not build the boot for a new window, so no reset was written (${reason}). ` +
-            `Your notes are untouched; try /${CommandName.wipeMemory}.`,
-          "error"
-        )
-      })
+  const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
+    Effect.gen(function*() {
+      const session = yield* PiSession
+      const reason = Cause.pretty(cause).split("\n")[0]
+      yield* trace.info("boundary.failed", { windowId, reason })
+      yield* session.notify(
+        `pi-context: could not build the boot for a new window, so no reset was written (${reason}). ` +
+          `Your notes are untouched; try /${CommandName.wipeMemory}.`,
+        "error"
+      )
+    })
 
-    /**
-     * Builds the drafts of a boundary that Pi will commit at this event. An
-     * abort interrupts it silently; any other failure is told and writes nothing.
-     */
-    const commitBoundary = (from: CurrentWindow, source: ResetSource, reason: string) =>
-      Effect.gen(function*() {
-        const built = yield* Effect.exit(buildReset(from, source))
-        if (built._tag === "Failure") {
-          if (Cause.hasInterrupts(built.cause)) {
-            yield* trace.info("boundary.interrupted", { windowId: from.id })
-            return { _tag: "Interrupted" } as BoundaryCommit
-          }
-          yield* reportBootFailure(from.id, built.cause)
-          return { _tag: "Failed" } as BoundaryCommit
+  /**
+   * Builds the drafts of a boundary that Pi will commit at this event. An
+   * abort interrupts it silently; any other failure is told and writes nothing.
+   */
+  const commitBoundary = (from: CurrentWindow, source: ResetSource, reason: string) =>
+    Effect.gen(function*() {
+      const built = yield* Effect.exit(buildReset(from, source))
+      if (built._tag === "Failure") {
+        if (Cause.hasInterrupts(built.cause)) {
+          yield* trace.info("boundary.interrupted", { windowId: from.id })
+          return { _tag: "Interrupted" } as BoundaryCommit
         }
-        const { windowId, ordinal } = built.value
-        yield* Ref.set(pendingResetNotice, Option.some({ windowId, ordinal, source }))
-        yield* trace.info("boundary.commit", { from: from.id, to: windowId, toWindow: `w${ordinal}`, source, reason })
-        yield* commitNotes(from)
-        yield* boots.tellIncomplete(windowId, built.value.unavailableHomes)
-        // Pi commits the drafts at this event: what follows is traced in the new window.
-        yield* trace.setWindow(windowId, ordinal)
-        return { _tag: "Committed", windowId, ordinal, drafts: built.value.drafts } as BoundaryCommit
-      })
+        yield* reportBootFailure(from.id, built.cause)
+        return { _tag: "Failed" } as BoundaryCommit
+      }
+      const { next, ending } = built.value
+      yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
+      yield* trace.info("boundary.commit", { from: from.id, to: next.id, toWindow: `w${next.ordinal}`, source, reason })
+      yield* boots.tellIncomplete(next.id, built.value.unavailableHomes)
+      // Pi commits the drafts at this event: the rooms follow the new window from here (the notes of `ending` are committed for its id).
+      yield* window.reset({ from: ending, to: next, source })
+      return { _tag: "Committed", drafts: built.value.drafts } as BoundaryCommit
+    })
 
-    /** The reset notice, once the committed boundary of `window` is on the branch. */
-    const resetNoticeDue = (window: CurrentWindow) =>
-      Effect.gen(function*() {
-        const pending = yield* Ref.get(pendingResetNotice)
-        if (Option.isNone(pending) || pending.value.windowId !== window.id || !window.tail.some((e) => e._tag === "Continuation")) return
-        yield* Ref.set(pendingResetNotice, Option.none())
-        yield* announceReset(pending.value.ordinal, pending.value.source)
-      })
+  /** The reset notice, once the committed boundary of `window` is on the branch. */
+  const resetNoticeDue = (window: CurrentWindow) =>
+    Effect.gen(function*() {
+      const pending = yield* Ref.get(pendingResetNotice)
+      if (Option.isNone(pending) || pending.value.windowId !== window.id || !window.tail.some((e) => e._tag === "Continuation")) return
+      yield* Ref.set(pendingResetNotice, Option.none())
+      yield* announceReset(pending.value.ordinal, pending.value.source)
+    })
 
-    return { buildReset, commitBoundary, commitNotes, reportBootFailure, resetNoticeDue, tellIncomplete: boots.tellIncomplete }
-  })
+  return { buildReset, commitBoundary, reportBootFailure, resetNoticeDue, tellIncomplete: boots.tellIncomplete }
+})
 
-export type Boundaries = Effect.Success<ReturnType<typeof makeBoundaries>>
+export type Boundaries = Effect.Success<typeof makeBoundaries>

@@ -4,7 +4,7 @@ import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import { announceReset, type Boundaries } from "./boundaries.ts"
-import type { CurrentWindow } from "../../services/Window.ts"
+import type { Window } from "../../services/Window.ts"
 
 export const waitingNotice =
   `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call); ` +
@@ -20,12 +20,12 @@ export const makeCommandWipe = (deps: {
   readonly trace: Trace["Service"]
   readonly boundaries: Boundaries
   readonly step: (event: ResetEvent) => Effect.Effect<Transition>
-  readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
+  readonly window: Window["Service"]
   /** Drops transient state once the new window exists. */
   readonly resetTransient: Effect.Effect<void>
   readonly updateStatus: Effect.Effect<void, never, PiSession>
 }) => {
-  const { trace, boundaries, step, currentWindow, resetTransient, updateStatus } = deps
+  const { trace, boundaries, step, window: windows, resetTransient, updateStatus } = deps
 
   const wait = (windowId: string) =>
     Effect.gen(function*() {
@@ -48,7 +48,7 @@ export const makeCommandWipe = (deps: {
    */
   const appendWhenIdle = (waited: string | undefined) => Effect.gen(function*() {
     const session = yield* PiSession
-    const window = yield* currentWindow
+    const window = yield* windows.current
     if (!(yield* session.isIdle)) return yield* wait(window.id)
     const built = yield* Effect.exit(boundaries.buildReset(window, "command"))
     if (built._tag === "Failure") return yield* boundaries.reportBootFailure(window.id, built.cause)
@@ -60,18 +60,19 @@ export const makeCommandWipe = (deps: {
       if (draft.type === "custom_message") yield* session.sendMessage(draft)
     }
     yield* resetTransient
-    yield* trace.setWindow(built.value.windowId, built.value.ordinal)
+    const { next, ending } = built.value
+    // The boundary is on the branch: the rooms follow the new window (the notes of `ending` are committed for its id).
+    yield* windows.reset({ from: ending, to: next, source: "command" })
     yield* trace.info("boundary.commit", {
       from: window.id,
-      to: built.value.windowId,
-      toWindow: `w${built.value.ordinal}`,
+      to: next.id,
+      toWindow: `w${next.ordinal}`,
       source: "command",
       reason: waited ?? transition.effect.reason ?? ""
     })
-    yield* boundaries.commitNotes(window)
     // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
-    yield* boundaries.tellIncomplete(built.value.windowId, built.value.unavailableHomes)
-    yield* announceReset(built.value.ordinal, "command")
+    yield* boundaries.tellIncomplete(next.id, built.value.unavailableHomes)
+    yield* announceReset(next.ordinal, "command")
     yield* updateStatus
   })
 

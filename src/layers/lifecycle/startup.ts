@@ -1,23 +1,19 @@
 import { Cause, Effect } from "effect"
 import { bootMessage, continuationMessage, inspectBranch } from "../../domain/boundary.ts"
 import { CommandName } from "../../domain/protocol.ts"
-import type { Boots } from "../../services/Boots.ts"
-import type { BootBuildFailed } from "../../services/Boots.ts"
+import { type BootBuildFailed, Boots } from "../../services/Boots.ts"
+import { Enabled } from "../../services/Enabled.ts"
 import { PiSession } from "../../services/PiSession.ts"
-import type { Trace } from "../../services/Trace.ts"
+import { Trace } from "../../services/Trace.ts"
+import { Window } from "../../services/Window.ts"
 import type { Boundaries } from "./boundaries.ts"
-import type { CurrentWindow, WindowSpan } from "../../services/Window.ts"
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
-export const makeStartup = (deps: {
-  readonly trace: Trace["Service"]
-  readonly boots: Boots["Service"]
-  readonly boundaries: Boundaries
-  readonly currentWindow: Effect.Effect<CurrentWindow, never, PiSession>
-  readonly windowSpans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
-  readonly enabled: Effect.Effect<boolean, never, PiSession>
-}) => {
-  const { trace, boots, boundaries, currentWindow, windowSpans, enabled } = deps
+export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
+  const trace = yield* Trace
+  const boots = yield* Boots
+  const { current: currentWindow, spans: windowSpans } = yield* Window
+  const enabled = (yield* Enabled).current
 
   /** Appends what a marker tail is missing, or refuses with one notice. */
   const repairTail = Effect.gen(function*() {
@@ -81,4 +77,4 @@ export const makeStartup = (deps: {
     Effect.catchTag(effect, "BootBuildFailed", (error) => boundaries.reportBootFailure(error.windowId, Cause.fail(error)))
 
   return { repairTail, ensureRootBoot, reportUnreadable, orReportBootFailure }
-}
+})

@@ -1,7 +1,7 @@
-import { Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import { Clock, Effect, FileSystem, Option, Path } from "effect"
+import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/versions.ts"
 import { OperationMarkers, repoState, type RepoState } from "../../domain/notes/repoState.ts"
-import type { GitFailed, GitRunner } from "../../services/NotesHistory.ts"
+import type { GitFailed, GitRunner } from "../../services/NotesVersions.ts"
 
 /**
  * Opening the notes root as a repository, and committing a set of notes in
@@ -93,6 +93,27 @@ type Ready = Repo & { readonly _tag: "Ready" }
 /** Above this many changed notes, they are staged by folder glob rather than path by path (`update-index` inserts one at a time). */
 const ManyPaths = 500
 
+/** An index lock older than this was left by a git that was ended: none of pi-context's git runs lasts a minute (git.ts). */
+export const StaleLockMs = 60_000
+
+/**
+ * Removes the index lock of pi-context's own repository when a git that was
+ * ended left it: a commit cut at the session's end is killed, with no chance
+ * to remove its lock, and every later commit would fail on it. Only in its
+ * own repository: in the user's, a lock that old may be their `git commit`
+ * waiting on its editor.
+ */
+const clearStaleLock = (repo: Ready) =>
+  Effect.gen(function*() {
+    if (!repo.owned) return
+    const fs = yield* FileSystem.FileSystem
+    const lock = (yield* Path.Path).join(repo.gitDir, "index.lock")
+    const info = yield* Effect.option(fs.stat(lock))
+    const modified = Option.isSome(info) ? Option.getOrUndefined(info.value.mtime) : undefined
+    if (modified === undefined || (yield* Clock.currentTimeMillis) - modified.getTime() < StaleLockMs) return
+    yield* Effect.ignore(fs.remove(lock))
+  })
+
 /** Whether the repository is on a branch, or in an operation of the user's (a merge, a rebase, …) or on a detached HEAD. */
 export const stateOf = (repo: Ready) =>
   Effect.gen(function*() {
@@ -137,6 +158,7 @@ export const commitScope = Effect.fnUntraced(function*(
   reason: CommitReason,
   sessionId: string
 ) {
+  yield* clearStaleLock(repo)
   const state = yield* stateOf(repo)
   if (state._tag !== "OnBranch") return outcome({ _tag: "Waiting", state })
   // The folders of the glob pathspecs, walked as literal prefixes (git's `**` glob matching costs about 5 ms over

@@ -1,0 +1,135 @@
+/**
+ * The notes sync's figures, for bench/notes.ts, over its 10,000-note root
+ * (the user, agent, model and project homes synced: 8,000 notes) and a local
+ * bare repository as the remote:
+ *
+ * - sync_push_ms: after 20 notes changed (5 in each synced home, rewritten
+ *   outside the timing), one push round, from `committed` to the push landing:
+ *   fetch, copy the homes in, commit, push. The target is 300 ms.
+ * - sync_pull_ms: a second notes root (another machine, which pulled every
+ *   note once outside the timing) pulls those 20 notes: fetch, copy in, merge,
+ *   copy back. The target is 300 ms.
+ * - boundary_hook_ms_sync_on / _sync_off: the lifecycle's `turn_end` at a reset
+ *   boundary with the live history, with the remote configured and without,
+ *   alternated; the commit and the push are forked after the hook returns,
+ *   so the two should agree.
+ */
+import { execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, ManagedRuntime } from "effect"
+import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identity.ts"
+import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
+import { appLayer } from "../../src/runtime.ts"
+import { Lifecycle } from "../../src/services/Lifecycle.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { NotesSync } from "../../src/services/NotesSync.ts"
+import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
+
+const Runs = 9
+const Warmup = 2
+const ChangedNotes = 20
+const SyncedHomes: ReadonlyArray<SyncableHome> = ["project", "user", "agent", "model"]
+
+const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+export interface SyncFigures {
+  readonly sync_push_ms: number
+  readonly sync_pull_ms: number
+  readonly boundary_hook_ms_sync_on: number
+  readonly boundary_hook_ms_sync_off: number
+}
+
+/** `seeded(dir, i)` is the path of note i of a home, as bench/notes.ts laid them out, `notesPerHome` in each (at least 100). */
+export const benchNotesSync = async (
+  identity: NotesIdentity,
+  seeded: (dir: string, i: number) => string,
+  notesPerHome: number
+): Promise<SyncFigures> => {
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), "pi-sync-bench-")))
+  const remote = join(scratch, "notes.git")
+  execFileSync("git", ["init", "--bare", "-q", remote])
+  const policy = { sync: [{ homes: SyncedHomes, remote, branch: "notes" }] }
+  const sessionOn = (root: string, sessionId: string) =>
+    makeFakeSession({
+      sessionId,
+      cwd: identity.root,
+      settings: { "pi-context": { notesRoot: root, agentName: identity.agentName } },
+      model: { provider: "bench", id: identity.modelSlug, contextWindow: 200_000 },
+      entries: [messageEntry("user", "hello"), checkpointEntry()]
+    })
+  const here = sessionOn(identity.root, "bench-sync-here")
+  const otherRoot = join(scratch, "other")
+  mkdirSync(otherRoot)
+  const there = sessionOn(otherRoot, "bench-sync-there")
+  let round = 0
+  const changeNotes = () => {
+    round++
+    for (let k = 0; k < ChangedNotes; k++) {
+      const home = SyncedHomes[k % SyncedHomes.length]!
+      // Five notes per home, each in a folder of its own when the home has that many folders (git writes a tree per folder).
+      const index = Math.floor(k / SyncedHomes.length) * Math.max(20, Math.floor(notesPerHome / 5)) + (round % 20)
+      writeFileSync(seeded(join(identity.root, ...homeSegments(identity, home)), index), `# synced in round ${round}\n\nnote ${k}\n`)
+    }
+  }
+  const syncOn = ManagedRuntime.make(appLayer({ policy }))
+  const syncOff = ManagedRuntime.make(appLayer({ policy: {} }))
+  const otherMachine = ManagedRuntime.make(appLayer({ policy }))
+  const timed = async (runtime: typeof syncOn, session: typeof here, f: (sync: NotesSync["Service"]) => Effect.Effect<void, never, any>) => {
+    const start = performance.now()
+    await runtime.runPromise(Effect.provide(NotesSync.use((sync) => Effect.andThen(f(sync), sync.flush)), session.layer))
+    return performance.now() - start
+  }
+  const push = () => timed(syncOn, here, (sync) => sync.committed)
+  const pull = () => timed(otherMachine, there, (sync) => sync.started)
+  const boundary = async (runtime: typeof syncOn): Promise<number> => {
+    const onSession = <A>(effect: Effect.Effect<A, never, any>) => Effect.provide(effect, here.layer)
+    await runtime.runPromise(onSession(Lifecycle.use((l) => l.requestWipe)))
+    const start = performance.now()
+    const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
+    const elapsed = performance.now() - start
+    if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
+    await runtime.runPromise(Effect.andThen(NotesVersions.use((history) => history.flush), NotesSync.use((sync) => sync.flush)))
+    return elapsed
+  }
+  try {
+    // Every note once, outside the timing: the first push and the other machine's first pull.
+    await push()
+    await pull()
+    const pushTimes: Array<number> = []
+    const pullTimes: Array<number> = []
+    for (let i = 0; i < Warmup + Runs; i++) {
+      changeNotes()
+      const pushed = await push()
+      const pulled = await pull()
+      if (i >= Warmup) {
+        pushTimes.push(pushed)
+        pullTimes.push(pulled)
+      }
+    }
+    const hookOn: Array<number> = []
+    const hookOff: Array<number> = []
+    for (let i = 0; i < Warmup + Runs; i++) {
+      changeNotes()
+      const on = await boundary(syncOn)
+      changeNotes()
+      const off = await boundary(syncOff)
+      if (i >= Warmup) {
+        hookOn.push(on)
+        hookOff.push(off)
+      }
+    }
+    return {
+      sync_push_ms: Number(median(pushTimes).toFixed(2)),
+      sync_pull_ms: Number(median(pullTimes).toFixed(2)),
+      boundary_hook_ms_sync_on: Number(median(hookOn).toFixed(3)),
+      boundary_hook_ms_sync_off: Number(median(hookOff).toFixed(3))
+    }
+  } finally {
+    await syncOn.dispose()
+    await syncOff.dispose()
+    await otherMachine.dispose()
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}

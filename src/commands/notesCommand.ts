@@ -1,0 +1,146 @@
+import { Effect, Option } from "effect"
+import { formatAge, formatBytes } from "../domain/boot.ts"
+import type { RawEntry } from "../domain/entries.ts"
+import type { NotesOverview } from "../domain/notes/overviewView.ts"
+import { pendingConflicts } from "../domain/notes/syncView.ts"
+import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
+import { CustomType } from "../domain/protocol.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import { Window } from "../services/Window.ts"
+import { notesVersionsCommand } from "./notesVersions.ts"
+import { notesSyncCommand, readSyncStates } from "./notesSync.ts"
+import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
+
+/** How many notes the overview lists, newest first. */
+export const OverviewRows = 30
+
+/** `/pi-context notes`: the notes root, the count per home, sync conflicts waiting for the user, and the newest notes with title, size and age. */
+const notesOverview = Effect.gen(function*() {
+  const notes = yield* NotesHomes
+  const identity = yield* notes.identity
+  const snapshot = yield* notes.snapshot()
+  const listed = yield* notes.list({ limit: OverviewRows }).pipe(
+    Effect.orElseSucceed(() => ({ rows: [], nextCursor: undefined, unavailable: [] }))
+  )
+  const now = snapshot.takenAt
+  // The list holds each home's MAP.md among its notes, so the counts do too: the header, the homes and the rows agree.
+  const listedCount = (home: Extract<HomeSnapshot, { _tag: "Available" }>) => home.noteCount + (home.map === undefined ? 0 : 1)
+  const total = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? listedCount(home) : 0), 0)
+  const overview: NotesOverview = {
+    root: identity.root,
+    homes: snapshot.homes.map((home) =>
+      home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
+    ),
+    rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
+    more: Math.max(0, total - listed.rows.length),
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates((sync) => sync.states), () => []))
+  }
+  return overview
+})
+
+/** One note's text, or why it cannot be read. */
+const noteText = (address: string) =>
+  Effect.gen(function*() {
+    return yield* (yield* NotesHomes).read(address).pipe(
+      Effect.map((note) => ({ ok: true as const, address: note.address, body: note.body, size: formatBytes(note.bytes) })),
+      Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${address}: ${errorText(error)}`, size: "" }))
+    )
+  })
+
+/** Writes a note the user edited in Pi's editor. */
+const saveNote = (address: string, body: string) =>
+  Effect.gen(function*() {
+    return yield* (yield* NotesHomes).write(address, body).pipe(
+      Effect.map((written) => `pi-context: saved ${written.address} (${formatBytes(written.bytes)}).`),
+      Effect.catch((error) => Effect.succeed(`pi-context: could not save ${address}: ${errorText(error)}`))
+    )
+  })
+
+const errorText = (error: unknown): string =>
+  typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string"
+    ? (error as { message: string }).message
+    : String(error)
+
+const bootOf = (entry: RawEntry, windowId: string): string | undefined => {
+  if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) return undefined
+  const details = entry.details as { windowId?: unknown } | undefined
+  return details?.windowId === windowId && typeof entry.content === "string" ? entry.content : undefined
+}
+
+/** "What the model got": the current window's boot, as it was written into the session and sent. */
+const currentBoot = Effect.gen(function*() {
+  const window = yield* (yield* Window).current
+  const text = Option.fromNullishOr(window.entries.map((entry) => bootOf(entry, window.id)).find((boot) => boot !== undefined))
+  return { ordinal: window.ordinal, text: Option.getOrUndefined(text) }
+})
+
+type Needs =
+  | Effect.Services<typeof notesOverview>
+  | Effect.Services<typeof currentBoot>
+  | Effect.Services<ReturnType<typeof notesVersionsCommand>>
+  | Effect.Services<ReturnType<typeof notesSyncCommand>>
+
+const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore | sync [now]]"
+
+/** The words after `notes` that belong to the notes history; anything else browses the notes. */
+const historyWords: ReadonlySet<string> = new Set(["history", "diff", "restore"])
+
+const showNote = (address: string): Step<Needs> =>
+  Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
+    note.ok ? report({ kind: "text", title: `${note.address} · ${note.size}`, text: note.body }) : notice(note.body, "warning"))
+
+const showBoot: Step<Needs> = Effect.map(currentBoot, (boot): Reply<Step<Needs>> =>
+  boot.text === undefined
+    ? notice(`pi-context: window w${boot.ordinal} has no boot on this branch.`, "warning")
+    : report({ kind: "text", title: `What the model got: the boot of w${boot.ordinal}, as sent`, text: boot.text }))
+
+/** Opens a note in Pi's editor; a changed text is written back to the note. */
+const editNote = (address: string): Step<Needs> =>
+  Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
+    !note.ok ? notice(note.body, "warning") : {
+      _tag: "Edit",
+      title: `${note.address} (save to write it back)`,
+      text: note.body,
+      save: (edited) =>
+        edited === undefined || edited === note.body
+          ? Effect.succeed(notice(`pi-context: ${note.address} unchanged.`))
+          : Effect.map(saveNote(note.address, edited), (text) => notice(text))
+    })
+
+/** The overview, then (in Pi's TUI) a picker that opens a note to read or edit, or shows the current window's boot. */
+const browse: Step<Needs> = Effect.map(notesOverview, (overview): Reply<Step<Needs>> =>
+  report({ kind: "notes", overview }, {
+    _tag: "Pick",
+    title: "pi-context notes: open one",
+    choices: [
+      { label: "What the model got (the boot of this window)", next: showBoot },
+      ...overview.rows.map((row) => ({
+        label: `${row.address} · ${row.size} · ${row.age}${row.title === "" ? "" : ` · ${row.title}`}`,
+        next: Effect.succeed<Reply<Step<Needs>>>({
+          _tag: "Pick",
+          title: row.address,
+          choices: [{ label: "Read it here", next: showNote(row.address) }, { label: "Open it in the editor", next: editNote(row.address) }]
+        })
+      }))
+    ]
+  }))
+
+/**
+ * `/pi-context notes`: the overview (counts per home, the notes root, the
+ * newest notes), `read|edit <address>`, `boot`; `history|diff|restore` are
+ * the notes history's words, `sync [now]` the notes sync's.
+ */
+export const notes = subcommand({
+  name: "notes",
+  run: (args): Step<Needs> => {
+    const [sub, address, ...extra] = args
+    if (sub !== undefined && historyWords.has(sub)) return notesVersionsCommand(args)
+    if (sub === "sync") return notesSyncCommand(args.slice(1))
+    if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
+    if (sub === "boot" && address === undefined) return showBoot
+    if (sub === "read" && address !== undefined) return showNote(address)
+    if (sub === "edit" && address !== undefined) return editNote(address)
+    if (sub !== undefined) return Effect.succeed(notice(usage, "warning"))
+    return browse
+  }
+})

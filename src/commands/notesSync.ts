@@ -1,0 +1,32 @@
+import { Clock, Effect, Option } from "effect"
+import { syncNeedsAttention, syncNowText, syncStatusText } from "../domain/notes/syncView.ts"
+import { NotesSync, type RemoteSyncState } from "../services/NotesSync.ts"
+import type { PiSession } from "../services/PiSession.ts"
+import { notice, type Reply, report } from "./Subcommand.ts"
+
+export const notesSyncUsage = "pi-context notes sync: /pi-context notes sync (each remote's state) | /pi-context notes sync now (pull and push now)"
+
+/**
+ * The remotes' states, read or after a sync; none when this session runs no
+ * notes sync at all (it is read optionally, so nothing else depends on it).
+ */
+export const readSyncStates = (
+  read: (sync: NotesSync["Service"]) => Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
+): Effect.Effect<Option.Option<ReadonlyArray<RemoteSyncState>>, never, PiSession> =>
+  Effect.flatMap(Effect.serviceOption(NotesSync), (sync) =>
+    Option.isNone(sync) ? Effect.succeedNone : Effect.map(read(sync.value), Option.some))
+
+const unavailable = notice("pi-context: notes sync is not running in this session.", "warning")
+
+/** `/pi-context notes sync [now]`: a report that stays in the chat, a warning when a remote needs the user. */
+export const notesSyncCommand = (args: ReadonlyArray<string>): Effect.Effect<Reply<never>, never, PiSession> =>
+  Effect.gen(function*() {
+    const [word, ...extra] = args
+    if (extra.length > 0 || (word !== undefined && word !== "now")) return notice(notesSyncUsage, "warning")
+    const states = yield* readSyncStates((sync) => (word === "now" ? sync.syncNow : sync.states))
+    if (Option.isNone(states)) return unavailable
+    const nowMs = yield* Clock.currentTimeMillis
+    const text = word === "now" ? syncNowText(states.value, nowMs) : syncStatusText(states.value, nowMs)
+    const [title = "", ...body] = text.split("\n")
+    return report({ kind: "text", title, text: body.join("\n"), ...(syncNeedsAttention(states.value) ? { level: "warning" as const } : {}) })
+  })

@@ -1,0 +1,400 @@
+import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Schedule } from "effect"
+import {
+  type CommitReason,
+  describePath,
+  historyHomes,
+  homePathspecs,
+  type HistoryLayout,
+  LogFormat,
+  parseLog,
+  renderHistory,
+  SessionLogFormat,
+  SessionTrailer,
+  shortSessionId
+} from "../domain/notes/versions.ts"
+import { formatAddress } from "../domain/notes/homes.ts"
+import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
+import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
+import type { NotesIdentity } from "../domain/notes/identity.ts"
+import { type GitFailed, type GitRunner, type VersionsUnavailable, NotesVersions } from "../services/NotesVersions.ts"
+import { NotesSync } from "../services/NotesSync.ts"
+import { PiSession } from "../services/PiSession.ts"
+import { Trace } from "../services/Trace.ts"
+import { NotesHomes } from "../services/NotesHomes.ts"
+import { Window } from "../services/Window.ts"
+import { systemGit } from "./notes/git.ts"
+import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
+import { notOnBranch, restoreSteps } from "./notes/versionsRestore.ts"
+import * as NotesHomesLive from "./NotesHomesLive.ts"
+import * as Platform from "./platform.ts"
+import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
+import { makeRootLocks } from "./notes/rootLocks.ts"
+import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
+
+/**
+ * Why the system `git` and not isomorphic-git: measured side by side on this
+ * project's (loaded) machine, for a window commit of 20 changed notes in a
+ * 10,000-note root, git finds, stages and commits them (status, a staged-files
+ * check, update-index, commit) in a median 165 ms, where isomorphic-git needs
+ * 212 ms for add and commit with the paths already known, plus 821 ms for the
+ * status that finds them (every note hashed in JavaScript); the first commit
+ * of 10,000 notes took it 6.7 s (git: 0.4 s). pi-context's own repository
+ * (feature.manyFiles) brings git to 86-109 ms in bench/notes.ts. It would also
+ * add a sizeable dependency to Pi's start-up, and git brings the user's own
+ * identity, config and repository as they are. Without git on PATH the
+ * history is off, with one notice, and notes work exactly as before.
+ */
+
+const HistoryLimit = 30
+/** The windows view reads at most this many of the session's commits. */
+const SessionCommitLimit = 200
+/** How long the session's log may take before the windows view and `history_windows` go without their history line. */
+const SessionLogBudgetMs = 2_000
+/** How long a history command waits for the commits in flight before it shows what is committed. */
+const CommandCommitWaitMs = 5_000
+const DiffCharLimit = 16_000
+
+type Ready = Repo & { readonly _tag: "Ready" }
+
+const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ prefix: repo.prefix, identity })
+
+/** Another git (another Pi, the user) holds the repository's lock for a moment: worth a retry. */
+const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File exists)|Unable to create .*\.lock/i.test(error.detail)
+
+const stillCommitting = "\n(A commit of the notes is still running; this shows what was committed before it.)"
+/** What a command that must take its turn at the repository says when a commit (the first of a large root takes seconds) holds it past the wait. */
+const stillBeingWritten = "pi-context: the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
+/** How long `/pi-context doctor` waits for its turn at the repository before saying a commit is being written. */
+const DescribeWaitMs = 1_000
+
+export const layerWith = (git: GitRunner) =>
+  Layer.effect(
+    NotesVersions,
+    Effect.gen(function*() {
+      const homes = yield* NotesHomes
+      const trace = yield* Trace
+      const pushAfterCommit = Option.match(yield* Effect.serviceOption(NotesSync), { onNone: () => Effect.void, onSome: (sync) => sync.committed })
+      const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
+      const fibers = yield* FiberSet.make<void, never>()
+      const repos = new Map<string, Repo>()
+      const { serialized, serializedWithin } = makeRootLocks()
+      const notices = yield* Ref.make<ReadonlyArray<string>>([])
+      const told = new Set<string>()
+      /** Window ids whose commit is queued or running, with how many. */
+      const pending = new Map<string, number>()
+      /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
+      const waiting = new Map<string, string>()
+      const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
+        effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+
+      const tellOnce = (key: string, text: string) =>
+        Effect.suspend(() => {
+          if (told.has(key)) return Effect.void
+          told.add(key)
+          return Ref.update(notices, (queued) => [...queued, text])
+        })
+
+      /** The root's repository, opened once (an off root stays off until Pi restarts); not yet when the root is missing. */
+      const repoFor = (root: string, create: boolean) =>
+        Effect.gen(function*() {
+          const known = repos.get(root)
+          if (known !== undefined) return known
+          const repo = yield* platform(openRepo(git, root, create))
+          if (repo._tag === "NotYet") return repo
+          repos.set(root, repo)
+          if (repo._tag === "Off") {
+            yield* trace.info("history.off", { reason: repo.reason })
+            yield* tellOnce(`off:${root}`, `pi-context: notes history is off (${repo.reason}); notes work as before, without commits.`)
+          } else {
+            yield* trace.info("history.opened", { owned: repo.owned, nested: repo.prefix !== "" })
+          }
+          return repo
+        })
+
+      /** A repository already open needs no turn at the lock: a read never waits behind a commit to find it. */
+      const knownOrOpen = (root: string) => Effect.suspend(() => {
+        const known = repos.get(root)
+        return known !== undefined ? Effect.succeed(known) : serialized(root, repoFor(root, false))
+      })
+
+      /**
+       * The repository as it is, for a read that must not wait behind a commit: opened outside the lock and not kept
+       * (a repository this process is creating may not be fully configured yet; a read only needs where it is).
+       */
+      const peekRepo = (root: string) => Effect.suspend(() => {
+        const known = repos.get(root)
+        return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
+      })
+
+      const identityNow = homes.identity
+
+      /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
+      const noticeOutcome = (repo: Ready, identity: NotesIdentity, outcome: CommitOutcome) =>
+        Effect.gen(function*() {
+          const waitingKey = `waiting:${identity.root}`
+          if (outcome._tag === "Waiting") {
+            yield* trace.info("history.waiting", { state: outcome.state._tag === "Busy" ? outcome.state.operation : "detached" })
+            return yield* tellOnce(waitingKey, waitingNotice(outcome.state))
+          }
+          told.delete(waitingKey)
+          const example = outcome.ignored[0]
+          if (example === undefined || told.has(`ignored:${identity.root}`)) return
+          const rule = yield* ignoreRule(git, repo, example)
+          yield* tellOnce(
+            `ignored:${identity.root}`,
+            `pi-context: git ignores notes in the notes root (${rule ?? "an ignore rule"}, e.g. ${describePath(layoutOf(repo, identity), example)}), ` +
+              "so the notes history never commits them; change that rule so it leaves the notes in."
+          )
+        })
+
+      /** Commits every home's changed notes now, with the notices the outcome owes. */
+      const commitHomes = (repo: Ready, identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
+        platform(commitScope(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity)), reason, sessionId)).pipe(
+          Effect.retry({ times: 4, schedule: Schedule.spaced("150 millis"), while: isLockContention }),
+          Effect.tap((outcome) => noticeOutcome(repo, identity, outcome))
+        )
+
+      const commitNow = (reason: CommitReason) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          const identity = yield* identityNow
+          yield* serialized(identity.root, Effect.gen(function*() {
+            const repo = yield* repoFor(identity.root, true)
+            if (repo._tag !== "Ready") return
+            const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
+            if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: reason._tag })
+            if (outcome._tag !== "Waiting") waiting.clear()
+            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
+          }).pipe(
+            Effect.catchTag("GitFailed", (error) =>
+              Effect.andThen(
+                trace.info("history.commit-failed", { reason: error.message }),
+                tellOnce(
+                  `commit:${identity.root}`,
+                  `pi-context: could not commit the notes history (${hidePaths(error.message, identity.root)}); your notes are saved, only their history is behind.`
+                )
+              ))
+          ))
+        }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
+
+      const track = (windowId: string, by: 1 | -1) =>
+        Effect.sync(() => {
+          const count = (pending.get(windowId) ?? 0) + by
+          if (count > 0) pending.set(windowId, count)
+          else pending.delete(windowId)
+        })
+
+      /**
+       * Forked into the layer's fiber set, after the hook returns: a hook never
+       * waits on git. The commit holds the homes as they are when it runs,
+       * tens of milliseconds after the boundary: a note written in the next
+       * window before then (no model answers that fast) lands in it too. Once it landed, the notes sync (if any) pushes.
+       */
+      const fork = (reason: CommitReason & { readonly windowId: string }) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          // What the identity reads of Pi, taken now: Pi's context may be stale by the time the commit runs.
+          const frozen = PiSession.of({
+            ...session,
+            settings: Effect.succeed(yield* session.settings),
+            model: Effect.succeed(yield* session.model),
+            isProjectTrusted: Effect.succeed(yield* session.isProjectTrusted)
+          })
+          yield* track(reason.windowId, 1)
+          yield* FiberSet.run(fibers, { startImmediately: false })(
+            Effect.provideService(Effect.andThen(commitNow(reason), pushAfterCommit), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
+          )
+        })
+
+      const flush = FiberSet.awaitEmpty(fibers)
+
+      // A window's notes are committed for its id when the Window room says it ended; `fork` takes what it needs of Pi now.
+      yield* (yield* Window).subscribe((event) =>
+        event._tag !== "WindowEnded" ? Effect.void : Effect.provideService(
+          fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal }),
+          PiSession,
+          event.session
+        )
+      )
+
+      /** Waits for the commits in flight at most `waitMs`; whether some are still running. */
+      const settle = (waitMs: number) =>
+        waitMs <= 0 ? Effect.sync(() => pending.size > 0) : Effect.map(Effect.timeoutOption(flush, waitMs), Option.isNone)
+
+      /** The identity and a ready repository, or the sentence saying why there is no history; `committing` when a commit is still running. */
+      const readyRepo = Effect.gen(function*() {
+        const committing = yield* settle(CommandCommitWaitMs)
+        const identity = yield* identityNow
+        const found = yield* Effect.timeoutOption(knownOrOpen(identity.root), CommandCommitWaitMs)
+        if (Option.isNone(found)) return yield* unavailable("pi-context: the notes history's first commit is still running; try again in a moment.")
+        const repo = found.value
+        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts at the end of the first window that writes a note.")
+        if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
+        return { identity, repo, committing }
+      })
+
+      const run = (repo: Ready, args: ReadonlyArray<string>, stdin?: string) =>
+        git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
+
+      const history = (target: string | undefined) =>
+        Effect.gen(function*() {
+          const { identity, repo, committing } = yield* readyRepo
+          const layout = layoutOf(repo, identity)
+          const scope = yield* scopeOf(layout, target)
+          const log = yield* run(repo, ["-c", "core.quotePath=false", "log", "-n", String(HistoryLimit), `--format=${LogFormat}`, "--name-status", "--no-renames", "--", ...scope.specs])
+            .pipe(Effect.catch(() => Effect.succeed({ stdout: "" })))
+          return `${renderHistory(layout, scope.title, parseLog(log.stdout), HistoryLimit)}${committing ? stillCommitting : ""}`
+        })
+
+      /**
+       * The session's own window commits only (`--grep` before `-n`): a shared repository's other commits never crowd
+       * them out. The trailer names the session in full; the subject's short name finds the commits made before the
+       * trailers, and another session's with the same short name, which tells that the short name is shared. The
+       * commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still running are
+       * named as pending.
+       */
+      const sessionChanges = ({ waitForCommitsMs }: { readonly waitForCommitsMs: number }) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          yield* settle(waitForCommitsMs)
+          const identity = yield* identityNow
+          const repo = yield* peekRepo(identity.root)
+          if (repo._tag !== "Ready") return Option.none()
+          const layout = layoutOf(repo, identity)
+          const log = yield* git(repo.toplevel, [
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "-n",
+            String(SessionCommitLimit),
+            "--fixed-strings",
+            `--grep=${SessionTrailer}: ${session.sessionId}`,
+            `--grep=of session ${shortSessionId(session.sessionId)}`,
+            `--format=${SessionLogFormat}`,
+            "--name-status",
+            "--no-renames"
+          ]).pipe(Effect.orElseSucceed(() => ({ stdout: "" })))
+          return Option.some({
+            byWindow: windowNoteChanges(parseLog(log.stdout), session.sessionId, (p) => describePath(layout, p)),
+            pending: new Set(pending.keys()) as ReadonlySet<string>,
+            waiting: new Map(waiting) as ReadonlyMap<string, string>
+          })
+        }).pipe(
+          // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
+          Effect.timeoutOption(waitForCommitsMs + SessionLogBudgetMs),
+          Effect.map(Option.flatten),
+          Effect.catchCause(() => Effect.succeed(Option.none()))
+        )
+
+      const diff = (commit: string, address: string | undefined) =>
+        Effect.gen(function*() {
+          const { identity, repo, committing } = yield* readyRepo
+          const scope = yield* scopeOf(layoutOf(repo, identity), address)
+          const hash = yield* resolveCommit((args) => run(repo, args), commit)
+          const shown = yield* run(repo, ["-c", "core.quotePath=false", "show", "--no-color", "--format=commit %h  %aI%n%s%n", hash, "--", ...scope.specs])
+          const text = shown.stdout.trimEnd()
+          if (text === "") {
+            return address === undefined
+              ? `Commit ${hash.slice(0, 12)} changed no notes.`
+              : `Commit ${hash.slice(0, 12)} did not change ${address}; /pi-context notes history ${address} lists the commits that did.`
+          }
+          const cut = text.length <= DiffCharLimit
+            ? text
+            : `${text.slice(0, DiffCharLimit)}\n… (diff cut at ${DiffCharLimit} characters; name one note to see less: /pi-context notes diff ${commit} <address>)`
+          return `${cut}${committing ? stillCommitting : ""}`
+        })
+
+      /** The short hash of HEAD. */
+      const headOf = (repo: Ready) => Effect.map(run(repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())
+
+      const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, homes, trace, commitHomes, run, headOf, platform })
+
+      const restore = (target: string, commit: string): Effect.Effect<string, VersionsUnavailable, PiSession> =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          const { identity, repo } = yield* readyRepo
+          const scope = yield* scopeOf(layoutOf(repo, identity), target === "all" ? undefined : target)
+          return yield* serializedWithin(identity.root, CommandCommitWaitMs, Effect.gen(function*() {
+            const hash = yield* resolveCommit((args) => run(repo, args), commit)
+            yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
+            return yield* scope.places === undefined
+              ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
+              : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
+          }), Effect.fail(unavailable(stillBeingWritten)))
+        })
+
+      /**
+       * Takes its turn at the repository after the commits already forked (so a window's notes stay its own) and
+       * commits; the caller waits at most `CommandCommitWaitMs`. The commit runs in the layer's fiber set, so one that
+       * outlasts the wait (a first commit of many notes) still lands while the user is told.
+       */
+      const commitNowFor = (reason: CommitReason) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          const identity = yield* identityNow
+          const committed = yield* Deferred.make<string, VersionsUnavailable>()
+          yield* FiberSet.run(fibers)(Deferred.into(commitAtTurn(identity, reason, session.sessionId), committed).pipe(Effect.asVoid))
+          const answer = yield* Effect.timeoutOption(Deferred.await(committed), CommandCommitWaitMs)
+          return yield* Option.isSome(answer) ? Effect.succeed(answer.value) : Effect.fail(unavailable(stillBeingWritten))
+        })
+
+      const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
+        Effect.gen(function*() {
+          return yield* serialized(identity.root, Effect.gen(function*() {
+            const repo = yield* repoFor(identity.root, true)
+            if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
+            if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
+            const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
+              Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
+            )
+            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
+            return yield* headOf(repo)
+          }))
+        })
+
+      const describe = Effect.gen(function*() {
+        const identity = yield* identityNow
+        const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
+        switch (repo._tag) {
+          case "Busy":
+            return { ok: true, text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done" }
+          case "NotYet":
+            return { ok: true, text: "notes history: starts at the end of the first window that writes a note" }
+          case "Off":
+            return { ok: false, text: `notes history: off (${repo.reason}); notes work without commits` }
+          case "Ready": {
+            const kind = repo.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"
+            const inProject = identity.projectDir === undefined ? "" : "; the in-project project home is committed with the project"
+            const state = yield* platform(stateOf(repo))
+            const waiting = state._tag === "OnBranch" ? "" : `; waiting: the repository is ${describeRepoState(state)}, the notes are committed once it is back on a branch`
+            const ignored = yield* ignoredNotes(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity))).pipe(Effect.orElseSucceed(() => []))
+            const example = ignored[0]
+            const ignoredText = example === undefined
+              ? ""
+              : `; ${ignoredNotesText({ count: ignored.length, rule: yield* ignoreRule(git, repo, example), example: describePath(layoutOf(repo, identity), example) })}`
+            return { ok: waiting === "" && ignoredText === "", text: `notes history: ${kind}${inProject}${waiting}${ignoredText}` }
+          }
+        }
+      }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "notes history: could not be checked" })))
+
+      return NotesVersions.of({
+        windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
+        sessionEnded: ({ id, ordinal }) => fork({ _tag: "Shutdown", windowId: id, ordinal }),
+        flush,
+        awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
+        history,
+        diff,
+        restore,
+        commitNow: commitNowFor,
+        sessionChanges,
+        describe,
+        takeNotice: Ref.modify(notices, (queued): [Option.Option<string>, ReadonlyArray<string>] =>
+          queued.length === 0 ? [Option.none(), queued] : [Option.some(queued[0]!), queued.slice(1)])
+      })
+    })
+  )
+
+/** The live history on the system `git`, with this session's notes homes, the trace and the window room it follows. */
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, WindowLive.layer, Platform.layer)))

@@ -1,0 +1,205 @@
+import { createHash } from "node:crypto"
+import { Effect, FileSystem, Path, type PlatformError } from "effect"
+import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
+import { type DiskOps, isNotFound, readTexts, statPaths, walkNotes, writeAtomically } from "../disk.ts"
+import { makeNoteLocks } from "../noteLockFile.ts"
+
+/**
+ * Copying notes between the homes and a mirror's work tree. What a note
+ * had when it was copied in is remembered (`Base`: its hash at the path the
+ * remote's tree gives it), so a note is only ever overwritten from the mirror
+ * when it still has that text: a note the model writes while a sync runs
+ * keeps its new text, and the next sync finds both sides changed.
+ */
+
+/** Each synced note's blob, by its path in the remote's tree, as this machine and the mirror last agreed on it. */
+export type Base = Map<string, string>
+
+/** The blob each home file had when last read, by key, with the size and time it had then: an unchanged file is not read again. */
+export type Seen = Map<string, { readonly stat: string; readonly blob: string }>
+
+/** Git's blob id of a text: the mirror's tree names each note by it, so the mirror is compared without reading it. */
+export const hashOf = (text: string | undefined): string | undefined => {
+  if (text === undefined) return undefined
+  const bytes = Buffer.from(text, "utf8")
+  return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex")
+}
+
+/** A file written this close to being read may change again within its time stamp's resolution: it is read again next time. */
+const SettledMs = 2_000
+
+/** A note in the remote's tree: its path there, and its file in its home. */
+export interface TreeNote {
+  readonly key: string
+  readonly tree: SyncTree
+  /** Path inside the home. */
+  readonly relative: string
+}
+
+/** A note to write back from the mirror, and the blob its home's file must still have (undefined: absent). */
+export interface CopyBack {
+  readonly note: TreeNote
+  readonly expected: string | undefined
+}
+
+const readText = (ops: DiskOps, file: string) =>
+  ops.fs.readFileString(file).pipe(
+    Effect.map((text): string | undefined => text),
+    Effect.catchIf(isNotFound, () => Effect.succeed(undefined))
+  )
+
+const notesUnder = (ops: DiskOps, dir: string) =>
+  Effect.map(walkNotes(ops, dir), (files) => files.filter((file) => !isConflictCopy(file.relative)).map((file) => file.relative))
+
+/** Where a mirror holds a note. */
+const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
+const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
+
+export interface CopiedIn {
+  /** The keys whose file the mirror's work tree took from the homes (written or deleted). */
+  readonly changed: ReadonlyArray<string>
+  /** Notes only the mirror changed (a pull not yet copied back): for the copy back. */
+  readonly back: ReadonlyArray<CopyBack>
+  /** Notes both changed since they last agreed: the mirror took this machine's text; the mirror's is kept beside the note. */
+  readonly conflicts: ReadonlyArray<{ readonly note: TreeNote; readonly theirs: string }>
+  /** Each note's blob in its home as it was copied in, by key. */
+  readonly here: ReadonlyMap<string, string | undefined>
+}
+
+/**
+ * Copies every changed note of `trees` into the mirror's work tree (deletions
+ * too), deciding note by note with `copyInAction` against `head` (the mirror's
+ * tree, by key). Only notes whose size or time changed since `seen` are read.
+ */
+export const copyIn = Effect.fnUntraced(function*(
+  mirrorDir: string,
+  head: ReadonlyMap<string, string>,
+  trees: ReadonlyArray<SyncTree>,
+  base: Base,
+  seen: Seen,
+  atMs: number
+) {
+  const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+  const changed: Array<string> = []
+  const back: Array<CopyBack> = []
+  const conflicts: Array<{ readonly note: TreeNote; readonly theirs: string }> = []
+  const here = new Map<string, string | undefined>()
+  const texts = new Map<string, string>()
+  for (const tree of trees) {
+    const homeNotes = yield* notesUnder(ops, tree.dir)
+    const files = homeNotes.map((relative) => ops.path.join(tree.dir, ...relative.split("/")))
+    const stats = yield* statPaths(files)
+    const unread: Array<number> = []
+    homeNotes.forEach((relative, index) => {
+      const kind = stats[index]!
+      const key = `${tree.prefix}/${relative}`
+      if (kind._tag !== "File") return
+      const stat = `${kind.bytes}:${kind.updatedMs}`
+      const known = seen.get(key)
+      if (known !== undefined && known.stat === stat) here.set(key, known.blob)
+      else unread.push(index)
+    })
+    const read = yield* readTexts(unread.map((index) => files[index]!))
+    unread.forEach((index, n) => {
+      const text = read[n]
+      if (typeof text !== "string") return
+      const key = `${tree.prefix}/${homeNotes[index]}`
+      const blob = hashOf(text)!
+      here.set(key, blob)
+      texts.set(key, text)
+      const kind = stats[index]!
+      if (kind._tag === "File" && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
+      else seen.delete(key)
+    })
+    const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
+    for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
+      const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
+      if (!here.has(key)) here.set(key, undefined)
+      const hereBlob = here.get(key)
+      const action = copyInAction(hereBlob, head.get(key), base.get(key))
+      if (action === "ToHome") {
+        back.push({ note, expected: hereBlob })
+        continue
+      }
+      if (action !== "Same") {
+        const target = mirrorFile(ops, mirrorDir, note)
+        if (action === "Conflict") {
+          const theirs = yield* readText(ops, target)
+          if (theirs !== undefined) conflicts.push({ note, theirs })
+        }
+        const text = hereBlob === undefined ? undefined : texts.get(key) ?? (yield* readText(ops, homeFile(ops, note)))
+        if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
+        else {
+          yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
+          yield* ops.fs.writeFileString(target, text)
+        }
+        changed.push(key)
+      }
+      if (hereBlob === undefined) base.delete(key)
+      else base.set(key, hereBlob)
+    }
+  }
+  return { changed, back, conflicts, here } satisfies CopiedIn
+})
+
+/**
+ * Writes each note back from the mirror into its home (or deletes it) under
+ * the note's lock, and only when the home's file still has the text it had
+ * when it was copied in; the others wait for the next sync. How many were written.
+ */
+export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen) {
+  const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+  const { withNoteLocks } = makeNoteLocks(ops)
+  let written = 0
+  for (const { note, expected } of notes) {
+    const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
+    const file = homeFile(ops, note)
+    // The lock's own file is made beside the note.
+    yield* ops.fs.makeDirectory(ops.path.dirname(file), { recursive: true })
+    const wrote = yield* withNoteLocks(
+      [file],
+      note.key,
+      Effect.gen(function*() {
+        if (hashOf(yield* readText(ops, file)) !== expected) return false
+        if (text === undefined) yield* ops.fs.remove(file).pipe(Effect.catchIf(isNotFound, () => Effect.void))
+        else yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+        return true
+      })
+    )
+    if (!wrote) continue
+    written += 1
+    seen.delete(note.key)
+    const hash = hashOf(text)
+    if (hash === undefined) base.delete(note.key)
+    else base.set(note.key, hash)
+  }
+  return written
+})
+
+/** Writes the other side's text beside the note, under a name no file has yet; the copy's path in the home. */
+export const writeConflictCopy = Effect.fnUntraced(function*(note: TreeNote, theirs: string, atMs: number) {
+  const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+  for (let attempt = 1;; attempt++) {
+    const relative = conflictCopyPath(note.relative, atMs, attempt)
+    const file = ops.path.join(note.tree.dir, ...relative.split("/"))
+    if (yield* ops.fs.exists(file)) continue
+    yield* ops.fs.makeDirectory(ops.path.dirname(file), { recursive: true })
+    yield* writeAtomically(ops, file, new TextEncoder().encode(theirs))
+    return { relative, file }
+  }
+})
+
+/** A JSON file of the mirror's own (`Base`, the conflicts listed); missing or unreadable is empty. */
+export const readJson = <A>(file: string, empty: A) =>
+  FileSystem.FileSystem.use((fs) =>
+    fs.readFileString(file).pipe(
+      Effect.flatMap((text) => Effect.try({ try: () => JSON.parse(text) as A, catch: () => empty })),
+      Effect.orElseSucceed(() => empty)
+    )
+  )
+
+export const writeJson = (file: string, value: unknown): Effect.Effect<void, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    yield* writeAtomically(ops, file, new TextEncoder().encode(JSON.stringify(value)))
+  })

@@ -1,0 +1,170 @@
+import { Effect, FileSystem, Path } from "effect"
+import type { NotesIdentity } from "../../../domain/notes/identity.ts"
+import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
+import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
+import type { DiskOps } from "../disk.ts"
+import { makeNoteLocks } from "../noteLockFile.ts"
+import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
+import {
+  aheadBehind,
+  backUpDiverged,
+  blobText,
+  commitPaths,
+  divergenceResolved,
+  fetchRemote,
+  headOf,
+  headTree,
+  isAncestor,
+  markPulled,
+  type MirrorOptions,
+  openMirror,
+  MirrorBusy,
+  refsOf,
+  mergeRemote,
+  type Mirror,
+  pushHead,
+  startFrom,
+  SyncStepFailed,
+  tidy
+} from "./mirror.ts"
+
+/**
+ * One sync of a remote: fetch, copy the homes in, merge, copy back what the
+ * merge brought, push. A remote whose branch no longer contains what was
+ * pulled before was rewritten: it is neither merged nor pushed over (the
+ * local branch is kept, with a backup ref), until the user's command
+ * (`resolve`) merges both sides, dropping nothing, and pushes without force.
+ */
+export type RoundMode = "pull" | "push" | "resolve"
+
+/** A conflict copy written, with its file for telling when the user has retired it. */
+export interface WrittenConflict extends ConflictCopy {
+  readonly file: string
+}
+
+export interface RoundResult {
+  /** Notes written (or deleted) in the homes from the remote's side. */
+  readonly pulledNotes: number
+  /** Commits pushed; undefined when the round pushed nothing (a pull, or nothing to push). */
+  readonly pushedCommits: number | undefined
+  readonly pushFailure: SyncStepFailed | undefined
+  readonly conflicts: ReadonlyArray<WrittenConflict>
+  /** The backup ref of a rewritten remote, which this round neither merged nor pushed over. */
+  readonly diverged: string | undefined
+  readonly ahead: number | undefined
+  readonly behind: number | undefined
+}
+
+const emptyPlan: MergePlan = { fromTheirs: [], deleted: [], conflicts: [] }
+
+/** One round, holding the mirror's lock (another Pi on this machine may sync the same remote). */
+export const syncRound = (
+  open: MirrorOptions,
+  identity: NotesIdentity,
+  homes: ReadonlyArray<SyncableHome>,
+  trees: ReadonlyArray<SyncTree>,
+  mode: RoundMode,
+  atMs: number
+) =>
+  Effect.gen(function*() {
+    const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    const dir = ops.path.join(open.root, MirrorsFolder, open.name)
+    // The lock's file sits beside the mirror, in the folder of mirrors.
+    yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(
+      Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message }))
+    )
+    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs))
+    return yield* makeNoteLocks(ops).withNoteLocks([dir], "notes sync", round).pipe(
+      Effect.catchTag("NoteLocked", () => Effect.fail(new MirrorBusy())),
+      Effect.catchTag("PlatformError", (error) => Effect.fail(new SyncStepFailed({ kind: "other", detail: error.message })))
+    )
+  })
+
+const lockedRound = Effect.fnUntraced(function*(
+  mirror: Mirror,
+  identity: NotesIdentity,
+  homes: ReadonlyArray<SyncableHome>,
+  trees: ReadonlyArray<SyncTree>,
+  mode: RoundMode,
+  atMs: number
+) {
+  const path = yield* Path.Path
+  const fs = yield* FileSystem.FileSystem
+  const baseFile = path.join(mirror.dir, ".git", "pi-context-base.json")
+  const seenFile = path.join(mirror.dir, ".git", "pi-context-seen.json")
+  // Present while a round runs: a round cut short leaves it, and the next one puts the work tree back first.
+  const runningFile = path.join(mirror.dir, ".git", "pi-context-round")
+  const ioFailed = (error: { readonly message: string }) => new SyncStepFailed({ kind: "other", detail: error.message })
+
+  if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
+  yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
+  const tip = yield* fetchRemote(mirror)
+  const refs = yield* refsOf(mirror)
+  let head = refs.head
+  let pulled = refs.pulled
+  if (head === undefined && tip !== undefined) {
+    yield* startFrom(mirror, tip)
+    head = tip
+    pulled = tip
+  }
+  const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
+
+  const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
+  const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
+  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
+  const count = copied.changed.length
+  if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
+
+  const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
+  let plan = emptyPlan
+  if (diverged === undefined && tip !== undefined && head !== undefined) {
+    if (!(yield* isAncestor(mirror, tip, head))) {
+      plan = yield* mergeRemote(mirror, head, tip, rewritten)
+      head = yield* headOf(mirror)
+    }
+    yield* markPulled(mirror, tip)
+    if (rewritten) yield* divergenceResolved(mirror)
+  }
+
+  // The merge's changes to the homes this remote carries, each written only over the text copied in.
+  const noteOf = (key: string): TreeNote | undefined => {
+    const found = treeOfKey(identity, key, path.join)
+    return found === undefined || !homes.includes(found.tree.home) ? undefined : { key, tree: found.tree, relative: found.relative }
+  }
+  const expectedOf = (key: string) => (copied.here.has(key) ? copied.here.get(key) : base.get(key))
+  const queued = new Set(copied.back.map((item) => item.note.key))
+  const merged: Array<CopyBack> = [...plan.fromTheirs, ...plan.deleted].flatMap((key) => {
+    const note = noteOf(key)
+    if (note === undefined || queued.has(key)) return []
+    queued.add(key)
+    return [{ note, expected: expectedOf(key) }]
+  })
+  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen).pipe(Effect.mapError(ioFailed))
+
+  const theirs: Array<{ readonly note: TreeNote; readonly theirs: string }> = [...copied.conflicts]
+  for (const conflict of plan.conflicts) {
+    const note = noteOf(conflict.path)
+    if (note !== undefined) theirs.push({ note, theirs: yield* blobText(mirror, conflict.theirs) })
+  }
+  const conflicts: Array<WrittenConflict> = []
+  for (const { note, theirs: text } of theirs) {
+    const copy = yield* writeConflictCopy(note, text, atMs).pipe(Effect.mapError(ioFailed))
+    conflicts.push({ home: note.tree.home, note: note.relative, copy: copy.relative, atMs, file: copy.file })
+  }
+
+  let pushedCommits: number | undefined
+  let pushFailure: SyncStepFailed | undefined
+  let { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, tip) : { ahead: undefined, behind: undefined }
+  if (mode !== "pull" && diverged === undefined && head !== undefined && head !== tip) {
+    const pushed = yield* Effect.result(pushHead(mirror, head))
+    if (pushed._tag === "Success") {
+      pushedCommits = ahead
+      ahead = 0
+      behind = 0
+    } else pushFailure = pushed.failure
+  }
+  yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
+  yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
+  yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
+  return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
+})

@@ -1,0 +1,54 @@
+import { Effect, Result } from "effect"
+import { type NoteAddress, parseAddress, parseHome } from "../../domain/notes/address.ts"
+import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "../../domain/notes/versions.ts"
+import { VersionsUnavailable } from "../../services/NotesVersions.ts"
+
+/**
+ * What a history command names (a note, a home, every home, a commit), as
+ * the pathspecs and places git reads, or the sentence saying why not.
+ */
+
+export const unavailable = (message: string) => new VersionsUnavailable({ message })
+
+const literal = (path: string) => `:(literal)${path}`
+
+export const inProjectMessage = "pi-context: the project home is kept in the project (.pi/notes) and committed with its code; " +
+  "its history is the project's own: git log -- .pi/notes"
+
+export interface HistoryScope {
+  readonly title: string
+  readonly specs: ReadonlyArray<string>
+  /** For one note: where it lives and where it is when retired. */
+  readonly places?: { readonly live: string; readonly retired: string }
+  readonly address?: NoteAddress
+}
+
+/** Pathspecs of an address (its home and wastebasket places) or a home; every home when absent. */
+export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effect.Effect<HistoryScope, VersionsUnavailable> =>
+  Effect.suspend(() => {
+    const identity = layout.identity
+    if (target === undefined) return Effect.succeed({ title: "Notes history", specs: homePathspecs(layout, historyHomes(identity)) })
+    const home = target.startsWith("@") && !target.slice(1).includes("/") || target === "session" ? parseHome(target) : undefined
+    const projectInside = (h: string) => h === "project" && identity.projectDir !== undefined
+    if (home !== undefined) {
+      if (projectInside(home)) return Effect.fail(unavailable(inProjectMessage))
+      return Effect.succeed({ title: `History of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) })
+    }
+    const parsed = parseAddress(target)
+    if (Result.isFailure(parsed)) return Effect.fail(unavailable(`pi-context: "${target}" is not a note address or a home: ${parsed.failure.reason}.`))
+    if (projectInside(parsed.success.home)) return Effect.fail(unavailable(inProjectMessage))
+    const places = notePaths(layout, parsed.success.home, parsed.success.path)
+    return Effect.succeed({ title: `History of ${target}`, specs: [literal(places.live), literal(places.retired)], places, address: parsed.success })
+  })
+
+/** A commit the user named, as its full hash, after checking it is a plain revision (never an option or a range). */
+export const resolveCommit = (
+  run: (args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, VersionsUnavailable>,
+  commit: string
+): Effect.Effect<string, VersionsUnavailable> =>
+  isCommitRef(commit)
+    ? run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
+      Effect.map(({ stdout }) => stdout.trim()),
+      Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the notes history; /pi-context notes history lists them.`))
+    )
+    : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes history.`))

@@ -1,0 +1,57 @@
+import { assert, describe, it } from "@effect/vitest"
+import { join } from "node:path"
+import { Effect } from "effect"
+import type { SyncTree } from "../../src/domain/notes/syncPlan.ts"
+import { type Base, copyBack, copyIn, hashOf, type Seen } from "../../src/layers/notes/sync/copy.ts"
+import { nodeLayer } from "../support/notesStoreFixtures.ts"
+import { tempRoot } from "../support/notesVersionsFixtures.ts"
+import { readNote, writeNote } from "../support/notesSyncFixtures.ts"
+
+describe("notes sync: copying between a home and its mirror", () => {
+  it.effect("a note written after it was copied in keeps its text; the mirror's is kept beside it at the next copy", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempRoot("pi-sync-copy-")
+      const home = join(dir, "home")
+      const mirror = join(dir, "mirror")
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      writeNote(home, "plan.md", "v0\n")
+      writeNote(mirror, "user/plan.md", "v0\n")
+      const base: Base = new Map([["user/plan.md", hashOf("v0\n")!]])
+      const seen: Seen = new Map()
+
+      const copied = yield* copyIn(mirror, new Map([["user/plan.md", hashOf("v0\n")!]]), [tree], base, seen, 0)
+      assert.deepStrictEqual(copied.changed, [])
+      // The merge brings the remote's text into the mirror; meanwhile the model rewrites the note.
+      writeNote(mirror, "user/plan.md", "theirs\n")
+      writeNote(home, "plan.md", "mine\n")
+      const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen)
+      assert.strictEqual(written, 0)
+      assert.strictEqual(readNote(home, "plan.md"), "mine\n")
+      assert.strictEqual(base.get("user/plan.md"), hashOf("v0\n"))
+
+      const next = yield* copyIn(mirror, new Map([["user/plan.md", hashOf("theirs\n")!]]), [tree], base, seen, 0)
+      assert.strictEqual(readNote(mirror, "user/plan.md"), "mine\n")
+      assert.deepStrictEqual(next.conflicts.map(({ note, theirs }) => ({ key: note.key, theirs })), [{ key: "user/plan.md", theirs: "theirs\n" }])
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempRoot("pi-sync-copy-")
+      const home = join(dir, "home")
+      const mirror = join(dir, "mirror")
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      writeNote(home, "plan.md", "v0\n")
+      writeNote(home, "old.md", "retired there\n")
+      writeNote(mirror, "user/plan.md", "v1 from there\n")
+      writeNote(mirror, "user/new/idea.md", "new there\n")
+      const base: Base = new Map([["user/plan.md", hashOf("v0\n")!], ["user/old.md", hashOf("retired there\n")!]])
+      const seen: Seen = new Map()
+      const head = new Map([["user/plan.md", hashOf("v1 from there\n")!], ["user/new/idea.md", hashOf("new there\n")!]])
+      const copied = yield* copyIn(mirror, head, [tree], base, seen, 0)
+      assert.deepStrictEqual(copied.back.map((item) => item.note.key).sort(), ["user/new/idea.md", "user/old.md", "user/plan.md"])
+      assert.strictEqual(yield* copyBack(mirror, copied.back, base, seen), 3)
+      assert.strictEqual(readNote(home, "plan.md"), "v1 from there\n")
+      assert.strictEqual(readNote(home, "new/idea.md"), "new there\n")
+      assert.isUndefined(readNote(home, "old.md"))
+    }).pipe(Effect.provide(nodeLayer)))
+})

@@ -1,0 +1,119 @@
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { Effect, Layer, Option } from "effect"
+import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
+import type { PolicySettings } from "../../src/domain/thresholds.ts"
+import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
+import * as NotesSyncLive from "../../src/layers/NotesSyncLive.ts"
+import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
+import * as TraceLive from "../../src/layers/TraceLive.ts"
+import { NotesSync } from "../../src/services/NotesSync.ts"
+import type { PiSession } from "../../src/services/PiSession.ts"
+import { Trace } from "../../src/services/Trace.ts"
+import { makeFakeSession } from "./FakePiSession.ts"
+import { liveNotesLayer } from "./notesStoreFixtures.ts"
+
+/**
+ * Notes sync on the real git, with local bare repositories as remotes and
+ * one notes root per "machine". Git never reads the user's own configuration:
+ * `isolateGit` points it at an empty global file for the whole test file.
+ */
+
+export const isolateGit = (): (() => void) => {
+  const home = mkdtempSync(join(tmpdir(), "pi-sync-home-"))
+  const saved = { GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM: process.env.GIT_CONFIG_NOSYSTEM }
+  writeFileSync(join(home, ".gitconfig"), "")
+  process.env.GIT_CONFIG_GLOBAL = join(home, ".gitconfig")
+  process.env.GIT_CONFIG_NOSYSTEM = "1"
+  return () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    rmSync(home, { recursive: true, force: true })
+  }
+}
+
+export const git = (cwd: string, ...args: ReadonlyArray<string>): string =>
+  execFileSync("git", [...args], { cwd, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } })
+
+/** A bare repository, the remote both machines share. */
+export const bareRemote = (parent: string, name = "notes.git"): string => {
+  const dir = join(parent, name)
+  execFileSync("git", ["init", "--bare", "-q", dir])
+  return dir
+}
+
+export const writeNote = (root: string, relative: string, text: string): void => {
+  mkdirSync(dirname(join(root, relative)), { recursive: true })
+  writeFileSync(join(root, relative), text)
+}
+
+export const readNote = (root: string, relative: string): string | undefined =>
+  existsSync(join(root, relative)) ? readFileSync(join(root, relative), "utf8") : undefined
+
+/** The files of a folder of a root (`user`), sorted. */
+export const filesIn = (root: string, folder: string): ReadonlyArray<string> =>
+  existsSync(join(root, folder)) ? readdirSync(join(root, folder)).sort() : []
+
+export interface Remote {
+  readonly homes: ReadonlyArray<SyncableHome>
+  readonly remote: string
+  readonly branch?: string
+}
+
+/**
+ * One machine: a notes root, a session on it, and its own sync (its own
+ * state, as another Pi's would be), built once for the test. `traced` collects
+ * the trace's lines.
+ */
+export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: { readonly budgetMs?: number; readonly sessionId?: string } = {}) =>
+  Effect.gen(function*() {
+    const traced: Array<string> = []
+    const policy: PolicySettings = { sync: remotes }
+    const context = yield* Layer.build(
+      NotesSyncLive.layerWith({ git: systemGit, network: gitWithin, budgetMs: options.budgetMs ?? NotesSyncLive.SyncBudgetMs }).pipe(
+        Layer.provideMerge(Layer.mergeAll(liveNotesLayer, ThresholdsLive.layerInjected(policy), TraceLive.layerWith((_path, line) => {
+          traced.push(line)
+          if (process.env.DEBUG_TRACE) console.log(line)
+        })))
+      )
+    )
+    const session = makeFakeSession({
+      sessionId: options.sessionId ?? `sync-${root.split("/").pop()}`,
+      cwd: root,
+      settings: { "pi-context": { notesRoot: root } },
+      model: { provider: "test", id: "sync-model", contextWindow: 100_000 }
+    })
+    const use = <A>(f: (sync: NotesSync["Service"]) => Effect.Effect<A, never, PiSession>) =>
+      NotesSync.use(f).pipe(Effect.provide(session.layer), Effect.provide(context))
+    yield* Trace.use((trace) => trace.open({ sessionId: session.sessionId, agentDir: root, level: "debug" })).pipe(Effect.provide(context))
+    return {
+      root,
+      session,
+      traced,
+      /** A pull as at session start, waited for. */
+      pull: use((sync) => Effect.andThen(sync.started, sync.flush)),
+      /** A push as after a window's commit, waited for. */
+      push: use((sync) => Effect.andThen(sync.committed, sync.flush)),
+      started: use((sync) => sync.started),
+      flush: use((sync) => sync.flush),
+      now: use((sync) => sync.syncNow),
+      states: use((sync) => sync.states),
+      /** Every notice left so far. */
+      notices: use((sync) =>
+        Effect.gen(function*() {
+          const all: Array<string> = []
+          while (true) {
+            const next = yield* sync.takeNotice
+            if (Option.isNone(next)) return all
+            all.push(next.value)
+          }
+        })
+      )
+    }
+  })
+
+export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix))

@@ -1,0 +1,50 @@
+import { execFileSync } from "node:child_process"
+import { Effect, FileSystem, Layer, Option } from "effect"
+import { systemGit } from "../../src/layers/notes/git.ts"
+import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
+import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
+import type { GitRunner } from "../../src/services/NotesVersions.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
+import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
+import { liveNotesLayer } from "./notesStoreFixtures.ts"
+
+/**
+ * A notes history with no history (git off, no repository): history_windows
+ * and the windows view show the branch's own facts. Any other call is a defect.
+ */
+export const noNotesVersions = Layer.mock(NotesVersions, { sessionChanges: () => Effect.succeed(Option.none()) })
+
+/** The live store and a history on `git` (the system git unless a test injects one), with the window room it follows. */
+export const historyLayer = (git: GitRunner = systemGit) =>
+  NotesVersionsLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer)))
+
+/** `git args` in `cwd`, for checking what the history holds. */
+export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
+  execFileSync("git", [...args], { cwd, encoding: "utf8", env: { ...process.env, LC_ALL: "C" } })
+
+export const SessionId = "hist-session-0001"
+
+/** A window as a boundary hands it to the history: the id a real one gets from its marker, here made up per w-number. */
+export const testWindow = (ordinal: number, id = `pcx:test:w${ordinal}`) => ({ id, ordinal })
+
+/** A fake Pi session whose notes root is `root`, calls to the notes tools, and to the history. */
+export const historySession = (root: string, options: FakeSessionOptions = {}) => {
+  const session = makeFakeSession({
+    sessionId: SessionId,
+    cwd: root,
+    settings: { "pi-context": { notesRoot: root } },
+    model: { provider: "test", id: "hist-model", contextWindow: 100_000 },
+    ...options
+  })
+  const tool = (name: keyof typeof notesToolHandlers, params: unknown) => Effect.provide(notesToolHandlers[name](params), session.layer)
+  const withHistory = <A, E>(f: (history: NotesVersions["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
+    Effect.provide(NotesVersions.use(f), session.layer)
+  /** A window boundary, then waiting for its commit (a hook never waits). */
+  const endWindow = (ordinal: number, id?: string) =>
+    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesVersions.use((history) => history.flush))
+  return { session, tool, withHistory, endWindow }
+}
+
+export const tempRoot = (prefix: string) => FileSystem.FileSystem.use((fs) => fs.makeTempDirectoryScoped({ prefix }))
