@@ -209,9 +209,11 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
         ctx,
         "session_start",
         // The boot is built from the notes here; the pull, forked after it, reaches the next window's boot.
-        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => reportNotesWritability), Effect.tap(() => NotesSync.use((sync) => sync.started))),
+        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => NotesSync.use((sync) => sync.started))),
         unsureNeeds
       ),
+    /** One notice when notes cannot be written: told after start-up, which the first request waits for, and apart from it. */
+    notesWritability: (ctx: Ctx) => run(ctx, "notes writability", reportNotesWritability, undefined),
     sessionTree: (ctx: Ctx) =>
       run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),

@@ -4,6 +4,7 @@ import { type ReadQuery, readPage } from "../domain/history/readPage.ts"
 import { windowSummaries } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/issues.ts"
 import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/eventSearch.ts"
+import { engineFor } from "./regexEngine.ts"
 import { eventCount, type SessionIndex } from "../domain/history/sessionIndex.ts"
 import { catchUp } from "../domain/history/sync.ts"
 import { History } from "../services/History.ts"
@@ -61,7 +62,8 @@ export const layerWithoutDependencies = Layer.effect(
 
     const search = Effect.fn("History.search")(function*(query: SearchQuery) {
       const startScan = yield* CurrentScanDeadline
-      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, defaultScanBound, startScan())))
+      const engine = yield* engineFor(query.regex)
+      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, engine, defaultScanBound, startScan())))
     })
 
     const read = Effect.fn("History.read")(function*(query: ReadQuery) {

@@ -316,11 +316,9 @@ export const layerWithoutDependencies = Layer.effect(
 
     const listRetired = (identity: NotesIdentity, home: Home | undefined) => listWastebasket(ops, identity, allHomes(home))
 
-    const projectRoot = (cwd: string) => findProjectRoot(ops, cwd)
+    const projectRoot = (cwd: string) => Effect.sync(() => findProjectRoot(cwd))
 
-    const projectKey = Effect.fn("NotesStore.projectKey")(function*(cwd: string) {
-      return projectKeyOf(yield* findProjectRoot(ops, cwd))
-    })
+    const projectKey = (cwd: string) => Effect.sync(() => projectKeyOf(findProjectRoot(cwd)))
 
     const onDisk = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
       effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))

@@ -76,7 +76,7 @@ describe("history results keep their cursors whole", () => {
     const session = historySession()
     for (let i = 0; i < 15; i++) session.user(`${i} ${needle}`)
     const query = { query: needle, regex: false, limit: 10 }
-    const page = searchPage(syncIndex(session), query)
+    const page = searchPage(syncIndex(session), query, undefined)
     assert.isTrue(Result.isSuccess(page))
     if (Result.isFailure(page)) return
     const rendered = renderSearch(page.success, query)

@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { compileQuery, type InvalidPattern, type TextPattern } from "../patterns.ts"
+import { compileQuery, type InvalidPattern, type RegexEngine, type TextPattern } from "../patterns.ts"
 import { type ScanDeadline, unlimitedScan } from "../scanDeadline.ts"
 import { codePointLength, codePointOffsetOf } from "../textWindow.ts"
 import { utf8Length } from "../toolOutcome.ts"
@@ -76,10 +76,11 @@ const firstMatch = (
 export const searchPage = (
   index: SessionIndex,
   query: SearchQuery,
+  engine: RegexEngine | undefined,
   scanBound: number = defaultScanBound,
   budget: ScanDeadline = unlimitedScan
 ): Result.Result<SearchPage, UnknownWindow | InvalidPattern> => {
-  const matcher = compileQuery(query.query, query.regex)
+  const matcher = compileQuery(query.query, query.regex, engine)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
   const resolved = resolveScope(index, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)

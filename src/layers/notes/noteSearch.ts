@@ -7,6 +7,7 @@ import type { ScanDeadline } from "../../domain/scanDeadline.ts"
 import { codePointLength } from "../../domain/textWindow.ts"
 import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "../../services/NotesStore.ts"
 import { CurrentScanDeadline } from "../../services/ScanDeadline.ts"
+import { engineFor } from "../regexEngine.ts"
 import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
 
 const HitTextLimit = 200
@@ -85,7 +86,7 @@ export const searchNotes = (
   request: { readonly query: string; readonly regex?: boolean | undefined; readonly cursor?: string | undefined; readonly limit: number }
 ): Effect.Effect<SearchResult, InvalidPattern | InvalidNoteRequest> =>
   Effect.gen(function*() {
-    const compiled = compileQuery(request.query, request.regex === true)
+    const compiled = compileQuery(request.query, request.regex === true, yield* engineFor(request.regex))
     if (Result.isFailure(compiled)) return yield* compiled.failure
     const pattern = compiled.success
     const cursor = request.cursor === undefined ? undefined : Option.getOrUndefined(decodeSearchCursor(request.cursor))
