@@ -5,8 +5,8 @@
  * Node's own compile cache (which Pi's CLI enables) stores a module's code as
  * compiled at load: V8 compiles a function only when it is first called, so
  * every start compiled again each function start-up and the first prompt run
- * (Effect's runtime, the layers, the boot), about 20 ms of the first prompt
- * (bench/load.ts). A cache made once the chunks have run holds those
+ * (Effect's runtime, the layers, the boot): 10–20 ms of the first prompt in
+ * bench/load.ts. A cache made once the chunks have run holds those
  * functions compiled. It is written when the process exits, in a folder of
  * its own under Node's compile cache, and named by the chunk's content: a
  * rebuilt chunk never meets an old cache, and V8 refuses one made by another
@@ -56,9 +56,10 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
       ? undefined
       : join(cacheDir, `${basename(path)}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.v8`)
     const cachedData = cacheFile === undefined ? undefined : readIfThere(cacheFile)
-    // The wrapper Node puts around a CommonJS file: the chunks read these five names.
-    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    const script = new Script(`${wrapperHead}${source}\n})`, {
       filename: path,
+      // Positions as in the file, so stack traces and profiles match it and its source map.
+      columnOffset: -wrapperHead.length,
       ...(cachedData === undefined ? {} : { cachedData })
     })
     const accepted = cachedData !== undefined && !script.cachedDataRejected
@@ -87,6 +88,9 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
 
   return { exports: load(entry), cached, saveCodeCache }
 }
+
+/** The wrapper Node puts around a CommonJS file: the chunks read these five names. */
+const wrapperHead = "(function (exports, require, module, __filename, __dirname) {"
 
 /** How much more compiled code than its cache holds makes a chunk's cache worth writing again. */
 const GrowthWorthRewriting = 1.1

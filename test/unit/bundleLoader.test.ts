@@ -115,6 +115,20 @@ describe("bundleLoader", () => {
       assert.isAbove(sharedCache().size, small.size * 1.1)
     }))
 
+  it("a chunk's stack traces point at its own file's lines and columns", () =>
+    withBundle((dist) => {
+      writeFileSync(join(dist, "entry.cjs"), "exports.default = () => { throw new Error(\"from the chunk\") };\n")
+      const entry = loadBundle(join(dist, "entry.cjs"), undefined).exports as Entry
+      const error = (() => {
+        try {
+          entry.default(0)
+        } catch (caught) {
+          return caught as Error
+        }
+      })()
+      assert.include(error?.stack ?? "", `${join(dist, "entry.cjs")}:1:33`)
+    }))
+
   it("a cache folder that cannot be written leaves the bundle working", () =>
     withBundle((dist, cacheDir) => {
       // A file where the folder would go.
