@@ -16,6 +16,7 @@
  *
  *   npm exec -- node bench/load.ts            (or `main()` from bench/run.ts)
  *   LOAD_RUNS=30 LOAD_PROFILE_RUNS=5 npm exec -- node bench/load.ts
+ *   LOAD_PROFILE_DIR=/tmp/profiles npm exec -- node bench/load.ts   (also keeps each profiled run's .cpuprofile, to read by function)
  *
  * Every measurement runs in a fresh child process. Repeated loads in one process do re-import
  * src/main.ts (Pi's loader uses jiti with `moduleCache: false`, and a new cwd per run clears its
