@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto"
-import { Effect, FileSystem, Path, type PlatformError } from "effect"
+import * as NodeFs from "node:fs"
+import { Effect, FileSystem, Path, PlatformError } from "effect"
+import { isGitFolder } from "../../../domain/notes/address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
-import { type DiskOps, isNotFound, readTexts, statPaths, walkNotes, writeAtomically } from "../disk.ts"
+import { type DiskOps, isNotFound, readTexts, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
 
 /**
@@ -48,8 +50,65 @@ const readText = (ops: DiskOps, file: string) =>
     Effect.catchIf(isNotFound, () => Effect.succeed(undefined))
   )
 
-const notesUnder = (ops: DiskOps, dir: string) =>
-  Effect.map(walkNotes(ops, dir), (files) => files.filter((file) => !isConflictCopy(file.relative)).map((file) => file.relative))
+/** A note of a home as its folder listed it: its path in the home and its size and time (undefined: gone meanwhile, or not a file). */
+interface StatedNote {
+  readonly relative: string
+  readonly file: string
+  readonly stat: { readonly bytes: number; readonly updatedMs: number } | undefined
+}
+
+const listFailed = (method: string, target: string, error: unknown): PlatformError.PlatformError => {
+  const code = (error as NodeJS.ErrnoException).code
+  return PlatformError.systemError({
+    _tag: code === "EACCES" || code === "EPERM" ? "PermissionDenied" : "Unknown",
+    module: "FileSystem",
+    method,
+    pathOrDescriptor: target,
+    cause: error
+  })
+}
+
+const isGone = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === "ENOENT" || code === "ENOTDIR"
+}
+
+/**
+ * Every note of a home (conflict copies aside, no symlink followed) with
+ * its size and time, one folder at a time on this thread: a sync looks at
+ * every synced note, thousands of them, and a stat through the thread pool
+ * costs several times the stat itself. The fiber yields after each folder.
+ */
+const statNotesUnder = (ops: DiskOps, dir: string): Effect.Effect<ReadonlyArray<StatedNote>, PlatformError.PlatformError> =>
+  Effect.gen(function*() {
+    const notes: Array<StatedNote> = []
+    const folders: Array<{ readonly absolute: string; readonly relative: string }> = [{ absolute: dir, relative: "" }]
+    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+      const { absolute, relative } = folder
+      yield* Effect.try({
+        try: () => {
+          for (const entry of NodeFs.readdirSync(absolute, { withFileTypes: true })) {
+            const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
+            const child = ops.path.join(absolute, entry.name)
+            if (entry.isDirectory()) {
+              if (!isGitFolder(entry.name)) folders.push({ absolute: child, relative: childRelative })
+              continue
+            }
+            if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(childRelative)) continue
+            const stats = NodeFs.lstatSync(child, { throwIfNoEntry: false })
+            notes.push({
+              relative: childRelative,
+              file: child,
+              stat: stats?.isFile() === true ? { bytes: stats.size, updatedMs: Math.trunc(stats.mtimeMs) } : undefined
+            })
+          }
+        },
+        catch: (error) => ({ error, absolute })
+      }).pipe(Effect.catch(({ error, absolute: failed }) => (isGone(error) ? Effect.void : Effect.fail(listFailed("readdirSync", failed, error)))))
+      yield* Effect.yieldNow
+    }
+    return notes
+  })
 
 /** Where a mirror holds a note. */
 const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
@@ -86,14 +145,15 @@ export const copyIn = Effect.fnUntraced(function*(
   const here = new Map<string, string | undefined>()
   const texts = new Map<string, string>()
   for (const tree of trees) {
-    const homeNotes = yield* notesUnder(ops, tree.dir)
-    const files = homeNotes.map((relative) => ops.path.join(tree.dir, ...relative.split("/")))
-    const stats = yield* statPaths(files)
+    const listed = yield* statNotesUnder(ops, tree.dir)
+    const homeNotes = listed.map((note) => note.relative)
+    const files = listed.map((note) => note.file)
+    const stats = listed.map((note) => note.stat)
     const unread: Array<number> = []
     homeNotes.forEach((relative, index) => {
-      const kind = stats[index]!
+      const kind = stats[index]
       const key = `${tree.prefix}/${relative}`
-      if (kind._tag !== "File") return
+      if (kind === undefined) return
       const stat = `${kind.bytes}:${kind.updatedMs}`
       const known = seen.get(key)
       if (known !== undefined && known.stat === stat) here.set(key, known.blob)
@@ -107,8 +167,8 @@ export const copyIn = Effect.fnUntraced(function*(
       const blob = hashOf(text)!
       here.set(key, blob)
       texts.set(key, text)
-      const kind = stats[index]!
-      if (kind._tag === "File" && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
+      const kind = stats[index]
+      if (kind !== undefined && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
       else seen.delete(key)
     })
     const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
@@ -142,6 +202,8 @@ export const copyIn = Effect.fnUntraced(function*(
   return { changed, back, conflicts, here } satisfies CopiedIn
 })
 
+const CopyBackConcurrency = 8
+
 /**
  * Writes each note back from the mirror into its home (or deletes it) under
  * the note's lock, and only when the home's file still has the text it had
@@ -151,7 +213,8 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
   const { withNoteLocks } = makeNoteLocks(ops)
   let written = 0
-  for (const { note, expected } of notes) {
+  // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
+  yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
     // The lock's own file is made beside the note.
@@ -166,13 +229,13 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
         return true
       })
     )
-    if (!wrote) continue
+    if (!wrote) return
     written += 1
     seen.delete(note.key)
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)
-  }
+  }), { concurrency: CopyBackConcurrency, discard: true })
   return written
 })
 
@@ -198,8 +261,10 @@ export const readJson = <A>(file: string, empty: A) =>
     )
   )
 
-export const writeJson = (file: string, value: unknown): Effect.Effect<void, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
+export const writeText = (file: string, text: string): Effect.Effect<void, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-    yield* writeAtomically(ops, file, new TextEncoder().encode(JSON.stringify(value)))
+    yield* writeAtomically(ops, file, new TextEncoder().encode(text))
   })
+
+export const writeJson = (file: string, value: unknown) => writeText(file, JSON.stringify(value))

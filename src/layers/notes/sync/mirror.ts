@@ -47,8 +47,15 @@ export interface Mirror {
 const run = (mirror: Mirror, args: ReadonlyArray<string>, stdin?: string) =>
   mirror.git(mirror.dir, args, stdin).pipe(Effect.mapError(stepFailed))
 
+/**
+ * A fetch and a merge start `git maintenance run --auto` after them, a
+ * process of its own that costs more than the step: a mirror is tiny and
+ * never needs it.
+ */
+const NoMaintenance = ["-c", "maintenance.auto=false"]
+
 /** Never asks: no credential prompt (git 2.46 and later read this; older ones ignore it). */
-const NoPrompt = ["-c", "credential.interactive=never"]
+const NoPrompt = ["-c", "credential.interactive=never", ...NoMaintenance]
 
 /** The mirror's folder, created with its repository when missing; the folder of mirrors is ignored by the root's own repository. */
 /** What opening a mirror takes: the notes root, the mirror's folder name, the gits and the remote. */
@@ -75,8 +82,11 @@ export const openMirror = Effect.fnUntraced(function*(options: MirrorOptions) {
     // Thousands of small files: a smaller index, as the notes root's own repository has.
     yield* git(["config", "feature.manyFiles", "true"])
   }
-  const configured = (key: string) => options.git(dir, ["config", "--get", key]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
-  const hasIdentity = (yield* configured("user.name")) && (yield* configured("user.email"))
+  const identityKeys = yield* options.git(dir, ["config", "--name-only", "--get-regexp", "^user\\.(name|email)$"]).pipe(
+    Effect.map(({ stdout }) => new Set(stdout.split("\n").map((key) => key.trim()))),
+    Effect.orElseSucceed(() => new Set<string>())
+  )
+  const hasIdentity = identityKeys.has("user.name") && identityKeys.has("user.email")
   const mirror: Mirror = {
     dir,
     git: options.git,
@@ -135,7 +145,7 @@ export const startFrom = (mirror: Mirror, tip: string) =>
   Effect.andThen(run(mirror, ["reset", "-q", "--hard", tip]), run(mirror, ["update-ref", PulledRef, tip]))
 
 export const isAncestor = (mirror: Mirror, ancestor: string, of: string) =>
-  mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+  ancestor === of ? Effect.succeed(true) : mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
 /**
  * Commits the notes at `keys` as the work tree has them (written or
@@ -177,19 +187,19 @@ export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: str
     Effect.orElseSucceed((): string | undefined => undefined)
   )
   const changes = (from: string, to: string) =>
-    Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
+    from === to ? Effect.succeed([]) : Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
   // Related histories: only the notes either side changed since the merge base; unrelated ones: both whole trees.
   const sides = base === undefined
     ? { base: new Map<string, string>(), ours: yield* treeOf(mirror, head), theirs: yield* treeOf(mirror, tip) }
     : sidesOfChanges(yield* changes(base, head), yield* changes(base, tip))
   const plan: MergePlan = mergePlan(sides.base, sides.ours, sides.theirs, keepOurs)
   if (base === head) {
-    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
   } else {
-    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
     yield* withPaths(mirror, ["checkout", tip], plan.fromTheirs)
     yield* withPaths(mirror, ["rm", "-q"], plan.deleted)
-    yield* run(mirror, [...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
   }
   return plan
 })

@@ -4,7 +4,7 @@ import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../.
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
-import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
+import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeText } from "./copy.ts"
 import {
   aheadBehind,
   backUpDiverged,
@@ -111,6 +111,8 @@ const lockedRound = Effect.fnUntraced(function*(
 
   const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
   const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
+  // Each is rewritten (and synced to disk) only when the round changed it: most rounds change neither.
+  const saved = { base: JSON.stringify(Object.fromEntries(base)), seen: JSON.stringify(Object.fromEntries(seen)) }
   const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
   const count = copied.changed.length
   if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
@@ -163,8 +165,10 @@ const lockedRound = Effect.fnUntraced(function*(
       behind = 0
     } else pushFailure = pushed.failure
   }
-  yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
-  yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
+  const baseNow = JSON.stringify(Object.fromEntries(base))
+  const seenNow = JSON.stringify(Object.fromEntries(seen))
+  if (baseNow !== saved.base) yield* writeText(baseFile, baseNow).pipe(Effect.mapError(ioFailed))
+  if (seenNow !== saved.seen) yield* writeText(seenFile, seenNow).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
   return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
 })
