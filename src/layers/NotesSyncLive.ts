@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
-import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
+import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import type { GitRunner } from "../services/NotesHistory.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -181,7 +181,11 @@ export const layerWith = (options: SyncOptions) =>
             yield* tellOnce(`${key}\0diverged`, failureNotice(remote.shown, setting.branch, "diverged", "", result.diverged))
           } else {
             remote.diverged = undefined
-            remote.lastPull = { _tag: "Ok", atMs, detail: result.pulledNotes === 0 ? "up to date" : `${plural(result.pulledNotes, "note")} pulled` }
+            remote.lastPull = {
+              _tag: "Ok",
+              atMs,
+              detail: pullDetail({ pulled: result.pulledNotes, retired: result.retiredNotes, conflicts: result.conflicts.length })
+            }
             if (result.pushFailure !== undefined) {
               const outcome = failed(atMs, result.pushFailure, identity, remote)
               remote.lastPush = outcome
@@ -204,6 +208,7 @@ export const layerWith = (options: SyncOptions) =>
             branch: setting.branch,
             mode,
             pulled: result.pulledNotes,
+            retired: result.retiredNotes,
             pushed: result.pushedCommits ?? 0,
             conflicts: result.conflicts.length,
             diverged: result.diverged !== undefined

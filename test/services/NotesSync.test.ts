@@ -77,6 +77,8 @@ describe("NotesSync", () => {
       assert.strictEqual(readNote(b.root, `user/${copies[0]}`), "A's plan\n")
       const [state] = yield* b.states
       assert.deepStrictEqual(state?.conflicts.map(({ home, note, copy }) => ({ home, note, copy })), [{ home: "user", note: "plan.md", copy: copies[0]! }])
+      // The pull says what it did: it was not "up to date".
+      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "1 conflict kept beside its note")
       const notices = yield* b.notices
       assert.strictEqual(notices.length, 1)
       assert.include(notices[0]!, `@user/${copies[0]}`)
@@ -91,6 +93,35 @@ describe("NotesSync", () => {
       yield* a.pull
       assert.strictEqual(readNote(a.root, "user/plan.md"), "A's and B's plan\n")
       assert.deepStrictEqual(filesIn(a.root, "user"), ["plan.md"])
+    }))
+
+  it.effect("a note the other machine deleted is moved to this machine's wastebasket, never deleted, and the pull says so", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const remote = bareRemote(dir)
+      const homes = [{ homes: ["user", "agent"] as const, remote, branch: "notes" }]
+      const a = yield* machine(join(dir, "a"), homes)
+      const b = yield* machine(join(dir, "b"), homes)
+      writeNote(a.root, "user/old-plan.md", "the plan we dropped\n")
+      writeNote(a.root, "agents/pi/habits/tests.md", "test first\n")
+      writeNote(a.root, "user/keep.md", "kept\n")
+      yield* a.push
+      yield* b.pull
+
+      rmSync(join(b.root, "user", "old-plan.md"))
+      rmSync(join(b.root, "agents", "pi", "habits", "tests.md"))
+      yield* b.push
+      yield* a.pull
+
+      assert.deepStrictEqual(filesIn(a.root, "user"), ["keep.md"])
+      assert.isUndefined(readNote(a.root, "agents/pi/habits/tests.md"))
+      assert.strictEqual(readNote(a.root, "wastebasket/user/old-plan.md"), "the plan we dropped\n")
+      assert.strictEqual(readNote(a.root, "wastebasket/agents/pi/habits/tests.md"), "test first\n")
+      const [state] = yield* a.states
+      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "2 notes deleted there, moved to the wastebasket")
+      // The wastebasket is this machine's own: nothing of it is pushed, and the deletion stands on the remote.
+      yield* a.push
+      assert.deepStrictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim().split("\n"), ["user/keep.md"])
     }))
 
   it.effect("a remote force-pushed to an unrelated history: nothing merged or pushed, no local note lost, a backup ref, the divergence reported; the user's command merges both", () =>

@@ -13,7 +13,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       const dir = yield* tempRoot("pi-sync-copy-")
       const home = join(dir, "home")
       const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
       writeNote(home, "plan.md", "v0\n")
       writeNote(mirror, "user/plan.md", "v0\n")
       const base: Base = new Map([["user/plan.md", hashOf("v0\n")!]])
@@ -24,8 +24,8 @@ describe("notes sync: copying between a home and its mirror", () => {
       // The merge brings the remote's text into the mirror; meanwhile the model rewrites the note.
       writeNote(mirror, "user/plan.md", "theirs\n")
       writeNote(home, "plan.md", "mine\n")
-      const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen)
-      assert.strictEqual(written, 0)
+      const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen, 0)
+      assert.deepStrictEqual(written, { written: 0, retired: 0 })
       assert.strictEqual(readNote(home, "plan.md"), "mine\n")
       assert.strictEqual(base.get("user/plan.md"), hashOf("v0\n"))
 
@@ -34,12 +34,12 @@ describe("notes sync: copying between a home and its mirror", () => {
       assert.deepStrictEqual(next.conflicts.map(({ note, theirs }) => ({ key: note.key, theirs })), [{ key: "user/plan.md", theirs: "theirs\n" }])
     }).pipe(Effect.provide(nodeLayer)))
 
-  it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes", () =>
+  it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes to the wastebasket", () =>
     Effect.gen(function*() {
       const dir = yield* tempRoot("pi-sync-copy-")
       const home = join(dir, "home")
       const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
       writeNote(home, "plan.md", "v0\n")
       writeNote(home, "old.md", "retired there\n")
       writeNote(mirror, "user/plan.md", "v1 from there\n")
@@ -49,9 +49,12 @@ describe("notes sync: copying between a home and its mirror", () => {
       const head = new Map([["user/plan.md", hashOf("v1 from there\n")!], ["user/new/idea.md", hashOf("new there\n")!]])
       const copied = yield* copyIn(mirror, head, [tree], base, seen, 0)
       assert.deepStrictEqual(copied.back.map((item) => item.note.key).sort(), ["user/new/idea.md", "user/old.md", "user/plan.md"])
-      assert.strictEqual(yield* copyBack(mirror, copied.back, base, seen), 3)
+      assert.deepStrictEqual(yield* copyBack(mirror, copied.back, base, seen, Date.UTC(2026, 11, 1, 21, 15, 3)), { written: 2, retired: 1 })
       assert.strictEqual(readNote(home, "plan.md"), "v1 from there\n")
       assert.strictEqual(readNote(home, "new/idea.md"), "new there\n")
       assert.isUndefined(readNote(home, "old.md"))
+      // Never deleted outright: retired as notes_delete would, where the notes tools list and restore it.
+      assert.strictEqual(readNote(join(dir, "wastebasket"), "old.md"), "retired there\n")
+      assert.isFalse(base.has("user/old.md"))
     }).pipe(Effect.provide(nodeLayer)))
 })

@@ -5,6 +5,7 @@ import { isGitFolder } from "../../../domain/notes/address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
 import { type DiskOps, isNotFound, readTexts, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
+import { moveToWastebasket } from "../wastebasket.ts"
 
 /**
  * Copying notes between the homes and a mirror's work tree. What a note
@@ -204,15 +205,24 @@ export const copyIn = Effect.fnUntraced(function*(
 
 const CopyBackConcurrency = 8
 
+/** What a copy back did to the homes: notes written from the other side, and notes it deleted, moved to their home's wastebasket. */
+export interface CopiedBack {
+  readonly written: number
+  readonly retired: number
+}
+
 /**
- * Writes each note back from the mirror into its home (or deletes it) under
- * the note's lock, and only when the home's file still has the text it had
- * when it was copied in; the others wait for the next sync. How many were written.
+ * Writes each note back from the mirror into its home under the note's
+ * lock, and only when the home's file still has the text it had when it was
+ * copied in; the others wait for the next sync. A note the other side
+ * deleted is retired, never deleted: it goes to its home's wastebasket, where
+ * the notes tools list and restore it.
  */
-export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen) {
+export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen, atMs: number) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
   const { withNoteLocks } = makeNoteLocks(ops)
   let written = 0
+  let retired = 0
   // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
   yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
@@ -224,19 +234,24 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
       note.key,
       Effect.gen(function*() {
         if (hashOf(yield* readText(ops, file)) !== expected) return false
-        if (text === undefined) yield* ops.fs.remove(file).pipe(Effect.catchIf(isNotFound, () => Effect.void))
-        else yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+        if (text !== undefined) yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+        else if (expected !== undefined) {
+          const binned = ops.path.join(note.tree.wastebasket, ...note.relative.split("/"))
+          yield* ops.fs.makeDirectory(ops.path.dirname(binned), { recursive: true })
+          yield* moveToWastebasket(ops, file, binned, atMs)
+        }
         return true
       })
     )
     if (!wrote) return
-    written += 1
+    if (text === undefined) retired += 1
+    else written += 1
     seen.delete(note.key)
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)
   }), { concurrency: CopyBackConcurrency, discard: true })
-  return written
+  return { written, retired } satisfies CopiedBack
 })
 
 /** Writes the other side's text beside the note, under a name no file has yet; the copy's path in the home. */

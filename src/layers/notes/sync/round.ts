@@ -43,8 +43,10 @@ export interface WrittenConflict extends ConflictCopy {
 }
 
 export interface RoundResult {
-  /** Notes written (or deleted) in the homes from the remote's side. */
+  /** Notes written in the homes from the remote's side. */
   readonly pulledNotes: number
+  /** Notes the remote's side deleted, moved to their home's wastebasket. */
+  readonly retiredNotes: number
   /** Commits pushed; undefined when the round pushed nothing (a pull, or nothing to push). */
   readonly pushedCommits: number | undefined
   readonly pushFailure: SyncStepFailed | undefined
@@ -141,7 +143,7 @@ const lockedRound = Effect.fnUntraced(function*(
     queued.add(key)
     return [{ note, expected: expectedOf(key) }]
   })
-  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen).pipe(Effect.mapError(ioFailed))
+  const copiedBack = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen, atMs).pipe(Effect.mapError(ioFailed))
 
   const theirs: Array<{ readonly note: TreeNote; readonly theirs: string }> = [...copied.conflicts]
   for (const conflict of plan.conflicts) {
@@ -170,5 +172,5 @@ const lockedRound = Effect.fnUntraced(function*(
   if (baseNow !== saved.base) yield* writeText(baseFile, baseNow).pipe(Effect.mapError(ioFailed))
   if (seenNow !== saved.seen) yield* writeText(seenFile, seenNow).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
-  return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
+  return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
 })
