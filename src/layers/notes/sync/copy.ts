@@ -115,6 +115,25 @@ const statNotesUnder = (ops: DiskOps, dir: string): Effect.Effect<ReadonlyArray<
 const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
 const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
 
+/** Every note of each tree with its size and time, tree by tree, as one look at the homes. */
+export type HomesListing = ReadonlyArray<ReadonlyArray<StatedNote>>
+
+export const listHomes = (trees: ReadonlyArray<SyncTree>): Effect.Effect<HomesListing, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    return yield* Effect.forEach(trees, (tree) => statNotesUnder(ops, tree.dir))
+  })
+
+/** One hash of every listed note's path, size and time: equal fingerprints, homes unchanged (as far as a stat can tell). */
+export const fingerprintOf = (listing: HomesListing): string => {
+  const hash = createHash("sha1")
+  for (const notes of listing) {
+    for (const note of notes) hash.update(`${note.file}\0${note.stat === undefined ? "-" : `${note.stat.bytes}:${note.stat.updatedMs}`}\n`)
+    hash.update("\0")
+  }
+  return hash.digest("hex")
+}
+
 export interface CopiedIn {
   /** The keys whose file the mirror's work tree took from the homes (written or deleted). */
   readonly changed: ReadonlyArray<string>
@@ -129,7 +148,8 @@ export interface CopiedIn {
 /**
  * Copies every changed note of `trees` into the mirror's work tree (deletions
  * too), deciding note by note with `copyInAction` against `head` (the mirror's
- * tree, by key). Only notes whose size or time changed since `seen` are read.
+ * tree, by key), from `listing` (the homes are listed when not given). Only
+ * notes whose size or time changed since `seen` are read.
  */
 export const copyIn = Effect.fnUntraced(function*(
   mirrorDir: string,
@@ -137,19 +157,21 @@ export const copyIn = Effect.fnUntraced(function*(
   trees: ReadonlyArray<SyncTree>,
   base: Base,
   seen: Seen,
-  atMs: number
+  atMs: number,
+  listing?: HomesListing
 ) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+  const listed = listing ?? (yield* listHomes(trees))
   const changed: Array<string> = []
   const back: Array<CopyBack> = []
   const conflicts: Array<{ readonly note: TreeNote; readonly theirs: string }> = []
   const here = new Map<string, string | undefined>()
   const texts = new Map<string, string>()
-  for (const tree of trees) {
-    const listed = yield* statNotesUnder(ops, tree.dir)
-    const homeNotes = listed.map((note) => note.relative)
-    const files = listed.map((note) => note.file)
-    const stats = listed.map((note) => note.stat)
+  for (const [treeIndex, tree] of trees.entries()) {
+    const notes = listed[treeIndex] ?? []
+    const homeNotes = notes.map((note) => note.relative)
+    const files = notes.map((note) => note.file)
+    const stats = notes.map((note) => note.stat)
     const unread: Array<number> = []
     homeNotes.forEach((relative, index) => {
       const kind = stats[index]

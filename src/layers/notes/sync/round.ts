@@ -4,7 +4,7 @@ import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../.
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
-import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeText } from "./copy.ts"
+import { type Base, copyBack, type CopyBack, copyIn, fingerprintOf, type HomesListing, listHomes, readJson, type Seen, type TreeNote, writeConflictCopy, writeText } from "./copy.ts"
 import {
   aheadBehind,
   backUpDiverged,
@@ -55,6 +55,13 @@ export interface RoundResult {
   readonly diverged: string | undefined
   readonly ahead: number | undefined
   readonly behind: number | undefined
+  /** The homes as this round found them before it copied anything (`fingerprintOf`). */
+  readonly fingerprint: string
+}
+
+/** A push round that found the homes as the last settled round left them: nothing fetched, nothing pushed. */
+export interface RoundSkipped {
+  readonly _tag: "Unchanged"
 }
 
 const emptyPlan: MergePlan = { fromTheirs: [], deleted: [], conflicts: [] }
@@ -66,16 +73,21 @@ export const syncRound = (
   homes: ReadonlyArray<SyncableHome>,
   trees: ReadonlyArray<SyncTree>,
   mode: RoundMode,
-  atMs: number
-) =>
+  atMs: number,
+  settled: string | undefined
+): Effect.Effect<RoundResult | RoundSkipped, SyncStepFailed | MirrorBusy, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    const listing = yield* listHomes(trees).pipe(Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message })))
+    const fingerprint = fingerprintOf(listing)
+    // A push after a window that changed no synced note has nothing to send: the fetch is left to the next pull.
+    if (mode === "push" && settled === fingerprint) return { _tag: "Unchanged" } satisfies RoundSkipped
     const dir = ops.path.join(open.root, MirrorsFolder, open.name)
     // The lock's file sits beside the mirror, in the folder of mirrors.
     yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(
       Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message }))
     )
-    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs))
+    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs, listing, fingerprint))
     return yield* makeNoteLocks(ops).withNoteLocks([dir], "notes sync", round).pipe(
       Effect.catchTag("NoteLocked", () => Effect.fail(new MirrorBusy())),
       Effect.catchTag("PlatformError", (error) => Effect.fail(new SyncStepFailed({ kind: "other", detail: error.message })))
@@ -88,7 +100,9 @@ const lockedRound = Effect.fnUntraced(function*(
   homes: ReadonlyArray<SyncableHome>,
   trees: ReadonlyArray<SyncTree>,
   mode: RoundMode,
-  atMs: number
+  atMs: number,
+  listing: HomesListing,
+  fingerprint: string
 ) {
   const path = yield* Path.Path
   const fs = yield* FileSystem.FileSystem
@@ -115,7 +129,7 @@ const lockedRound = Effect.fnUntraced(function*(
   const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
   // Each is rewritten (and synced to disk) only when the round changed it: most rounds change neither.
   const saved = { base: JSON.stringify(Object.fromEntries(base)), seen: JSON.stringify(Object.fromEntries(seen)) }
-  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
+  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs, listing).pipe(Effect.mapError(ioFailed))
   const count = copied.changed.length
   if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
 
@@ -172,5 +186,5 @@ const lockedRound = Effect.fnUntraced(function*(
   if (baseNow !== saved.base) yield* writeText(baseFile, baseNow).pipe(Effect.mapError(ioFailed))
   if (seenNow !== saved.seen) yield* writeText(seenFile, seenNow).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
-  return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
+  return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind, fingerprint } satisfies RoundResult
 })
