@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { join } from "node:path"
 import { Effect } from "effect"
 import type { SyncTree } from "../../src/domain/notes/syncPlan.ts"
-import { type Base, copyBack, copyIn, hashOf, type Seen } from "../../src/layers/notes/sync/copy.ts"
+import { type Base, copyBack, copyIn, hashOf, type Seen, TrackedMap } from "../../src/layers/notes/sync/copy.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { tempRoot } from "../support/notesHistoryFixtures.ts"
 import { readNote, writeNote } from "../support/notesSyncFixtures.ts"
@@ -57,4 +57,18 @@ describe("notes sync: copying between a home and its mirror", () => {
       assert.strictEqual(readNote(join(dir, "wastebasket"), "old.md"), "retired there\n")
       assert.isFalse(base.has("user/old.md"))
     }).pipe(Effect.provide(nodeLayer)))
+
+  it("tells a round that changed what the mirror remembers from one that only set it again", () => {
+    const base = new TrackedMap([["user/plan.md", "aaa"]], (a, b) => a === b)
+    base.set("user/plan.md", "aaa")
+    base.delete("user/never.md")
+    assert.isFalse(base.changed)
+    base.set("user/plan.md", "bbb")
+    assert.isTrue(base.changed)
+    const seen = new TrackedMap([["user/plan.md", { stat: "3:1", blob: "aaa" }]], (a, b) => a.stat === b.stat && a.blob === b.blob)
+    seen.set("user/plan.md", { stat: "3:1", blob: "aaa" })
+    assert.isFalse(seen.changed)
+    seen.delete("user/plan.md")
+    assert.isTrue(seen.changed)
+  })
 })

@@ -28,6 +28,34 @@ export const hashOf = (text: string | undefined): string | undefined => {
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex")
 }
 
+/**
+ * A map loaded from the mirror's own file that tells whether a round changed
+ * it: thousands of entries, each set again by every round, written back only
+ * when one of them differs.
+ */
+export class TrackedMap<V> extends Map<string, V> {
+  changed = false
+  private readonly same: (a: V, b: V) => boolean
+
+  constructor(entries: Iterable<readonly [string, V]>, same: (a: V, b: V) => boolean) {
+    super()
+    this.same = same
+    for (const [key, value] of entries) super.set(key, value)
+  }
+
+  override set(key: string, value: V): this {
+    const known = super.get(key)
+    if (known === undefined || !this.same(known, value)) this.changed = true
+    return super.set(key, value)
+  }
+
+  override delete(key: string): boolean {
+    const had = super.delete(key)
+    if (had) this.changed = true
+    return had
+  }
+}
+
 /** A file written this close to being read may change again within its time stamp's resolution: it is read again next time. */
 const SettledMs = 2_000
 
@@ -298,10 +326,8 @@ export const readJson = <A>(file: string, empty: A) =>
     )
   )
 
-export const writeText = (file: string, text: string): Effect.Effect<void, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
+export const writeJson = (file: string, value: unknown): Effect.Effect<void, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-    yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+    yield* writeAtomically(ops, file, new TextEncoder().encode(JSON.stringify(value)))
   })
-
-export const writeJson = (file: string, value: unknown) => writeText(file, JSON.stringify(value))

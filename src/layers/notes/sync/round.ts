@@ -4,7 +4,7 @@ import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../.
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
 import { makeNoteLocks } from "../lock.ts"
-import { type Base, copyBack, type CopyBack, copyIn, fingerprintOf, type HomesListing, listHomes, readJson, type Seen, type TreeNote, writeConflictCopy, writeText } from "./copy.ts"
+import { copyBack, type CopyBack, copyIn, fingerprintOf, type HomesListing, listHomes, readJson, TrackedMap, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
 import {
   aheadBehind,
   backUpDiverged,
@@ -12,7 +12,6 @@ import {
   commitPaths,
   divergenceResolved,
   fetchRemote,
-  headOf,
   headTree,
   isAncestor,
   markPulled,
@@ -114,8 +113,9 @@ const lockedRound = Effect.fnUntraced(function*(
 
   if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
   yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
-  const tip = yield* fetchRemote(mirror)
+  const found = yield* fetchRemote(mirror)
   const refs = yield* refsOf(mirror)
+  const tip = found ? refs.remote : undefined
   let head = refs.head
   let pulled = refs.pulled
   if (head === undefined && tip !== undefined) {
@@ -125,10 +125,12 @@ const lockedRound = Effect.fnUntraced(function*(
   }
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
-  const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
-  const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
-  // Each is rewritten (and synced to disk) only when the round changed it: most rounds change neither.
-  const saved = { base: JSON.stringify(Object.fromEntries(base)), seen: JSON.stringify(Object.fromEntries(seen)) }
+  // Each is rewritten (and synced to disk) only when the round changed it.
+  const base = new TrackedMap(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})), (a, b) => a === b)
+  const seen = new TrackedMap(
+    Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})),
+    (a, b) => a.stat === b.stat && a.blob === b.blob
+  )
   const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs, listing).pipe(Effect.mapError(ioFailed))
   const count = copied.changed.length
   if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
@@ -136,10 +138,9 @@ const lockedRound = Effect.fnUntraced(function*(
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
   if (diverged === undefined && tip !== undefined && head !== undefined) {
-    if (!(yield* isAncestor(mirror, tip, head))) {
-      plan = yield* mergeRemote(mirror, head, tip, rewritten)
-      head = yield* headOf(mirror)
-    }
+    const merged = yield* mergeRemote(mirror, head, tip, rewritten)
+    plan = merged.plan
+    head = merged.head
     yield* markPulled(mirror, tip)
     if (rewritten) yield* divergenceResolved(mirror)
   }
@@ -181,10 +182,8 @@ const lockedRound = Effect.fnUntraced(function*(
       behind = 0
     } else pushFailure = pushed.failure
   }
-  const baseNow = JSON.stringify(Object.fromEntries(base))
-  const seenNow = JSON.stringify(Object.fromEntries(seen))
-  if (baseNow !== saved.base) yield* writeText(baseFile, baseNow).pipe(Effect.mapError(ioFailed))
-  if (seenNow !== saved.seen) yield* writeText(seenFile, seenNow).pipe(Effect.mapError(ioFailed))
+  if (base.changed) yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
+  if (seen.changed) yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
   return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind, fingerprint } satisfies RoundResult
 })
