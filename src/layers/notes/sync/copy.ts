@@ -56,6 +56,9 @@ export class TrackedMap<V> extends Map<string, V> {
   }
 }
 
+/** How many notes a copy writes at once, each a file of its own. */
+const FilesAtOnce = 8
+
 /** A file written this close to being read may change again within its time stamp's resolution: it is read again next time. */
 const SettledMs = 2_000
 
@@ -190,9 +193,8 @@ export const copyIn = Effect.fnUntraced(function*(
 ) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
   const listed = listing ?? (yield* listHomes(trees))
-  const changed: Array<string> = []
   const back: Array<CopyBack> = []
-  const conflicts: Array<{ readonly note: TreeNote; readonly theirs: string }> = []
+  const toMirror: Array<{ readonly note: TreeNote; readonly conflict: boolean; readonly present: boolean }> = []
   const here = new Map<string, string | undefined>()
   const texts = new Map<string, string>()
   for (const [treeIndex, tree] of trees.entries()) {
@@ -224,36 +226,42 @@ export const copyIn = Effect.fnUntraced(function*(
     })
     const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
     for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
-      const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
       if (!here.has(key)) here.set(key, undefined)
       const hereBlob = here.get(key)
       const action = copyInAction(hereBlob, head.get(key), base.get(key))
-      if (action === "ToHome") {
-        back.push({ note, expected: hereBlob })
-        continue
-      }
       if (action !== "Same") {
-        const target = mirrorFile(ops, mirrorDir, note)
-        if (action === "Conflict") {
-          const theirs = yield* readText(ops, target)
-          if (theirs !== undefined) conflicts.push({ note, theirs })
+        const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
+        if (action === "ToHome") {
+          back.push({ note, expected: hereBlob })
+          continue
         }
-        const text = hereBlob === undefined ? undefined : texts.get(key) ?? (yield* readText(ops, homeFile(ops, note)))
-        if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
-        else {
-          yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
-          yield* ops.fs.writeFileString(target, text)
-        }
-        changed.push(key)
+        toMirror.push({ note, conflict: action === "Conflict", present: hereBlob !== undefined })
       }
       if (hereBlob === undefined) base.delete(key)
       else base.set(key, hereBlob)
     }
   }
+  // A few notes at once: each is its own file in the mirror.
+  const theirs = yield* Effect.forEach(toMirror, ({ note, conflict, present }) =>
+    Effect.gen(function*() {
+      const target = mirrorFile(ops, mirrorDir, note)
+      const mirrorText = conflict ? yield* readText(ops, target) : undefined
+      const text = present ? texts.get(note.key) ?? (yield* readText(ops, homeFile(ops, note))) : undefined
+      if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
+      else {
+        yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
+        yield* ops.fs.writeFileString(target, text)
+      }
+      return mirrorText
+    }), { concurrency: FilesAtOnce })
+  const changed = toMirror.map(({ note }) => note.key)
+  const conflicts = toMirror.flatMap(({ note }, index) => {
+    const text = theirs[index]
+    return text === undefined ? [] : [{ note, theirs: text }]
+  })
   return { changed, back, conflicts, here } satisfies CopiedIn
 })
 
-const CopyBackConcurrency = 8
 
 /** What a copy back did to the homes: notes written from the other side, and notes it deleted, moved to their home's wastebasket. */
 export interface CopiedBack {
@@ -300,7 +308,7 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)
-  }), { concurrency: CopyBackConcurrency, discard: true })
+  }), { concurrency: FilesAtOnce, discard: true })
   return { written, retired } satisfies CopiedBack
 })
 

@@ -125,23 +125,29 @@ const lockedRound = Effect.fnUntraced(function*(
   }
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
-  // Each is rewritten (and synced to disk) only when the round changed it.
-  const base = new TrackedMap(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})), (a, b) => a === b)
-  const seen = new TrackedMap(
-    Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})),
-    (a, b) => a.stat === b.stat && a.blob === b.blob
-  )
-  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs, listing).pipe(Effect.mapError(ioFailed))
+  // HEAD's tree is listed while the two files are read. Each file is rewritten (and synced to disk) only when the round changed it.
+  const [baseEntries, seenEntries, headFiles] = yield* Effect.all([
+    readJson<Record<string, string>>(baseFile, {}),
+    readJson<Record<string, { stat: string; blob: string }>>(seenFile, {}),
+    headTree(mirror, head)
+  ], { concurrency: "unbounded" })
+  const base = new TrackedMap(Object.entries(baseEntries), (a, b) => a === b)
+  const seen = new TrackedMap(Object.entries(seenEntries), (a, b) => a.stat === b.stat && a.blob === b.blob)
+  const copied = yield* copyIn(mirror.dir, headFiles, trees, base, seen, atMs, listing).pipe(Effect.mapError(ioFailed))
+  // HEAD was the remote's tip before this machine's changes were committed on it: the tip needs no merge.
+  const onTip = tip !== undefined && head === tip
   const count = copied.changed.length
   if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
   if (diverged === undefined && tip !== undefined && head !== undefined) {
-    const merged = yield* mergeRemote(mirror, head, tip, rewritten)
-    plan = merged.plan
-    head = merged.head
-    yield* markPulled(mirror, tip)
+    if (!onTip) {
+      const merged = yield* mergeRemote(mirror, head, tip, rewritten)
+      plan = merged.plan
+      head = merged.head
+    }
+    if (pulled !== tip) yield* markPulled(mirror, tip)
     if (rewritten) yield* divergenceResolved(mirror)
   }
 
@@ -173,7 +179,11 @@ const lockedRound = Effect.fnUntraced(function*(
 
   let pushedCommits: number | undefined
   let pushFailure: SyncStepFailed | undefined
-  let { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, tip) : { ahead: undefined, behind: undefined }
+  let { ahead, behind } = diverged !== undefined
+    ? { ahead: undefined, behind: undefined }
+    : onTip
+    ? { ahead: count > 0 ? 1 : 0, behind: 0 }
+    : yield* aheadBehind(mirror, head, tip)
   if (mode !== "pull" && diverged === undefined && head !== undefined && head !== tip) {
     const pushed = yield* Effect.result(pushHead(mirror, head))
     if (pushed._tag === "Success") {
