@@ -120,7 +120,7 @@ describe("NotesSync", () => {
       assert.strictEqual(readNote(a.root, "wastebasket/user/old-plan.md"), "the plan we dropped\n")
       assert.strictEqual(readNote(a.root, "wastebasket/agents/pi/habits/tests.md"), "test first\n")
       const [state] = yield* a.states
-      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "2 notes deleted there, moved to the wastebasket")
+      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "2 notes deleted elsewhere, moved to the wastebasket")
       // The wastebasket is this machine's own: nothing of it is pushed, and the deletion stands on the remote.
       yield* a.push
       assert.deepStrictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim().split("\n"), ["user/keep.md"])

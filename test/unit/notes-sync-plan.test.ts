@@ -102,6 +102,6 @@ describe("notes sync decisions", () => {
     assert.strictEqual(pullDetail({ pulled: 0, retired: 0, conflicts: 0 }), "up to date")
     assert.strictEqual(pullDetail({ pulled: 2, retired: 0, conflicts: 1 }), "2 notes pulled, 1 conflict kept beside its note")
     assert.strictEqual(pullDetail({ pulled: 0, retired: 0, conflicts: 2 }), "2 conflicts kept beside their notes")
-    assert.strictEqual(pullDetail({ pulled: 1, retired: 1, conflicts: 0 }), "1 note pulled, 1 note deleted there, moved to the wastebasket")
+    assert.strictEqual(pullDetail({ pulled: 1, retired: 1, conflicts: 0 }), "1 note pulled, 1 note deleted elsewhere, moved to the wastebasket")
   })
 })

@@ -150,7 +150,7 @@ const counted = (count: number, one: string, many: string) => `${count} ${count 
 export const pullDetail = (done: { readonly pulled: number; readonly retired: number; readonly conflicts: number }): string => {
   const parts = [
     ...(done.pulled === 0 ? [] : [`${counted(done.pulled, "note", "notes")} pulled`]),
-    ...(done.retired === 0 ? [] : [`${counted(done.retired, "note", "notes")} deleted there, moved to the wastebasket`]),
+    ...(done.retired === 0 ? [] : [`${counted(done.retired, "note", "notes")} deleted elsewhere, moved to the wastebasket`]),
     ...(done.conflicts === 0 ? [] : [`${counted(done.conflicts, "conflict kept beside its note", "conflicts kept beside their notes")}`])
   ]
   return parts.length === 0 ? "up to date" : parts.join(", ")
