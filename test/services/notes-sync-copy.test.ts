@@ -56,6 +56,9 @@ describe("notes sync: copying between a home and its mirror", () => {
       // Never deleted outright: retired as notes_delete would, where the notes tools list and restore it.
       assert.strictEqual(readNote(join(dir, "wastebasket"), "old.md"), "retired there\n")
       assert.isFalse(base.has("user/old.md"))
+      // A note deleted there that this machine never had: nothing to retire, and nothing counted.
+      const ghost = { key: "user/ghost.md", tree, relative: "ghost.md" }
+      assert.deepStrictEqual(yield* copyBack(mirror, [{ note: ghost, expected: undefined }], base, seen, 0), { written: 0, retired: 0 })
     }).pipe(Effect.provide(nodeLayer)))
 
   it("tells a round that changed what the mirror remembers from one that only set it again", () => {

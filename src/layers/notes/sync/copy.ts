@@ -302,8 +302,8 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
       })
     )
     if (!wrote) return
-    if (text === undefined) retired += 1
-    else written += 1
+    if (text !== undefined) written += 1
+    else if (expected !== undefined) retired += 1
     seen.delete(note.key)
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
