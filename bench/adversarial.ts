@@ -5,7 +5,7 @@
  * hold. Every call goes through the real tool handlers and the layers the
  * runtime serves them (src/runtime.ts): the live NotesStore (temp notes root,
  * 2,000 notes plus hostile ones), History (the project's fake Pi session,
- * with huge events), Window and NotesHistory (no repository in the temp
+ * with huge events), Window and NotesVersions (no repository in the temp
  * root, so history_windows reads none), inside the same time budget the
  * runtime gives a tool call.
  * Each input runs `Runs` times after one untimed warm-up call per tool
@@ -34,13 +34,13 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { ToolName, ToolResultByteLimit } from "../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
-import * as NotesHistoryLive from "../src/layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "../src/layers/NotesVersionsLive.ts"
 import * as NotesHomesLive from "../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../src/layers/NotesStoreLive.ts"
 import * as WindowLive from "../src/layers/WindowLive.ts"
-import { historyToolHandlers } from "../src/tools/history.ts"
-import { notesToolHandlers } from "../src/tools/notes.ts"
-import { withTimeBudget } from "../src/tools/timeBudget.ts"
+import { historyToolHandlers } from "../src/tools/historyHandlers.ts"
+import { notesToolHandlers } from "../src/tools/notesHandlers.ts"
+import { withTimeLimit } from "../src/tools/timeLimit.ts"
 import { makeFakeSession } from "../test/support/FakePiSession.ts"
 import { runGitCases } from "./support/adversarialGit.ts"
 
@@ -132,12 +132,12 @@ for (let turn = 0; turn < 5_000; turn++) {
 
 // The runtime's own layers for what the history and notes tools need; each brings its dependencies.
 const runtime = ManagedRuntime.make(
-  Layer.mergeAll(HistoryLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, WindowLive.layer, NotesHistoryLive.layer, session.layer)
+  Layer.mergeAll(HistoryLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, WindowLive.layer, NotesVersionsLive.layer, session.layer)
 )
 
 const handlers: Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, any>> = { ...notesToolHandlers, ...historyToolHandlers }
 const call = (tool: string, params: unknown): Promise<ToolOutcome> =>
-  runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))
+  runtime.runPromise(withTimeLimit(tool)(handlers[tool]!(params)))
 
 // Untimed warm-up: the history index is built on the first call (bench/history.ts measures that), the notes cache too.
 await call(ToolName.historyWindows, {})

@@ -19,8 +19,8 @@ import type { ToolOutcome } from "../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../src/layers/HistoryLive.ts"
 import * as WindowLive from "../src/layers/WindowLive.ts"
 import { PiSession } from "../src/services/PiSession.ts"
-import { historyToolHandlers } from "../src/tools/history.ts"
-import { noNotesHistory } from "../test/support/notesHistoryFixtures.ts"
+import { historyToolHandlers } from "../src/tools/historyHandlers.ts"
+import { noNotesVersions } from "../test/support/notesVersionsFixtures.ts"
 
 const ENTRIES = 100_000
 const MARKER_EVERY = 5_000
@@ -116,7 +116,7 @@ const session = Layer.mock(PiSession)({
 })
 // history_windows reads the Window room beside the History index, and each window's committed note
 // changes from the notes history: none here, so the first call times the index and the windows' facts.
-const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory, session))
+const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions, session))
 
 const timed = (effect: Effect.Effect<ToolOutcome, never, any>): { readonly ms: number; readonly outcome: ToolOutcome } => {
   const start = performance.now()

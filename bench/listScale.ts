@@ -14,10 +14,10 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
-import { scanBudgetOf } from "../src/domain/scanBudget.ts"
+import { scanDeadlineOf } from "../src/domain/scanDeadline.ts"
 import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
 import { NotesStore } from "../src/services/NotesStore.ts"
-import { CurrentScanBudget } from "../src/services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../src/services/ScanDeadline.ts"
 
 const Homes = ["session", "project", "user", "agent"] as const
 const PerHome = 5_000
@@ -34,7 +34,7 @@ for (const home of Homes) {
 
 const runtime = ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
 const budgeted = <A, E>(effect: Effect.Effect<A, E, NotesStore>) =>
-  effect.pipe(Effect.provideService(CurrentScanBudget, () => scanBudgetOf(100, () => performance.now())))
+  effect.pipe(Effect.provideService(CurrentScanDeadline, () => scanDeadlineOf(100, () => performance.now())))
 
 const listAll = async () => {
   let pages = 0

@@ -12,7 +12,7 @@ import * as EnabledLive from "./layers/EnabledLive.ts"
 import * as GuardsLive from "./layers/GuardsLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
-import * as NotesHistoryLive from "./layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "./layers/NotesVersionsLive.ts"
 import * as NotesHomesLive from "./layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as NotesSyncLive from "./layers/NotesSyncLive.ts"
@@ -29,23 +29,23 @@ import {
   type ReplyFacts
 } from "./services/Lifecycle.ts"
 import { Guards, type GuardVerdict } from "./services/Guards.ts"
-import { NotesHistory } from "./services/NotesHistory.ts"
+import { NotesVersions } from "./services/NotesVersions.ts"
 import { NotesSync } from "./services/NotesSync.ts"
 import { PiSession } from "./services/PiSession.ts"
 import { TidyModel, type TidyPass } from "./services/TidyModel.ts"
 import { Trace } from "./services/Trace.ts"
 import { Window } from "./services/Window.ts"
-import { budgetToolHandlers } from "./tools/budget.ts"
-import { historyToolHandlers } from "./tools/history.ts"
-import { lifecycleToolHandlers } from "./tools/lifecycle.ts"
-import { notesToolHandlers } from "./tools/notes.ts"
-import { withTimeBudget } from "./tools/timeBudget.ts"
+import { budgetToolHandlers } from "./tools/budgetHandlers.ts"
+import { historyToolHandlers } from "./tools/historyHandlers.ts"
+import { lifecycleToolHandlers } from "./tools/lifecycleHandlers.ts"
+import { notesToolHandlers } from "./tools/notesHandlers.ts"
+import { withTimeLimit } from "./tools/timeLimit.ts"
 
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
   readonly policy?: PolicySettings | (() => PolicySettings)
   /** The notes history's layer (tests inject a failing git); the system git by default. */
-  readonly notesHistory?: typeof NotesHistoryLive.layer
+  readonly notesVersions?: typeof NotesVersionsLive.layer
   /** The notes sync's layer (tests give it a short budget); the system git by default. */
   readonly notesSync?: typeof NotesSyncLive.layer
 }
@@ -75,7 +75,7 @@ export const appLayer = (options: HostOptions = {}) =>
     WindowLive.layer,
     Platform.layer
   ).pipe(
-    Layer.provideMerge(options.notesHistory ?? NotesHistoryLive.layer),
+    Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
     // The history hands each landed commit to the sync, which it finds when it is built.
     Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
     Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
@@ -125,7 +125,7 @@ export interface HostPort<Ctx> {
  * values from it. A hook never throws: a failure is traced, reported once per
  * hook, and answered with the hook's neutral result.
  */
-export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
+export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) => {
   const runtime = ManagedRuntime.make(appLayer(options))
   const failedHooks = new Set<string>()
   /** A trace line from outside any effect (the PiSession port's fault reports). */
@@ -152,7 +152,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
           Effect.gen(function*() {
             const failure = yield* (yield* Trace).takeFailure
             if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
-            const historyNotice = yield* (yield* NotesHistory).takeNotice
+            const historyNotice = yield* (yield* NotesVersions).takeNotice
             if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
             const syncNotice = yield* (yield* NotesSync).takeNotice
             if (Option.isSome(syncNotice)) yield* (yield* PiSession).notify(syncNotice.value, "warning")
@@ -209,9 +209,11 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
         ctx,
         "session_start",
         // The boot is built from the notes here; the pull, forked after it, reaches the next window's boot.
-        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => reportNotesWritability), Effect.tap(() => NotesSync.use((sync) => sync.started))),
+        Lifecycle.use((l) => l.sessionStarted(reason)).pipe(Effect.tap(() => NotesSync.use((sync) => sync.started))),
         unsureNeeds
       ),
+    /** One notice when notes cannot be written: told after start-up, which the first request waits for, and apart from it. */
+    notesWritability: (ctx: Ctx) => run(ctx, "notes writability", reportNotesWritability, undefined),
     sessionTree: (ctx: Ctx) =>
       run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
@@ -242,7 +244,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       return run(
         ctx,
         name,
-        Effect.map(Effect.zip(withTimeBudget(name)(handler(params)), needs), ([outcome, needs]) => ({ outcome, needs })),
+        Effect.map(Effect.zip(withTimeLimit(name)(handler(params)), needs), ([outcome, needs]) => ({ outcome, needs })),
         { outcome: failed("io_error", `${name} failed unexpectedly; see the pi-context trace log.`), needs: lifecycleTools.has(name) ? unsureNeeds : undefined }
       )
     },
@@ -257,7 +259,7 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
           yield* (yield* Window).sessionEnding
-          yield* (yield* NotesHistory).awaitCommits(ShutdownCommitWaitMs)
+          yield* (yield* NotesVersions).awaitCommits(ShutdownCommitWaitMs)
           yield* (yield* NotesSync).shutdown(ShutdownSyncWaitMs)
         }), undefined)
       }
@@ -266,4 +268,4 @@ export const makeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions = {}) =>
   }
 }
 
-export type Host<Ctx> = ReturnType<typeof makeHost<Ctx>>
+export type RuntimeHost<Ctx> = ReturnType<typeof makeRuntimeHost<Ctx>>

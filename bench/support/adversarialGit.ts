@@ -19,21 +19,21 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { shortSessionId } from "../../src/domain/notes/history.ts"
+import { shortSessionId } from "../../src/domain/notes/versions.ts"
 import { ToolName } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
-import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import * as Platform from "../../src/layers/platform.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
-import { withTimeBudget } from "../../src/tools/timeBudget.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
+import { withTimeLimit } from "../../src/tools/timeLimit.ts"
 import { type FakeSession, makeFakeSession } from "../../test/support/FakePiSession.ts"
 
 export interface GitRow {
@@ -87,11 +87,11 @@ const world = (root: string, sessionId: string, windows: number) => {
   }
   // The trace's events go nowhere: the bench prints only its table.
   const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), WindowLive.layer, Platform.layer)
-  const history = NotesHistoryLive.layerWith(systemGit).pipe(Layer.provide(quiet))
+  const history = NotesVersionsLive.layerWith(systemGit).pipe(Layer.provide(quiet))
   const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, history, quiet, session.layer))
-  const call = (tool: string, params: unknown) => runtime.runPromise(withTimeBudget(tool)(handlers[tool]!(params)))
-  const onSession = <A>(use: (history: NotesHistory["Service"]) => Effect.Effect<A, never, any>) =>
-    runtime.runPromise(Effect.provide(NotesHistory.use(use), session.layer))
+  const call = (tool: string, params: unknown) => runtime.runPromise(withTimeLimit(tool)(handlers[tool]!(params)))
+  const onSession = <A>(use: (history: NotesVersions["Service"]) => Effect.Effect<A, never, any>) =>
+    runtime.runPromise(Effect.provide(NotesVersions.use(use), session.layer))
   return { session, runtime, call, onSession }
 }
 

@@ -23,7 +23,7 @@ import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identit
 import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
 import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 
@@ -90,7 +90,7 @@ export const benchNotesSync = async (
     const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
     if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
-    await runtime.runPromise(Effect.andThen(NotesHistory.use((history) => history.flush), NotesSync.use((sync) => sync.flush)))
+    await runtime.runPromise(Effect.andThen(NotesVersions.use((history) => history.flush), NotesSync.use((sync) => sync.flush)))
     return elapsed
   }
   try {

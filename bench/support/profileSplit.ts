@@ -101,7 +101,7 @@ const originalFile = (path: string, line: number, column: number): string | unde
 const startupRooms: ReadonlyArray<readonly [RegExp, string]> = [
   [/ThresholdsLive|[sS]ettings/, "start-up: settings"],
   [/BootsLive|domain\/boot/, "start-up: root boot"],
-  [/NotesHistoryLive|notes\/git|notes\/repo/, "start-up: git (notes history)"],
+  [/NotesVersionsLive|notes\/git|notes\/repo/, "start-up: git (notes history)"],
   [/NotesStoreLive|layers\/notes\/|domain\/notes\//, "start-up: notes snapshot"],
   [/toolCollisions/, "start-up: tool-collision check"],
   [/HistoryLive|domain\/history\//, "start-up: history index"],
@@ -151,7 +151,7 @@ const bucketOf = (stack: ReadonlyArray<CallFrame>, ownRoot: string): string => {
       continue
     }
     if (file !== undefined) {
-      if (frame.functionName === "makeHost") return "building the runtime"
+      if (frame.functionName === "makeRuntimeHost") return "building the runtime"
       for (const [pattern, name] of startupRooms) if (pattern.test(file)) return name
       if (file.startsWith("dist/")) return "pi-context (bundle, no source map)"
       if (sawEffect) return "Effect runtime (running pi-context's effects)"

@@ -1,5 +1,5 @@
 import { Type } from "typebox"
-import { listLimit, readLimit, searchLimit } from "../domain/history/limits.ts"
+import { listLimit, readLimit, searchLimit } from "../domain/history/historyLimits.ts"
 import { ToolName } from "../domain/protocol.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 

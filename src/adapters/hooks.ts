@@ -145,8 +145,26 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
     }
   }
 
+  /**
+   * The notes writability check, once per start: its file checks (several
+   * per home) would hold up the first request, so no hook waits for it, and
+   * a run that was waiting on start-up goes first (the check follows when it
+   * settles).
+   */
+  let notesCheckDue = false
+  let runUnderWay = false
+  const checkNotesIfDue = (ctx: ExtensionContext): void => {
+    if (!notesCheckDue) return
+    notesCheckDue = false
+    void withHost(ctx, (host) => host.notesWritability(ctx), undefined).catch(() => undefined)
+  }
+
   pi.on("session_start", (event, ctx) => {
     started = withHost(ctx, async (host) => apply(await host.sessionStart(event.reason, ctx)), undefined).catch(() => undefined)
+    notesCheckDue = true
+    void started.then(() => {
+      if (!runUnderWay) checkNotesIfDue(ctx)
+    })
   })
   // In the TUI a prompt waits for start-up (root boot, repair) before Pi appends it, while the
   // session is still idle, so those entries land before the prompt, never after it. Pi has no run
@@ -167,6 +185,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   // at its request.
   let abortFirstRequest = false
   pi.on("before_agent_start", async (_event, ctx) => {
+    runUnderWay = true
     if (await escapeWhile(ctx, withHost(ctx, async () => undefined, undefined), false)) abortFirstRequest = true
     return undefined
   })
@@ -195,7 +214,9 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   })
   pi.on("agent_settled", async (event, ctx) => {
     abortFirstRequest = false
-    return withHost(ctx, async (host) => apply(await host.settled(event.aborted, ctx)), undefined)
+    runUnderWay = false
+    await withHost(ctx, async (host) => apply(await host.settled(event.aborted, ctx)), undefined)
+    checkNotesIfDue(ctx)
   })
   pi.on("session_before_compact", async (event, ctx) =>
     withHost(ctx, async (host) => ((await host.compactionGuard(event.reason, ctx)) === "Block" ? { cancel: true } : undefined), undefined))

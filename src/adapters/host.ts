@@ -2,7 +2,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core"
 import type { ExtensionAPI, ExtensionContext, TurnEndEvent } from "@earendil-works/pi-coding-agent"
 import { Effect } from "effect"
 import * as PiSessionLive from "../layers/PiSessionLive.ts"
-import { type HostOptions, makeHost } from "../runtime.ts"
+import { type HostOptions, makeRuntimeHost } from "../runtime.ts"
 import { notesToolSpecs } from "./notesTools.ts"
 import { replyFacts, turnFacts } from "./turnFacts.ts"
 
@@ -29,7 +29,7 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     ))
   }
 
-  const host = makeHost<ExtensionContext>({
+  const host = makeRuntimeHost<ExtensionContext>({
     session: (ctx, trace) => PiSessionLive.make(pi, ctx, faultReporter(ctx, trace)),
     tidySession: async (ctx, request) => {
       const { runTidySession } = await import("./tidySession.ts")

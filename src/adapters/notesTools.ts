@@ -1,5 +1,5 @@
 import { Type } from "typebox"
-import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
+import { listLimit, readLimit, searchLimit } from "../domain/notes/notesLimits.ts"
 import { NotesUpdateMaxEdits, ToolName } from "../domain/protocol.ts"
 import type { ToolSpec } from "./toolSpec.ts"
 

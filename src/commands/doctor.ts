@@ -5,7 +5,7 @@ import { syncDoctorLine } from "../domain/notes/syncView.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { textReport } from "../domain/report.ts"
 import { renderNotice } from "../domain/thresholds.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -47,7 +47,7 @@ export const doctorReport = Effect.gen(function*() {
     )
   }
 
-  const history = yield* (yield* NotesHistory).describe
+  const history = yield* (yield* NotesVersions).describe
   lines.push(check(history.ok, history.text), ...(yield* notesLintLines))
 
   const policy = yield* thresholds.policy

@@ -1,9 +1,9 @@
 import type { Subcommand } from "./Subcommand.ts"
 import { doctor } from "./doctor.ts"
 import { off, on } from "./enable.ts"
-import { notes } from "./notes.ts"
+import { notes } from "./notesCommand.ts"
 import { status } from "./status.ts"
-import { tidy } from "./tidy.ts"
+import { tidy } from "./tidyCommand.ts"
 import { trace } from "./trace.ts"
 import { windows } from "./windows.ts"
 

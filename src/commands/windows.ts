@@ -1,7 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { BarScale } from "../domain/window/view.ts"
 import { withNoteChanges } from "../domain/notes/windowNotes.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Window } from "../services/Window.ts"
@@ -18,7 +18,7 @@ export const ViewCommitWaitMs = 5_000
 export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
   Effect.gen(function*() {
     const windows = yield* (yield* Window).windows
-    return withNoteChanges(windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs }))
+    return withNoteChanges(windows, yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs }))
   })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */

@@ -1,4 +1,4 @@
-import { checkDigestTokens, DigestTokenRange } from "./digestBudget.ts"
+import { checkDigestTokens, DigestTokenRange } from "./digestTokens.ts"
 import { compileGlob, hasGlobSyntax } from "./glob.ts"
 import { type LineDerivations, type Lines, orderLines, Runway } from "./lines.ts"
 import { parseSyncSettings, type SyncSource } from "./notes/syncSettings.ts"

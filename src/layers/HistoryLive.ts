@@ -1,14 +1,15 @@
 import { Effect, Layer, Ref, Result, Semaphore } from "effect"
 import { type ListQuery, listPage } from "../domain/history/listing.ts"
-import { type ReadQuery, readPage } from "../domain/history/read.ts"
+import { type ReadQuery, readPage } from "../domain/history/readPage.ts"
 import { windowSummaries } from "../domain/history/render.ts"
 import type { HistoryIssue } from "../domain/history/issues.ts"
-import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/search.ts"
+import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/eventSearch.ts"
+import { engineFor } from "./regexEngine.ts"
 import { eventCount, type SessionIndex } from "../domain/history/sessionIndex.ts"
 import { catchUp } from "../domain/history/sync.ts"
 import { History } from "../services/History.ts"
 import { PiSession } from "../services/PiSession.ts"
-import { CurrentScanBudget } from "../services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../services/ScanDeadline.ts"
 import { Window } from "../services/Window.ts"
 import * as WindowLive from "./WindowLive.ts"
 
@@ -60,8 +61,9 @@ export const layerWithoutDependencies = Layer.effect(
     })
 
     const search = Effect.fn("History.search")(function*(query: SearchQuery) {
-      const startScan = yield* CurrentScanBudget
-      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, defaultScanBound, startScan())))
+      const startScan = yield* CurrentScanDeadline
+      const engine = yield* engineFor(query.regex)
+      return yield* fromResult(yield* withIndex((index) => searchPage(index, query, engine, defaultScanBound, startScan())))
     })
 
     const read = Effect.fn("History.read")(function*(query: ReadQuery) {

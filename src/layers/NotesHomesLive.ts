@@ -22,8 +22,20 @@ import * as NotesStoreLive from "./NotesStoreLive.ts"
  */
 const optionalEnv = (name: string) => Effect.sync(() => Option.fromNullishOr(process.env[name]).pipe(Option.filter((value) => value.length > 0)))
 
+/** The store's answers about the project of a cwd. */
+type ProjectOf = Pick<NotesStore["Service"], "projectKey" | "projectRoot">
+
+/** `compute` of each cwd, worked out once: a checkout does not move under a running session. */
+const oncePerCwd = <A>(compute: (cwd: string) => Effect.Effect<A>) => {
+  const known = new Map<string, A>()
+  return (cwd: string): Effect.Effect<A> =>
+    Effect.suspend(() =>
+      known.has(cwd) ? Effect.succeed(known.get(cwd)!) : Effect.tap(compute(cwd), (value) => Effect.sync(() => void known.set(cwd, value)))
+    )
+}
+
 /** The identity as the session is now, for a session on model `modelId`. */
-const resolveIdentity = Effect.fn("NotesHomes.resolve")(function*(store: NotesStore["Service"], modelId: string | undefined) {
+const resolveIdentity = Effect.fn("NotesHomes.resolve")(function*(project: ProjectOf, modelId: string | undefined) {
   const session = yield* PiSession
   const settings = yield* session.settings
   const root = resolveNotesRoot({
@@ -38,10 +50,10 @@ const resolveIdentity = Effect.fn("NotesHomes.resolve")(function*(store: NotesSt
   const identity: NotesIdentity = {
     root,
     sessionId: session.sessionId,
-    projectKey: yield* store.projectKey(session.cwd),
+    projectKey: yield* project.projectKey(session.cwd),
     agentName: agentSlug(piContextSetting(settings, "agentName")),
     modelSlug: modelSlug(modelId),
-    ...(inProject ? { projectDir: resolve(yield* store.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
+    ...(inProject ? { projectDir: resolve(yield* project.projectRoot(session.cwd), ...InProjectNotesFolder) } : {})
   }
   return identity
 })
@@ -59,6 +71,7 @@ export const layerWithoutDependencies = Layer.effect(
   Effect.gen(function*() {
     const store = yield* NotesStore
     const resolved = yield* SynchronizedRef.make(Option.none<Resolved>())
+    const project: ProjectOf = { projectKey: oncePerCwd(store.projectKey), projectRoot: oncePerCwd(store.projectRoot) }
 
     // One at a time: two hooks asking at once must not both work it out.
     const identity = Effect.gen(function*() {
@@ -69,7 +82,7 @@ export const layerWithoutDependencies = Layer.effect(
           Option.isSome(known) && known.value.sessionId === session.sessionId && known.value.cwd === session.cwd && known.value.modelId === modelId
         ) return Effect.succeed([known.value.identity, known] as const)
         return Effect.map(
-          resolveIdentity(store, modelId),
+          resolveIdentity(project, modelId),
           (fresh) => [fresh, Option.some({ sessionId: session.sessionId, cwd: session.cwd, modelId, identity: fresh })] as const
         )
       })

@@ -16,18 +16,18 @@ import {
   NoteTooLarge,
   type PageRequest
 } from "../services/NotesStore.ts"
-import { CurrentScanBudget } from "../services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../services/ScanDeadline.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./notes/disk.ts"
 import { makeHomeCache } from "./notes/homeCache.ts"
 import { makeLocator, misplacedError, type Located } from "./notes/locate.ts"
-import { makeNoteLocks } from "./notes/lock.ts"
+import { makeNoteLocks } from "./notes/noteLockFile.ts"
 import { withTitles } from "./notes/pocket.ts"
 import { placeUnder } from "./notes/contain.ts"
 import { findProjectRoot } from "./notes/project.ts"
 import { readAllNotes, saveTidyReport } from "./notes/maintenance.ts"
-import { readLargeFrontmatter, readLargePage } from "./notes/read.ts"
-import { searchNotes } from "./notes/search.ts"
-import { withTidyLock } from "./notes/tidyLock.ts"
+import { readLargeFrontmatter, readLargePage } from "./notes/largeNote.ts"
+import { searchNotes } from "./notes/noteSearch.ts"
+import { withTidyLock } from "./notes/tidyLockFile.ts"
 import { allHomes, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./notes/wastebasket.ts"
 import { notesWritability } from "./notes/writable.ts"
 import * as Platform from "./platform.ts"
@@ -222,7 +222,7 @@ export const layerWithoutDependencies = Layer.effect(
       const scanned = yield* scanHomes(identity, homesOf(request.home))
       const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : []))
       const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
-      const budget = (yield* CurrentScanBudget)()
+      const budget = (yield* CurrentScanDeadline)()
       const page = pageMatching(rows, Option.getOrUndefined(cursor), request.limit, addressMatcher(request.pattern), budget)
       const titled = yield* withTitles(ops, (home) => homeDir(identity, home), page.items)
       return { rows: titled, nextCursor: page.nextCursor, unavailable, stoppedEarly: page.stoppedEarly }
@@ -316,11 +316,9 @@ export const layerWithoutDependencies = Layer.effect(
 
     const listRetired = (identity: NotesIdentity, home: Home | undefined) => listWastebasket(ops, identity, allHomes(home))
 
-    const projectRoot = (cwd: string) => findProjectRoot(ops, cwd)
+    const projectRoot = (cwd: string) => Effect.sync(() => findProjectRoot(cwd))
 
-    const projectKey = Effect.fn("NotesStore.projectKey")(function*(cwd: string) {
-      return projectKeyOf(yield* findProjectRoot(ops, cwd))
-    })
+    const projectKey = (cwd: string) => Effect.sync(() => projectKeyOf(findProjectRoot(cwd)))
 
     const onDisk = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
       effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))

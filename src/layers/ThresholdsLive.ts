@@ -1,4 +1,5 @@
-import { Context, Effect, FileSystem, Layer, Option, Path, Ref } from "effect"
+import { readFileSync } from "node:fs"
+import { Context, Effect, Layer, Option, Path, Ref } from "effect"
 import {
   injectedSource,
   isSettingsObject,
@@ -42,8 +43,28 @@ const parseSettings: (text: string) => Option.Option<unknown> = Option.liftThrow
 )
 
 /** Why a settings file cannot be read, in words and without its path (the notice names the file itself). */
-const unreadableWhy = (tag: string): string =>
-  tag === "PermissionDenied" ? "permission denied" : tag === "BadResource" ? "it is not a file" : "read error"
+const unreadableWhy = (code: string | undefined): string =>
+  code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : code === "EISDIR" || code === "ENOTDIR" || code === "ELOOP"
+    ? "it is not a file"
+    : "read error"
+
+/**
+ * A settings file, read synchronously as Pi reads its own: the root boot
+ * waits for it, and a small file read at once costs microseconds where an
+ * asynchronous read is a trip through libuv's thread pool (milliseconds on a
+ * busy machine).
+ */
+const readSettingsFile = (file: string): FileRead => {
+  try {
+    return { _tag: "Text", text: readFileSync(file, "utf8") }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    // A missing file is the ordinary case (no settings), not a problem.
+    return code === "ENOENT" ? { _tag: "Missing" } : { _tag: "Unreadable", why: unreadableWhy(code) }
+  }
+}
 
 const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
 
@@ -73,7 +94,6 @@ const withNotices = (policy: ResolvedPolicy, extra: ReadonlyArray<ThresholdNotic
 export const layerFromFiles = Layer.effect(
   Thresholds,
   Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const cache = yield* Ref.make(Option.none<Loaded>())
     const report = yield* makeReporter
@@ -81,15 +101,7 @@ export const layerFromFiles = Layer.effect(
     const readSource = Effect.fnUntraced(function*(file: string, source: "global" | "project"): Effect.fn.Return<SourceRead> {
       // Named as the user knows it: the source label says which of the two files.
       const key = source === "global" ? "settings.json" : ".pi/settings.json"
-      const read = yield* fs.readFileString(file).pipe(
-        Effect.map((text): FileRead => ({ _tag: "Text", text })),
-        // A missing file is the ordinary case (no settings), not a problem.
-        Effect.catch((error) =>
-          Effect.succeed<FileRead>(
-            error.reason._tag === "NotFound" ? { _tag: "Missing" } : { _tag: "Unreadable", why: unreadableWhy(error.reason._tag) }
-          )
-        )
-      )
+      const read = yield* Effect.sync(() => readSettingsFile(file))
       switch (read._tag) {
         case "Missing":
           return { notices: [] }

@@ -1,10 +1,10 @@
 import { Context, type Effect } from "effect"
 import type { ListPage, ListQuery } from "../domain/history/listing.ts"
-import type { ReadPage, ReadQuery } from "../domain/history/read.ts"
+import type { ReadPage, ReadQuery } from "../domain/history/readPage.ts"
 import type { WindowSummary } from "../domain/history/render.ts"
 import type { EventNotFound, HistoryIssue, NotOnBranch, UnknownWindow } from "../domain/history/issues.ts"
 import type { InvalidPattern } from "../domain/patterns.ts"
-import type { SearchPage, SearchQuery } from "../domain/history/search.ts"
+import type { SearchPage, SearchQuery } from "../domain/history/eventSearch.ts"
 import type { PiSession } from "./PiSession.ts"
 
 /** What a history query can fail with; each error's message is the sentence the model reads. */

@@ -14,8 +14,9 @@ type Bound<F> = F extends (identity: NotesIdentity, ...args: infer A) => Effect.
 /**
  * The five homes this session's notes resolve to (session, project, user,
  * agent, model), and the notes store on them. The identity is worked out
- * once per session and again when the session reports another model, so
- * no caller computes it or hands it back to the store.
+ * once per session and again when the session reports another model (the
+ * project, a walk up to the git checkout, once per cwd), so no caller
+ * computes it or hands it back to the store.
  */
 export class NotesHomes extends Context.Service<NotesHomes, {
   readonly identity: Effect.Effect<NotesIdentity, never, PiSession>

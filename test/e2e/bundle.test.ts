@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -12,7 +12,7 @@ import { piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
  * from the bundle. Pi's loader, asked to log (JITI_DEBUG), names each file it
  * loads: the bundle, and never the TypeScript source behind it.
  */
-const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
 describe("the prebuilt bundle in the real pi CLI", () => {
   let root: string
   let installed: string
@@ -32,6 +32,37 @@ describe("the prebuilt bundle in the real pi CLI", () => {
   it("the checkout's bundle is built from its source as it is now (npm test builds it first; else `npm run build`)", () => {
     expect(existsSync(join(repoRoot, "dist", "pi-context.js"))).toBe(true)
     expect(bundleIsCurrent(repoRoot)).toBe(true)
+  })
+
+  it("start-up's modules leave out the regex engine: it is a chunk of its own, imported on the first regex", () => {
+    const dist = join(repoRoot, "dist")
+    const bundled = (chunk: string) => (JSON.parse(readFileSync(join(dist, `${chunk}.map`), "utf8")) as { sources: Array<string> }).sources
+    const chunks = readdirSync(dist).filter((name) => name.endsWith(".js"))
+    const withEngine = chunks.filter((chunk) => bundled(chunk).some((source) => source.includes("node_modules/re2js/")))
+    expect(withEngine).toHaveLength(1)
+    expect(withEngine[0]).not.toMatch(/^(pi-context|host-)/)
+  })
+
+  it("a regex notes_search runs on the bundle, the regex engine's chunk loaded on that first regex", async () => {
+    const env = piEnv({ root, home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes") })
+    const result = await run(join(root, "project"), env, [
+      "--offline",
+      "--no-session",
+      "-e",
+      installed,
+      "-e",
+      join(import.meta.dirname, "fixtures", "fauxRegexSearch.ts"),
+      "--model",
+      "faux/faux-1",
+      "--mode",
+      "json",
+      "write a note, then find it with a regex"
+    ])
+    expect(result.code, result.stderr).toBe(0)
+    const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
+    const search = events.find((event) => event.type === "tool_execution_end" && event.toolName === "notes_search")
+    expect(search?.isError).toBe(false)
+    expect(JSON.stringify(search?.result)).toContain("build 4711 passed")
   })
 
   it("a print run loads the bundle without node_modules, and the model's notes tools run on it", async () => {

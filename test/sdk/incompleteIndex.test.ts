@@ -9,7 +9,8 @@ describe("a note home that cannot be read, in Pi's agent loop", () => {
   const dirs = makeDirs()
   let h: Harness
   afterEach(async () => h?.dispose())
-  afterAll(() => rmSync(dirs.root, { recursive: true, force: true }))
+  // A session's background notes commit may still be writing into the root: retry as Node does for ENOTEMPTY.
+  afterAll(() => rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }))
 
   /** The user home is a file, not a folder: reading it fails, whoever runs the test. */
   const breakUserHome = () => {

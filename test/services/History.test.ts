@@ -10,12 +10,12 @@ import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { History } from "../../src/services/History.ts"
 import { PiSession } from "../../src/services/PiSession.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
-import { noNotesHistory } from "../support/notesHistoryFixtures.ts"
+import { noNotesVersions } from "../support/notesVersionsFixtures.ts"
 
 /** No notes history in these tests: history_windows shows the branch's own facts. */
-const historyAndWindow = Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesHistory)
+const historyAndWindow = Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions)
 
 const sessionId = "5e55a0b1-0000-7000-8000-000000000000"
 

@@ -4,7 +4,7 @@ import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesHomes } from "../../src/services/NotesHomes.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 import { liveNotesLayer } from "../support/notesStoreFixtures.ts"
 
@@ -50,7 +50,7 @@ describe("this session's notes homes", () => {
     }).pipe(Effect.provide(fake.layer), Effect.provide(layer))
   })
 
-  it.effect("work it out again when the session reports another model, and only then", () => {
+  it.effect("work it out again when the session reports another model, and only then, without looking for the project again", () => {
     const { counts, layer } = countingHomes()
     const fake = makeFakeSession({ model: { provider: "test", id: "model-a", contextWindow: 100_000 } })
     return Effect.gen(function*() {
@@ -59,8 +59,24 @@ describe("this session's notes homes", () => {
       fake.model = { provider: "test", id: "Model B", contextWindow: 100_000 }
       assert.strictEqual((yield* homes.identity).modelSlug, "model-b")
       assert.strictEqual((yield* homes.identity).modelSlug, "model-b")
-      assert.strictEqual(counts.projectKey, 2)
+      assert.strictEqual(counts.projectKey, 1)
     }).pipe(Effect.provide(fake.layer), Effect.provide(layer))
+  })
+
+  it.effect("look for the project once per cwd: a session in another folder gets its own", () => {
+    const counts = { projectKey: 0 }
+    const store = Layer.mock(NotesStore)({
+      projectKey: (cwd) => Effect.sync(() => (counts.projectKey += 1, `key-of-${cwd}`))
+    })
+    const session = (cwd: string) => makeFakeSession({ sessionId: "shared-layer", cwd }).layer
+    return Effect.gen(function*() {
+      const homes = yield* NotesHomes
+      const keyIn = (cwd: string) => Effect.map(Effect.provide(homes.identity, session(cwd)), (identity) => identity.projectKey)
+      assert.strictEqual(yield* keyIn("/work/app"), "key-of-/work/app")
+      assert.strictEqual(yield* keyIn("/work/lib"), "key-of-/work/lib")
+      assert.strictEqual(yield* keyIn("/work/app"), "key-of-/work/app")
+      assert.strictEqual(counts.projectKey, 2)
+    }).pipe(Effect.provide(NotesHomesLive.layerWithoutDependencies.pipe(Layer.provide(store))))
   })
 
   it.effect("notes_write @model/x after a model change lands in the new model's home", () =>

@@ -254,6 +254,9 @@ describe("NotesStore on disk", () => {
       assert.strictEqual(yield* store.projectKey(`${main}/src/deep`), mainKey)
       assert.strictEqual(yield* store.projectKey(worktree), mainKey)
       assert.match(yield* store.projectKey(plain), /^dir-[0-9a-f]{8}$/)
+      // Found at once, without a trip through the file system's thread pool per folder: the root boot waits for it.
+      assert.strictEqual(Effect.runSync(store.projectKey(worktree)), mainKey)
+      assert.strictEqual(Effect.runSync(store.projectRoot(`${main}/src/deep`)), main)
     }).pipe(Effect.provide(liveNotesLayer)))
 })
 

@@ -101,6 +101,24 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
       assert.deepStrictEqual(session.notices.map((notice) => notice.message), ["pi-context: global settings: settings.json is not valid JSON; using the defaults."])
     }))
 
+  it.effect("reads the settings files without waiting on the file system's thread pool: start-up's first step runs at once", () =>
+    Effect.gen(function*() {
+      const { thresholds, session } = yield* withSettings({ global: { "pi-context": { guidanceLine: 50000 } } })
+      // runSync throws on an effect that suspends, as an asynchronous file read does.
+      const policy = Effect.runSync(Effect.provide(Effect.andThen(thresholds.refresh, thresholds.policy), session.layer))
+      assert.strictEqual(policy.lines.guidance.value, 50000)
+    }))
+
+  it.effect("a folder where settings.json belongs gives one notice, and the defaults", () =>
+    Effect.gen(function*() {
+      const { thresholds, run, session, globalFile } = yield* withSettings({})
+      yield* (yield* FileSystem.FileSystem).makeDirectory(globalFile)
+      yield* run(thresholds.refresh)
+      assert.deepStrictEqual(session.notices.map((notice) => notice.message), [
+        "pi-context: global settings: settings.json cannot be read (it is not a file); using the defaults."
+      ])
+    }))
+
   it.effect("without a refresh, policy shows a file problem itself, once", () =>
     Effect.gen(function*() {
       const { thresholds, run, session } = yield* withSettings({ global: "not json" })

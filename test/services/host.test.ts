@@ -77,7 +77,7 @@ describe("the host runtime", () => {
     expect(notices.filter((n) => n.includes("failed"))).toEqual([])
   })
 
-  it("tells at session start, once, that the notes root cannot be written", async () => {
+  it("tells once, right after start-up and apart from it, that the notes root cannot be written", async () => {
     const root = mkdtempSync(join(tmpdir(), "pi-context-host-"))
     process.env.PI_CODING_AGENT_DIR = join(root, "agent")
     const previousRoot = process.env.PI_CONTEXT_NOTES_ROOT
@@ -108,6 +108,9 @@ describe("the host runtime", () => {
       else process.env.PI_CONTEXT_NOTES_ROOT = previousRoot
     }
     await host.sessionStart("startup", ctx)
+    // Start-up, which the first request waits for, does not check the homes: the hooks run the check after it.
+    expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual([])
+    await host.notesWritability(ctx)
     expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual([
       "pi-context cannot write notes: the notes root is a file, not a folder. " +
       "Point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions; /pi-context doctor shows where it is."

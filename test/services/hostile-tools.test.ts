@@ -4,9 +4,9 @@ import { TestClock } from "effect/testing"
 import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
-import { ToolTimeBudget, withTimeBudget } from "../../src/tools/timeBudget.ts"
+import { CurrentScanDeadline } from "../../src/services/ScanDeadline.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
+import { ToolTimeLimits, withTimeLimit } from "../../src/tools/timeLimit.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const storeLayer = NotesHomesLive.layerTest
@@ -88,7 +88,7 @@ layer(storeLayer)("hostile input to the notes tools", (it) => {
     Effect.gen(function*() {
       const { call } = yield* session
       for (const name of ["n1", "n2", "n3"]) yield* call("notes_write", { address: name, content: `hit in ${name}\n` })
-      const spent = yield* call("notes_search", { query: "hit" }).pipe(Effect.provideService(CurrentScanBudget, () => ({ spent: () => true })))
+      const spent = yield* call("notes_search", { query: "hit" }).pipe(Effect.provideService(CurrentScanDeadline, () => ({ spent: () => true })))
       assert.include(text(spent), "- n1.md:1")
       assert.notInclude(text(spent), "n2.md")
       assert.include(text(spent), "stopped on its time budget")
@@ -117,7 +117,7 @@ layer(storeLayer)("a search stopped on its budget", (it) => {
           for (let page = 0; page < 200; page++) {
             let checks = 0
             const budget = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
-            const text = (yield* call("notes_search", params).pipe(Effect.provideService(CurrentScanBudget, () => budget))).text
+            const text = (yield* call("notes_search", params).pipe(Effect.provideService(CurrentScanDeadline, () => budget))).text
             hits.push(...hitsOf(text))
             const next = /More results: notes_search (\{.*\})\.$/m.exec(text)
             if (next === null) return hits
@@ -135,21 +135,21 @@ describe("the tool time budget", () => {
   it.effect("gives each scan of a call a budget that is spent scanMs after the scan starts", () =>
     Effect.gen(function*() {
       const probe = Effect.gen(function*() {
-        const budget = (yield* CurrentScanBudget)()
+        const budget = (yield* CurrentScanDeadline)()
         const before = budget.spent()
-        yield* Effect.sleep(ToolTimeBudget.scanMs)
+        yield* Effect.sleep(ToolTimeLimits.scanMs)
         return ok(`${before} ${budget.spent()}`)
       })
-      const fiber = yield* Effect.forkChild(withTimeBudget(ToolName.notesSearch)(probe))
-      yield* TestClock.adjust(ToolTimeBudget.scanMs)
+      const fiber = yield* Effect.forkChild(withTimeLimit(ToolName.notesSearch)(probe))
+      yield* TestClock.adjust(ToolTimeLimits.scanMs)
       assert.strictEqual(text(yield* Fiber.join(fiber)), "false true")
     }))
 
   it.effect("answers a call that never finishes with a bounded, actionable error", () =>
     Effect.gen(function*() {
-      const read = yield* Effect.forkChild(withTimeBudget(ToolName.notesRead)(Effect.never))
-      const write = yield* Effect.forkChild(withTimeBudget(ToolName.notesWrite)(Effect.never))
-      yield* TestClock.adjust(ToolTimeBudget.callMs)
+      const read = yield* Effect.forkChild(withTimeLimit(ToolName.notesRead)(Effect.never))
+      const write = yield* Effect.forkChild(withTimeLimit(ToolName.notesWrite)(Effect.never))
+      yield* TestClock.adjust(ToolTimeLimits.callMs)
       const [readOutcome, writeOutcome] = [yield* Fiber.join(read), yield* Fiber.join(write)]
       assert.strictEqual(code(readOutcome), "timed_out")
       assert.include(text(readOutcome), "notes_read did not finish within 30 s and was stopped. Nothing was changed")

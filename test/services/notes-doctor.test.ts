@@ -8,7 +8,7 @@ import type { RemoteSyncState } from "../../src/domain/notes/syncTypes.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import { historyLayer, historySession, SessionId, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { historyLayer, historySession, SessionId, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const now = 1_800_000_000_000
 const day = 86_400_000

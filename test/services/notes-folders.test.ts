@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Effect } from "effect"
 import { NotesHomes } from "../../src/services/NotesHomes.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const outcome = (result: { readonly _tag: string; readonly text: string }, tag: "Ok" | "Failed") => {
   assert.strictEqual(result._tag, tag, result.text)

@@ -8,11 +8,11 @@ import { CustomType } from "../../src/domain/protocol.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import type { GitRunner } from "../../src/services/NotesHistory.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
+import type { GitRunner } from "../../src/services/NotesVersions.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { messageEntry } from "../support/FakePiSession.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)

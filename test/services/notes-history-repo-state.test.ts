@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
-import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
+import { GitFailed, type GitRunner, NotesVersions } from "../../src/services/NotesVersions.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -14,7 +14,7 @@ const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
 
 /** Every notice the history has queued, in order. */
 const allNotices = Effect.gen(function*() {
-  const history = yield* NotesHistory
+  const history = yield* NotesVersions
   const taken: Array<string> = []
   for (let notice = yield* history.takeNotice; Option.isSome(notice); notice = yield* history.takeNotice) taken.push(notice.value)
   return taken

@@ -3,16 +3,16 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, Option } from "effect"
 import { windowsWithNoteChanges } from "../../src/commands/windows.ts"
-import { shortSessionId } from "../../src/domain/notes/history.ts"
+import { shortSessionId } from "../../src/domain/notes/versions.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesHistory.ts"
+import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesVersions.ts"
 import { Window } from "../../src/services/Window.ts"
-import { historyToolHandlers } from "../../src/tools/history.ts"
+import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -34,7 +34,7 @@ const viewedChanges = (session: { readonly layer: Layer.Layer<import("../../src/
     session.layer
   )
 
-describe("NotesHistory.sessionChanges", () => {
+describe("NotesVersions.sessionChanges", () => {
   it.effect("two sessions created in the same minute on one notes root each see only their own commits in the windows view and history_windows", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-hist-siblings-")

@@ -8,7 +8,7 @@ import { CutMark, type ToolOutcome, utf8Length } from "../../src/domain/toolOutc
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const storeLayer = NotesHomesLive.layerTest

@@ -3,14 +3,14 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { homeSegments } from "../../src/domain/notes/identity.ts"
-import type { ScanBudget } from "../../src/domain/scanBudget.ts"
+import type { ScanDeadline } from "../../src/domain/scanDeadline.ts"
 import { type ListResult, NotesStore } from "../../src/services/NotesStore.ts"
-import { CurrentScanBudget } from "../../src/services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../../src/services/ScanDeadline.ts"
 import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
-import { tempRoot } from "../support/notesHistoryFixtures.ts"
+import { tempRoot } from "../support/notesVersionsFixtures.ts"
 
 /** A budget already spent at its first look: the scan stops as early as it may, every call. */
-const spentAtOnce: ScanBudget = { spent: () => true }
+const spentAtOnce: ScanDeadline = { spent: () => true }
 
 const Notes = 3_000
 const noteName = (i: number): string => `note-${i % 7 === 0 ? "1999" : "2024"}-${i}.md`
@@ -40,14 +40,14 @@ layer(liveNotesLayer)("notes_list on its scan budget", (it) => {
       } while (cursor !== undefined)
       assert.strictEqual(unbounded.length, Array.from({ length: Notes }, (_, i) => noteName(i)).filter((name) => name.includes("-1999")).length)
 
-      const first = yield* store.list(identity, request).pipe(Effect.provideService(CurrentScanBudget, () => spentAtOnce))
+      const first = yield* store.list(identity, request).pipe(Effect.provideService(CurrentScanDeadline, () => spentAtOnce))
       assert.isTrue(first.stoppedEarly)
       assert.isDefined(first.nextCursor)
       const paged = [...first.rows.map((row) => row.address)]
       let calls = 1
       cursor = first.nextCursor
       while (cursor !== undefined) {
-        const page: ListResult = yield* store.list(identity, { ...request, cursor }).pipe(Effect.provideService(CurrentScanBudget, () => spentAtOnce))
+        const page: ListResult = yield* store.list(identity, { ...request, cursor }).pipe(Effect.provideService(CurrentScanDeadline, () => spentAtOnce))
         paged.push(...page.rows.map((row) => row.address))
         cursor = page.nextCursor
         calls++

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const text = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)

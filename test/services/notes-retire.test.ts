@@ -3,7 +3,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { NotesHomes } from "../../src/services/NotesHomes.ts"
-import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const text = (outcome: { readonly _tag: string; readonly text: string }, tag = "Ok") => {
   assert.strictEqual(outcome._tag, tag, outcome.text)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { notes } from "../../src/commands/notes.ts"
+import { notes } from "../../src/commands/notesCommand.ts"
 import { notesSyncCommand } from "../../src/commands/notesSync.ts"
 import type { Reply } from "../../src/commands/Subcommand.ts"
 import type { RemoteSyncState } from "../../src/domain/notes/syncTypes.ts"
@@ -9,7 +9,7 @@ import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
-import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const now = 1_800_000_000_000
 

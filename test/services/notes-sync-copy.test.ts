@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { SyncTree } from "../../src/domain/notes/syncPlan.ts"
 import { type Base, copyBack, copyIn, hashOf, type Seen, TrackedMap } from "../../src/layers/notes/sync/copy.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { tempRoot } from "../support/notesHistoryFixtures.ts"
+import { tempRoot } from "../support/notesVersionsFixtures.ts"
 import { readNote, writeNote } from "../support/notesSyncFixtures.ts"
 
 describe("notes sync: copying between a home and its mirror", () => {

@@ -6,7 +6,7 @@ import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const storeLayer = NotesHomesLive.layerTest

@@ -13,7 +13,7 @@ import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 /** The real file system, except that writing is refused at (and below) `readOnly`, as on a read-only mount. */
@@ -30,7 +30,7 @@ const readOnlyAt = (readOnly: string) =>
   ).pipe(Layer.provide(NodeServices.layer))
 
 /** The notes history has its own doctor line and tests; here it only answers. */
-const quietHistory = Layer.mock(NotesHistory)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
+const quietHistory = Layer.mock(NotesVersions)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
   Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, WindowLive.layer, quietHistory).pipe(

@@ -203,7 +203,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     dispose: async () => {
       session.dispose()
       faux.unregister()
-      if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true })
+      if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
   }
 }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { checkDigestTokens, DigestTokenRange } from "../../src/domain/digestBudget.ts"
+import { checkDigestTokens, DigestTokenRange } from "../../src/domain/digestTokens.ts"
 import { resolvePolicy } from "../../src/domain/thresholds.ts"
 
 describe("the digest's token setting", () => {

@@ -1,17 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { readPage } from "../../src/domain/history/read.ts"
+import { readPage } from "../../src/domain/history/readPage.ts"
 import { issueCode } from "../../src/domain/history/issues.ts"
 import { renderRead, renderSearch } from "../../src/domain/history/render.ts"
-import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/search.ts"
+import { type SearchPage, type SearchQuery, searchPage } from "../../src/domain/history/eventSearch.ts"
 import type { SessionIndex } from "../../src/domain/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
-import type { ScanBudget } from "../../src/domain/scanBudget.ts"
+import type { ScanDeadline } from "../../src/domain/scanDeadline.ts"
 import { utf8Length } from "../../src/domain/toolOutcome.ts"
 import { historySession, syncIndex } from "../support/historySession.ts"
+import { RE2JS } from "re2js"
 
 const search = (index: SessionIndex, query: Partial<SearchQuery> & { readonly query: string }, scanBound?: number): SearchPage => {
-  const result = searchPage(index, { regex: false, limit: 10, ...query }, scanBound)
+  const result = searchPage(index, { regex: false, limit: 10, ...query }, RE2JS, scanBound)
   if (Result.isFailure(result)) throw new Error(`unexpected ${result.failure._tag}`)
   return result.success
 }
@@ -63,7 +64,7 @@ describe("history_search", () => {
 
   it("takes regular expressions, and names a bad one with bad_regex", () => {
     assert.deepStrictEqual(search(index, { query: "zan.ibar (protocol|check)", regex: true }).hits.map((hit) => hit.event.seq), [2, 1])
-    const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 })
+    const bad = searchPage(index, { query: "(unclosed", regex: true, limit: 5 }, RE2JS)
     assert.isTrue(Result.isFailure(bad))
     if (Result.isFailure(bad)) {
       assert.strictEqual(issueCode(bad.failure), "bad_regex")
@@ -111,8 +112,8 @@ describe("history_search", () => {
   })
 
   it("stops on a spent time budget after one event, with a cursor that resumes", () => {
-    const spent: ScanBudget = { spent: () => true }
-    const page = searchPage(index, { query: "zanzibar", regex: false, limit: 10 }, undefined, spent)
+    const spent: ScanDeadline = { spent: () => true }
+    const page = searchPage(index, { query: "zanzibar", regex: false, limit: 10 }, undefined, undefined, spent)
     assert.isTrue(Result.isSuccess(page))
     if (Result.isFailure(page)) return
     assert.strictEqual(page.success.scanned, 1)
@@ -132,8 +133,8 @@ describe("history_search", () => {
       let cursor: { readonly before?: number; readonly after?: number } = {}
       for (let page = 0; page < 500; page++) {
         let checks = 0
-        const budget: ScanBudget = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
-        const result = searchPage(manyIndex, { query: "^hit \\d+-\\d+$", regex: true, limit: 4, ...cursor }, undefined, budget)
+        const budget: ScanDeadline = { spent: () => spentAfter !== undefined && ++checks > spentAfter }
+        const result = searchPage(manyIndex, { query: "^hit \\d+-\\d+$", regex: true, limit: 4, ...cursor }, RE2JS, undefined, budget)
         if (Result.isFailure(result)) throw new Error(result.failure._tag)
         found.push(...result.success.hits.map((hit) => `${hit.event.seq}@${hit.offset}`))
         if (result.success.more === undefined) return found

@@ -9,7 +9,7 @@ import {
   parseLog,
   parseStatus,
   pathspecFolder
-} from "../../src/domain/notes/history.ts"
+} from "../../src/domain/notes/versions.ts"
 import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
 
 const identity: NotesIdentity = { root: "/n", sessionId: "0123abcd-0000", projectKey: "repo-00ab", agentName: "pi", modelSlug: "m" }

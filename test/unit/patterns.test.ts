@@ -1,23 +1,29 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Result } from "effect"
+import { RE2JS } from "re2js"
 import { foldCase } from "../../src/domain/caseFold.ts"
 import { compileQuery, InvalidPattern, maxRegexLength, regexPieceLength, type TextPattern } from "../../src/domain/patterns.ts"
-import type { ScanBudget } from "../../src/domain/scanBudget.ts"
+import type { ScanDeadline } from "../../src/domain/scanDeadline.ts"
 
 const compiled = (query: string, regex: boolean): TextPattern => {
-  const result = compileQuery(query, regex)
+  const result = compileQuery(query, regex, RE2JS)
   if (Result.isFailure(result)) throw new Error(result.failure.message)
   return result.success
 }
 
 const refusal = (query: string): InvalidPattern => {
-  const result = compileQuery(query, true)
+  const result = compileQuery(query, true, RE2JS)
   if (Result.isSuccess(result)) throw new Error(`${query} compiled`)
   return result.failure
 }
 
 describe("user patterns", () => {
+  it("a regex without its engine (it did not load) is refused with what to do, never run as literal text", () => {
+    const result = compileQuery("a+b", true, undefined)
+    assert.isTrue(Result.isFailure(result) && result.failure.reason.includes("without regex: true"))
+  })
+
   it("run the catastrophic regex (a+)+$ on RE2, with a correct answer", () => {
     const pattern = compiled("(a+)+$", true)
     assert.strictEqual(pattern.indexIn(`${"a".repeat(34)}!`), -1)
@@ -96,7 +102,7 @@ describe("user patterns", () => {
   it("stop a regex scan on a spent budget at a line start, and resume from there", () => {
     const text = Array.from({ length: 1_000 }, (_, i) => (i === 900 ? "the hit" : `line ${i}`)).join("\n")
     let checks = 0
-    const spentAfterOne: ScanBudget = { spent: () => ++checks > 1 }
+    const spentAfterOne: ScanDeadline = { spent: () => ++checks > 1 }
     const scan = compiled("hit$", true).scanner(text)
     const stopped = scan(0, spentAfterOne)
     assert.strictEqual(stopped._tag, "Stopped")

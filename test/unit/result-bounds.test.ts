@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Result } from "effect"
 import { listPage } from "../../src/domain/history/listing.ts"
-import { readPage } from "../../src/domain/history/read.ts"
+import { readPage } from "../../src/domain/history/readPage.ts"
 import { issueCode } from "../../src/domain/history/issues.ts"
 import { renderList, renderRead, renderSearch } from "../../src/domain/history/render.ts"
-import { searchPage } from "../../src/domain/history/search.ts"
+import { searchPage } from "../../src/domain/history/eventSearch.ts"
 import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
 import { textWindow, windowCollector } from "../../src/domain/textWindow.ts"
 import { ContinuationByteLimit, continuationCall, CutMark, fitParts, utf8Length } from "../../src/domain/toolOutcome.ts"
@@ -76,7 +76,7 @@ describe("history results keep their cursors whole", () => {
     const session = historySession()
     for (let i = 0; i < 15; i++) session.user(`${i} ${needle}`)
     const query = { query: needle, regex: false, limit: 10 }
-    const page = searchPage(syncIndex(session), query)
+    const page = searchPage(syncIndex(session), query, undefined)
     assert.isTrue(Result.isSuccess(page))
     if (Result.isFailure(page)) return
     const rendered = renderSearch(page.success, query)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { commitMessage, type HistoryCommit, shortSessionId } from "../../src/domain/notes/history.ts"
+import { commitMessage, type HistoryCommit, shortSessionId } from "../../src/domain/notes/versions.ts"
 import { changeTally, legacyWindowOfSubject, noteChangesOf, windowNoteChanges } from "../../src/domain/notes/windowChanges.ts"
 
 const session = "0123abcd-ef45-7000-8000-000000000000"

@@ -1,7 +1,7 @@
 import { Option, Schema } from "effect"
 import { compileGlob, hasGlobSyntax } from "../glob.ts"
 import { foldCase } from "../caseFold.ts"
-import { type ScanBudget, unlimitedScan } from "../scanBudget.ts"
+import { type ScanDeadline, unlimitedScan } from "../scanDeadline.ts"
 import type { NoteRow } from "./snapshot.ts"
 
 /**
@@ -58,7 +58,7 @@ export const pageMatching = (
   cursor: ListCursor | undefined,
   limit: number,
   matches: (address: string) => boolean,
-  budget: ScanBudget
+  budget: ScanDeadline
 ): Page<NoteRow> & { readonly stoppedEarly: boolean } => {
   if (limit <= 0) return { items: [], nextCursor: undefined, stoppedEarly: false }
   const remaining = (cursor === undefined ? [...rows] : rows.filter((row) => isAfterListCursor(row, cursor))).sort(compareRecentFirst)

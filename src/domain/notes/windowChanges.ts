@@ -1,4 +1,4 @@
-import { type ChangeKind, type HistoryCommit, shortSessionId } from "./history.ts"
+import { type ChangeKind, type HistoryCommit, shortSessionId } from "./versions.ts"
 
 /**
  * Which notes each window of a session changed, read back from the notes

@@ -110,7 +110,8 @@ export const walkNotes = (
         const subdirs: Array<Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError>> = []
         for (const entry of entries) {
           const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
-          const childAbsolute = ops.path.join(absolute, entry.name)
+          // A listed name is one segment and `absolute` is already resolved: no join (which normalizes) per note.
+          const childAbsolute = `${absolute}${ops.path.sep}${entry.name}`
           if (entry.type === "File" && entry.name.endsWith(".md")) files.push({ relative: childRelative, absolute: childAbsolute })
           else if (entry.type === "Directory" && !isGitFolder(entry.name)) subdirs.push(visit(childAbsolute, childRelative))
         }
@@ -120,7 +121,7 @@ export const walkNotes = (
       }),
       Effect.catchIf(isNotFound, () => Effect.succeed([]))
     )
-  return visit(dir, options?.relativeBase ?? "")
+  return visit(ops.path.resolve(dir), options?.relativeBase ?? "")
 }
 
 /** What `lstat` found at a path: only what the notes cache needs. */
@@ -154,79 +155,79 @@ const errnoError = (method: string, path: string, error: NodeJS.ErrnoException):
   })
 
 /**
- * Runs a Node callback operation over many paths with at most `window` in
- * flight, as one Effect for the whole batch: Effect's FileSystem would cost a
- * fiber, a promise and rich stats per file, several times the syscall itself
- * over 10,000 notes. `settle` turns one result into a value, or a failure that
- * fails the batch.
- */
-const windowed = <T, A, E>(
-  paths: ReadonlyArray<string>,
-  window: number,
-  operation: (path: string, callback: (error: NodeJS.ErrnoException | null, value: T) => void) => void,
-  settle: (path: string, error: NodeJS.ErrnoException | null, value: T) => { readonly ok: A } | { readonly fail: E }
-): Effect.Effect<Array<A>, E> =>
-  paths.length === 0 ? Effect.succeed([]) : Effect.callback<Array<A>, E>((resume) => {
-    const out = new Array<A>(paths.length)
-    let next = 0
-    let done = 0
-    let settled = false
-    const issue = (): void => {
-      const index = next++
-      const target = paths[index]!
-      operation(target, (error, value) => {
-        if (settled) return
-        const result = settle(target, error, value)
-        if ("fail" in result) {
-          settled = true
-          resume(Effect.fail(result.fail))
-          return
-        }
-        out[index] = result.ok
-        if (++done === paths.length) {
-          settled = true
-          resume(Effect.succeed(out))
-        } else if (next < paths.length) issue()
-      })
-    }
-    for (let i = 0; i < Math.min(window, paths.length); i++) issue()
-    return Effect.sync(() => {
-      settled = true
-    })
-  })
-
-/** How many `lstat`s are in flight at once: enough to keep libuv's pool busy, few enough to bound memory. */
-const StatWindow = 512
-
-/**
- * `lstat` (or `stat` with `follow`) of many paths. A path that is gone is
- * `Missing`; any other error fails the batch.
+ * `lstat` (or `stat` with `follow`) of many paths, synchronously: over 10,000
+ * notes one call each through libuv's thread pool (a request, a wake-up and a
+ * callback per file, as Effect's FileSystem or Node's callback API do) costs
+ * several times the syscall itself, on the main thread too. A path that is
+ * gone is `Missing`; any other error fails the batch.
  */
 export const statPaths = (
   paths: ReadonlyArray<string>,
   options?: { readonly follow?: boolean | undefined }
-): Effect.Effect<Array<PathKind>, PlatformError.PlatformError> => {
-  const method = options?.follow === true ? "stat" : "lstat"
-  const call = options?.follow === true ? NodeFs.stat : NodeFs.lstat
-  return windowed<NodeFs.Stats, PathKind, PlatformError.PlatformError>(paths, StatWindow, call, (target, error, stats) =>
-    error === null
-      ? { ok: kindOf(stats) }
-      : error.code === "ENOENT" || error.code === "ENOTDIR"
-      ? { ok: missing }
-      : { fail: errnoError(method, target, error) })
+): Effect.Effect<Array<PathKind>, PlatformError.PlatformError> =>
+  Effect.suspend(() => {
+    const follow = options?.follow === true
+    const kinds = new Array<PathKind>(paths.length)
+    for (let i = 0; i < paths.length; i++) {
+      const kind = kindAt(paths[i]!, follow)
+      if (PlatformError.isPlatformError(kind)) return Effect.fail(kind)
+      kinds[i] = kind
+    }
+    return Effect.succeed(kinds)
+  })
+
+const kindAt = (target: string, follow: boolean): PathKind | PlatformError.PlatformError => {
+  try {
+    const stats = follow ? NodeFs.statSync(target, { throwIfNoEntry: false }) : NodeFs.lstatSync(target, { throwIfNoEntry: false })
+    return stats === undefined ? missing : kindOf(stats)
+  } catch (error) {
+    const errno = error as NodeJS.ErrnoException
+    return errno.code === "ENOENT" || errno.code === "ENOTDIR" ? missing : errnoError(follow ? "stat" : "lstat", target, errno)
+  }
 }
 
-/** How many reads are in flight at once. */
-const ReadWindow = 64
+/**
+ * How a note is opened to be read: never through a symbolic link (a note
+ * swapped for one after the walk is not followed out of its home) and never
+ * waiting on a FIFO put where a note was (it reads as empty, or an error).
+ */
+const NoteReadFlags = NodeFs.constants.O_RDONLY | (NodeFs.constants.O_NOFOLLOW ?? 0) | (NodeFs.constants.O_NONBLOCK ?? 0)
 
-/** The text of each path (UTF-8), or why it could not be read. */
-export const readTexts = (paths: ReadonlyArray<string>): Effect.Effect<Array<string | PlatformError.PlatformError>> =>
-  windowed<string, string | PlatformError.PlatformError, never>(
-    paths,
-    ReadWindow,
-    (target, callback) => NodeFs.readFile(target, "utf8", callback),
-    (target, error, text) => ({ ok: error === null ? text : errnoError("readFile", target, error) })
+/** The UTF-8 text of one note, or why it could not be read. */
+const readNoteText = (target: string): string | PlatformError.PlatformError => {
+  try {
+    return NodeFs.readFileSync(target, { encoding: "utf8", flag: NoteReadFlags })
+  } catch (error) {
+    return errnoError("readFile", target, error as NodeJS.ErrnoException)
+  }
+}
+
+const attempt = <A>(method: string, target: string, run: () => A): Effect.Effect<A, PlatformError.PlatformError> =>
+  Effect.try({ try: run, catch: (error) => errnoError(method, target, error as NodeJS.ErrnoException) })
+
+/** The UTF-8 text of a note's first `bytes` bytes (a character cut at the end is dropped), or why it could not be read. */
+export const readNoteHead = (target: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> =>
+  Effect.acquireUseRelease(
+    attempt("open", target, () => NodeFs.openSync(target, NoteReadFlags)),
+    (fd) =>
+      attempt("read", target, () => {
+        const buffer = Buffer.allocUnsafe(bytes)
+        const read = NodeFs.readSync(fd, buffer, 0, bytes, 0)
+        return new TextDecoder().decode(buffer.subarray(0, read), { stream: true })
+      }),
+    (fd) => Effect.sync(() => NodeFs.closeSync(fd))
   )
+
+/** The whole UTF-8 text of one note, or why it could not be read; synchronous, for the reason `statPaths` is. */
+export const readText = (target: string): Effect.Effect<string, PlatformError.PlatformError> =>
+  Effect.suspend(() => {
+    const text = readNoteText(target)
+    return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+  })
+
+/** The text of each path (UTF-8), or why it could not be read; synchronous, for the reason `statPaths` is. */
+export const readTexts = (paths: ReadonlyArray<string>): Effect.Effect<Array<string | PlatformError.PlatformError>> =>
+  Effect.sync(() => paths.map(readNoteText))
 
 /** Linux `statfs` magic numbers of file systems whose changes another machine can make unseen by inotify. */
 const RemoteFileSystems = new Set([

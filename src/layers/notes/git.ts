@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { devNull } from "node:os"
 import { Effect } from "effect"
-import { GitFailed, type GitRunner } from "../../services/NotesHistory.ts"
+import { GitFailed, type GitRunner } from "../../services/NotesVersions.ts"
 
 /** A git run longer than this is ended, with every process it started: a commit of a window's notes takes tens of milliseconds. */
 export const GitTimeoutMs = 20_000

@@ -7,6 +7,7 @@ import { NoteByteLimit, NotesHomeUnavailable } from "../../services/NotesStore.t
 import {
   type DiskOps,
   describePlatformError,
+  readText,
   statPaths,
   walkNotes,
   watchableFileSystem,
@@ -352,7 +353,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
         yield* Effect.forEach(
           top.filter((note) => note.title === undefined),
           (note) =>
-            readTitleOrFail(ops, absolute(state, note.relative), note.bytes).pipe(
+            readTitleOrFail(absolute(state, note.relative), note.bytes).pipe(
               Effect.match({
                 onFailure: () => {},
                 onSuccess: (title) => {
@@ -360,10 +361,10 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
                 }
               })
             ),
-          { concurrency: "unbounded", discard: true }
+          { discard: true }
         )
         if (map !== undefined && map.bytes <= NoteByteLimit && map.body === undefined) {
-          const text = yield* ops.fs.readFileString(absolute(state, MapPath)).pipe(
+          const text = yield* readText(absolute(state, MapPath)).pipe(
             Effect.tapError(() => Effect.sync(() => invalidate(state)))
           )
           map.body = parseNote(text).body

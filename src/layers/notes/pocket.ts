@@ -1,40 +1,33 @@
 /** What a snapshot shows of a home: its most recent notes (the pocket), each with its title. */
-import { Effect, Option, type PlatformError } from "effect"
+import { Effect, type PlatformError } from "effect"
 import type { Home } from "../../domain/notes/address.ts"
 import { noteTitle, parseNote } from "../../domain/notes/frontmatter.ts"
 import { compareRecentFirst } from "../../domain/notes/paging.ts"
 import type { NoteRow } from "../../domain/notes/snapshot.ts"
-import type { DiskOps } from "./disk.ts"
+import { type DiskOps, readNoteHead, readText } from "./disk.ts"
 
 /** How many recent notes per home a snapshot carries; the boot shows fewer. */
 export const PocketDepth = 12
 const TitleHeadBytes = 4096
 
-const decoder = new TextDecoder()
-
 /** The note's title; a large note is read only as far as its first bytes (the whole file only for a long frontmatter). */
-export const readTitleOrFail = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> => {
-  const whole = ops.fs.readFileString(file).pipe(Effect.map((text) => noteTitle(parseNote(text).body)))
+export const readTitleOrFail = (file: string, bytes: number): Effect.Effect<string, PlatformError.PlatformError> => {
+  const whole = Effect.map(readText(file), (text) => noteTitle(parseNote(text).body))
   if (bytes <= TitleHeadBytes * 4) return whole
-  return Effect.scoped(
-    Effect.gen(function*() {
-      const handle = yield* ops.fs.open(file)
-      const text = decoder.decode(Option.getOrElse(yield* handle.readAlloc(TitleHeadBytes), () => new Uint8Array()))
-      const note = parseNote(text)
-      return text.startsWith("---") && note.body === text ? yield* whole : noteTitle(note.body)
-    })
-  )
+  return Effect.flatMap(readNoteHead(file, TitleHeadBytes), (text) => {
+    const note = parseNote(text)
+    return text.startsWith("---") && note.body === text ? whole : Effect.succeed(noteTitle(note.body))
+  })
 }
 
 /** The note's title, or "" when it cannot be read. */
-const readTitle = (ops: DiskOps, file: string, bytes: number): Effect.Effect<string> =>
-  readTitleOrFail(ops, file, bytes).pipe(Effect.orElseSucceed(() => ""))
+const readTitle = (file: string, bytes: number): Effect.Effect<string> => readTitleOrFail(file, bytes).pipe(Effect.orElseSucceed(() => ""))
 
 export const withTitles = (ops: DiskOps, dirOf: (home: Home) => string, rows: ReadonlyArray<NoteRow>) =>
   Effect.forEach(rows, (row) => {
     const relative = row.home === "session" ? row.address : row.address.slice(row.address.indexOf("/") + 1)
-    return Effect.map(readTitle(ops, ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
-  }, { concurrency: "unbounded" })
+    return Effect.map(readTitle(ops.path.join(dirOf(row.home), ...relative.split("/")), row.bytes), (title) => ({ ...row, title }))
+  })
 
 type RecentOrder = Pick<NoteRow, "updatedMs" | "address">
 

@@ -1,7 +1,7 @@
 import { Clock, Effect, FileSystem, Option, Path } from "effect"
-import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/history.ts"
+import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "../../domain/notes/versions.ts"
 import { OperationMarkers, repoState, type RepoState } from "../../domain/notes/repoState.ts"
-import type { GitFailed, GitRunner } from "../../services/NotesHistory.ts"
+import type { GitFailed, GitRunner } from "../../services/NotesVersions.ts"
 
 /**
  * Opening the notes root as a repository, and committing a set of notes in

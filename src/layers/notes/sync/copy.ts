@@ -4,7 +4,7 @@ import { Effect, FileSystem, Path, PlatformError } from "effect"
 import { isGitFolder } from "../../../domain/notes/address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
 import { type DiskOps, isNotFound, readTexts, writeAtomically } from "../disk.ts"
-import { makeNoteLocks } from "../lock.ts"
+import { makeNoteLocks } from "../noteLockFile.ts"
 import { moveToWastebasket } from "../wastebasket.ts"
 
 /**

@@ -1,7 +1,7 @@
 import { Data, Effect, FileSystem, Path } from "effect"
 import { failureKind, isMissingBranch, type MergePlan, mergePlan, MirrorsFolder, parseRawDiff, parseTree, sidesOfChanges } from "../../../domain/notes/syncPlan.ts"
 import type { SyncFailureKind } from "../../../domain/notes/syncTypes.ts"
-import type { GitFailed, GitRunner } from "../../../services/NotesHistory.ts"
+import type { GitFailed, GitRunner } from "../../../services/NotesVersions.ts"
 import { PiContextAuthor } from "../repo.ts"
 
 /**

@@ -1,15 +1,15 @@
 import { Effect, Result, Schema } from "effect"
 import { historyRoles } from "../domain/history/events.ts"
 import type { ListQuery } from "../domain/history/listing.ts"
-import { listLimit, searchLimit } from "../domain/history/limits.ts"
+import { listLimit, searchLimit } from "../domain/history/historyLimits.ts"
 import { renderList, renderRead, renderSearch, renderWindows } from "../domain/history/render.ts"
-import type { SearchQuery } from "../domain/history/search.ts"
+import type { SearchQuery } from "../domain/history/eventSearch.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../domain/toolOutcome.ts"
 import { issueCode } from "../domain/history/issues.ts"
 import { withNoteChanges } from "../domain/notes/windowNotes.ts"
 import { History, type HistoryError } from "../services/History.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import type { PiSession } from "../services/PiSession.ts"
 import { decodeParams, type InvalidParams } from "./params.ts"
 import { Window } from "../services/Window.ts"
@@ -49,12 +49,12 @@ const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error),
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
-const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesHistory | PiSession> {
+const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesVersions | PiSession> {
   const decoded = yield* Effect.result(decodeWindows(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
   // A tool call answers within the scans' bars: the commits still in flight are named as pending, never waited for.
-  const facts = withNoteChanges(yield* (yield* Window).windows, yield* (yield* NotesHistory).sessionChanges({ waitForCommitsMs: 0 }))
+  const facts = withNoteChanges(yield* (yield* Window).windows, yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs: 0 }))
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 

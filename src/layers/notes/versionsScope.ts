@@ -1,14 +1,14 @@
 import { Effect, Result } from "effect"
 import { type NoteAddress, parseAddress, parseHome } from "../../domain/notes/address.ts"
-import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "../../domain/notes/history.ts"
-import { HistoryUnavailable } from "../../services/NotesHistory.ts"
+import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "../../domain/notes/versions.ts"
+import { VersionsUnavailable } from "../../services/NotesVersions.ts"
 
 /**
  * What a history command names (a note, a home, every home, a commit), as
  * the pathspecs and places git reads, or the sentence saying why not.
  */
 
-export const unavailable = (message: string) => new HistoryUnavailable({ message })
+export const unavailable = (message: string) => new VersionsUnavailable({ message })
 
 const literal = (path: string) => `:(literal)${path}`
 
@@ -24,7 +24,7 @@ export interface HistoryScope {
 }
 
 /** Pathspecs of an address (its home and wastebasket places) or a home; every home when absent. */
-export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effect.Effect<HistoryScope, HistoryUnavailable> =>
+export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effect.Effect<HistoryScope, VersionsUnavailable> =>
   Effect.suspend(() => {
     const identity = layout.identity
     if (target === undefined) return Effect.succeed({ title: "Notes history", specs: homePathspecs(layout, historyHomes(identity)) })
@@ -43,9 +43,9 @@ export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effe
 
 /** A commit the user named, as its full hash, after checking it is a plain revision (never an option or a range). */
 export const resolveCommit = (
-  run: (args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, HistoryUnavailable>,
+  run: (args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, VersionsUnavailable>,
   commit: string
-): Effect.Effect<string, HistoryUnavailable> =>
+): Effect.Effect<string, VersionsUnavailable> =>
   isCommitRef(commit)
     ? run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
       Effect.map(({ stdout }) => stdout.trim()),

@@ -1,13 +1,13 @@
 import { Effect, FileSystem, Path } from "effect"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
-import type { CommitReason } from "../../domain/notes/history.ts"
+import type { CommitReason } from "../../domain/notes/versions.ts"
 import type { NotesIdentity } from "../../domain/notes/identity.ts"
 import { describeRepoState, type RepoState } from "../../domain/notes/repoState.ts"
-import type { GitFailed, GitRunner, HistoryUnavailable } from "../../services/NotesHistory.ts"
+import type { GitFailed, GitRunner, VersionsUnavailable } from "../../services/NotesVersions.ts"
 import type { NotesHomes } from "../../services/NotesHomes.ts"
 import type { Trace } from "../../services/Trace.ts"
 import { describeStoreFailure } from "../../services/notesStoreFailure.ts"
-import { type HistoryScope, unavailable } from "./historyScope.ts"
+import { type HistoryScope, unavailable } from "./versionsScope.ts"
 import { type CommitOutcome, commitScope, hidePaths, type Repo, restoreScope } from "./repo.ts"
 
 /**
@@ -28,8 +28,8 @@ export interface RestoreDeps {
   readonly homes: NotesHomes["Service"]
   readonly trace: Trace["Service"]
   readonly commitHomes: (repo: Ready, identity: NotesIdentity, reason: CommitReason, sessionId: string) => Effect.Effect<CommitOutcome, GitFailed>
-  readonly run: (repo: Ready, args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, HistoryUnavailable>
-  readonly headOf: (repo: Ready) => Effect.Effect<string, HistoryUnavailable>
+  readonly run: (repo: Ready, args: ReadonlyArray<string>) => Effect.Effect<{ readonly stdout: string }, VersionsUnavailable>
+  readonly headOf: (repo: Ready) => Effect.Effect<string, VersionsUnavailable>
   readonly platform: <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) => Effect.Effect<A, E>
 }
 

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import { textReport } from "../domain/report.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import { notice, type Reply, report } from "./Subcommand.ts"
 
-export const notesHistoryUsage = [
+export const notesVersionsUsage = [
   "pi-context notes history:",
   "  /pi-context notes history [address|@home]   the commits of a note, a home, or every home",
   "  /pi-context notes diff <commit> [address]    what a commit changed",
@@ -16,9 +16,9 @@ export const notesHistoryUsage = [
  * so it stays in the chat when the next notice comes; a restore's outcome, a
  * refusal and the usage are notices.
  */
-export const notesHistoryCommand = (args: ReadonlyArray<string>) =>
+export const notesVersionsCommand = (args: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const history = yield* NotesHistory
+    const history = yield* NotesVersions
     const [sub, first, second, ...extra] = args
     const run = (() => {
       if (extra.length > 0) return undefined
@@ -33,12 +33,12 @@ export const notesHistoryCommand = (args: ReadonlyArray<string>) =>
           return undefined
       }
     })()
-    if (run === undefined) return notice(notesHistoryUsage)
+    if (run === undefined) return notice(notesVersionsUsage)
     const shown = (text: string): Reply<never> =>
       sub === "history"
         ? report(textReport(text))
         : sub === "diff"
         ? report({ kind: "text", title: `pi-context notes diff ${[first, second].filter((word) => word !== undefined).join(" ")}`, text })
         : notice(text)
-    return yield* run.pipe(Effect.map(shown), Effect.catchTag("HistoryUnavailable", (error) => Effect.succeed(notice(error.message, "warning"))))
+    return yield* run.pipe(Effect.map(shown), Effect.catchTag("VersionsUnavailable", (error) => Effect.succeed(notice(error.message, "warning"))))
   })

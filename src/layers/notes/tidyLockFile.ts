@@ -1,6 +1,6 @@
 import { hostname } from "node:os"
 import { Clock, Effect, Option } from "effect"
-import { judgeLock, parseLockOwner } from "../../domain/notes/lock.ts"
+import { judgeLock, parseLockOwner } from "../../domain/notes/lockRules.ts"
 import {
   describeTakenOver,
   describeTidyLockHeld,
@@ -8,10 +8,10 @@ import {
   TidyLockName,
   tidyLockHoldMs,
   type TidyLockMisfit
-} from "../../domain/notes/tidyLock.ts"
+} from "../../domain/notes/tidyLockRules.ts"
 import { TidyLockUnavailable } from "../../services/NotesStore.ts"
 import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
-import { dropToken, holdToken, lockJudge, lockMtimeOf, lockProtocol } from "./lock.ts"
+import { dropToken, holdToken, lockJudge, lockMtimeOf, lockProtocol } from "./noteLockFile.ts"
 
 /** Attempts at the lock before giving up: each one after the first follows a takeover of a stale lock. */
 const Attempts = 4

@@ -16,10 +16,10 @@ import { join } from "node:path"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { Homes } from "../../src/domain/notes/address.ts"
 import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identity.ts"
-import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 
 const Runs = 9
@@ -28,7 +28,7 @@ const ChangedNotes = 20
 
 const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
-const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
+const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
   windowEnded: () => Effect.void,
   sessionEnded: () => Effect.void,
   flush: Effect.void,
@@ -42,7 +42,7 @@ const inactiveHistory = Layer.succeed(NotesHistory, NotesHistory.of({
   takeNotice: Effect.succeed(Option.none())
 }))
 
-export interface HistoryFigures {
+export interface VersionsFigures {
   readonly commit_window_ms: number
   readonly first_commit_ms: number
   readonly boundary_hook_ms_with_commit: number
@@ -50,10 +50,10 @@ export interface HistoryFigures {
 }
 
 /** `seeded(home, i)` is the path of note i of a home, as bench/notes.ts laid them out. */
-export const benchNotesHistory = async (
+export const benchNotesVersions = async (
   identity: NotesIdentity,
   seeded: (dir: string, i: number) => string
-): Promise<HistoryFigures> => {
+): Promise<VersionsFigures> => {
   const session = makeFakeSession({
     sessionId: identity.sessionId,
     cwd: identity.root,
@@ -71,12 +71,12 @@ export const benchNotesHistory = async (
       writeFileSync(file, `# changed in round ${round}\n\nnote ${k}\n`)
     }
   }
-  const withCommit = ManagedRuntime.make(appLayer({ policy: {}, notesHistory: NotesHistoryLive.layer }))
-  const withoutCommit = ManagedRuntime.make(appLayer({ policy: {}, notesHistory: inactiveHistory }))
+  const withCommit = ManagedRuntime.make(appLayer({ policy: {}, notesVersions: NotesVersionsLive.layer }))
+  const withoutCommit = ManagedRuntime.make(appLayer({ policy: {}, notesVersions: inactiveHistory }))
   const onSession = <A>(effect: Effect.Effect<A, never, any>) => Effect.provide(effect, session.layer)
   const commitWindow = (runtime: typeof withCommit) =>
     runtime.runPromise(onSession(Effect.gen(function*() {
-      const history = yield* NotesHistory
+      const history = yield* NotesVersions
       yield* history.windowEnded({ id: `pcx:bench:w${round}`, ordinal: round })
       yield* history.flush
     })))
@@ -86,7 +86,7 @@ export const benchNotesHistory = async (
     const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
     if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
-    await runtime.runPromise(NotesHistory.use((history) => history.flush))
+    await runtime.runPromise(NotesVersions.use((history) => history.flush))
     return elapsed
   }
   try {

@@ -3,12 +3,12 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { GitFailed, type GitRunner, NotesHistory } from "../../src/services/NotesHistory.ts"
+import { GitFailed, type GitRunner, NotesVersions } from "../../src/services/NotesVersions.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Window } from "../../src/services/Window.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesHistoryFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -21,13 +21,13 @@ const filesOf = (root: string, rev: string) => gitIn(root, "show", "--name-statu
 
 const windowTrailer = (root: string) => gitIn(root, "log", "-1", "--format=%(trailers:key=Pi-Context-Window,valueonly)").trim()
 
-describe("NotesHistory", () => {
+describe("NotesVersions", () => {
   it.effect("hears the Window room: a window ended by a reset, then by the session's end, is committed for its own id", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-hist-events-")
       const { session, tool } = historySession(root)
       const windows = (f: (window: Window["Service"]) => Effect.Effect<void, never, PiSession>) =>
-        Effect.andThen(Effect.provide(Window.use(f), session.layer), NotesHistory.use((history) => history.flush))
+        Effect.andThen(Effect.provide(Window.use(f), session.layer), NotesVersions.use((history) => history.flush))
       ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
       const first = yield* Effect.provide(Window.use((window) => window.current), session.layer)
       let second = { id: "", ordinal: 0 }
@@ -157,7 +157,7 @@ describe("NotesHistory", () => {
         yield* endWindow(1)
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
         yield* endWindow(2)
-        const history = yield* NotesHistory
+        const history = yield* NotesVersions
         const first = yield* history.takeNotice
         assert.isTrue(Option.isSome(first))
         assert.strictEqual(
@@ -181,7 +181,7 @@ describe("NotesHistory", () => {
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         // windowEnded completes while every git run is still held at the gate.
         yield* withHistory((history) => history.windowEnded(testWindow(1)))
-        const flushing = yield* Effect.forkChild(NotesHistory.use((history) => history.flush))
+        const flushing = yield* Effect.forkChild(NotesVersions.use((history) => history.flush))
         assert.isUndefined(flushing.pollUnsafe())
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(flushing)
@@ -243,10 +243,10 @@ describe("NotesHistory", () => {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
         yield* withHistory((history) => history.windowEnded(testWindow(1)))
-        yield* NotesHistory.use((history) => history.flush)
+        yield* NotesVersions.use((history) => history.flush)
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
         assert.strictEqual(refusals, -1)
-        assert.isTrue(Option.isNone(yield* NotesHistory.use((history) => history.takeNotice)))
+        assert.isTrue(Option.isNone(yield* NotesVersions.use((history) => history.takeNotice)))
       }).pipe(Effect.provide(historyLayer(busyGit)))
     }).pipe(Effect.provide(nodeLayer)))
 

@@ -11,20 +11,20 @@ import {
   SessionLogFormat,
   SessionTrailer,
   shortSessionId
-} from "../domain/notes/history.ts"
+} from "../domain/notes/versions.ts"
 import { formatAddress } from "../domain/notes/homes.ts"
 import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitFailed, type GitRunner, type HistoryUnavailable, NotesHistory } from "../services/NotesHistory.ts"
+import { type GitFailed, type GitRunner, type VersionsUnavailable, NotesVersions } from "../services/NotesVersions.ts"
 import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
-import { resolveCommit, scopeOf, unavailable } from "./notes/historyScope.ts"
-import { notOnBranch, restoreSteps } from "./notes/historyRestore.ts"
+import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
+import { notOnBranch, restoreSteps } from "./notes/versionsRestore.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -70,7 +70,7 @@ const DescribeWaitMs = 1_000
 
 export const layerWith = (git: GitRunner) =>
   Layer.effect(
-    NotesHistory,
+    NotesVersions,
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
@@ -311,7 +311,7 @@ export const layerWith = (git: GitRunner) =>
 
       const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, homes, trace, commitHomes, run, headOf, platform })
 
-      const restore = (target: string, commit: string): Effect.Effect<string, HistoryUnavailable, PiSession> =>
+      const restore = (target: string, commit: string): Effect.Effect<string, VersionsUnavailable, PiSession> =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const { identity, repo } = yield* readyRepo
@@ -334,7 +334,7 @@ export const layerWith = (git: GitRunner) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const identity = yield* identityNow
-          const committed = yield* Deferred.make<string, HistoryUnavailable>()
+          const committed = yield* Deferred.make<string, VersionsUnavailable>()
           yield* FiberSet.run(fibers)(Deferred.into(commitAtTurn(identity, reason, session.sessionId), committed).pipe(Effect.asVoid))
           const answer = yield* Effect.timeoutOption(Deferred.await(committed), CommandCommitWaitMs)
           return yield* Option.isSome(answer) ? Effect.succeed(answer.value) : Effect.fail(unavailable(stillBeingWritten))
@@ -379,7 +379,7 @@ export const layerWith = (git: GitRunner) =>
         }
       }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "notes history: could not be checked" })))
 
-      return NotesHistory.of({
+      return NotesVersions.of({
         windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
         sessionEnded: ({ id, ordinal }) => fork({ _tag: "Shutdown", windowId: id, ordinal }),
         flush,

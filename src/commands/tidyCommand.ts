@@ -12,12 +12,12 @@ import {
 } from "../domain/notes/tidy.ts"
 import { textReport } from "../domain/report.ts"
 import { ok } from "../domain/toolOutcome.ts"
-import { NotesHistory } from "../services/NotesHistory.ts"
+import { NotesVersions } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesStore } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { TidyModel, type TidyPass, TidyRefused } from "../services/TidyModel.ts"
-import { notesToolHandlers } from "../tools/notes.ts"
+import { notesToolHandlers } from "../tools/notesHandlers.ts"
 import { notice, report, subcommand } from "./Subcommand.ts"
 
 const reportStamp = (ms: number): string => new Date(ms).toISOString().replace(/[:.]/g, "-")
@@ -38,7 +38,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     const session = yield* PiSession
     // The pass edits the homes: not while this session's own run may be writing them.
     if (!(yield* session.isIdle)) return yield* new TidyRefused({ message: "pi-context: tidy runs while the agent is idle; run it again when this turn has finished." })
-    const history = yield* NotesHistory
+    const history = yield* NotesVersions
     const identity = yield* (yield* NotesHomes).identity
     const settings = yield* session.settings
     const modelSetting = piContextSetting(settings, "tidyModel")

@@ -1,7 +1,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
 import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
-import { listLimit, readLimit, searchLimit } from "../domain/notes/limits.ts"
+import { listLimit, readLimit, searchLimit } from "../domain/notes/notesLimits.ts"
 import { describeStoreFailure, type StoreFailure } from "../services/notesStoreFailure.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
 import { NotesUpdateMaxEdits, ToolName, ToolResultByteLimit } from "../domain/protocol.ts"

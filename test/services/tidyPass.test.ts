@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, 
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { tidyCommand } from "../../src/commands/tidy.ts"
+import { tidyCommand } from "../../src/commands/tidyCommand.ts"
 import type { TidyPass } from "../../src/services/TidyModel.ts"
-import { GitFailed, type GitRunner } from "../../src/services/NotesHistory.ts"
-import { historyLayer, historySession, tempRoot } from "../support/notesHistoryFixtures.ts"
+import { GitFailed, type GitRunner } from "../../src/services/NotesVersions.ts"
+import { historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 
 /** A pass that lists the notes, then retires `plan`, and says so. */

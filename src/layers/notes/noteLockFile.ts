@@ -8,7 +8,7 @@ import {
   leftoverIsStale,
   leftoverOf,
   parseLockOwner
-} from "../../domain/notes/lock.ts"
+} from "../../domain/notes/lockRules.ts"
 import { NoteLocked } from "../../services/NotesStore.ts"
 import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
 

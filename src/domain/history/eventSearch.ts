@@ -1,6 +1,6 @@
 import { Result } from "effect"
-import { compileQuery, type InvalidPattern, type TextPattern } from "../patterns.ts"
-import { type ScanBudget, unlimitedScan } from "../scanBudget.ts"
+import { compileQuery, type InvalidPattern, type RegexEngine, type TextPattern } from "../patterns.ts"
+import { type ScanDeadline, unlimitedScan } from "../scanDeadline.ts"
 import { codePointLength, codePointOffsetOf } from "../textWindow.ts"
 import { utf8Length } from "../toolOutcome.ts"
 import { windowOf } from "./branchView.ts"
@@ -57,7 +57,7 @@ const hitLine = (event: HistoryEvent, windowId: string, index: number, offset: n
 const firstMatch = (
   pattern: TextPattern,
   event: HistoryEvent,
-  budget: ScanBudget
+  budget: ScanDeadline
 ): { readonly index: number; readonly offset: number } | undefined | "Stopped" => {
   const inHead = pattern.indexIn(event.head)
   if (inHead !== -1) return { index: inHead, offset: codePointOffsetOf(event.head, inHead) }
@@ -76,10 +76,11 @@ const firstMatch = (
 export const searchPage = (
   index: SessionIndex,
   query: SearchQuery,
+  engine: RegexEngine | undefined,
   scanBound: number = defaultScanBound,
-  budget: ScanBudget = unlimitedScan
+  budget: ScanDeadline = unlimitedScan
 ): Result.Result<SearchPage, UnknownWindow | InvalidPattern> => {
-  const matcher = compileQuery(query.query, query.regex)
+  const matcher = compileQuery(query.query, query.regex, engine)
   if (Result.isFailure(matcher)) return Result.fail(matcher.failure)
   const resolved = resolveScope(index, query)
   if (Result.isFailure(resolved)) return Result.fail(resolved.failure)

@@ -3,10 +3,11 @@ import { formatAddress, type Home, homeOrder } from "../../domain/notes/address.
 import { parseNote } from "../../domain/notes/frontmatter.ts"
 import { decodeSearchCursor, encodeSearchCursor } from "../../domain/notes/paging.ts"
 import { compileQuery, type InvalidPattern, type TextPattern } from "../../domain/patterns.ts"
-import type { ScanBudget } from "../../domain/scanBudget.ts"
+import type { ScanDeadline } from "../../domain/scanDeadline.ts"
 import { codePointLength } from "../../domain/textWindow.ts"
 import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "../../services/NotesStore.ts"
-import { CurrentScanBudget } from "../../services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../../services/ScanDeadline.ts"
+import { engineFor } from "../regexEngine.ts"
 import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
 
 const HitTextLimit = 200
@@ -27,7 +28,7 @@ const hitsIn = (
   pattern: TextPattern,
   afterLine: number,
   max: number,
-  budget: ScanBudget
+  budget: ScanDeadline
 ): { readonly hits: ReadonlyArray<SearchHit>; readonly stoppedAfter: number | undefined } => {
   const hits: Array<SearchHit> = []
   const scan = pattern.scanner(body, true)
@@ -85,7 +86,7 @@ export const searchNotes = (
   request: { readonly query: string; readonly regex?: boolean | undefined; readonly cursor?: string | undefined; readonly limit: number }
 ): Effect.Effect<SearchResult, InvalidPattern | InvalidNoteRequest> =>
   Effect.gen(function*() {
-    const compiled = compileQuery(request.query, request.regex === true)
+    const compiled = compileQuery(request.query, request.regex === true, yield* engineFor(request.regex))
     if (Result.isFailure(compiled)) return yield* compiled.failure
     const pattern = compiled.success
     const cursor = request.cursor === undefined ? undefined : Option.getOrUndefined(decodeSearchCursor(request.cursor))
@@ -104,7 +105,7 @@ export const searchNotes = (
       .sort(compareFiles)
     const hits: Array<SearchHit & { readonly file: SearchFile }> = []
     const unreadable: Array<string> = []
-    const budget = (yield* CurrentScanBudget)()
+    const budget = (yield* CurrentScanDeadline)()
     let stoppedAt: { readonly file: SearchFile; readonly line: number } | undefined
     let searched = 0
     for (let batch = 0; batch < files.length && hits.length <= request.limit && stoppedAt === undefined; batch += ReadBatch) {

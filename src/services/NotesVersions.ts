@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { CommitReason } from "../domain/notes/history.ts"
+import type { CommitReason } from "../domain/notes/versions.ts"
 import type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
 
@@ -31,7 +31,7 @@ export interface EndedWindow {
 }
 
 /** What a history command could not do, as the sentence the user reads. */
-export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()("HistoryUnavailable", {
+export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>()("VersionsUnavailable", {
   message: Schema.String
 }) {}
 
@@ -40,7 +40,7 @@ export class HistoryUnavailable extends Schema.TaggedError<HistoryUnavailable>()
  * committed when the Window room says it ended (its boundary, the session's
  * end), off the hooks' critical path, one commit at a time per root.
  */
-export class NotesHistory extends Context.Service<NotesHistory, {
+export class NotesVersions extends Context.Service<NotesVersions, {
   /** Forks the commit of the notes this window changed; returns at once. */
   readonly windowEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
   /** Forks the commit of what the session's last window changed; returns at once. */
@@ -50,19 +50,19 @@ export class NotesHistory extends Context.Service<NotesHistory, {
   /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */
   readonly awaitCommits: (timeoutMs: number) => Effect.Effect<void>
   /** `/pi-context notes history [address|@home]`. */
-  readonly history: (target: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  readonly history: (target: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /** `/pi-context notes diff <commit> [address]`. */
-  readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /**
    * `/pi-context notes restore <address|@home|all> <commit>`: a note, a home or
    * every home back to that commit's version; the restore is itself a commit.
    */
-  readonly restore: (target: string, commit: string) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  readonly restore: (target: string, commit: string) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /**
    * Commits what changed in the homes now, creating the repository if need be
    * (tidy's before and after); the short hash of HEAD afterwards.
    */
-  readonly commitNow: (reason: CommitReason) => Effect.Effect<string, HistoryUnavailable, PiSession>
+  readonly commitNow: (reason: CommitReason) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /**
    * This session's window commits (the newest 200), by window id, once the
    * commits in flight have landed or `waitForCommitsMs` has passed, with the
@@ -75,4 +75,4 @@ export class NotesHistory extends Context.Service<NotesHistory, {
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */
   readonly takeNotice: Effect.Effect<Option.Option<string>>
-}>()("pi-context/NotesHistory") {}
+}>()("pi-context/NotesVersions") {}

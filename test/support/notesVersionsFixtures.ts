@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process"
 import { Effect, FileSystem, Layer, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
-import * as NotesHistoryLive from "../../src/layers/NotesHistoryLive.ts"
+import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
-import type { GitRunner } from "../../src/services/NotesHistory.ts"
-import { NotesHistory } from "../../src/services/NotesHistory.ts"
-import { notesToolHandlers } from "../../src/tools/notes.ts"
+import type { GitRunner } from "../../src/services/NotesVersions.ts"
+import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
 
@@ -14,11 +14,11 @@ import { liveNotesLayer } from "./notesStoreFixtures.ts"
  * A notes history with no history (git off, no repository): history_windows
  * and the windows view show the branch's own facts. Any other call is a defect.
  */
-export const noNotesHistory = Layer.mock(NotesHistory, { sessionChanges: () => Effect.succeed(Option.none()) })
+export const noNotesVersions = Layer.mock(NotesVersions, { sessionChanges: () => Effect.succeed(Option.none()) })
 
 /** The live store and a history on `git` (the system git unless a test injects one), with the window room it follows. */
 export const historyLayer = (git: GitRunner = systemGit) =>
-  NotesHistoryLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer)))
+  NotesVersionsLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer)))
 
 /** `git args` in `cwd`, for checking what the history holds. */
 export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
@@ -39,11 +39,11 @@ export const historySession = (root: string, options: FakeSessionOptions = {}) =
     ...options
   })
   const tool = (name: keyof typeof notesToolHandlers, params: unknown) => Effect.provide(notesToolHandlers[name](params), session.layer)
-  const withHistory = <A, E>(f: (history: NotesHistory["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
-    Effect.provide(NotesHistory.use(f), session.layer)
+  const withHistory = <A, E>(f: (history: NotesVersions["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
+    Effect.provide(NotesVersions.use(f), session.layer)
   /** A window boundary, then waiting for its commit (a hook never waits). */
   const endWindow = (ordinal: number, id?: string) =>
-    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesHistory.use((history) => history.flush))
+    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesVersions.use((history) => history.flush))
   return { session, tool, withHistory, endWindow }
 }
 

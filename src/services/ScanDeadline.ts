@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import { type ScanBudget, unlimitedScan } from "../domain/scanBudget.ts"
+import { type ScanDeadline, unlimitedScan } from "../domain/scanDeadline.ts"
 
 /**
  * Starts the scan budget of the tool call in progress: a service calls it
@@ -7,6 +7,6 @@ import { type ScanBudget, unlimitedScan } from "../domain/scanBudget.ts"
  * take the time they take) and stops on it with a cursor. The tool runner
  * sets it for each call; outside a tool call nothing is ever spent.
  */
-export const CurrentScanBudget = Context.Reference<() => ScanBudget>("pi-context/CurrentScanBudget", {
+export const CurrentScanDeadline = Context.Reference<() => ScanDeadline>("pi-context/CurrentScanDeadline", {
   defaultValue: () => () => unlimitedScan
 })

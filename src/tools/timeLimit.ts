@@ -1,8 +1,8 @@
 import { Clock, Duration, Effect } from "effect"
 import { ToolName } from "../domain/protocol.ts"
-import { scanBudgetOf } from "../domain/scanBudget.ts"
+import { scanDeadlineOf } from "../domain/scanDeadline.ts"
 import { failed, type ToolOutcome } from "../domain/toolOutcome.ts"
-import { CurrentScanBudget } from "../services/ToolBudget.ts"
+import { CurrentScanDeadline } from "../services/ScanDeadline.ts"
 
 /**
  * The time budget of one tool call. `scanMs`, counted from the start of a
@@ -11,26 +11,26 @@ import { CurrentScanBudget } from "../services/ToolBudget.ts"
  * Pi's event loop); `callMs` interrupts a call that waits too long on
  * anything else (a disk, a lock).
  */
-export const ToolTimeBudget = { scanMs: 100, callMs: 30_000 } as const
+export const ToolTimeLimits = { scanMs: 100, callMs: 30_000 } as const
 
 const writers: ReadonlySet<string> = new Set([ToolName.notesWrite, ToolName.notesUpdate, ToolName.wipeMemory])
 
 const timedOut = (tool: string): ToolOutcome =>
   failed(
     "timed_out",
-    `${tool} did not finish within ${ToolTimeBudget.callMs / 1000} s and was stopped. ` +
+    `${tool} did not finish within ${ToolTimeLimits.callMs / 1000} s and was stopped. ` +
       (writers.has(tool)
         ? "It may or may not have taken effect: check (notes_read, notes_list) before trying again."
         : "Nothing was changed; try again, or narrow the request.")
   )
 
 /** Runs one tool call within the budget, so that it always answers, in bounded time. */
-export const withTimeBudget = (tool: string) => <R>(call: Effect.Effect<ToolOutcome, never, R>): Effect.Effect<ToolOutcome, never, R> =>
+export const withTimeLimit = (tool: string) => <R>(call: Effect.Effect<ToolOutcome, never, R>): Effect.Effect<ToolOutcome, never, R> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
-    const startScan = () => scanBudgetOf(ToolTimeBudget.scanMs, () => clock.currentTimeMillisUnsafe())
+    const startScan = () => scanDeadlineOf(ToolTimeLimits.scanMs, () => clock.currentTimeMillisUnsafe())
     return yield* call.pipe(
-      Effect.provideService(CurrentScanBudget, startScan),
-      Effect.timeoutOrElse({ duration: Duration.millis(ToolTimeBudget.callMs), orElse: () => Effect.succeed(timedOut(tool)) })
+      Effect.provideService(CurrentScanDeadline, startScan),
+      Effect.timeoutOrElse({ duration: Duration.millis(ToolTimeLimits.callMs), orElse: () => Effect.succeed(timedOut(tool)) })
     )
   })

@@ -7,7 +7,7 @@ import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
-import { notesHistoryCommand } from "./notesHistory.ts"
+import { notesVersionsCommand } from "./notesVersions.ts"
 import { notesSyncCommand, readSyncStates } from "./notesSync.ts"
 import { notice, type Reply, report, type Step, subcommand } from "./Subcommand.ts"
 
@@ -77,7 +77,7 @@ const currentBoot = Effect.gen(function*() {
 type Needs =
   | Effect.Services<typeof notesOverview>
   | Effect.Services<typeof currentBoot>
-  | Effect.Services<ReturnType<typeof notesHistoryCommand>>
+  | Effect.Services<ReturnType<typeof notesVersionsCommand>>
   | Effect.Services<ReturnType<typeof notesSyncCommand>>
 
 const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore | sync [now]]"
@@ -134,7 +134,7 @@ export const notes = subcommand({
   name: "notes",
   run: (args): Step<Needs> => {
     const [sub, address, ...extra] = args
-    if (sub !== undefined && historyWords.has(sub)) return notesHistoryCommand(args)
+    if (sub !== undefined && historyWords.has(sub)) return notesVersionsCommand(args)
     if (sub === "sync") return notesSyncCommand(args.slice(1))
     if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
     if (sub === "boot" && address === undefined) return showBoot
