@@ -1,7 +1,7 @@
 /** A run's figures, read from its session entries and the usage the provider reported in them. */
 import type { Api, Model, Usage } from "@earendil-works/pi-ai"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
-import type { UserMessageSpec } from "../tasks/types.ts"
+import type { UserMessageSpec } from "../tasks/taskTypes.ts"
 import type { CallPoint, RequestOutcome, Tokens, Turnovers } from "./types.ts"
 
 export interface Measured {

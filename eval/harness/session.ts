@@ -11,7 +11,7 @@ import type { Api, Model } from "@earendil-works/pi-ai"
 import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent"
 import { scriptedAgent } from "../scripted/agent.ts"
 import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
-import type { Task } from "../tasks/types.ts"
+import type { Task } from "../tasks/taskTypes.ts"
 import { compactionAt } from "./settings.ts"
 import type { JobSpec } from "./types.ts"
 

@@ -9,7 +9,7 @@
  */
 import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
 import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
-import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/types.ts"
+import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/taskTypes.ts"
 import type { Reply } from "./provider.ts"
 
 type Item =

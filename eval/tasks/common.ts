@@ -2,7 +2,7 @@
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
-import type { Knowledge, Verdict } from "./types.ts"
+import type { Knowledge, Verdict } from "./taskTypes.ts"
 
 /** mulberry32: the same numbers for the same seed on every machine. */
 export const rng = (seed: number) => {

@@ -5,7 +5,7 @@ import { ledgerStages } from "./ledger-stages/task.ts"
 import { logClue } from "./log-clue/task.ts"
 import { midQuestion } from "./mid-question/task.ts"
 import { renameSymbol } from "./rename-symbol/task.ts"
-import type { Task } from "./types.ts"
+import type { Task } from "./taskTypes.ts"
 
 export const tasks: ReadonlyArray<Task> = [renameSymbol, ledgerStages, logClue, frozenRules, buildKey, midQuestion]
 

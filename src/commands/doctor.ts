@@ -53,7 +53,7 @@ export const doctorReport = Effect.gen(function*() {
   const policy = yield* thresholds.policy
   const belowReserve = hardLineBelowReserve(policy)
   const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
-  lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.join("; ")}`))
+  lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.map((problem) => problem.replace(/\.$/, "")).join("; ")}`))
 
   const syncStates = yield* readSyncStates((sync) => sync.states)
   const nowMs = yield* Clock.currentTimeMillis
@@ -65,7 +65,9 @@ export const doctorReport = Effect.gen(function*() {
   } else {
     lines.push(
       policy.sync.length === 0
-        ? check(true, "notes sync: no remote configured; the notes stay on this machine")
+        ? policy.notices.some((notice) => notice.key.startsWith("pi-context.sync"))
+          ? check(false, "notes sync: no remote set, since each pi-context.sync entry was ignored (see settings); the notes stay on this machine")
+          : check(true, "notes sync: no remote configured; the notes stay on this machine")
         : check(false, `notes sync: ${policy.sync.length} ${policy.sync.length === 1 ? "remote" : "remotes"} configured, but notes sync is not running in this session`)
     )
   }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
-import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
+import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import type { GitRunner } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -47,6 +47,12 @@ interface Remote {
   behind: number | undefined
   diverged: { readonly backupRef: string; readonly atMs: number } | undefined
   pushPending: boolean
+  /**
+   * The homes' fingerprint as of the last round that left both sides the
+   * same (nothing to push, nothing written here, no failure): a push round
+   * that finds them so is skipped.
+   */
+  settled: string | undefined
 }
 
 const keyOf = (setting: SyncRemoteSetting) => `${setting.remote}\0${setting.branch}`
@@ -93,7 +99,8 @@ export const layerWith = (options: SyncOptions) =>
           ahead: undefined,
           behind: undefined,
           diverged: undefined,
-          pushPending: false
+          pushPending: false,
+          settled: undefined
         }
         remotes.set(key, fresh)
         return fresh
@@ -137,7 +144,8 @@ export const layerWith = (options: SyncOptions) =>
               setting.homes,
               syncTrees(identity, setting.homes, path.join),
               mode,
-              atMs
+              atMs,
+              remote.pushPending ? undefined : remote.settled
             )).pipe(
               Effect.timeoutOrElse({
                 duration: options.budgetMs * 2,
@@ -147,6 +155,7 @@ export const layerWith = (options: SyncOptions) =>
           )
           const pushes = mode !== "pull"
           if (result._tag === "Failure") {
+            remote.settled = undefined
             const failure = result.failure
             if (failure._tag === "MirrorBusy") {
               if (pushes) remote.pushPending = true
@@ -161,6 +170,7 @@ export const layerWith = (options: SyncOptions) =>
             yield* trace.info("sync.failed", { remote: remote.shown, branch: setting.branch, mode, kind: outcome.kind, detail: outcome.detail })
             return yield* tellOnce(`${key}\0${outcome.kind}`, failureNotice(remote.shown, setting.branch, outcome.kind, outcome.detail))
           }
+          if ("_tag" in result.success) return yield* trace.info("sync.unchanged", { remote: remote.shown, branch: setting.branch, mode })
           yield* recordRound(identity, remote, mode, atMs, result.success)
         }).pipe(Effect.catchCause((cause) => trace.info("sync.crashed", { remote: remote.shown, cause: redactText(String(cause), [remote.setting.remote]).slice(0, 500) })))
 
@@ -170,6 +180,10 @@ export const layerWith = (options: SyncOptions) =>
           const key = keyOf(setting)
           remote.ahead = result.ahead
           remote.behind = result.behind
+          const unchangedHere = result.pulledNotes === 0 && result.retiredNotes === 0 && result.conflicts.length === 0
+          remote.settled = result.diverged === undefined && result.pushFailure === undefined && result.ahead === 0 && unchangedHere
+            ? result.fingerprint
+            : undefined
           if (result.diverged !== undefined) {
             remote.diverged = remote.diverged?.backupRef === result.diverged ? remote.diverged : { backupRef: result.diverged, atMs }
             const outcome: SyncOutcome = { _tag: "Failed", atMs, kind: "diverged", detail: `history rewritten; local branch kept as ${result.diverged}` }
@@ -181,7 +195,11 @@ export const layerWith = (options: SyncOptions) =>
             yield* tellOnce(`${key}\0diverged`, failureNotice(remote.shown, setting.branch, "diverged", "", result.diverged))
           } else {
             remote.diverged = undefined
-            remote.lastPull = { _tag: "Ok", atMs, detail: result.pulledNotes === 0 ? "up to date" : `${plural(result.pulledNotes, "note")} pulled` }
+            remote.lastPull = {
+              _tag: "Ok",
+              atMs,
+              detail: pullDetail({ pulled: result.pulledNotes, retired: result.retiredNotes, conflicts: result.conflicts.length })
+            }
             if (result.pushFailure !== undefined) {
               const outcome = failed(atMs, result.pushFailure, identity, remote)
               remote.lastPush = outcome
@@ -204,6 +222,7 @@ export const layerWith = (options: SyncOptions) =>
             branch: setting.branch,
             mode,
             pulled: result.pulledNotes,
+            retired: result.retiredNotes,
             pushed: result.pushedCommits ?? 0,
             conflicts: result.conflicts.length,
             diverged: result.diverged !== undefined

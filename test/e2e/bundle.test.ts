@@ -12,7 +12,7 @@ import { bundleCodeCaches, piEnv, repoRoot, runPi as run } from "./fixtures/piCl
  * from the bundle. Pi's loader, asked to log (JITI_DEBUG), names each file it
  * loads: the bundle, and never the TypeScript source behind it.
  */
-const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
 describe("the prebuilt bundle in the real pi CLI", () => {
   let root: string
   let installed: string

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
-import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
+import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.ts"
 
 /**
  * The real `pi` CLI of the pinned dev dependency, offline, in a temp project
@@ -13,7 +13,7 @@ import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxModel.ts"
  * faux model comes in through `-e`; pi-context itself must come from the
  * project's `.pi/settings.json`.
  */
-const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
 const runTimeoutMs = 45_000
 
 interface Dirs {

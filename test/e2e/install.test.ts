@@ -15,7 +15,7 @@ import { bundleCodeCaches, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
  * installs from its local cache (filled by the `npm ci` that made
  * node_modules), never the network.
  */
-const fauxExtension = join(import.meta.dirname, "fixtures", "fauxModel.ts")
+const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
 const installTimeoutMs = 120_000
 
 /** npm as the test runs under it (`npm test`, `npx vitest`), on the Node of node_modules. */

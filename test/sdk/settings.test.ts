@@ -55,7 +55,10 @@ describe("a bad pi-context.sync, in Pi's agent loop", () => {
     await h.prompt("/pi-context doctor")
     const doctor = h.notices.at(-1)!.message
     expect(doctor).toMatch(/^FAIL settings: .*pi-context\.sync\[0\]\.homes\[0\].*pi-context\.sync\[1\]\.brnach/m)
-    expect(doctor).toMatch(/^ok {3}notes sync: no remote configured/m)
+    // Each entry was ignored: not "no remote configured", which would read as if the setting were never written.
+    expect(doctor).toMatch(/^FAIL notes sync: no remote set, since each pi-context\.sync entry was ignored \(see settings\); the notes stay on this machine$/m)
+    // One problem after another, each once punctuated.
+    expect(doctor).not.toContain(".; ")
     for (const notice of h.notices) expect(notice.message).not.toContain("tok3n-s3cret")
     expect(h.errors).toEqual([])
   })

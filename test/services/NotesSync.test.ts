@@ -1,7 +1,8 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { rmSync } from "node:fs"
+import { renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
+import { syncStatusText } from "../../src/domain/notes/syncView.ts"
 import { bareRemote, filesIn, git, isolateGit, machine, readNote, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
 
 let restoreGit: () => void = () => {}
@@ -77,6 +78,9 @@ describe("NotesSync", () => {
       assert.strictEqual(readNote(b.root, `user/${copies[0]}`), "A's plan\n")
       const [state] = yield* b.states
       assert.deepStrictEqual(state?.conflicts.map(({ home, note, copy }) => ({ home, note, copy })), [{ home: "user", note: "plan.md", copy: copies[0]! }])
+      // The pull says what it did: it was not "up to date".
+      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "1 conflict kept beside its note")
+      assert.match(syncStatusText([state!], state!.lastPull!.atMs), /\n  last pull: ok just now \(1 conflict kept beside its note\)\n/)
       const notices = yield* b.notices
       assert.strictEqual(notices.length, 1)
       assert.include(notices[0]!, `@user/${copies[0]}`)
@@ -91,6 +95,80 @@ describe("NotesSync", () => {
       yield* a.pull
       assert.strictEqual(readNote(a.root, "user/plan.md"), "A's and B's plan\n")
       assert.deepStrictEqual(filesIn(a.root, "user"), ["plan.md"])
+    }))
+
+  it.effect("a note the other machine deleted is moved to this machine's wastebasket, never deleted, and the pull says so", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const remote = bareRemote(dir)
+      const homes = [{ homes: ["user", "agent"] as const, remote, branch: "notes" }]
+      const a = yield* machine(join(dir, "a"), homes)
+      const b = yield* machine(join(dir, "b"), homes)
+      writeNote(a.root, "user/old-plan.md", "the plan we dropped\n")
+      writeNote(a.root, "agents/pi/habits/tests.md", "test first\n")
+      writeNote(a.root, "user/keep.md", "kept\n")
+      yield* a.push
+      yield* b.pull
+
+      rmSync(join(b.root, "user", "old-plan.md"))
+      rmSync(join(b.root, "agents", "pi", "habits", "tests.md"))
+      yield* b.push
+      yield* a.pull
+
+      assert.deepStrictEqual(filesIn(a.root, "user"), ["keep.md"])
+      assert.isUndefined(readNote(a.root, "agents/pi/habits/tests.md"))
+      assert.strictEqual(readNote(a.root, "wastebasket/user/old-plan.md"), "the plan we dropped\n")
+      assert.strictEqual(readNote(a.root, "wastebasket/agents/pi/habits/tests.md"), "test first\n")
+      const [state] = yield* a.states
+      assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "2 notes deleted elsewhere, moved to the wastebasket")
+      // The wastebasket is this machine's own: nothing of it is pushed, and the deletion stands on the remote.
+      yield* a.push
+      assert.deepStrictEqual(git(remote, "ls-tree", "-r", "--name-only", "notes").trim().split("\n"), ["user/keep.md"])
+    }))
+
+  it.effect("a push after a window that changed no synced note fetches nothing; a change, a failed push, session start and sync now still reach the remote", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const remote = bareRemote(dir)
+      const homes = [{ homes: ["user"] as const, remote, branch: "notes" }]
+      const a = yield* machine(join(dir, "a"), homes)
+      const b = yield* machine(join(dir, "b"), homes)
+      writeNote(a.root, "user/prefs.md", "tabs\n")
+      yield* a.push
+      assert.strictEqual(a.fetches(), 1)
+
+      yield* a.push
+      yield* a.push
+      assert.strictEqual(a.fetches(), 1)
+      assert.lengthOf(a.traced.filter((line) => line.includes("sync.unchanged")), 2)
+
+      // Another machine's change is not fetched by a push with nothing to send, but by the next pull and by sync now.
+      writeNote(b.root, "user/team.md", "reviews on Fridays\n")
+      yield* b.push
+      yield* a.pull
+      assert.strictEqual(a.fetches(), 2)
+      assert.strictEqual(readNote(a.root, "user/team.md"), "reviews on Fridays\n")
+      yield* a.now
+      assert.strictEqual(a.fetches(), 3)
+
+      writeNote(a.root, "user/prefs.md", "spaces after all\n")
+      yield* a.push
+      assert.strictEqual(a.fetches(), 4)
+      assert.strictEqual(git(remote, "show", "notes:user/prefs.md"), "spaces after all\n")
+      yield* a.push
+      assert.strictEqual(a.fetches(), 4)
+
+      // A push that failed is tried again at the next commit even though no note changed since.
+      const moved = `${remote}.away`
+      renameSync(remote, moved)
+      writeNote(a.root, "user/prefs.md", "tabs again\n")
+      yield* a.push
+      assert.isTrue((yield* a.states)[0]?.pushPending)
+      renameSync(moved, remote)
+      yield* a.push
+      assert.strictEqual(a.fetches(), 6)
+      assert.strictEqual(git(remote, "show", "notes:user/prefs.md"), "tabs again\n")
+      assert.isFalse((yield* a.states)[0]?.pushPending)
     }))
 
   it.effect("a remote force-pushed to an unrelated history: nothing merged or pushed, no local note lost, a backup ref, the divergence reported; the user's command merges both", () =>

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { join } from "node:path"
 import { Effect } from "effect"
 import type { SyncTree } from "../../src/domain/notes/syncPlan.ts"
-import { type Base, copyBack, copyIn, hashOf, type Seen } from "../../src/layers/notes/sync/copy.ts"
+import { type Base, copyBack, copyIn, hashOf, type Seen, TrackedMap } from "../../src/layers/notes/sync/copy.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { tempRoot } from "../support/notesVersionsFixtures.ts"
 import { readNote, writeNote } from "../support/notesSyncFixtures.ts"
@@ -13,7 +13,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       const dir = yield* tempRoot("pi-sync-copy-")
       const home = join(dir, "home")
       const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
       writeNote(home, "plan.md", "v0\n")
       writeNote(mirror, "user/plan.md", "v0\n")
       const base: Base = new Map([["user/plan.md", hashOf("v0\n")!]])
@@ -24,8 +24,8 @@ describe("notes sync: copying between a home and its mirror", () => {
       // The merge brings the remote's text into the mirror; meanwhile the model rewrites the note.
       writeNote(mirror, "user/plan.md", "theirs\n")
       writeNote(home, "plan.md", "mine\n")
-      const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen)
-      assert.strictEqual(written, 0)
+      const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen, 0)
+      assert.deepStrictEqual(written, { written: 0, retired: 0 })
       assert.strictEqual(readNote(home, "plan.md"), "mine\n")
       assert.strictEqual(base.get("user/plan.md"), hashOf("v0\n"))
 
@@ -34,12 +34,12 @@ describe("notes sync: copying between a home and its mirror", () => {
       assert.deepStrictEqual(next.conflicts.map(({ note, theirs }) => ({ key: note.key, theirs })), [{ key: "user/plan.md", theirs: "theirs\n" }])
     }).pipe(Effect.provide(nodeLayer)))
 
-  it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes", () =>
+  it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes to the wastebasket", () =>
     Effect.gen(function*() {
       const dir = yield* tempRoot("pi-sync-copy-")
       const home = join(dir, "home")
       const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home }
+      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
       writeNote(home, "plan.md", "v0\n")
       writeNote(home, "old.md", "retired there\n")
       writeNote(mirror, "user/plan.md", "v1 from there\n")
@@ -49,9 +49,29 @@ describe("notes sync: copying between a home and its mirror", () => {
       const head = new Map([["user/plan.md", hashOf("v1 from there\n")!], ["user/new/idea.md", hashOf("new there\n")!]])
       const copied = yield* copyIn(mirror, head, [tree], base, seen, 0)
       assert.deepStrictEqual(copied.back.map((item) => item.note.key).sort(), ["user/new/idea.md", "user/old.md", "user/plan.md"])
-      assert.strictEqual(yield* copyBack(mirror, copied.back, base, seen), 3)
+      assert.deepStrictEqual(yield* copyBack(mirror, copied.back, base, seen, Date.UTC(2026, 11, 1, 21, 15, 3)), { written: 2, retired: 1 })
       assert.strictEqual(readNote(home, "plan.md"), "v1 from there\n")
       assert.strictEqual(readNote(home, "new/idea.md"), "new there\n")
       assert.isUndefined(readNote(home, "old.md"))
+      // Never deleted outright: retired as notes_delete would, where the notes tools list and restore it.
+      assert.strictEqual(readNote(join(dir, "wastebasket"), "old.md"), "retired there\n")
+      assert.isFalse(base.has("user/old.md"))
+      // A note deleted there that this machine never had: nothing to retire, and nothing counted.
+      const ghost = { key: "user/ghost.md", tree, relative: "ghost.md" }
+      assert.deepStrictEqual(yield* copyBack(mirror, [{ note: ghost, expected: undefined }], base, seen, 0), { written: 0, retired: 0 })
     }).pipe(Effect.provide(nodeLayer)))
+
+  it("tells a round that changed what the mirror remembers from one that only set it again", () => {
+    const base = new TrackedMap([["user/plan.md", "aaa"]], (a, b) => a === b)
+    base.set("user/plan.md", "aaa")
+    base.delete("user/never.md")
+    assert.isFalse(base.changed)
+    base.set("user/plan.md", "bbb")
+    assert.isTrue(base.changed)
+    const seen = new TrackedMap([["user/plan.md", { stat: "3:1", blob: "aaa" }]], (a, b) => a.stat === b.stat && a.blob === b.blob)
+    seen.set("user/plan.md", { stat: "3:1", blob: "aaa" })
+    assert.isFalse(seen.changed)
+    seen.delete("user/plan.md")
+    assert.isTrue(seen.changed)
+  })
 })

@@ -10,6 +10,7 @@ import * as NotesSyncLive from "../../src/layers/NotesSyncLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
+import type { GitRunner } from "../../src/services/NotesVersions.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Trace } from "../../src/services/Trace.ts"
 import { makeFakeSession } from "./FakePiSession.ts"
@@ -73,8 +74,17 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
   Effect.gen(function*() {
     const traced: Array<string> = []
     const policy: PolicySettings = { sync: remotes }
+    // Each fetch the sync ran, counted as it reaches the network's git.
+    const fetched = { count: 0 }
+    const network = (budgetMs: number): GitRunner => {
+      const run = gitWithin(budgetMs)
+      return (cwd, args, stdin) => {
+        if (args.includes("fetch")) fetched.count += 1
+        return run(cwd, args, stdin)
+      }
+    }
     const context = yield* Layer.build(
-      NotesSyncLive.layerWith({ git: systemGit, network: gitWithin, budgetMs: options.budgetMs ?? NotesSyncLive.SyncBudgetMs }).pipe(
+      NotesSyncLive.layerWith({ git: systemGit, network, budgetMs: options.budgetMs ?? NotesSyncLive.SyncBudgetMs }).pipe(
         Layer.provideMerge(Layer.mergeAll(liveNotesLayer, ThresholdsLive.layerInjected(policy), TraceLive.layerWith((_path, line) => {
           traced.push(line)
           if (process.env.DEBUG_TRACE) console.log(line)
@@ -94,6 +104,7 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       root,
       session,
       traced,
+      fetches: () => fetched.count,
       /** A pull as at session start, waited for. */
       pull: use((sync) => Effect.andThen(sync.started, sync.flush)),
       /** A push as after a window's commit, waited for. */

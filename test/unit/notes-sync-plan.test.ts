@@ -6,6 +6,7 @@ import {
   isConflictCopy,
   mergePlan,
   parseRawDiff,
+  pullDetail,
   remoteForGit,
   sidesOfChanges,
   treeOfKey
@@ -85,9 +86,22 @@ describe("notes sync decisions", () => {
   it("places a path of the remote's tree in its home on this machine", () => {
     const identity = identityAt("/notes")
     const join = (...segments: ReadonlyArray<string>) => segments.join("/")
-    assert.deepStrictEqual(treeOfKey(identity, "project/a/b.md", join), { tree: { home: "project", prefix: "project", dir: "/notes/projects/repo-0000abcd" }, relative: "a/b.md" })
-    assert.deepStrictEqual(treeOfKey(identity, "models/other/x.md", join), { tree: { home: "model", prefix: "models/other", dir: "/notes/models/other" }, relative: "x.md" })
+    assert.deepStrictEqual(treeOfKey(identity, "project/a/b.md", join), {
+      tree: { home: "project", prefix: "project", dir: "/notes/projects/repo-0000abcd", wastebasket: "/notes/wastebasket/projects/repo-0000abcd" },
+      relative: "a/b.md"
+    })
+    assert.deepStrictEqual(treeOfKey(identity, "models/other/x.md", join), {
+      tree: { home: "model", prefix: "models/other", dir: "/notes/models/other", wastebasket: "/notes/wastebasket/models/other" },
+      relative: "x.md"
+    })
     assert.isUndefined(treeOfKey(identity, "README.md", join))
     assert.isUndefined(treeOfKey(identity, "agents/x.md", join))
+  })
+
+  it("says what a pull did, not just that it went well", () => {
+    assert.strictEqual(pullDetail({ pulled: 0, retired: 0, conflicts: 0 }), "up to date")
+    assert.strictEqual(pullDetail({ pulled: 2, retired: 0, conflicts: 1 }), "2 notes pulled, 1 conflict kept beside its note")
+    assert.strictEqual(pullDetail({ pulled: 0, retired: 0, conflicts: 2 }), "2 conflicts kept beside their notes")
+    assert.strictEqual(pullDetail({ pulled: 1, retired: 1, conflicts: 0 }), "1 note pulled, 1 note deleted elsewhere, moved to the wastebasket")
   })
 })

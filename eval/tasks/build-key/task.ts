@@ -1,6 +1,6 @@
 /** A failing command whose cause must be remembered later: the first build prints, once, the key the final build needs. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import type { Action, Knowledge, Task } from "../types.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
   const random = rng(seed * 13 + 5)

@@ -1,6 +1,6 @@
 /** A user request that arrives mid-task and must be answered: a question steered in while the agent documents a codebase. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, verdict, writeTree } from "../common.ts"
-import type { Action, Knowledge, Task } from "../types.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
   const random = rng(seed * 7 + 3)

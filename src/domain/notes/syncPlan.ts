@@ -1,4 +1,4 @@
-import { homeDirectory, type NotesIdentity } from "./identity.ts"
+import { homeDirectory, type NotesIdentity, WastebasketFolder, wastebasketDirectory } from "./identity.ts"
 import type { SyncableHome, SyncFailureKind } from "./syncTypes.ts"
 
 /**
@@ -13,6 +13,8 @@ export interface SyncTree {
   /** The home's folder in the remote's tree: the same on every machine. */
   readonly prefix: string
   readonly dir: string
+  /** Where a note of this home the other side deleted goes: the home's wastebasket, as retiring it would. */
+  readonly wastebasket: string
 }
 
 /**
@@ -39,7 +41,13 @@ export const syncTrees = (
   identity: NotesIdentity,
   homes: ReadonlyArray<SyncableHome>,
   join: (...segments: ReadonlyArray<string>) => string
-): ReadonlyArray<SyncTree> => homes.map((home) => ({ home, prefix: treePrefix(identity, home), dir: homeDirectory(identity, home, join) }))
+): ReadonlyArray<SyncTree> =>
+  homes.map((home) => ({
+    home,
+    prefix: treePrefix(identity, home),
+    dir: homeDirectory(identity, home, join),
+    wastebasket: wastebasketDirectory(identity, home, join)
+  }))
 
 /**
  * The home a path of the remote's tree belongs to, and the tree that holds
@@ -54,10 +62,21 @@ export const treeOfKey = (
   const [top, name, ...rest] = key.split("/")
   if (top === "user" || top === "project") {
     const home = top
-    return name === undefined ? undefined : { tree: { home, prefix: top, dir: homeDirectory(identity, home, join) }, relative: [name, ...rest].join("/") }
+    return name === undefined
+      ? undefined
+      : {
+        tree: { home, prefix: top, dir: homeDirectory(identity, home, join), wastebasket: wastebasketDirectory(identity, home, join) },
+        relative: [name, ...rest].join("/")
+      }
   }
   if ((top === "agents" || top === "models") && name !== undefined && rest.length > 0) {
-    return { tree: { home: top === "agents" ? "agent" : "model", prefix: `${top}/${name}`, dir: join(identity.root, top, name) }, relative: rest.join("/") }
+    const tree: SyncTree = {
+      home: top === "agents" ? "agent" : "model",
+      prefix: `${top}/${name}`,
+      dir: join(identity.root, top, name),
+      wastebasket: join(identity.root, WastebasketFolder, top, name)
+    }
+    return { tree, relative: rest.join("/") }
   }
   return undefined
 }
@@ -120,6 +139,21 @@ export const copyInAction = (here: string | undefined, mirror: string | undefine
   if (mirror === base) return "ToMirror"
   if (here === base || here === undefined) return "ToHome"
   return mirror === undefined ? "ToMirror" : "Conflict"
+}
+
+const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
+
+/**
+ * What a pull did, in a few words, for its outcome in `/pi-context notes
+ * sync`: `up to date`, or `2 notes pulled, 1 conflict kept beside its note`.
+ */
+export const pullDetail = (done: { readonly pulled: number; readonly retired: number; readonly conflicts: number }): string => {
+  const parts = [
+    ...(done.pulled === 0 ? [] : [`${counted(done.pulled, "note", "notes")} pulled`]),
+    ...(done.retired === 0 ? [] : [`${counted(done.retired, "note", "notes")} deleted elsewhere, moved to the wastebasket`]),
+    ...(done.conflicts === 0 ? [] : [`${counted(done.conflicts, "conflict kept beside its note", "conflicts kept beside their notes")}`])
+  ]
+  return parts.length === 0 ? "up to date" : parts.join(", ")
 }
 
 /** What a failed git run's words say went wrong, for doctor's fix. */

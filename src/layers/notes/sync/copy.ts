@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto"
-import { Effect, FileSystem, Path, type PlatformError } from "effect"
+import * as NodeFs from "node:fs"
+import { Effect, FileSystem, Path, PlatformError } from "effect"
+import { isGitFolder } from "../../../domain/notes/address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
-import { type DiskOps, isNotFound, readTexts, statPaths, walkNotes, writeAtomically } from "../disk.ts"
+import { type DiskOps, isNotFound, readTexts, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../noteLockFile.ts"
+import { moveToWastebasket } from "../wastebasket.ts"
 
 /**
  * Copying notes between the homes and a mirror's work tree. What a note
@@ -24,6 +27,37 @@ export const hashOf = (text: string | undefined): string | undefined => {
   const bytes = Buffer.from(text, "utf8")
   return createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex")
 }
+
+/**
+ * A map loaded from the mirror's own file that tells whether a round changed
+ * it: thousands of entries, each set again by every round, written back only
+ * when one of them differs.
+ */
+export class TrackedMap<V> extends Map<string, V> {
+  changed = false
+  private readonly same: (a: V, b: V) => boolean
+
+  constructor(entries: Iterable<readonly [string, V]>, same: (a: V, b: V) => boolean) {
+    super()
+    this.same = same
+    for (const [key, value] of entries) super.set(key, value)
+  }
+
+  override set(key: string, value: V): this {
+    const known = super.get(key)
+    if (known === undefined || !this.same(known, value)) this.changed = true
+    return super.set(key, value)
+  }
+
+  override delete(key: string): boolean {
+    const had = super.delete(key)
+    if (had) this.changed = true
+    return had
+  }
+}
+
+/** How many notes a copy writes at once, each a file of its own. */
+const FilesAtOnce = 8
 
 /** A file written this close to being read may change again within its time stamp's resolution: it is read again next time. */
 const SettledMs = 2_000
@@ -48,12 +82,88 @@ const readText = (ops: DiskOps, file: string) =>
     Effect.catchIf(isNotFound, () => Effect.succeed(undefined))
   )
 
-const notesUnder = (ops: DiskOps, dir: string) =>
-  Effect.map(walkNotes(ops, dir), (files) => files.filter((file) => !isConflictCopy(file.relative)).map((file) => file.relative))
+/** A note of a home as its folder listed it: its path in the home and its size and time (undefined: gone meanwhile, or not a file). */
+interface StatedNote {
+  readonly relative: string
+  readonly file: string
+  readonly stat: { readonly bytes: number; readonly updatedMs: number } | undefined
+}
+
+const listFailed = (method: string, target: string, error: unknown): PlatformError.PlatformError => {
+  const code = (error as NodeJS.ErrnoException).code
+  return PlatformError.systemError({
+    _tag: code === "EACCES" || code === "EPERM" ? "PermissionDenied" : "Unknown",
+    module: "FileSystem",
+    method,
+    pathOrDescriptor: target,
+    cause: error
+  })
+}
+
+const isGone = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code
+  return code === "ENOENT" || code === "ENOTDIR"
+}
+
+/**
+ * Every note of a home (conflict copies aside, no symlink followed) with
+ * its size and time, one folder at a time on this thread: a sync looks at
+ * every synced note, thousands of them, and a stat through the thread pool
+ * costs several times the stat itself. The fiber yields after each folder.
+ */
+const statNotesUnder = (ops: DiskOps, dir: string): Effect.Effect<ReadonlyArray<StatedNote>, PlatformError.PlatformError> =>
+  Effect.gen(function*() {
+    const notes: Array<StatedNote> = []
+    const folders: Array<{ readonly absolute: string; readonly relative: string }> = [{ absolute: dir, relative: "" }]
+    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+      const { absolute, relative } = folder
+      yield* Effect.try({
+        try: () => {
+          for (const entry of NodeFs.readdirSync(absolute, { withFileTypes: true })) {
+            const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
+            const child = ops.path.join(absolute, entry.name)
+            if (entry.isDirectory()) {
+              if (!isGitFolder(entry.name)) folders.push({ absolute: child, relative: childRelative })
+              continue
+            }
+            if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(childRelative)) continue
+            const stats = NodeFs.lstatSync(child, { throwIfNoEntry: false })
+            notes.push({
+              relative: childRelative,
+              file: child,
+              stat: stats?.isFile() === true ? { bytes: stats.size, updatedMs: Math.trunc(stats.mtimeMs) } : undefined
+            })
+          }
+        },
+        catch: (error) => ({ error, absolute })
+      }).pipe(Effect.catch(({ error, absolute: failed }) => (isGone(error) ? Effect.void : Effect.fail(listFailed("readdirSync", failed, error)))))
+      yield* Effect.yieldNow
+    }
+    return notes
+  })
 
 /** Where a mirror holds a note. */
 const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
 const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
+
+/** Every note of each tree with its size and time, tree by tree, as one look at the homes. */
+export type HomesListing = ReadonlyArray<ReadonlyArray<StatedNote>>
+
+export const listHomes = (trees: ReadonlyArray<SyncTree>): Effect.Effect<HomesListing, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    return yield* Effect.forEach(trees, (tree) => statNotesUnder(ops, tree.dir))
+  })
+
+/** One hash of every listed note's path, size and time: equal fingerprints, homes unchanged (as far as a stat can tell). */
+export const fingerprintOf = (listing: HomesListing): string => {
+  const hash = createHash("sha1")
+  for (const notes of listing) {
+    for (const note of notes) hash.update(`${note.file}\0${note.stat === undefined ? "-" : `${note.stat.bytes}:${note.stat.updatedMs}`}\n`)
+    hash.update("\0")
+  }
+  return hash.digest("hex")
+}
 
 export interface CopiedIn {
   /** The keys whose file the mirror's work tree took from the homes (written or deleted). */
@@ -69,7 +179,8 @@ export interface CopiedIn {
 /**
  * Copies every changed note of `trees` into the mirror's work tree (deletions
  * too), deciding note by note with `copyInAction` against `head` (the mirror's
- * tree, by key). Only notes whose size or time changed since `seen` are read.
+ * tree, by key), from `listing` (the homes are listed when not given). Only
+ * notes whose size or time changed since `seen` are read.
  */
 export const copyIn = Effect.fnUntraced(function*(
   mirrorDir: string,
@@ -77,23 +188,25 @@ export const copyIn = Effect.fnUntraced(function*(
   trees: ReadonlyArray<SyncTree>,
   base: Base,
   seen: Seen,
-  atMs: number
+  atMs: number,
+  listing?: HomesListing
 ) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-  const changed: Array<string> = []
+  const listed = listing ?? (yield* listHomes(trees))
   const back: Array<CopyBack> = []
-  const conflicts: Array<{ readonly note: TreeNote; readonly theirs: string }> = []
+  const toMirror: Array<{ readonly note: TreeNote; readonly conflict: boolean; readonly present: boolean }> = []
   const here = new Map<string, string | undefined>()
   const texts = new Map<string, string>()
-  for (const tree of trees) {
-    const homeNotes = yield* notesUnder(ops, tree.dir)
-    const files = homeNotes.map((relative) => ops.path.join(tree.dir, ...relative.split("/")))
-    const stats = yield* statPaths(files)
+  for (const [treeIndex, tree] of trees.entries()) {
+    const notes = listed[treeIndex] ?? []
+    const homeNotes = notes.map((note) => note.relative)
+    const files = notes.map((note) => note.file)
+    const stats = notes.map((note) => note.stat)
     const unread: Array<number> = []
     homeNotes.forEach((relative, index) => {
-      const kind = stats[index]!
+      const kind = stats[index]
       const key = `${tree.prefix}/${relative}`
-      if (kind._tag !== "File") return
+      if (kind === undefined) return
       const stat = `${kind.bytes}:${kind.updatedMs}`
       const known = seen.get(key)
       if (known !== undefined && known.stat === stat) here.set(key, known.blob)
@@ -107,51 +220,69 @@ export const copyIn = Effect.fnUntraced(function*(
       const blob = hashOf(text)!
       here.set(key, blob)
       texts.set(key, text)
-      const kind = stats[index]!
-      if (kind._tag === "File" && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
+      const kind = stats[index]
+      if (kind !== undefined && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
       else seen.delete(key)
     })
     const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
     for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
-      const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
       if (!here.has(key)) here.set(key, undefined)
       const hereBlob = here.get(key)
       const action = copyInAction(hereBlob, head.get(key), base.get(key))
-      if (action === "ToHome") {
-        back.push({ note, expected: hereBlob })
-        continue
-      }
       if (action !== "Same") {
-        const target = mirrorFile(ops, mirrorDir, note)
-        if (action === "Conflict") {
-          const theirs = yield* readText(ops, target)
-          if (theirs !== undefined) conflicts.push({ note, theirs })
+        const note: TreeNote = { key, tree, relative: key.slice(tree.prefix.length + 1) }
+        if (action === "ToHome") {
+          back.push({ note, expected: hereBlob })
+          continue
         }
-        const text = hereBlob === undefined ? undefined : texts.get(key) ?? (yield* readText(ops, homeFile(ops, note)))
-        if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
-        else {
-          yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
-          yield* ops.fs.writeFileString(target, text)
-        }
-        changed.push(key)
+        toMirror.push({ note, conflict: action === "Conflict", present: hereBlob !== undefined })
       }
       if (hereBlob === undefined) base.delete(key)
       else base.set(key, hereBlob)
     }
   }
+  // A few notes at once: each is its own file in the mirror.
+  const theirs = yield* Effect.forEach(toMirror, ({ note, conflict, present }) =>
+    Effect.gen(function*() {
+      const target = mirrorFile(ops, mirrorDir, note)
+      const mirrorText = conflict ? yield* readText(ops, target) : undefined
+      const text = present ? texts.get(note.key) ?? (yield* readText(ops, homeFile(ops, note))) : undefined
+      if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
+      else {
+        yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
+        yield* ops.fs.writeFileString(target, text)
+      }
+      return mirrorText
+    }), { concurrency: FilesAtOnce })
+  const changed = toMirror.map(({ note }) => note.key)
+  const conflicts = toMirror.flatMap(({ note }, index) => {
+    const text = theirs[index]
+    return text === undefined ? [] : [{ note, theirs: text }]
+  })
   return { changed, back, conflicts, here } satisfies CopiedIn
 })
 
+
+/** What a copy back did to the homes: notes written from the other side, and notes it deleted, moved to their home's wastebasket. */
+export interface CopiedBack {
+  readonly written: number
+  readonly retired: number
+}
+
 /**
- * Writes each note back from the mirror into its home (or deletes it) under
- * the note's lock, and only when the home's file still has the text it had
- * when it was copied in; the others wait for the next sync. How many were written.
+ * Writes each note back from the mirror into its home under the note's
+ * lock, and only when the home's file still has the text it had when it was
+ * copied in; the others wait for the next sync. A note the other side
+ * deleted is retired, never deleted: it goes to its home's wastebasket, where
+ * the notes tools list and restore it.
  */
-export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen) {
+export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: ReadonlyArray<CopyBack>, base: Base, seen: Seen, atMs: number) {
   const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
   const { withNoteLocks } = makeNoteLocks(ops)
   let written = 0
-  for (const { note, expected } of notes) {
+  let retired = 0
+  // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
+  yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
     // The lock's own file is made beside the note.
@@ -161,19 +292,24 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
       note.key,
       Effect.gen(function*() {
         if (hashOf(yield* readText(ops, file)) !== expected) return false
-        if (text === undefined) yield* ops.fs.remove(file).pipe(Effect.catchIf(isNotFound, () => Effect.void))
-        else yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+        if (text !== undefined) yield* writeAtomically(ops, file, new TextEncoder().encode(text))
+        else if (expected !== undefined) {
+          const binned = ops.path.join(note.tree.wastebasket, ...note.relative.split("/"))
+          yield* ops.fs.makeDirectory(ops.path.dirname(binned), { recursive: true })
+          yield* moveToWastebasket(ops, file, binned, atMs)
+        }
         return true
       })
     )
-    if (!wrote) continue
-    written += 1
+    if (!wrote) return
+    if (text !== undefined) written += 1
+    else if (expected !== undefined) retired += 1
     seen.delete(note.key)
     const hash = hashOf(text)
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)
-  }
-  return written
+  }), { concurrency: FilesAtOnce, discard: true })
+  return { written, retired } satisfies CopiedBack
 })
 
 /** Writes the other side's text beside the note, under a name no file has yet; the copy's path in the home. */

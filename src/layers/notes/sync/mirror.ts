@@ -47,8 +47,15 @@ export interface Mirror {
 const run = (mirror: Mirror, args: ReadonlyArray<string>, stdin?: string) =>
   mirror.git(mirror.dir, args, stdin).pipe(Effect.mapError(stepFailed))
 
+/**
+ * A fetch and a merge start `git maintenance run --auto` after them, a
+ * process of its own that costs more than the step: a mirror is tiny and
+ * never needs it.
+ */
+const NoMaintenance = ["-c", "maintenance.auto=false"]
+
 /** Never asks: no credential prompt (git 2.46 and later read this; older ones ignore it). */
-const NoPrompt = ["-c", "credential.interactive=never"]
+const NoPrompt = ["-c", "credential.interactive=never", ...NoMaintenance]
 
 /** The mirror's folder, created with its repository when missing; the folder of mirrors is ignored by the root's own repository. */
 /** What opening a mirror takes: the notes root, the mirror's folder name, the gits and the remote. */
@@ -75,8 +82,11 @@ export const openMirror = Effect.fnUntraced(function*(options: MirrorOptions) {
     // Thousands of small files: a smaller index, as the notes root's own repository has.
     yield* git(["config", "feature.manyFiles", "true"])
   }
-  const configured = (key: string) => options.git(dir, ["config", "--get", key]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
-  const hasIdentity = (yield* configured("user.name")) && (yield* configured("user.email"))
+  const identityKeys = yield* options.git(dir, ["config", "--name-only", "--get-regexp", "^user\\.(name|email)$"]).pipe(
+    Effect.map(({ stdout }) => new Set(stdout.split("\n").map((key) => key.trim()))),
+    Effect.orElseSucceed(() => new Set<string>())
+  )
+  const hasIdentity = identityKeys.has("user.name") && identityKeys.has("user.email")
   const mirror: Mirror = {
     dir,
     git: options.git,
@@ -107,27 +117,27 @@ export const tidy = Effect.fnUntraced(function*(mirror: Mirror) {
   yield* run(mirror, ["clean", "-fdxq"])
 })
 
-/** The remote branch's commit, fetched; undefined when the remote has no such branch yet. */
+/** Fetches the remote's branch into `refsOf`'s `remote`; false when the remote has no such branch yet. */
 export const fetchRemote = Effect.fnUntraced(function*(mirror: Mirror) {
   yield* Effect.ignore(run(mirror, ["update-ref", "-d", RemoteRef]))
   const fetched = yield* Effect.result(
     mirror.network(mirror.dir, [...NoPrompt, "fetch", "--quiet", "--no-tags", "--", mirror.url, `+refs/heads/${mirror.branch}:${RemoteRef}`])
   )
   if (fetched._tag === "Failure") {
-    if (isMissingBranch(fetched.failure.detail)) return undefined
+    if (isMissingBranch(fetched.failure.detail)) return false
     return yield* stepFailed(fetched.failure)
   }
-  return yield* revision(mirror, RemoteRef)
+  return true
 })
 
-/** The mirror's branch and the remote's commit it last merged or pushed, in one git run. */
+/** The mirror's branch, the remote's commit it last merged or pushed, and the remote's branch as fetched, in one git run. */
 export const refsOf = (mirror: Mirror) =>
-  Effect.map(run(mirror, ["for-each-ref", "--format=%(refname) %(objectname)", `refs/heads/${mirror.branch}`, PulledRef]), ({ stdout }) => {
+  Effect.map(run(mirror, ["for-each-ref", "--format=%(refname) %(objectname)", `refs/heads/${mirror.branch}`, PulledRef, RemoteRef]), ({ stdout }) => {
     const refs = new Map(stdout.split("\n").flatMap((line) => {
       const [name, hash] = line.split(" ")
       return name === undefined || hash === undefined ? [] : [[name, hash] as const]
     }))
-    return { head: refs.get(`refs/heads/${mirror.branch}`), pulled: refs.get(PulledRef) }
+    return { head: refs.get(`refs/heads/${mirror.branch}`), pulled: refs.get(PulledRef), remote: refs.get(RemoteRef) }
   })
 
 /** A fresh mirror starts from the remote's branch, so this machine's notes are compared with what is there. */
@@ -135,7 +145,7 @@ export const startFrom = (mirror: Mirror, tip: string) =>
   Effect.andThen(run(mirror, ["reset", "-q", "--hard", tip]), run(mirror, ["update-ref", PulledRef, tip]))
 
 export const isAncestor = (mirror: Mirror, ancestor: string, of: string) =>
-  mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+  ancestor === of ? Effect.succeed(true) : mirror.git(mirror.dir, ["merge-base", "--is-ancestor", ancestor, of]).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
 
 /**
  * Commits the notes at `keys` as the work tree has them (written or
@@ -170,28 +180,31 @@ const withPaths = (mirror: Mirror, args: ReadonlyArray<string>, paths: ReadonlyA
  * this machine's tree with the remote's own changes laid over it, and the
  * notes both changed keep this machine's text. Unrelated histories (a
  * remote another machine started, or one rewritten) are joined the same way.
+ * A tip HEAD already holds is no merge. The plan, and HEAD after.
  */
 export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: string, tip: string, keepOurs: boolean) {
   const base = yield* mirror.git(mirror.dir, ["merge-base", head, tip]).pipe(
     Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
     Effect.orElseSucceed((): string | undefined => undefined)
   )
+  if (base === tip) return { plan: mergePlan(new Map(), new Map(), new Map(), keepOurs), head }
   const changes = (from: string, to: string) =>
-    Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
+    from === to ? Effect.succeed([]) : Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
   // Related histories: only the notes either side changed since the merge base; unrelated ones: both whole trees.
   const sides = base === undefined
     ? { base: new Map<string, string>(), ours: yield* treeOf(mirror, head), theirs: yield* treeOf(mirror, tip) }
     : sidesOfChanges(yield* changes(base, head), yield* changes(base, tip))
   const plan: MergePlan = mergePlan(sides.base, sides.ours, sides.theirs, keepOurs)
   if (base === head) {
-    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "merge", "-q", "--ff-only", tip])
+    return { plan, head: tip }
   } else {
-    yield* run(mirror, [...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
     yield* withPaths(mirror, ["checkout", tip], plan.fromTheirs)
     yield* withPaths(mirror, ["rm", "-q"], plan.deleted)
-    yield* run(mirror, [...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
   }
-  return plan
+  return { plan, head: (yield* headOf(mirror)) ?? head }
 })
 
 /** The remote's `tip` is in HEAD now. */
@@ -212,6 +225,7 @@ export const pushHead = Effect.fnUntraced(function*(mirror: Mirror, head: string
 /** Local commits the remote lacks, and the remote's commits not merged here. */
 export const aheadBehind = (mirror: Mirror, head: string | undefined, tip: string | undefined) => {
   if (head === undefined) return Effect.succeed({ ahead: 0, behind: tip === undefined ? 0 : undefined })
+  if (head === tip) return Effect.succeed({ ahead: 0, behind: 0 })
   if (tip === undefined) return Effect.map(commitsAhead(mirror, head, undefined), (ahead) => ({ ahead, behind: 0 }))
   return run(mirror, ["rev-list", "--left-right", "--count", `${head}...${tip}`]).pipe(
     Effect.map(({ stdout }) => {

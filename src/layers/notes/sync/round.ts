@@ -4,7 +4,7 @@ import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../.
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
 import { makeNoteLocks } from "../noteLockFile.ts"
-import { type Base, copyBack, type CopyBack, copyIn, readJson, type Seen, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
+import { copyBack, type CopyBack, copyIn, fingerprintOf, type HomesListing, listHomes, readJson, TrackedMap, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
 import {
   aheadBehind,
   backUpDiverged,
@@ -12,7 +12,6 @@ import {
   commitPaths,
   divergenceResolved,
   fetchRemote,
-  headOf,
   headTree,
   isAncestor,
   markPulled,
@@ -43,8 +42,10 @@ export interface WrittenConflict extends ConflictCopy {
 }
 
 export interface RoundResult {
-  /** Notes written (or deleted) in the homes from the remote's side. */
+  /** Notes written in the homes from the remote's side. */
   readonly pulledNotes: number
+  /** Notes the remote's side deleted, moved to their home's wastebasket. */
+  readonly retiredNotes: number
   /** Commits pushed; undefined when the round pushed nothing (a pull, or nothing to push). */
   readonly pushedCommits: number | undefined
   readonly pushFailure: SyncStepFailed | undefined
@@ -53,6 +54,13 @@ export interface RoundResult {
   readonly diverged: string | undefined
   readonly ahead: number | undefined
   readonly behind: number | undefined
+  /** The homes as this round found them before it copied anything (`fingerprintOf`). */
+  readonly fingerprint: string
+}
+
+/** A push round that found the homes as the last settled round left them: nothing fetched, nothing pushed. */
+export interface RoundSkipped {
+  readonly _tag: "Unchanged"
 }
 
 const emptyPlan: MergePlan = { fromTheirs: [], deleted: [], conflicts: [] }
@@ -64,16 +72,21 @@ export const syncRound = (
   homes: ReadonlyArray<SyncableHome>,
   trees: ReadonlyArray<SyncTree>,
   mode: RoundMode,
-  atMs: number
-) =>
+  atMs: number,
+  settled: string | undefined
+): Effect.Effect<RoundResult | RoundSkipped, SyncStepFailed | MirrorBusy, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
+    const listing = yield* listHomes(trees).pipe(Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message })))
+    const fingerprint = fingerprintOf(listing)
+    // A push after a window that changed no synced note has nothing to send: the fetch is left to the next pull.
+    if (mode === "push" && settled === fingerprint) return { _tag: "Unchanged" } satisfies RoundSkipped
     const dir = ops.path.join(open.root, MirrorsFolder, open.name)
     // The lock's file sits beside the mirror, in the folder of mirrors.
     yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(
       Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message }))
     )
-    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs))
+    const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs, listing, fingerprint))
     return yield* makeNoteLocks(ops).withNoteLocks([dir], "notes sync", round).pipe(
       Effect.catchTag("NoteLocked", () => Effect.fail(new MirrorBusy())),
       Effect.catchTag("PlatformError", (error) => Effect.fail(new SyncStepFailed({ kind: "other", detail: error.message })))
@@ -86,7 +99,9 @@ const lockedRound = Effect.fnUntraced(function*(
   homes: ReadonlyArray<SyncableHome>,
   trees: ReadonlyArray<SyncTree>,
   mode: RoundMode,
-  atMs: number
+  atMs: number,
+  listing: HomesListing,
+  fingerprint: string
 ) {
   const path = yield* Path.Path
   const fs = yield* FileSystem.FileSystem
@@ -98,8 +113,9 @@ const lockedRound = Effect.fnUntraced(function*(
 
   if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
   yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
-  const tip = yield* fetchRemote(mirror)
+  const found = yield* fetchRemote(mirror)
   const refs = yield* refsOf(mirror)
+  const tip = found ? refs.remote : undefined
   let head = refs.head
   let pulled = refs.pulled
   if (head === undefined && tip !== undefined) {
@@ -109,20 +125,29 @@ const lockedRound = Effect.fnUntraced(function*(
   }
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
-  const base: Base = new Map(Object.entries(yield* readJson<Record<string, string>>(baseFile, {})))
-  const seen: Seen = new Map(Object.entries(yield* readJson<Record<string, { stat: string; blob: string }>>(seenFile, {})))
-  const copied = yield* copyIn(mirror.dir, yield* headTree(mirror, head), trees, base, seen, atMs).pipe(Effect.mapError(ioFailed))
+  // HEAD's tree is listed while the two files are read. Each file is rewritten (and synced to disk) only when the round changed it.
+  const [baseEntries, seenEntries, headFiles] = yield* Effect.all([
+    readJson<Record<string, string>>(baseFile, {}),
+    readJson<Record<string, { stat: string; blob: string }>>(seenFile, {}),
+    headTree(mirror, head)
+  ], { concurrency: "unbounded" })
+  const base = new TrackedMap(Object.entries(baseEntries), (a, b) => a === b)
+  const seen = new TrackedMap(Object.entries(seenEntries), (a, b) => a.stat === b.stat && a.blob === b.blob)
+  const copied = yield* copyIn(mirror.dir, headFiles, trees, base, seen, atMs, listing).pipe(Effect.mapError(ioFailed))
+  // HEAD was the remote's tip before this machine's changes were committed on it: the tip needs no merge.
+  const onTip = tip !== undefined && head === tip
   const count = copied.changed.length
   if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
   if (diverged === undefined && tip !== undefined && head !== undefined) {
-    if (!(yield* isAncestor(mirror, tip, head))) {
-      plan = yield* mergeRemote(mirror, head, tip, rewritten)
-      head = yield* headOf(mirror)
+    if (!onTip) {
+      const merged = yield* mergeRemote(mirror, head, tip, rewritten)
+      plan = merged.plan
+      head = merged.head
     }
-    yield* markPulled(mirror, tip)
+    if (pulled !== tip) yield* markPulled(mirror, tip)
     if (rewritten) yield* divergenceResolved(mirror)
   }
 
@@ -139,7 +164,7 @@ const lockedRound = Effect.fnUntraced(function*(
     queued.add(key)
     return [{ note, expected: expectedOf(key) }]
   })
-  const pulledNotes = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen).pipe(Effect.mapError(ioFailed))
+  const copiedBack = yield* copyBack(mirror.dir, [...copied.back, ...merged], base, seen, atMs).pipe(Effect.mapError(ioFailed))
 
   const theirs: Array<{ readonly note: TreeNote; readonly theirs: string }> = [...copied.conflicts]
   for (const conflict of plan.conflicts) {
@@ -154,7 +179,11 @@ const lockedRound = Effect.fnUntraced(function*(
 
   let pushedCommits: number | undefined
   let pushFailure: SyncStepFailed | undefined
-  let { ahead, behind } = diverged === undefined ? yield* aheadBehind(mirror, head, tip) : { ahead: undefined, behind: undefined }
+  let { ahead, behind } = diverged !== undefined
+    ? { ahead: undefined, behind: undefined }
+    : onTip
+    ? { ahead: count > 0 ? 1 : 0, behind: 0 }
+    : yield* aheadBehind(mirror, head, tip)
   if (mode !== "pull" && diverged === undefined && head !== undefined && head !== tip) {
     const pushed = yield* Effect.result(pushHead(mirror, head))
     if (pushed._tag === "Success") {
@@ -163,8 +192,8 @@ const lockedRound = Effect.fnUntraced(function*(
       behind = 0
     } else pushFailure = pushed.failure
   }
-  yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
-  yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
+  if (base.changed) yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
+  if (seen.changed) yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
-  return { pulledNotes, pushedCommits, pushFailure, conflicts, diverged, ahead, behind } satisfies RoundResult
+  return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind, fingerprint } satisfies RoundResult
 })
