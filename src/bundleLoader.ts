@@ -13,7 +13,7 @@
  * V8 (the chunk then compiles as without a cache, and its cache is made again).
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire, getCompileCacheDir } from "node:module"
 import { basename, dirname, join } from "node:path"
 import { Script } from "node:vm"
@@ -82,7 +82,7 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
     for (const { file, script, fromBytes } of scripts.splice(0)) {
       const data = script.createCachedData()
       // A first start that ended early cached little; a later one that ran more replaces it.
-      if (data.byteLength > fromBytes * GrowthWorthRewriting) quietly(() => writeFileSync(file, data))
+      if (data.byteLength > fromBytes * GrowthWorthRewriting) quietly(() => writeWhole(file, data))
     }
   }
 
@@ -100,6 +100,18 @@ const readIfThere = (file: string): Buffer | undefined => {
     return readFileSync(file)
   } catch {
     return undefined
+  }
+}
+
+/** Written beside it, then renamed into place: two Pi processes exiting together never leave a torn cache. */
+const writeWhole = (file: string, data: Buffer): void => {
+  const temporary = `${file}.tmp-${process.pid}`
+  try {
+    writeFileSync(temporary, data)
+    renameSync(temporary, file)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
   }
 }
 
