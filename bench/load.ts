@@ -16,6 +16,7 @@
  *
  *   npm exec -- node bench/load.ts            (or `main()` from bench/run.ts)
  *   LOAD_RUNS=30 LOAD_PROFILE_RUNS=5 npm exec -- node bench/load.ts
+ *   LOAD_PROFILE_DIR=/tmp/profiles npm exec -- node bench/load.ts   (also keeps each profiled run's .cpuprofile, to read by function)
  *
  * Every measurement runs in a fresh child process. Repeated loads in one process do re-import
  * src/main.ts (Pi's loader uses jiti with `moduleCache: false`, and a new cwd per run clears its
@@ -118,7 +119,12 @@ const measureOnce = async (variant: Variant, profile: boolean): Promise<Sample> 
   await session.prompt("hi")
   await session.waitForIdle()
   const t2 = performance.now()
-  const split = stopProfiling === undefined ? undefined : Object.fromEntries(splitProfile(await stopProfiling(), `${repoRoot}/`))
+  const cpuProfile = stopProfiling === undefined ? undefined : await stopProfiling()
+  if (cpuProfile !== undefined && process.env.LOAD_PROFILE_DIR !== undefined) {
+    // For reading by function (Chrome DevTools, speedscope): bind to the end of the first prompt.
+    writeFileSync(join(process.env.LOAD_PROFILE_DIR, `${variant}-${process.pid}.cpuprofile`), JSON.stringify(cpuProfile))
+  }
+  const split = cpuProfile === undefined ? undefined : Object.fromEntries(splitProfile(cpuProfile, `${repoRoot}/`))
   rmSync(root, { recursive: true, force: true })
   return { startMs: t1 - t0, blockedMs, firstPromptMs: t2 - t1, ...(split === undefined ? {} : { split }) }
 }

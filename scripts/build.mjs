@@ -1,8 +1,8 @@
 /**
  * Builds dist/, the prebuilt bundle Pi loads (through src/extension.ts): the
- * source's ~150 TypeScript files and Effect's ~300 modules as a few ES
- * modules, so a Pi start no longer transpiles, resolves and links them one by
- * one (bench/load.ts). Run by `prepare` (npm ci / npm install in a checkout,
+ * source's ~150 TypeScript files and Effect's ~300 modules as a few
+ * CommonJS chunks (src/bundleLoader.ts loads them), so a Pi start no longer
+ * transpiles, resolves and links them one by one (bench/load.ts). Run by `prepare` (npm ci / npm install in a checkout,
  * npm pack) and `pretest`.
  *
  * Pi's own packages and TypeBox are not bundled: the bundle must use the
@@ -112,9 +112,11 @@ await rolldown.build({
   checks: { pluginTimings: false },
   output: {
     dir: distDir,
-    format: "esm",
-    entryFileNames: "[name].js",
-    chunkFileNames: "[name]-[hash].js",
+    // CommonJS, so src/bundleLoader.ts can compile each chunk itself, with a code cache taken after it ran.
+    format: "cjs",
+    exports: "named",
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "[name]-[hash].cjs",
     sourcemap: true,
     minify: true
   }

@@ -2,7 +2,8 @@
  * The Pi entry, as listed in package.json's `pi.extensions`: it loads the
  * prebuilt bundle in dist/ (scripts/build.mjs) when it is there and no source
  * file is newer, else the TypeScript source (src/main.ts). The bundle is a few
- * ES modules Node loads as they are; the source is ~150 files Pi's loader
+ * CommonJS chunks, loaded with a code cache of their own (src/bundleLoader.ts);
+ * the source is ~150 files Pi's loader
  * transpiles and, with Effect's ~300 modules, resolves and links one by one
  * (about 0.3 s before the first prompt, bench/load.ts).
  *
@@ -16,13 +17,18 @@ import * as PiCodingAgent from "@earendil-works/pi-coding-agent"
 import * as PiTui from "@earendil-works/pi-tui"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import * as TypeBox from "typebox"
+import { type BundleLoad, defaultCodeCacheDir, loadBundle } from "./bundleLoader.ts"
 
 /** The key scripts/build.mjs reads Pi's modules from. */
 const hostModulesKey = Symbol.for("pi-context.hostModules")
+/** The bundles this process loaded, by entry path. */
+const loadedBundlesKey = Symbol.for("pi-context.loadedBundles")
 
 const packageRoot = fileURLToPath(new URL("..", import.meta.url))
+/** The bundle's entry chunk in dist/. */
+export const bundleEntry = "pi-context.cjs"
 
 /** The newest modification time among the files the bundle is built from. */
 const newestSourceMtimeMs = (root: string): number => {
@@ -44,7 +50,7 @@ export const bundleIsCurrent = (root: string): boolean => {
   let builtAt: number
   try {
     builtAt = (JSON.parse(readFileSync(join(root, "dist", "built.json"), "utf8")) as { builtAt: number }).builtAt
-    statSync(join(root, "dist", "pi-context.js"))
+    statSync(join(root, "dist", bundleEntry))
   } catch {
     return false
   }
@@ -59,8 +65,17 @@ const loadFactory = async (): Promise<ExtensionFactory> => {
     "@earendil-works/pi-tui": PiTui,
     typebox: TypeBox
   }
-  const bundle = (await import(pathToFileURL(join(packageRoot, "dist", "pi-context.js")).href)) as { readonly default: ExtensionFactory }
-  return bundle.default
+  // Loaded once per process, as Node keeps one instance of an imported module: a reload of the extensions reuses it.
+  const loaded = ((globalThis as Record<symbol, unknown>)[loadedBundlesKey] ??= new Map()) as Map<string, BundleLoad>
+  const entry = join(packageRoot, "dist", bundleEntry)
+  let bundle = loaded.get(entry)
+  if (bundle === undefined) {
+    bundle = loadBundle(entry, defaultCodeCacheDir())
+    loaded.set(entry, bundle)
+    // At exit the chunks have run start-up and the prompts: their cache holds what those compiled.
+    process.once("exit", bundle.saveCodeCache)
+  }
+  return (bundle.exports as { readonly default: ExtensionFactory }).default
 }
 
 export default async function piContext(pi: ExtensionAPI): Promise<void> {

@@ -2,8 +2,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bundleIsCurrent } from "../../src/extension.ts"
-import { piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
+import { bundleEntry, bundleIsCurrent } from "../../src/extension.ts"
+import { bundleCodeCaches, piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
 
 /**
  * The prebuilt bundle in the real `pi` CLI: pi-context is copied as an npm
@@ -30,14 +30,14 @@ describe("the prebuilt bundle in the real pi CLI", () => {
   })
 
   it("the checkout's bundle is built from its source as it is now (npm test builds it first; else `npm run build`)", () => {
-    expect(existsSync(join(repoRoot, "dist", "pi-context.js"))).toBe(true)
+    expect(existsSync(join(repoRoot, "dist", bundleEntry))).toBe(true)
     expect(bundleIsCurrent(repoRoot)).toBe(true)
   })
 
   it("start-up's modules leave out the regex engine: it is a chunk of its own, imported on the first regex", () => {
     const dist = join(repoRoot, "dist")
     const bundled = (chunk: string) => (JSON.parse(readFileSync(join(dist, `${chunk}.map`), "utf8")) as { sources: Array<string> }).sources
-    const chunks = readdirSync(dist).filter((name) => name.endsWith(".js"))
+    const chunks = readdirSync(dist).filter((name) => name.endsWith(".cjs"))
     const withEngine = chunks.filter((chunk) => bundled(chunk).some((source) => source.includes("node_modules/re2js/")))
     expect(withEngine).toHaveLength(1)
     expect(withEngine[0]).not.toMatch(/^(pi-context|host-)/)
@@ -81,9 +81,11 @@ describe("the prebuilt bundle in the real pi CLI", () => {
       "write a note, then list the notes"
     ])
     expect(result.code, result.stderr).toBe(0)
-    // The loader's log: the entry, then the bundle imported as it is; no source file behind it transpiled.
+    // The loader's log: the entry, and no source file behind the bundle transpiled.
     expect(result.stderr).toContain("src/extension.ts")
-    expect(result.stderr).toMatch(/\[native\].*dist\/pi-context\.js/)
+    // The bundle's chunks ran through its loader, which kept their compiled code for the next start.
+    expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/pi-context\.cjs-[0-9a-f]{16}\.v8$/))
+    expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/host-[\w-]+\.cjs-[0-9a-f]{16}\.v8$/))
     expect(result.stderr).not.toContain("src/main.ts")
     expect(result.stderr).not.toContain("src/adapters/")
     const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)

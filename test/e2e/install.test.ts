@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleIsCurrent } from "../../src/extension.ts"
-import { piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
+import { bundleCodeCaches, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 
 /**
  * The install paths Pi's package manager takes (dist/core/package-manager.js
@@ -78,7 +78,7 @@ describe("pi install git:… gets the prebuilt bundle", () => {
       "write a note, then list the notes"
     ])
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toMatch(/\[native\].*dist\/pi-context\.js/)
+    expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/pi-context\.cjs-[0-9a-f]{16}\.v8$/))
     expect(result.stderr).not.toContain("src/main.ts")
     const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
     const tools = events.filter((event) => event.type === "tool_execution_end")
@@ -89,6 +89,6 @@ describe("pi install git:… gets the prebuilt bundle", () => {
     const packed = npm(repoRoot, ["pack", "--dry-run", "--json", "--ignore-scripts"])
     expect(packed.status, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path)
-    expect(files).toEqual(expect.arrayContaining(["dist/pi-context.js", "dist/built.json", "src/extension.ts", "package.json"]))
+    expect(files).toEqual(expect.arrayContaining(["dist/pi-context.cjs", "dist/built.json", "src/extension.ts", "package.json"]))
   })
 })

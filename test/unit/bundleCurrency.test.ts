@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bundleIsCurrent } from "../../src/extension.ts"
+import { bundleEntry, bundleIsCurrent } from "../../src/extension.ts"
 
 /** A package folder with a source file and package.json last changed at `sourceAt`, and a bundle built at `builtAt` (if any). */
 const packageAt = (sourceAt: number, builtAt: number | undefined): string => {
@@ -15,7 +15,7 @@ const packageAt = (sourceAt: number, builtAt: number | undefined): string => {
   }
   if (builtAt !== undefined) {
     mkdirSync(join(root, "dist"))
-    writeFileSync(join(root, "dist", "pi-context.js"), "")
+    writeFileSync(join(root, "dist", bundleEntry), "")
     writeFileSync(join(root, "dist", "built.json"), JSON.stringify({ builtAt }))
   }
   return root
@@ -54,7 +54,7 @@ describe("whether Pi loads the bundle (bundleIsCurrent)", () => {
 
   it("does not when the bundle's entry is missing though its stamp is there", () =>
     withPackage(now - hour, now, (root) => {
-      rmSync(join(root, "dist", "pi-context.js"))
+      rmSync(join(root, "dist", bundleEntry))
       assert.isFalse(bundleIsCurrent(root))
     }))
 })
