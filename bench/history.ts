@@ -118,14 +118,15 @@ const session = Layer.mock(PiSession)({
 // changes from the notes history: none here, so the first call times the index and the windows' facts.
 const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions, session))
 
-const timed = (effect: Effect.Effect<ToolOutcome, never, any>): { readonly ms: number; readonly outcome: ToolOutcome } => {
+// A promise, not runSync: the first regex a tool is given loads the regex engine (an import).
+const timed = async (effect: Effect.Effect<ToolOutcome, never, any>): Promise<{ readonly ms: number; readonly outcome: ToolOutcome }> => {
   const start = performance.now()
-  const outcome = runtime.runSync(effect)
+  const outcome = await runtime.runPromise(effect)
   return { ms: performance.now() - start, outcome }
 }
 
 const entryCount = fileEntries.length
-const first = timed(historyToolHandlers.history_windows({}))
+const first = await timed(historyToolHandlers.history_windows({}))
 if (first.outcome._tag !== "Ok") throw new Error(first.outcome.text)
 
 type Kind = "list" | "list older" | "search recent" | "read"
@@ -149,7 +150,7 @@ for (let round = 0; round < ROUNDS; round++) {
   runtime.runSync(readEntries)
   portSamples.push(performance.now() - portStart)
   const [kind, call] = calls[round % calls.length]!
-  const { ms, outcome } = timed(call())
+  const { ms, outcome } = await timed(call())
   if (outcome._tag !== "Ok") throw new Error(`${kind}: ${outcome.text}`)
   samples.push(ms)
   byKind.set(kind, [...(byKind.get(kind) ?? []), ms])
@@ -157,8 +158,8 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // Not part of the median: a search that must scan the whole session back to the first window.
 message({ role: "user", content: "where was heliotrope?" })
-const deep = timed(historyToolHandlers.history_search({ query: "heliotrope", roles: ["tool"] }))
-const deepRegex = timed(historyToolHandlers.history_search({ query: "heliotrope\\w+", regex: true, roles: ["tool"] }))
+const deep = await timed(historyToolHandlers.history_search({ query: "heliotrope", roles: ["tool"] }))
+const deepRegex = await timed(historyToolHandlers.history_search({ query: "heliotrope\\w+", regex: true, roles: ["tool"] }))
 await runtime.dispose()
 
 const median = (values: ReadonlyArray<number>): number => {
@@ -174,7 +175,7 @@ console.log(`  later calls, ${APPENDED_PER_ROUND} entries appended before each, 
 for (const [kind, values] of byKind) console.log(`    ${kind}: median ${round2(median(values))} ms over ${values.length}`)
 console.log(`    of each call, reading PiSession.entries (Pi's getEntries() copies the list): median ${round2(median(portSamples))} ms`)
 console.log(`  full-session search for a word from the first window: literal ${round2(deep.ms)} ms, regex ${round2(deepRegex.ms)} ms`)
-console.log(`  target: later calls < 20 ms -> ${next < 20 ? "met" : "MISSED"}`)
+console.log(`  target: first call < 150 ms -> ${first.ms < 150 ? "met" : "MISSED"}; later calls < 20 ms -> ${next < 20 ? "met" : "MISSED"}`)
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "results", "history.json")
 mkdirSync(dirname(out), { recursive: true })
