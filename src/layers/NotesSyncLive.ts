@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { Clock, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Semaphore } from "effect"
+import { Clock, Effect, FiberSet, FileSystem, Layer, Path, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
 import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
@@ -15,6 +15,7 @@ import { hidePaths } from "./notes/repo.ts"
 import { readJson, writeJson } from "./notes/sync/copy.ts"
 import { SyncStepFailed } from "./notes/sync/mirror.ts"
 import { type RoundMode, type RoundResult, syncRound, type WrittenConflict } from "./notes/sync/round.ts"
+import { makeBackgroundNotices } from "./backgroundNotices.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
@@ -70,19 +71,12 @@ export const layerWith = (options: SyncOptions) =>
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
       const remotes = new Map<string, Remote>()
-      const notices = yield* Ref.make<ReadonlyArray<string>>([])
-      const told = new Set<string>()
+      const notices = yield* makeBackgroundNotices
       const network = options.network(options.budgetMs)
       const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
         effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
 
-      const tellOnce = (key: string, text: string) =>
-        Effect.suspend(() => {
-          if (told.has(key)) return Effect.void
-          told.add(key)
-          return Ref.update(notices, (queued) => [...queued, text])
-        })
-      const forget = (prefix: string) => Effect.sync(() => told.forEach((key) => key.startsWith(prefix) && told.delete(key)))
+      const { tellOnce, forgetStartingWith: forget } = notices
 
       const remoteFor = (setting: SyncRemoteSetting): Remote => {
         const key = keyOf(setting)
@@ -215,7 +209,7 @@ export const layerWith = (options: SyncOptions) =>
           }
           if (result.conflicts.length > 0) {
             yield* pendingConflicts(identity, remote, result.conflicts)
-            yield* Ref.update(notices, (queued) => [...queued, conflictNotice(remote.shown, result.conflicts.map((copy) => ({ shown: `@${copy.home}/${copy.copy}` })))])
+            yield* notices.tell(conflictNotice(remote.shown, result.conflicts.map((copy) => ({ shown: `@${copy.home}/${copy.copy}` }))))
           }
           yield* trace.info("sync.round", {
             remote: remote.shown,
@@ -295,8 +289,7 @@ export const layerWith = (options: SyncOptions) =>
         shutdown: (timeoutMs) => Effect.andThen(forkAll("push"), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
         syncNow,
         states,
-        takeNotice: Ref.modify(notices, (queued): [Option.Option<string>, ReadonlyArray<string>] =>
-          queued.length === 0 ? [Option.none(), queued] : [Option.some(queued[0]!), queued.slice(1)]),
+        takeNotice: notices.take,
         flush
       })
     })

@@ -1,4 +1,4 @@
-import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Ref, Schedule } from "effect"
+import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Schedule } from "effect"
 import {
   type CommitReason,
   describePath,
@@ -25,6 +25,7 @@ import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
 import { notOnBranch, restoreSteps } from "./notes/versionsRestore.ts"
+import { makeBackgroundNotices } from "./backgroundNotices.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
@@ -80,8 +81,7 @@ export const layerWith = (git: GitRunner) =>
       const fibers = yield* FiberSet.make<void, never>()
       const repos = new Map<string, Repo>()
       const { serialized, serializedWithin } = makeRootLocks()
-      const notices = yield* Ref.make<ReadonlyArray<string>>([])
-      const told = new Set<string>()
+      const notices = yield* makeBackgroundNotices
       /** Window ids whose commit is queued or running, with how many. */
       const pending = new Map<string, number>()
       /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
@@ -89,12 +89,7 @@ export const layerWith = (git: GitRunner) =>
       const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
         effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
 
-      const tellOnce = (key: string, text: string) =>
-        Effect.suspend(() => {
-          if (told.has(key)) return Effect.void
-          told.add(key)
-          return Ref.update(notices, (queued) => [...queued, text])
-        })
+      const { tellOnce } = notices
 
       /** The root's repository, opened once (an off root stays off until Pi restarts); not yet when the root is missing. */
       const repoFor = (root: string, create: boolean) =>
@@ -138,9 +133,9 @@ export const layerWith = (git: GitRunner) =>
             yield* trace.info("history.waiting", { state: outcome.state._tag === "Busy" ? outcome.state.operation : "detached" })
             return yield* tellOnce(waitingKey, waitingNotice(outcome.state))
           }
-          told.delete(waitingKey)
+          yield* notices.forget(waitingKey)
           const example = outcome.ignored[0]
-          if (example === undefined || told.has(`ignored:${identity.root}`)) return
+          if (example === undefined || notices.wasTold(`ignored:${identity.root}`)) return
           const rule = yield* ignoreRule(git, repo, example)
           yield* tellOnce(
             `ignored:${identity.root}`,
@@ -390,8 +385,7 @@ export const layerWith = (git: GitRunner) =>
         commitNow: commitNowFor,
         sessionChanges,
         describe,
-        takeNotice: Ref.modify(notices, (queued): [Option.Option<string>, ReadonlyArray<string>] =>
-          queued.length === 0 ? [Option.none(), queued] : [Option.some(queued[0]!), queued.slice(1)])
+        takeNotice: notices.take
       })
     })
   )
