@@ -320,8 +320,7 @@ export const layerWithoutDependencies = Layer.effect(
 
     const projectKey = (cwd: string) => Effect.sync(() => projectKeyOf(findProjectRoot(cwd)))
 
-    const onDisk = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
-      effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+    const onDisk = Platform.withPlatform(fs, path)
 
     return NotesStore.of({
       read,

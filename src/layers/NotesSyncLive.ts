@@ -73,8 +73,7 @@ export const layerWith = (options: SyncOptions) =>
       const remotes = new Map<string, Remote>()
       const notices = yield* makeBackgroundNotices
       const network = options.network(options.budgetMs)
-      const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
-        effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+      const platform = Platform.withPlatform(fs, path)
 
       const { tellOnce, forgetStartingWith: forget } = notices
 

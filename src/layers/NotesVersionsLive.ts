@@ -86,8 +86,7 @@ export const layerWith = (git: GitRunner) =>
       const pending = new Map<string, number>()
       /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
       const waiting = new Map<string, string>()
-      const platform = <A, E>(effect: Effect.Effect<A, E, FileSystem.FileSystem | Path.Path>) =>
-        effect.pipe(Effect.provideService(FileSystem.FileSystem, fs), Effect.provideService(Path.Path, path))
+      const platform = Platform.withPlatform(fs, path)
 
       const { tellOnce } = notices
 
