@@ -2,6 +2,7 @@ import type { BranchEntry } from "./entries.ts"
 import { CustomType, ToolName } from "./protocol.ts"
 import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "./thresholds.ts"
 import { estimateNote, percentShown, tokensLeft, type WindowUsage } from "./window/usage.ts"
+import { formatTokens } from "./tokenCount.ts"
 
 /**
  * Budget decisions for the active window: which reminders to stage, whether
@@ -99,8 +100,6 @@ export const decide = (input: {
     hardLineDue: input.automaticReset && left <= input.lines.hard.value
   }
 }
-
-export const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
 
 /**
  * The figures of one reminder, computed once, when it is staged: the model's

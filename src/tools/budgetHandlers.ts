@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { formatTokens } from "../domain/budget.ts"
+import { formatTokens } from "../domain/tokenCount.ts"
 import { ToolName } from "../domain/protocol.ts"
 import { ok, type ToolOutcome } from "../domain/toolOutcome.ts"
 import { estimateNote, percentShown, tokensLeft } from "../domain/window/usage.ts"

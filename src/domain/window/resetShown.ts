@@ -1,9 +1,7 @@
 import type { ResetSource } from "../resetControl.ts"
 import type { WindowEnd } from "./facts.ts"
 import type { ResetShown } from "./resetData.ts"
-
-/** Kept free of Effect (and of budget.ts, which reaches it): Pi's TUI loads the entry renderers at start-up. */
-const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
+import { formatTokens } from "../tokenCount.ts"
 
 /** How each kind of reset reads, in the chat, the windows view and notices. */
 export const sourceLabel = (source: ResetSource | "unknown"): string => {

@@ -1,6 +1,7 @@
 import { changeTally, markedAddress, type WindowNoteChange } from "../notes/windowChanges.ts"
 import type { WindowFacts } from "./facts.ts"
 import { endLabel, percentOf } from "./resetShown.ts"
+import { formatTokens } from "../tokenCount.ts"
 
 /**
  * The windows view (`/pi-context windows`): one block per window of the
@@ -35,8 +36,6 @@ export interface ViewOptions {
   /** Epoch ms the view was asked for: the open window has been open until then, not until its last entry. */
   readonly now?: number | undefined
 }
-
-const formatTokens = (tokens: number): string => Math.max(0, Math.round(tokens)).toLocaleString("en-US")
 
 export const formatDuration = (ms: number): string => {
   const seconds = Math.max(0, Math.round(ms / 1000))
