@@ -1,5 +1,5 @@
 import { ownBootFromEnd } from "./boundary.ts"
-import type { CurrentWindow } from "./window/walk.ts"
+import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
 
 /** The fields of a Pi agent message that the projection reads. */
@@ -27,7 +27,11 @@ const bootWindowId = (message: ProjectableMessage): string | undefined => {
 const isBoot = (message: ProjectableMessage): boolean => message.role === "custom" && message.customType === CustomType.boot
 
 /** The window a request is projected for (Window.current): its id, and for a reset window its classified tail from the marker. */
-export type ProjectionWindow = Pick<CurrentWindow, "id" | "isRoot" | "tail">
+export interface ProjectionWindow {
+  readonly id: string
+  readonly isRoot: boolean
+  readonly tail: ReadonlyArray<BranchEntry>
+}
 
 /**
  * The provider request for the active window. A reset window starts at its

@@ -2,7 +2,7 @@ import { Clock, Deferred, Effect, Layer, Option, PubSub, Random, Ref } from "eff
 import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import { newWindowId } from "../domain/windowId.ts"
-import { factsOfSpan } from "../domain/window/windowFacts.ts"
+import { factsOfSpan, factsOfWindow } from "../domain/window/windowFacts.ts"
 import {
   branchOfEntries,
   branchWindows,
@@ -29,10 +29,7 @@ interface Delivery {
 }
 
 /** The facts of a window as it ends: what it holds now, and how it ended. */
-const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({
-  ...factsOfSpan({ ...window, endedBy: undefined }),
-  end
-})
+const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
 
 const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000${windowId}`
 

@@ -1,6 +1,7 @@
 import { type BranchEntry, classifyEntry, isMarkerEntry, type RawEntry } from "../entries.ts"
 import { rootWindowId } from "../windowId.ts"
 import type { Window } from "./facts.ts"
+import { continuedTally, countEntry, emptyTally, type WindowTally } from "./tally.ts"
 
 /**
  * The one reader of a branch's window structure: where windows open, their
@@ -64,11 +65,13 @@ export type CurrentWindow = WindowEntries
 export interface WindowSpan extends WindowEntries {
   /** The marker that ended the window; undefined while it is open (the last window of the branch). */
   readonly endedBy: WindowOpening | undefined
+  /** What its entries add up to for its facts, counted as they were classified. */
+  readonly tally: WindowTally
 }
 
 /** Every window of a branch (root to leaf), oldest first, each with its entries. One pass over the branch. */
 export const branchWindows = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowSpan> =>
-  extendedSpans([{ ...rootWindow(sessionId, undefined), entries: [], tail: [], endedBy: undefined }], branch)
+  extendedSpans([{ ...rootWindow(sessionId, undefined), entries: [], tail: [], endedBy: undefined, tally: emptyTally() }], branch)
 
 const windowPart = ({ id, ordinal, isRoot, startedAt }: Window): Window => ({ id, ordinal, isRoot, startedAt })
 
@@ -76,7 +79,8 @@ const windowPart = ({ id, ordinal, isRoot, startedAt }: Window): Window => ({ id
  * A branch's windows (as `branchWindows` read them) grown by the entries
  * appended after its leaf, oldest first: the windows before the last are
  * the same objects, the last one grows, and each decoded marker among
- * `appended` ends it and opens the next. Costs the last window and `appended`.
+ * `appended` ends it and opens the next. Costs the last window and `appended`;
+ * each entry is counted into its window's tally as it is classified.
  */
 export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: ReadonlyArray<RawEntry>): ReadonlyArray<WindowSpan> => {
   const last = spans[spans.length - 1]
@@ -86,19 +90,22 @@ export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: Readon
   let window = last.isRoot && last.entries.length === 0 ? { ...windowPart(last), startedAt: epochMs(appended[0]!.timestamp) } : windowPart(last)
   let entries = [...last.entries]
   let tail = [...last.tail]
+  let tally = continuedTally(last.tally)
   for (const entry of appended) {
     const classified = classifyEntry(entry)
     if (classified._tag === "Marker") {
-      windows.push({ ...window, entries, tail, endedBy: classified })
+      windows.push({ ...window, entries, tail, endedBy: classified, tally })
       window = openedWindow(classified, windows.length + 1)
       entries = [entry]
       tail = [classified]
+      tally = emptyTally()
     } else {
       entries.push(entry)
       tail.push(classified)
+      countEntry(tally, entry, classified, window.id)
     }
   }
-  windows.push({ ...window, entries, tail, endedBy: undefined })
+  windows.push({ ...window, entries, tail, endedBy: undefined, tally })
   return windows
 }
 

@@ -1,10 +1,9 @@
-import { isRecord } from "../record.ts"
-import { noteWriteResult } from "../checkpoint.ts"
 import type { RawEntry } from "../entries.ts"
-import { estimateMessageTokens, replyTokens } from "../projection.ts"
+import { replyTokens } from "../projection.ts"
 import type { ResetSource } from "../resetControl.ts"
 import type { WindowEnd, WindowFacts } from "./facts.ts"
-import { branchWindows, epochMs, type WindowSpan } from "./walk.ts"
+import { tallyOf, type WindowTally } from "./tally.ts"
+import { branchWindows, epochMs, type WindowEntries, type WindowSpan } from "./walk.ts"
 
 const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command", "hard-line", "close-out", "overflow"])
 
@@ -32,44 +31,27 @@ const lastTimestamp = (entries: ReadonlyArray<RawEntry>, fallback: number | unde
   return fallback
 }
 
-/** The facts of one window `branchWindows` read. */
-export const factsOfSpan = (span: WindowSpan): WindowFacts => {
-  const lastActivityAt = lastTimestamp(span.entries, span.startedAt)
-  let turns = 0
-  let peakTokens: number | null = null
-  let bootTokens: number | null = null
-  const notesWritten: Array<string> = []
-  for (let i = 0; i < span.entries.length; i++) {
-    const entry = span.entries[i]!
-    const classified = span.tail[i]!
-    if (classified._tag === "Boot" && classified.windowId === span.id && bootTokens === null) {
-      bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
-    }
-    if (classified._tag !== "Message") continue
-    if (classified.role === "assistant") {
-      turns++
-      const tokens = isRecord(entry.message) ? replyTokens(entry.message as { role: string }) : undefined
-      if (tokens !== undefined && (peakTokens === null || tokens > peakTokens)) peakTokens = tokens
-      continue
-    }
-    // Only a tool result can be a note written.
-    if (classified.role !== "toolResult") continue
-    const address = noteWriteResult(entry)?.address
-    if (address !== undefined && !notesWritten.includes(address)) notesWritten.push(address)
-  }
-  const endedAt = span.endedBy === undefined ? undefined : epochMs(span.endedBy.timestamp)
-  const end: WindowEnd = span.endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(span.endedBy.source), at: endedAt }
+/** The facts of one window `branchWindows` read: its tally, counted as its entries were classified. */
+export const factsOfSpan = (span: WindowSpan): WindowFacts => factsOf(span, span.tally, span.endedBy)
+
+/** The facts of a window that is still being read entry by entry (the current window as it ends). */
+export const factsOfWindow = (window: WindowEntries): WindowFacts =>
+  factsOf(window, tallyOf(window.entries, window.tail, window.id), undefined)
+
+const factsOf = (window: WindowEntries, tally: WindowTally, endedBy: WindowSpan["endedBy"]): WindowFacts => {
+  const endedAt = endedBy === undefined ? undefined : epochMs(endedBy.timestamp)
+  const end: WindowEnd = endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(endedBy.source), at: endedAt }
   return {
-    id: span.id,
-    ordinal: span.ordinal,
-    isRoot: span.isRoot,
-    startedAt: span.startedAt,
+    id: window.id,
+    ordinal: window.ordinal,
+    isRoot: window.isRoot,
+    startedAt: window.startedAt,
     end,
-    lastActivityAt: endedAt ?? lastActivityAt,
-    turns,
-    peakTokens,
-    notesWritten,
-    bootTokens
+    lastActivityAt: endedAt ?? lastTimestamp(window.entries, window.startedAt),
+    turns: tally.turns,
+    peakTokens: tally.peakTokens,
+    notesWritten: tally.notesWritten,
+    bootTokens: tally.bootTokens
   }
 }
 
