@@ -65,12 +65,31 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
       Effect.catch((error) => Effect.sync(() => (onFault({ operation, error }), fallback)))
     )
   const rawBranch = Effect.sync(() => asRaw(sessionManager.getBranch()))
+  /**
+   * Pi's getEntries() copies the whole session (a 100,000-entry session: about
+   * 5 ms). Within one event the copy is kept until Pi appends: Pi only ever
+   * appends, so an unchanged count (and session) is an unchanged session, and
+   * the Window and History rooms reading it in one tool call pay one copy.
+   */
+  let copied: { readonly sessionId: string; readonly count: number; readonly entries: ReadonlyArray<RawEntry> } | undefined
+  // On Pi's SessionManager (an O(1) count), not on the read-only type extensions get: used when it is there.
+  const counted = sessionManager as { readonly getEntryCount?: () => number }
+  const countEntries = typeof counted.getEntryCount === "function" ? () => counted.getEntryCount!() : undefined
+  const entries = Effect.sync(() => {
+    if (countEntries === undefined) return asRaw(sessionManager.getEntries())
+    const sessionId = sessionManager.getSessionId()
+    const count = countEntries()
+    if (copied !== undefined && copied.count === count && copied.sessionId === sessionId) return copied.entries
+    const entries = asRaw(sessionManager.getEntries())
+    copied = { sessionId, count, entries }
+    return entries
+  })
   return PiSession.of({
     sessionId: sessionManager.getSessionId(),
     parentSessionId: Effect.sync(() => readSessionId(sessionManager.getHeader()?.parentSession)),
     cwd: ctx.cwd,
     agentDir: getAgentDir(),
-    entries: Effect.sync(() => asRaw(sessionManager.getEntries())),
+    entries,
     rawBranch,
     branch: Effect.map(rawBranch, (entries) => entries.map(classifyEntry)),
     branchTail: (isStart) =>
