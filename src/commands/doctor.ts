@@ -1,6 +1,7 @@
 import { Clock, Effect, Option, Path } from "effect"
 import { inspectBranch } from "../domain/boundary.ts"
 import { hardLineBelowReserve } from "../domain/budget.ts"
+import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
 import { syncDoctorLine } from "../domain/notes/syncView.ts"
 import { CommandName } from "../domain/protocol.ts"
 import { textReport } from "../domain/report.ts"
@@ -65,7 +66,7 @@ export const doctorReport = Effect.gen(function*() {
   } else {
     lines.push(
       policy.sync.length === 0
-        ? policy.notices.some((notice) => notice.key.startsWith("pi-context.sync"))
+        ? policy.notices.some((notice) => notice.key.startsWith(SyncSettingKey))
           ? check(false, "notes sync: no remote set, since each pi-context.sync entry was ignored (see settings); the notes stay on this machine")
           : check(true, "notes sync: no remote configured; the notes stay on this machine")
         : check(false, `notes sync: ${policy.sync.length} ${policy.sync.length === 1 ? "remote" : "remotes"} configured, but notes sync is not running in this session`)

@@ -23,10 +23,13 @@ export const notesSyncCommand = (args: ReadonlyArray<string>): Effect.Effect<Rep
   Effect.gen(function*() {
     const [word, ...extra] = args
     if (extra.length > 0 || (word !== undefined && word !== "now")) return notice(notesSyncUsage, "warning")
-    const states = yield* readSyncStates((sync) => (word === "now" ? sync.syncNow : sync.states))
-    if (Option.isNone(states)) return unavailable
+    const sync = yield* Effect.serviceOption(NotesSync)
+    if (Option.isNone(sync)) return unavailable
+    const states = yield* (word === "now" ? sync.value.syncNow : sync.value.states)
+    const setup = yield* sync.value.setup
     const nowMs = yield* Clock.currentTimeMillis
-    const text = word === "now" ? syncNowText(states.value, nowMs) : syncStatusText(states.value, nowMs)
+    const text = word === "now" ? syncNowText(states, nowMs, setup) : syncStatusText(states, nowMs, setup)
     const [title = "", ...body] = text.split("\n")
-    return report({ kind: "text", title, text: body.join("\n"), ...(syncNeedsAttention(states.value) ? { level: "warning" as const } : {}) })
+    const attention = syncNeedsAttention(states) || (states.length === 0 && setup.ignored.length > 0)
+    return report({ kind: "text", title, text: body.join("\n"), ...(attention ? { level: "warning" as const } : {}) })
   })

@@ -4,6 +4,9 @@ import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
 import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
+import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
+import { shownPath } from "../domain/notes/syncView.ts"
+import { renderNotice } from "../domain/settingsNotice.ts"
 import type { GitRunner } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { NotesSync } from "../services/NotesSync.ts"
@@ -282,12 +285,24 @@ export const layerWith = (options: SyncOptions) =>
         return yield* states
       }).pipe(Effect.catchCause(() => Effect.succeed([] as ReadonlyArray<RemoteSyncState>)))
 
+      const setup = Effect.gen(function*() {
+        const session = yield* PiSession
+        const policy = yield* thresholds.policy
+        const home = yield* Effect.sync(() => process.env.HOME)
+        return {
+          globalSettings: shownPath(path.join(session.agentDir, "settings.json"), home),
+          // Entries that were set but ignored leave no remote: their notices say why.
+          ignored: policy.sync.length > 0 ? [] : policy.notices.filter((notice) => notice.key.startsWith(SyncSettingKey)).map(renderNotice)
+        }
+      })
+
       return NotesSync.of({
         started: forkAll("pull"),
         committed: forkAll("push"),
         shutdown: (timeoutMs) => Effect.andThen(forkAll("push"), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
         syncNow,
         states,
+        setup,
         takeNotice: notices.take,
         flush
       })

@@ -1,8 +1,10 @@
 import { Context, type Effect, type Option } from "effect"
 import type { RemoteSyncState } from "../domain/notes/syncTypes.ts"
+import type { SyncSetup } from "../domain/notes/syncView.ts"
 import type { PiSession } from "./PiSession.ts"
 
 export type { RemoteSyncState } from "../domain/notes/syncTypes.ts"
+export type { SyncSetup } from "../domain/notes/syncView.ts"
 
 /**
  * The note homes that travel through git remotes (`pi-context.sync`). Every
@@ -21,6 +23,8 @@ export class NotesSync extends Context.Service<NotesSync, {
   readonly syncNow: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
   /** Every configured remote's state; empty when none is configured. */
   readonly states: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
+  /** Where a remote is set (this session's global settings file), and why each entry set was ignored. */
+  readonly setup: Effect.Effect<SyncSetup, never, PiSession>
   /** A notice a background sync left for the next hook to show, once per problem. */
   readonly takeNotice: Effect.Effect<Option.Option<string>>
   /** Waits for the syncs forked so far (tests, the bench, shutdown). */

@@ -80,7 +80,7 @@ describe("NotesSync", () => {
       assert.deepStrictEqual(state?.conflicts.map(({ home, note, copy }) => ({ home, note, copy })), [{ home: "user", note: "plan.md", copy: copies[0]! }])
       // The pull says what it did: it was not "up to date".
       assert.strictEqual(state?.lastPull?._tag === "Ok" && state.lastPull.detail, "1 conflict kept beside its note")
-      assert.match(syncStatusText([state!], state!.lastPull!.atMs), /\n  last pull: ok just now \(1 conflict kept beside its note\)\n/)
+      assert.match(syncStatusText([state!], state!.lastPull!.atMs, { globalSettings: "~/.pi/agent/settings.json", ignored: [] }), /\n  last pull: ok just now \(1 conflict kept beside its note\)\n/)
       const notices = yield* b.notices
       assert.strictEqual(notices.length, 1)
       assert.include(notices[0]!, `@user/${copies[0]}`)
@@ -316,5 +316,16 @@ describe("NotesSync", () => {
       // Nor on disk: the URL is handed to git per run, never written into the mirror.
       const mirror = join(a.root, ".sync", filesIn(a.root, ".sync").find((name) => name !== ".gitignore")!)
       assert.notInclude(git(mirror, "config", "--list", "--local"), "s3cr3t")
+    }))
+
+  it.effect("with each entry ignored, syncs nothing and says why, naming the global settings file this session reads", () =>
+    Effect.gen(function*() {
+      const dir = yield* scratch()
+      const a = yield* machine(join(dir, "a"), [{ homes: ["nowhere" as never], remote: bareRemote(dir) }])
+      assert.deepStrictEqual(yield* a.states, [])
+      const setup = yield* a.setup
+      assert.strictEqual(setup.globalSettings, "/tmp/pi-context-fake-agent/settings.json")
+      assert.lengthOf(setup.ignored, 1)
+      assert.match(setup.ignored[0]!, /pi-context\.sync\[0\]\.homes\[0\] = "nowhere" is not a home .*; it is ignored\.$/)
     }))
 })

@@ -34,11 +34,14 @@ const after: RemoteSyncState = {
   behind: 0
 }
 
+const setup = { globalSettings: "~/.pi/agent/settings.json", ignored: [] }
+
 /** A NotesSync that holds `before` until a sync now, which leaves `after`. */
 const fakeSync = () => {
   const calls = { syncNow: 0 }
   const layer = Layer.mock(NotesSync)({
     states: Effect.sync(() => (calls.syncNow === 0 ? [before] : [after])),
+    setup: Effect.succeed(setup),
     syncNow: Effect.sync(() => {
       calls.syncNow++
       return [after]
@@ -88,8 +91,22 @@ describe("/pi-context notes sync", () => {
   it.effect("explains how to set a remote when none is configured, says so when sync is not running, and refuses other words", () =>
     Effect.gen(function*() {
       const session = makeFakeSession()
-      const none = yield* notesSyncCommand([]).pipe(Effect.provide(Layer.merge(Layer.mock(NotesSync)({ states: Effect.succeed([]) }), session.layer)))
+      const none = yield* notesSyncCommand([]).pipe(
+        Effect.provide(Layer.merge(Layer.mock(NotesSync)({ states: Effect.succeed([]), setup: Effect.succeed(setup) }), session.layer))
+      )
       assert.isTrue(none._tag === "Report" && none.report.kind === "text" && none.report.text.startsWith("No remote is configured"))
+      assert.isTrue(none._tag === "Report" && none.report.kind === "text" && none.report.level === undefined)
+      // Entries set but each ignored: the report says why, as a warning (doctor fails the same check).
+      const ignored = yield* notesSyncCommand([]).pipe(
+        Effect.provide(
+          Layer.merge(
+            Layer.mock(NotesSync)({ states: Effect.succeed([]), setup: Effect.succeed({ ...setup, ignored: ["settings.json: pi-context.sync = \"x\" is not a list of { homes, remote, branch }; it is ignored."] }) }),
+            session.layer
+          )
+        )
+      )
+      assert.isTrue(ignored._tag === "Report" && ignored.report.kind === "text" && ignored.report.text.includes("each pi-context.sync entry was ignored"))
+      assert.isTrue(ignored._tag === "Report" && ignored.report.kind === "text" && ignored.report.level === "warning")
       assert.deepStrictEqual(yield* notesSyncCommand([]).pipe(Effect.provide(session.layer)), {
         _tag: "Notice",
         text: "pi-context: notes sync is not running in this session.",

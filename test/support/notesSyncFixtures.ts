@@ -113,6 +113,7 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       flush: use((sync) => sync.flush),
       now: use((sync) => sync.syncNow),
       states: use((sync) => sync.states),
+      setup: use((sync) => sync.setup),
       /** Every notice left so far. */
       notices: use((sync) =>
         Effect.gen(function*() {

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RemoteSyncState } from "../../src/domain/notes/syncTypes.ts"
-import { pendingConflicts, syncDoctorLine, syncNeedsAttention, syncNowText, syncStatusText } from "../../src/domain/notes/syncView.ts"
+import { pendingConflicts, shownPath, syncDoctorLine, syncNeedsAttention, syncNowText, syncStatusText } from "../../src/domain/notes/syncView.ts"
 
 const now = 1_800_000_000_000
 const minutes = (count: number) => now - count * 60_000
+const setup = { globalSettings: "~/.pi/agent/settings.json", ignored: [] }
 
 const healthy: RemoteSyncState = {
   remote: "git@github.com:me/notes.git",
@@ -34,7 +35,7 @@ const troubled: RemoteSyncState = {
 describe("the notes sync view", () => {
   it("shows each remote's homes, last pull and push with result and age, and how far apart it is", () => {
     assert.strictEqual(
-      syncStatusText([healthy], now),
+      syncStatusText([healthy], now, setup),
       [
         "pi-context notes sync · 1 remote",
         "git@github.com:me/notes.git · branch pi-context-notes · user, agent, model",
@@ -49,7 +50,7 @@ describe("the notes sync view", () => {
   it("shows a remote never synced, a failure with git's redacted words, the divergence once and each conflict copy", () => {
     const fresh: RemoteSyncState = { ...healthy, lastPull: undefined, lastPush: undefined, ahead: undefined, behind: undefined }
     assert.strictEqual(
-      syncStatusText([fresh, troubled], now),
+      syncStatusText([fresh, troubled], now, setup),
       [
         "pi-context notes sync · 2 remotes",
         "git@github.com:me/notes.git · branch pi-context-notes · user, agent, model",
@@ -70,20 +71,47 @@ describe("the notes sync view", () => {
 
   it("says a push is pending until it is tried again, unless the remote diverged (then it waits for sync now)", () => {
     const pending = { ...healthy, pushPending: true, lastPush: { _tag: "Failed", atMs: minutes(1), kind: "timeout", detail: "cut after 10 s" } } as const
-    assert.include(syncStatusText([pending], now), "  last push: failed 1 min ago: timed out (cut after 10 s)\n  0 commits to push, 0 to pull\n  push pending: tried again at the next window's commit\n")
-    assert.notInclude(syncStatusText([troubled], now), "push pending")
+    assert.include(syncStatusText([pending], now, setup), "  last push: failed 1 min ago: timed out (cut after 10 s)\n  0 commits to push, 0 to pull\n  push pending: tried again at the next window's commit\n")
+    assert.notInclude(syncStatusText([troubled], now, setup), "push pending")
   })
 
   it("explains how to set a remote when none is configured", () => {
-    const text = syncStatusText([], now)
+    const text = syncStatusText([], now, setup)
     assert.include(text, "No remote is configured: the notes stay on this machine.")
     assert.include(text, "\"sync\": [{ \"homes\": [\"user\", \"agent\", \"model\"], \"remote\": \"git@github.com:you/notes.git\" }]")
-    assert.include(syncNowText([], now), "pi-context notes sync now: nothing to sync")
+    assert.include(syncNowText([], now, setup), "pi-context notes sync now: nothing to sync")
+  })
+
+  it("names the global settings file this session reads, and says why the entries set were ignored", () => {
+    assert.include(syncStatusText([], now, { globalSettings: "/srv/pi-agent/settings.json", ignored: [] }), "add to /srv/pi-agent/settings.json:")
+    const ignored = syncStatusText([], now, {
+      ...setup,
+      ignored: ["settings.json: pi-context.sync[0].remote = \"\" is empty; it is ignored.", "settings.json: pi-context.sync[1].homes[0] = \"nowhere\" is not a home (user, agent, model or project); it is ignored."]
+    })
+    assert.strictEqual(
+      ignored,
+      [
+        "pi-context notes sync",
+        "No remote is set, because each pi-context.sync entry was ignored: the notes stay on this machine.",
+        "  settings.json: pi-context.sync[0].remote = \"\" is empty; it is ignored.",
+        "  settings.json: pi-context.sync[1].homes[0] = \"nowhere\" is not a home (user, agent, model or project); it is ignored.",
+        "Fix the entries as each line says (README: Notes sync)."
+      ].join("\n")
+    )
+    assert.notInclude(ignored, "No remote is configured")
+  })
+
+  it("shows a path under the user's home from ~", () => {
+    assert.strictEqual(shownPath("/home/me/.pi/agent/settings.json", "/home/me"), "~/.pi/agent/settings.json")
+    assert.strictEqual(shownPath("/home/me/.pi/agent/settings.json", "/home/me/"), "~/.pi/agent/settings.json")
+    assert.strictEqual(shownPath("/home/meg/settings.json", "/home/me"), "/home/meg/settings.json")
+    assert.strictEqual(shownPath("/etc/pi/settings.json", undefined), "/etc/pi/settings.json")
+    assert.strictEqual(shownPath("/settings.json", "/"), "/settings.json")
   })
 
   it("titles a sync now by what failed", () => {
-    assert.strictEqual(syncNowText([healthy], now).split("\n")[0], "pi-context notes sync now: 1 remote synced")
-    assert.strictEqual(syncNowText([healthy, troubled], now).split("\n")[0], "pi-context notes sync now: 1 of 2 remotes failed, 1 conflict to resolve")
+    assert.strictEqual(syncNowText([healthy], now, setup).split("\n")[0], "pi-context notes sync now: 1 remote synced")
+    assert.strictEqual(syncNowText([healthy, troubled], now, setup).split("\n")[0], "pi-context notes sync now: 1 of 2 remotes failed, 1 conflict to resolve")
     assert.isFalse(syncNeedsAttention([healthy]))
     assert.isTrue(syncNeedsAttention([healthy, troubled]))
     assert.isTrue(syncNeedsAttention([{ ...healthy, conflicts: troubled.conflicts }]))

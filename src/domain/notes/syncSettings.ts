@@ -16,6 +16,9 @@ import { type SyncableHome, SyncableHomes, type SyncRemoteSetting } from "./sync
 /** A branch of its own, so a project's repository can carry the notes without touching its code's branches. */
 export const DefaultSyncBranch = "pi-context-notes"
 
+/** The setting's key, which every notice about it starts with. */
+export const SyncSettingKey = `${SettingsKey}.sync`
+
 export interface SyncSettings {
   readonly remotes: ReadonlyArray<SyncRemoteSetting>
   readonly notices: ReadonlyArray<ThresholdNotice>
@@ -122,7 +125,7 @@ export const parseSyncSettings = (sources: ReadonlyArray<SyncSource>, projectTru
   const notices: Array<ThresholdNotice> = []
   const remotes: Array<SyncRemoteSetting> = []
   const placed = new Map<SyncableHome, SyncRemoteSetting>()
-  const key = `${SettingsKey}.sync`
+  const key = SyncSettingKey
   for (const { source, settings } of sources) {
     const section = isSettingsObject(settings) ? settings[SettingsKey] : undefined
     const list = isSettingsObject(section) ? section.sync : undefined

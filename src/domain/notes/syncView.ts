@@ -77,20 +77,41 @@ const remoteLines = (state: RemoteSyncState, nowMs: number): ReadonlyArray<strin
     : [`  conflicts pending (${state.conflicts.length}): ${conflictFix}`, ...state.conflicts.map((copy) => `    ${copyLine(copy)}`)])
 ]
 
-/** The text when `pi-context.sync` names no remote. */
-export const noRemoteText = [
-  "No remote is configured: the notes stay on this machine.",
-  "To sync the user, agent and model homes, add to ~/.pi/agent/settings.json:",
-  "  \"pi-context\": { \"sync\": [{ \"homes\": [\"user\", \"agent\", \"model\"], \"remote\": \"git@github.com:you/notes.git\" }] }",
-  "and the project home from the project's .pi/settings.json (README: Notes sync)."
-].join("\n")
+/** What the views say when no remote syncs: where one is set, and why the ones set were ignored. */
+export interface SyncSetup {
+  /** The global settings file, as the user reads its path (under their home: `~/…`). */
+  readonly globalSettings: string
+  /** Each settings notice that ignored a `pi-context.sync` entry; empty when none was set. */
+  readonly ignored: ReadonlyArray<string>
+}
+
+/** `path` as the user reads it: under their home, from `~`. */
+export const shownPath = (path: string, home: string | undefined): string => {
+  const base = home?.replace(/\/+$/, "")
+  return base !== undefined && base.length > 0 && path.startsWith(`${base}/`) ? `~${path.slice(base.length)}` : path
+}
+
+/** The text when `pi-context.sync` names no remote: how to set one, or why the entries set were ignored. */
+export const noRemoteText = (setup: SyncSetup): string =>
+  (setup.ignored.length > 0
+    ? [
+      "No remote is set, because each pi-context.sync entry was ignored: the notes stay on this machine.",
+      ...setup.ignored.map((notice) => `  ${notice}`),
+      "Fix the entries as each line says (README: Notes sync)."
+    ]
+    : [
+      "No remote is configured: the notes stay on this machine.",
+      `To sync the user, agent and model homes, add to ${setup.globalSettings}:`,
+      "  \"pi-context\": { \"sync\": [{ \"homes\": [\"user\", \"agent\", \"model\"], \"remote\": \"git@github.com:you/notes.git\" }] }",
+      "and the project home from the project's .pi/settings.json (README: Notes sync)."
+    ]).join("\n")
 
 const remotesCount = (count: number): string => `${count} ${count === 1 ? "remote" : "remotes"}`
 
 /** `/pi-context notes sync`: a title line, then each remote. */
-export const syncStatusText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number): string =>
+export const syncStatusText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number, setup: SyncSetup): string =>
   states.length === 0
-    ? `pi-context notes sync\n${noRemoteText}`
+    ? `pi-context notes sync\n${noRemoteText(setup)}`
     : [
       `pi-context notes sync · ${remotesCount(states.length)}`,
       ...states.flatMap((state) => remoteLines(state, nowMs)),
@@ -100,8 +121,8 @@ export const syncStatusText = (states: ReadonlyArray<RemoteSyncState>, nowMs: nu
 const failedNow = (state: RemoteSyncState): boolean => state.lastPull?._tag === "Failed" || state.lastPush?._tag === "Failed"
 
 /** `/pi-context notes sync now`: what the pull and push just did, remote by remote. */
-export const syncNowText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number): string => {
-  if (states.length === 0) return `pi-context notes sync now: nothing to sync\n${noRemoteText}`
+export const syncNowText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number, setup: SyncSetup): string => {
+  if (states.length === 0) return `pi-context notes sync now: nothing to sync\n${noRemoteText(setup)}`
   const failed = states.filter(failedNow).length
   const conflicts = states.reduce((sum, state) => sum + state.conflicts.length, 0)
   const title = failed === 0
