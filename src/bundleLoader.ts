@@ -11,9 +11,12 @@
  * its own under Node's compile cache, and named by the chunk's content: a
  * rebuilt chunk never meets an old cache, and V8 refuses one made by another
  * V8 (the chunk then compiles as without a cache, and its cache is made again).
+ * Each build leaves caches of its own (about 1 MB), so the folder is pruned
+ * at exit: a cache neither written nor used for 30 days is removed, and a
+ * cache in use has its time refreshed once a day so it never ages out.
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { createRequire, getCompileCacheDir } from "node:module"
 import { basename, dirname, join } from "node:path"
 import { Script } from "node:vm"
@@ -25,9 +28,10 @@ export interface BundleLoad {
   readonly cached: ReadonlyArray<string>
   /**
    * Writes the cache of each chunk that had none (or a refused one), or whose
-   * code compiled since is well beyond its cache's: what `exit` does.
+   * code compiled since is well beyond its cache's, then prunes the folder:
+   * what `exit` does. `nowMs` is for tests.
    */
-  readonly saveCodeCache: () => void
+  readonly saveCodeCache: (nowMs?: number) => void
 }
 
 /** The code cache folder: pi-context's own, under Node's compile cache when the host enabled one. */
@@ -75,15 +79,19 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
     return module.exports
   }
 
-  const saveCodeCache = (): void => {
+  const saveCodeCache = (nowMs: number = Date.now()): void => {
     if (cacheDir === undefined || scripts.length === 0) return
     // A cache is only a shortcut: one that cannot be written is left out.
     quietly(() => mkdirSync(cacheDir, { recursive: true }))
+    const inUse = new Set<string>()
     for (const { file, script, fromBytes } of scripts.splice(0)) {
+      inUse.add(basename(file))
       const data = script.createCachedData()
       // A first start that ended early cached little; a later one that ran more replaces it.
       if (data.byteLength > fromBytes * GrowthWorthRewriting) quietly(() => writeWhole(file, data))
+      else quietly(() => keepFresh(file, nowMs))
     }
+    quietly(() => prune(cacheDir, inUse, nowMs))
   }
 
   return { exports: load(entry), cached, saveCodeCache }
@@ -94,6 +102,38 @@ const wrapperHead = "(function (exports, require, module, __filename, __dirname)
 
 /** How much more compiled code than its cache holds makes a chunk's cache worth writing again. */
 const GrowthWorthRewriting = 1.1
+
+const DayMs = 24 * 60 * 60 * 1000
+
+/** A cache neither written nor used for this long belongs to a build nobody runs any more. */
+const UnusedFor = 30 * DayMs
+
+/** A half-written cache of a process that died before its rename, left this long, is removed. */
+const TornAfter = DayMs
+
+/** A cache this start read: its time is refreshed when it is a day old, so a cache in use is never pruned. */
+const keepFresh = (file: string, nowMs: number): void => {
+  if (nowMs - statSync(file).mtimeMs < DayMs) return
+  const now = new Date(nowMs)
+  utimesSync(file, now, now)
+}
+
+/**
+ * Removes the caches of builds no start has used for 30 days, and torn
+ * writes. Another install of pi-context (a checkout beside the installed
+ * package) shares the folder: its caches stay while it is used.
+ */
+const prune = (cacheDir: string, inUse: ReadonlySet<string>, nowMs: number): void => {
+  for (const name of readdirSync(cacheDir)) {
+    if (inUse.has(name)) continue
+    const torn = /\.v8\.tmp-\d+$/.test(name)
+    if (!torn && !name.endsWith(".v8")) continue
+    const file = join(cacheDir, name)
+    quietly(() => {
+      if (nowMs - statSync(file).mtimeMs > (torn ? TornAfter : UnusedFor)) rmSync(file, { force: true })
+    })
+  }
+}
 
 const readIfThere = (file: string): Buffer | undefined => {
   try {

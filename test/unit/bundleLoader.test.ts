@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { loadBundle } from "../../src/bundleLoader.ts"
@@ -113,6 +113,39 @@ describe("bundleLoader", () => {
       assert.strictEqual(sharedCache().mtimeMs, small.mtimeMs)
       run(true)
       assert.isAbove(sharedCache().size, small.size * 1.1)
+    }))
+
+  it("prunes caches no start used for 30 days and torn writes, keeping the ones in use and another install's recent ones", () =>
+    withBundle((dist, cacheDir) => {
+      startInChild(dist, cacheDir)
+      const daysAgo = (file: string, days: number) => {
+        const at = new Date(Date.now() - days * 24 * 60 * 60 * 1000)
+        utimesSync(join(cacheDir, file), at, at)
+      }
+      const plant = (file: string, days: number) => {
+        writeFileSync(join(cacheDir, file), "x")
+        daysAgo(file, days)
+      }
+      plant("entry.cjs-0123456789abcdef.v8", 40)
+      plant("host-Old.cjs-fedcba9876543210.v8", 31)
+      plant("host-Other.cjs-00112233aabbccdd.v8", 2)
+      plant("entry.cjs-0123456789abcdef.v8.tmp-4242", 2)
+      plant("entry.cjs-0123456789abcdef.v8.tmp-4343", 0)
+      plant("README", 400)
+      const shared = readdirSync(cacheDir).find((file) => file.startsWith("shared-abc.cjs-") && file.endsWith(".v8"))!
+      daysAgo(shared, 40)
+
+      assert.deepStrictEqual(startInChild(dist, cacheDir).cached, ["entry.cjs", "shared-abc.cjs"])
+      const left = readdirSync(cacheDir).sort()
+      assert.notInclude(left, "entry.cjs-0123456789abcdef.v8")
+      assert.notInclude(left, "host-Old.cjs-fedcba9876543210.v8")
+      assert.notInclude(left, "entry.cjs-0123456789abcdef.v8.tmp-4242")
+      assert.include(left, "host-Other.cjs-00112233aabbccdd.v8")
+      assert.include(left, "entry.cjs-0123456789abcdef.v8.tmp-4343")
+      assert.include(left, "README")
+      // Used by this start, so refreshed: it would otherwise be pruned by the next one.
+      assert.include(left, shared)
+      assert.isBelow(Date.now() - statSync(join(cacheDir, shared)).mtimeMs, 60_000)
     }))
 
   it("a chunk's stack traces point at its own file's lines and columns", () =>
