@@ -116,7 +116,8 @@ const sessionManager = {
   }
 }
 /** The live PiSession port, made afresh for each tool call as Pi's events make it. */
-const port = () => PiSessionLive.make({} as ExtensionAPI, { sessionManager, cwd: "/bench" } as unknown as ExtensionContext)
+const port = () =>
+  PiSessionLive.make({} as ExtensionAPI, { sessionManager, cwd: "/bench" } as unknown as ExtensionContext, { show: () => {}, chatShowsEntries: () => false })
 // history_windows reads the Window room beside the History index, and each window's committed note
 // changes from the notes history: none here, so the first call times the index and the windows' facts.
 const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, WindowLive.layer, noNotesVersions))

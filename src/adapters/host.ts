@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import * as PiSessionLive from "../layers/PiSessionLive.ts"
 import { type HostOptions, makeRuntimeHost } from "../runtime.ts"
 import { notesToolSpecs } from "./notesTools.ts"
+import { chatShowsEntries, showReport } from "./reportView.ts"
 import { replyFacts, turnFacts } from "./turnFacts.ts"
 
 /**
@@ -12,6 +13,9 @@ import { replyFacts, turnFacts } from "./turnFacts.ts"
  * lifecycle's facts. Loaded with the runtime, after start-up: Pi's overflow
  * tests live in pi-ai's root module, which costs hundreds of ms to import.
  */
+/** Reports drawn as this adapter draws them: a chat entry in Pi's TUI, a notice elsewhere. */
+const surface: PiSessionLive.ReportSurface = { show: showReport, chatShowsEntries }
+
 export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const reportedFaults = new Set<PiSessionLive.PiOperation>()
 
@@ -22,7 +26,7 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
     trace("pi.fault", { operation, reason })
     if (reportedFaults.has(operation)) return
     reportedFaults.add(operation)
-    Effect.runSync(PiSessionLive.make(pi, ctx).notify(
+    Effect.runSync(PiSessionLive.make(pi, ctx, surface).notify(
       `pi-context: Pi's ${operation} could not be read (${reason}); a session entry that another extension wrote ` +
         `may have a shape Pi does not expect. Until it can be read, ${PiSessionLive.faultFallback[operation]}.`,
       "warning"
@@ -30,7 +34,7 @@ export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   }
 
   const host = makeRuntimeHost<ExtensionContext>({
-    session: (ctx, trace) => PiSessionLive.make(pi, ctx, faultReporter(ctx, trace)),
+    session: (ctx, trace) => PiSessionLive.make(pi, ctx, surface, faultReporter(ctx, trace)),
     tidySession: async (ctx, request) => {
       const { runTidySession } = await import("./tidySession.ts")
       return runTidySession(ctx, {

@@ -3,8 +3,8 @@ import { closeSync, openSync, readSync } from "node:fs"
 import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Option } from "effect"
 import type { StatusTone } from "../domain/budget.ts"
+import type { ReportData } from "../domain/report.ts"
 import { classifyEntry, type RawEntry } from "../domain/entries.ts"
-import { chatShowsEntries, showReport } from "../adapters/reportView.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { interruptWhenAborted } from "./abort.ts"
 
@@ -57,7 +57,16 @@ const colourStatus = (ctx: ExtensionContext, text: string, tone: StatusTone): st
   return typeof theme?.fg === "function" ? theme.fg(tone === "warning" ? "error" : "warning", text) : text
 }
 
-export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault = ignoreFault): PiSession["Service"] => {
+/**
+ * How a report reaches the user, handed in by the adapters that draw it: in
+ * Pi's TUI a chat entry, elsewhere a notice. The port only passes it on.
+ */
+export interface ReportSurface {
+  readonly show: (pi: ExtensionAPI, ctx: ExtensionContext, report: ReportData) => void
+  readonly chatShowsEntries: (ctx: ExtensionContext) => boolean
+}
+
+export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSurface, onFault: PiFault = ignoreFault): PiSession["Service"] => {
   const sessionManager = ctx.sessionManager
   /** A read from Pi that never throws: a failure is reported and answered with `fallback`. */
   const guarded = <A>(operation: PiOperation, fallback: A, read: () => A): Effect.Effect<A> =>
@@ -126,8 +135,8 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, onFault: PiFault =
       ),
     // A notice or status that cannot be shown (a UI gone with its session) is dropped, never a failed hook.
     notify: (message, level = "info") => quietly(() => ctx.ui.notify(message, level)),
-    showReport: (report) => quietly(() => showReport(pi, ctx, report)),
-    chatShowsEntries: Effect.try({ try: () => chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
+    showReport: (report) => quietly(() => surface.show(pi, ctx, report)),
+    chatShowsEntries: Effect.try({ try: () => surface.chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
     setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)

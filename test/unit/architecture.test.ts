@@ -61,6 +61,10 @@ describe("the import graph", () => {
     assert.deepStrictEqual(offenders, [])
   })
 
+  it("has no layer importing an adapter: what the port needs of Pi's views, the adapters hand in", () => {
+    assert.deepStrictEqual(importsFromTo("src/layers/", "src/adapters/"), [])
+  })
+
   it("has no layer importing a tool handler", () => {
     assert.deepStrictEqual(importsFromTo("src/layers/", "src/tools/"), [])
   })

@@ -24,7 +24,9 @@ const sessionManager = (withCount: boolean) => {
 }
 
 const portOver = (manager: object) =>
-  PiSessionLive.make({} as ExtensionAPI, { sessionManager: manager, cwd: "/project" } as unknown as ExtensionContext)
+  PiSessionLive.make({} as ExtensionAPI, { sessionManager: manager, cwd: "/project" } as unknown as ExtensionContext, noSurface)
+
+const noSurface: PiSessionLive.ReportSurface = { show: () => {}, chatShowsEntries: () => false }
 
 const ids = (entries: ReadonlyArray<RawEntry>) => entries.map((entry) => entry.id)
 
