@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { rootWindowId } from "../../src/domain/windowId.ts"
-import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
+import { piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.ts"
 
 /**
@@ -14,7 +14,6 @@ import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.t
  * project's `.pi/settings.json`.
  */
 const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
-const runTimeoutMs = 45_000
 
 interface Dirs {
   readonly root: string
@@ -24,34 +23,8 @@ interface Dirs {
   readonly project: string
 }
 
-interface Run {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the CLI on this process's Node (24, from node_modules), with a clean env pointing at temp dirs only. */
-const pi = (dirs: Dirs, args: ReadonlyArray<string>): Promise<Run> =>
-  new Promise((resolvePromise, reject) => {
-    const env = piEnv(dirs)
-    const child = spawn(process.execPath, [piBin, ...args], { cwd: dirs.project, env, stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`pi ${args.join(" ")} timed out after ${runTimeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`))
-    }, runTimeoutMs)
-    child.on("error", (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolvePromise({ code, stdout, stderr })
-    })
-  })
+/** Runs the CLI in the project, with a clean env pointing at temp dirs only. */
+const pi = (dirs: Dirs, args: ReadonlyArray<string>) => runPi(dirs.project, piEnv(dirs), args)
 
 /** Pi's JSON mode is strict JSONL split on LF (docs/json.md). */
 const records = (stdout: string): Array<Record<string, any>> =>
