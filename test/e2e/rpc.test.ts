@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { piBin, piEnv, repoRoot } from "./fixtures/piCli.ts"
+import { piBin, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 
 /**
  * The real `pi` CLI in RPC mode, offline, with pi-context installed in a temp
@@ -86,8 +86,8 @@ describe("the real pi CLI in RPC mode", () => {
     const dirs = { home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes"), project: join(root, "project") }
     for (const dir of [dirs.home, dirs.notesRoot, dirs.project]) mkdirSync(dir, { recursive: true })
     const env = piEnv({ ...dirs, root })
-    const install = spawn(process.execPath, [piBin, "install", repoRoot, "-l"], { cwd: dirs.project, env, stdio: "ignore" })
-    expect(await new Promise((done) => install.on("close", done))).toBe(0)
+    const install = await runPi(dirs.project, env, ["install", repoRoot, "-l"])
+    expect(install.code, install.stderr).toBe(0)
     pi = new RpcPi(dirs.project, env)
   })
 
