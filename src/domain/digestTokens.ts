@@ -1,4 +1,5 @@
 import { DefaultDigestTokens } from "./digest.ts"
+import { formatTokens } from "./tokenCount.ts"
 
 /**
  * The range `pi-context.digestTokens` is clamped to: below the floor a digest
@@ -15,7 +16,7 @@ export const checkDigestTokens = (value: unknown):
 {
   if (typeof value !== "number" || !Number.isFinite(value)) return { reason: "is not a number of tokens" }
   const whole = Math.floor(value)
-  if (whole < DigestTokenRange.min) return { fix: DigestTokenRange.min, reason: `is below the minimum of ${DigestTokenRange.min} tokens` }
-  if (whole > DigestTokenRange.max) return { fix: DigestTokenRange.max, reason: `is above the maximum of ${DigestTokenRange.max} tokens` }
+  if (whole < DigestTokenRange.min) return { fix: DigestTokenRange.min, reason: `is below the minimum of ${formatTokens(DigestTokenRange.min)} tokens` }
+  if (whole > DigestTokenRange.max) return { fix: DigestTokenRange.max, reason: `is above the maximum of ${formatTokens(DigestTokenRange.max)} tokens` }
   return whole === value ? { ok: value } : { fix: whole, reason: "is not a whole number of tokens" }
 }

@@ -1,6 +1,7 @@
 import { SettingsKey } from "./protocol.ts"
 import type { Sourced } from "./settingsChecks.ts"
 import type { ThresholdNotice } from "./settingsNotice.ts"
+import { formatTokens } from "./tokenCount.ts"
 
 /**
  * The budget lines' arithmetic: the default lines for a window, the order a
@@ -86,8 +87,8 @@ export const orderLines = (
       value: hard.value,
       used,
       reason: hard.value >= window
-        ? `is at or beyond this model's ${window}-token window`
-        : `leaves no room for the other lines in this model's ${window}-token window`,
+        ? `is at or beyond this model's ${formatTokens(window)}-token window`
+        : `leaves no room for the other lines in this model's ${formatTokens(window)}-token window`,
       source: hard.source
     })
     hard = { ...hard, value: used }
@@ -113,8 +114,8 @@ export const orderLines = (
       value: line.value,
       used,
       reason: line.value <= below
-        ? `must be above the next lower line (${below})`
-        : `is at or beyond this model's ${window}-token window`,
+        ? `must be above the next lower line (${formatTokens(below)} tokens left)`
+        : `is at or beyond this model's ${window === undefined ? "" : `${formatTokens(window)}-token `}window`,
       source: line.source
     })
     return [{ ...line, value: used }, { _tag: "Moved" }]

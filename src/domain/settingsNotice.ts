@@ -1,3 +1,4 @@
+import { formatTokens } from "./tokenCount.ts"
 /**
  * The vocabulary of settings problems: one notice per distinct problem, and
  * the sentence a person reads for it. Pure.
@@ -71,6 +72,8 @@ export const renderNotice = (notice: ThresholdNotice): string => {
   // what was written: name the key, not a value nobody typed.
   const unnamed = notice.value === undefined || (typeof notice.value === "number" && !Number.isFinite(notice.value))
   const shown = unnamed ? "" : ` = ${showValue(notice.value)}`
-  const instead = notice.outcome ?? `using ${showValue(notice.used)}`
+  // What is used instead is worked out, never typed: a token count reads as the views show one.
+  const used = typeof notice.used === "number" && Number.isSafeInteger(notice.used) && notice.used >= 0 ? formatTokens(notice.used) : showValue(notice.used)
+  const instead = notice.outcome ?? `using ${used}`
   return `${label}${notice.key}${shown} ${notice.reason}; ${instead}.`
 }

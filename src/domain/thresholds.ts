@@ -17,6 +17,7 @@ import {
 } from "./settingsChecks.ts"
 import { badModelKeys, isModelKey, unknownTopKeys } from "./settingsKeys.ts"
 import { isSettingsObject, type ThresholdNotice, type ValueSource } from "./settingsNotice.ts"
+import { formatTokens } from "./tokenCount.ts"
 
 export type { LineDerivation, LineDerivations, Lines } from "./lines.ts"
 export type { Sourced, TraceLevel } from "./settingsChecks.ts"
@@ -242,7 +243,7 @@ export const resolvePolicy = (
       key: `${SettingsKey}.bootBudgetTokens`,
       value: bootBudgetTokens.value,
       used,
-      reason: `leaves too little of this model's ${window}-token window`,
+      reason: `leaves too little of this model's ${formatTokens(window)}-token window`,
       source: bootBudgetTokens.source
     })
     bootBudgetTokens = { ...bootBudgetTokens, value: used }

@@ -191,8 +191,8 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
       yield* run(thresholds.refresh)
       const notices = (yield* run(thresholds.policy)).notices
       assert.deepStrictEqual(notices.map(renderNotice), [
-        "global settings: pi-context.hardLine = 1e400 is too large; using 16384.",
-        "global settings: pi-context.warningLine = 99999999999999999999 is too large; using 28672."
+        "global settings: pi-context.hardLine = 1e400 is too large; using 16,384.",
+        "global settings: pi-context.warningLine = 99999999999999999999 is too large; using 28,672."
       ])
       assert.deepStrictEqual(lineTriple(yield* run(thresholds.policy)), [40960, 28672, 16384])
     }))
@@ -285,7 +285,7 @@ describe("Thresholds with an injected policy", () => {
       yield* Effect.provide(thresholds.policy, session.layer)
       yield* Effect.provide(thresholds.policy, session.layer)
       const shown = session.notices.map((notice) => notice.message)
-      assert.deepStrictEqual(shown, ["pi-context: injected policy: pi-context.guidanceLine = -3 is negative; using 40960."])
+      assert.deepStrictEqual(shown, ["pi-context: injected policy: pi-context.guidanceLine = -3 is negative; using 40,960."])
     }))
 })
 

@@ -90,22 +90,22 @@ describe("wrong types of the notes keys", () => {
 describe("numbers beyond what JSON numbers hold", () => {
   it("names the value as written, not the null that JSON.stringify makes of Infinity", () => {
     assert.deepStrictEqual(rendered([global({ hardLine: new WrittenNumber("1e400", Infinity), warningLine: new WrittenNumber("-1e400", -Infinity) })]), [
-      "global settings: pi-context.hardLine = 1e400 is too large; using 16384.",
-      "global settings: pi-context.warningLine = -1e400 is negative; using 28672."
+      "global settings: pi-context.hardLine = 1e400 is too large; using 16,384.",
+      "global settings: pi-context.warningLine = -1e400 is negative; using 28,672."
     ])
   })
 
   it("without the written text, names the key but not a value nobody wrote", () => {
     assert.deepStrictEqual(resolvePolicy([injectedSource({ hardLine: Infinity, warningLine: -Infinity })], model).notices.map(renderNotice), [
-      "injected policy: pi-context.hardLine is too large; using 16384.",
-      "injected policy: pi-context.warningLine is negative; using 28672."
+      "injected policy: pi-context.hardLine is too large; using 16,384.",
+      "injected policy: pi-context.warningLine is negative; using 28,672."
     ])
   })
 
   it("checks a written number beyond the safe integers as the number it is, for every key", () => {
     assert.deepStrictEqual(rendered([global({ digestTokens: new WrittenNumber("1e20", 1e20), bootBudgetTokens: new WrittenNumber("1e20", 1e20) })]), [
-      "global settings: pi-context.bootBudgetTokens = 1e20 is too large; using 6000.",
-      "global settings: pi-context.digestTokens = 1e20 is above the maximum of 8000 tokens; using 8000."
+      "global settings: pi-context.bootBudgetTokens = 1e20 is too large; using 6,000.",
+      "global settings: pi-context.digestTokens = 1e20 is above the maximum of 8,000 tokens; using 8,000."
     ])
   })
 })

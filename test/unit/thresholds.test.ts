@@ -51,7 +51,19 @@ describe("resolvePolicy", () => {
     ], model)
     assert.strictEqual(policy.lines.warning.value, 40000)
     assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used, n.source]), [["pi-context.warningLine", "lots", 40000, "project"]])
-    assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is not a number; using 40000.")
+    assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is not a number; using 40,000.")
+  })
+
+  it("says a moved line's figures as the views show token counts", () => {
+    const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
+    const below = resolvePolicy([global({ "pi-context": { warningLine: 9000 } })], small)
+    assert.deepStrictEqual(below.notices.map(renderNotice), [
+      "global settings: pi-context.warningLine = 9000 must be above the next lower line (16,384 tokens left); using 19,507."
+    ])
+    const beyond = resolvePolicy([global({ "pi-context": { guidanceLine: 40000 } })], small)
+    assert.deepStrictEqual(beyond.notices.map(renderNotice), [
+      "global settings: pi-context.guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 22,630."
+    ])
   })
 
   it("rejects negatives and rounds fractions down, one notice each", () => {
