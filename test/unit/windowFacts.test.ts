@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { resetDrafts } from "../../src/domain/boundary.ts"
 import type { RawEntry } from "../../src/domain/entries.ts"
 import { CustomType } from "../../src/domain/protocol.ts"
-import { windowFacts } from "../../src/domain/window/windowFacts.ts"
+import { branchWindows, extendedSpans } from "../../src/domain/window/walk.ts"
+import { factsOfSpans, factsOfWindow, windowFacts } from "../../src/domain/window/windowFacts.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
 
 const sessionId = "019a0000-0000-7000-8000-00000000beef"
@@ -75,6 +76,34 @@ describe("windowFacts", () => {
     assert.deepStrictEqual(windows.map((w) => w.peakTokens), [3_400, 900, null])
     assert.deepStrictEqual(windows.map((w) => w.notesWritten), [["session:MAP.md"], ["project:plan.md"], []])
     assert.deepStrictEqual(windows.map((w) => w.bootTokens), [20, 100, 10])
+  })
+
+  it("a branch grown a piece at a time has the facts of the branch read at once; its ended windows keep their counts", () => {
+    const branch = branchOf(
+      rootBoot,
+      user("hi"),
+      reply("one", 1_200),
+      noteResult("notes_write", "session:MAP.md"),
+      ...boundary("pcx:w2", "tool"),
+      reply("two", 3_400),
+      noteResult("notes_update", "project:plan.md"),
+      noteResult("notes_write", "session:MAP.md"),
+      reply("three", 900),
+      ...boundary("pcx:w3", "hard-line", "c".repeat(40)),
+      noteResult("notes_update", "project:plan.md"),
+      reply("four", 2_000)
+    )
+    const whole = factsOfSpans(branchWindows(branch, sessionId))
+    for (let cut = 0; cut <= branch.length; cut++) {
+      const before = branchWindows(branch.slice(0, cut), sessionId)
+      const shownBefore = JSON.stringify(factsOfSpans(before))
+      assert.deepStrictEqual(factsOfSpans(extendedSpans(before, branch.slice(cut))), whole, `grown from entry ${cut}`)
+      // Growing counted on a copy: the spans read before the growth say what they said.
+      assert.strictEqual(JSON.stringify(factsOfSpans(before)), shownBefore)
+    }
+    // The current window as it ends is counted from its entries: the same facts as its span's.
+    const spans = branchWindows(branch, sessionId)
+    assert.deepStrictEqual(factsOfWindow(spans[2]!), whole[2])
   })
 
   it("a marker written before sources were recorded ends its window with an unknown source", () => {
