@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleEntry, bundleIsCurrent } from "../../src/extension.ts"
-import { bundleCodeCaches, piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
+import { bundleCodeCaches, fauxPromptArgs, jsonEvents, piDirsIn, piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
 
 /**
  * The prebuilt bundle in the real `pi` CLI: pi-context is copied as an npm
@@ -16,11 +16,13 @@ const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts"
 describe("the prebuilt bundle in the real pi CLI", () => {
   let root: string
   let installed: string
+  let dirs: ReturnType<typeof piDirsIn>
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), "pi-context-bundle-e2e-"))
     installed = join(root, "installed", "pi-context")
-    for (const dir of [installed, join(root, "home", "agent"), join(root, "notes"), join(root, "project")]) mkdirSync(dir, { recursive: true })
+    dirs = piDirsIn(root)
+    mkdirSync(installed, { recursive: true })
     // Times kept, so the copied bundle is as current as the checkout's.
     for (const part of ["package.json", "src", "dist"]) cpSync(join(repoRoot, part), join(installed, part), { recursive: true, preserveTimestamps: true })
   })
@@ -44,42 +46,16 @@ describe("the prebuilt bundle in the real pi CLI", () => {
   })
 
   it("a regex notes_search runs on the bundle, the regex engine's chunk loaded on that first regex", async () => {
-    const env = piEnv({ root, home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes") })
-    const result = await run(join(root, "project"), env, [
-      "--offline",
-      "--no-session",
-      "-e",
-      installed,
-      "-e",
-      join(import.meta.dirname, "fixtures", "fauxRegexSearch.ts"),
-      "--model",
-      "faux/faux-1",
-      "--mode",
-      "json",
-      "write a note, then find it with a regex"
-    ])
+    const regexSearch = join(import.meta.dirname, "fixtures", "fauxRegexSearch.ts")
+    const result = await run(dirs.project, piEnv(dirs), fauxPromptArgs("write a note, then find it with a regex", [installed, regexSearch]))
     expect(result.code, result.stderr).toBe(0)
-    const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
-    const search = events.find((event) => event.type === "tool_execution_end" && event.toolName === "notes_search")
+    const search = jsonEvents(result.stdout).find((event) => event.type === "tool_execution_end" && event.toolName === "notes_search")
     expect(search?.isError).toBe(false)
     expect(JSON.stringify(search?.result)).toContain("build 4711 passed")
   })
 
   it("a print run loads the bundle without node_modules, and the model's notes tools run on it", async () => {
-    const env = { ...piEnv({ root, home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes") }), JITI_DEBUG: "1" }
-    const result = await run(join(root, "project"), env, [
-      "--offline",
-      "--no-session",
-      "-e",
-      installed,
-      "-e",
-      fauxExtension,
-      "--model",
-      "faux/faux-1",
-      "--mode",
-      "json",
-      "write a note, then list the notes"
-    ])
+    const result = await run(dirs.project, { ...piEnv(dirs), JITI_DEBUG: "1" }, fauxPromptArgs("write a note, then list the notes", [installed, fauxExtension]))
     expect(result.code, result.stderr).toBe(0)
     // The loader's log: the entry, and no source file behind the bundle transpiled.
     expect(result.stderr).toContain("src/extension.ts")
@@ -88,7 +64,7 @@ describe("the prebuilt bundle in the real pi CLI", () => {
     expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/host-[\w-]+\.cjs-[0-9a-f]{16}\.v8$/))
     expect(result.stderr).not.toContain("src/main.ts")
     expect(result.stderr).not.toContain("src/adapters/")
-    const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
+    const events = jsonEvents(result.stdout)
     expect(events.some((event) => event.type === "message_end" && event.message?.customType === "pi-context/boot")).toBe(true)
     const tools = events.filter((event) => event.type === "tool_execution_end")
     expect(tools.map((event) => [event.toolName, event.isError])).toEqual([["notes_write", false], ["notes_list", false]])

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { rootWindowId } from "../../src/domain/windowId.ts"
-import { piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
+import { fauxPromptArgs, jsonEvents, piDirsIn, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.ts"
 
 /**
@@ -15,20 +15,10 @@ import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.t
  */
 const fauxExtension = join(import.meta.dirname, "fixtures", "fauxNotesScript.ts")
 
-interface Dirs {
-  readonly root: string
-  readonly home: string
-  readonly agentDir: string
-  readonly notesRoot: string
-  readonly project: string
-}
+type Dirs = ReturnType<typeof piDirsIn>
 
 /** Runs the CLI in the project, with a clean env pointing at temp dirs only. */
 const pi = (dirs: Dirs, args: ReadonlyArray<string>) => runPi(dirs.project, piEnv(dirs), args)
-
-/** Pi's JSON mode is strict JSONL split on LF (docs/json.md). */
-const records = (stdout: string): Array<Record<string, any>> =>
-  stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
 
 const toolResults = (events: ReadonlyArray<Record<string, any>>) =>
   events
@@ -44,32 +34,13 @@ const finalText = (events: ReadonlyArray<Record<string, any>>): string => {
   return (last?.message.content ?? []).map((block: { text?: string }) => block.text ?? "").join("")
 }
 
-const promptArgs = (trust: "--approve" | "--no-approve") => [
-  "--offline",
-  trust,
-  "--no-session",
-  "-e",
-  fauxExtension,
-  "--model",
-  "faux/faux-1",
-  "--mode",
-  "json",
-  "write a note, then list the notes"
-]
+const promptArgs = (trust: "--approve" | "--no-approve") => fauxPromptArgs("write a note, then list the notes", [fauxExtension], [trust])
 
 describe("the real pi CLI with pi-context installed in the project", () => {
   let dirs: Dirs
 
   beforeAll(async () => {
-    const root = mkdtempSync(join(tmpdir(), "pi-context-e2e-"))
-    dirs = {
-      root,
-      home: join(root, "home"),
-      agentDir: join(root, "home", "agent"),
-      notesRoot: join(root, "notes"),
-      project: join(root, "project")
-    }
-    for (const dir of [dirs.home, dirs.notesRoot, dirs.project]) mkdirSync(dir, { recursive: true })
+    dirs = piDirsIn(mkdtempSync(join(tmpdir(), "pi-context-e2e-")))
     // A local path is only checked for existence (no npm, no network): the package
     // runs from the repo root and resolves `effect` from its node_modules.
     const install = await pi(dirs, ["install", repoRoot, "-l"])
@@ -91,7 +62,7 @@ describe("the real pi CLI with pi-context installed in the project", () => {
   it("a print run loads the package, the model's notes_write and notes_list run, and the note is on disk", async () => {
     const run = await pi(dirs, promptArgs("--approve"))
     expect(run.code, run.stderr).toBe(0)
-    const events = records(run.stdout)
+    const events = jsonEvents(run.stdout)
     const header = events[0]!
     expect(header.type).toBe("session")
 
@@ -117,7 +88,7 @@ describe("the real pi CLI with pi-context installed in the project", () => {
   it("when the print run ends, the session's new note is committed to the notes history", async () => {
     const run = await pi(dirs, promptArgs("--approve"))
     expect(run.code, run.stderr).toBe(0)
-    const sessionId = records(run.stdout)[0]!.id as string
+    const sessionId = jsonEvents(run.stdout)[0]!.id as string
     const short = sessionId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
     const log = execFileSync("git", ["log", "--format=%s", "--name-only"], { cwd: dirs.notesRoot, encoding: "utf8" })
     expect(log).toContain(`w1 of session ${short} (shutdown): +1 ~0 −0\n\nsessions/${sessionId}/${noteAddress}.md`)
@@ -132,7 +103,7 @@ describe("the real pi CLI with pi-context installed in the project", () => {
   it("without project trust the installed package does not load (so the run above loaded it from .pi/settings.json)", async () => {
     const run = await pi(dirs, promptArgs("--no-approve"))
     expect(run.code, run.stderr).toBe(0)
-    const events = records(run.stdout)
+    const events = jsonEvents(run.stdout)
     expect(events.some((event) => event.message?.customType === "pi-context/boot")).toBe(false)
     const results = toolResults(events)
     expect(results.map((result) => result.toolName)).toEqual(["notes_write", "notes_list"])

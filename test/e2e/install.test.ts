@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleIsCurrent } from "../../src/extension.ts"
-import { bundleCodeCaches, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
+import { bundleCodeCaches, fauxPromptArgs, jsonEvents, piDirsIn, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 
 /**
  * The install paths Pi's package manager takes (dist/core/package-manager.js
@@ -33,12 +33,14 @@ const npm = (cwd: string, args: ReadonlyArray<string>) => {
 describe("pi install git:… gets the prebuilt bundle", () => {
   let root: string
   let clone: string
+  let dirs: ReturnType<typeof piDirsIn>
   let install: ReturnType<typeof npm>
 
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), "pi-context-git-install-"))
     clone = join(root, "clone")
-    for (const dir of [clone, join(root, "home", "agent"), join(root, "notes"), join(root, "project")]) mkdirSync(dir, { recursive: true })
+    dirs = piDirsIn(root)
+    mkdirSync(clone, { recursive: true })
     // What `git clone` gives: the checkout's files (as they are now, committed or not), every one freshly written.
     const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot, encoding: "utf8" })
       .split("\0")
@@ -63,25 +65,11 @@ describe("pi install git:… gets the prebuilt bundle", () => {
   })
 
   it("Pi loads that bundle, never the TypeScript source behind it", async () => {
-    const env = { ...piEnv({ root, home: join(root, "home"), agentDir: join(root, "home", "agent"), notesRoot: join(root, "notes") }), JITI_DEBUG: "1" }
-    const result = await runPi(join(root, "project"), env, [
-      "--offline",
-      "--no-session",
-      "-e",
-      clone,
-      "-e",
-      fauxExtension,
-      "--model",
-      "faux/faux-1",
-      "--mode",
-      "json",
-      "write a note, then list the notes"
-    ])
+    const result = await runPi(dirs.project, { ...piEnv(dirs), JITI_DEBUG: "1" }, fauxPromptArgs("write a note, then list the notes", [clone, fauxExtension]))
     expect(result.code, result.stderr).toBe(0)
     expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/pi-context\.cjs-[0-9a-f]{16}\.v8$/))
     expect(result.stderr).not.toContain("src/main.ts")
-    const events = result.stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as Record<string, any>)
-    const tools = events.filter((event) => event.type === "tool_execution_end")
+    const tools = jsonEvents(result.stdout).filter((event) => event.type === "tool_execution_end")
     expect(tools.map((event) => [event.toolName, event.isError])).toEqual([["notes_write", false], ["notes_list", false]])
   })
 
