@@ -1,4 +1,4 @@
-import type { FauxProviderRegistration } from "@earendil-works/pi-ai/compat"
+import { type FauxProviderRegistration, registerFauxProvider } from "@earendil-works/pi-ai/compat"
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 
 export const fauxModelId = "faux-1"
@@ -27,4 +27,15 @@ export const registerFauxModel = (
       maxTokens: 4_000
     }]
   })
+}
+
+/**
+ * A faux provider with its one model, `faux/faux-1`, registered with Pi from
+ * inside an extension: what the e2e fixtures the `pi` CLI loads with `-e` start
+ * with. Its replies are the caller's to script.
+ */
+export const registerFaux = (pi: ExtensionAPI, contextWindow = 200_000): FauxProviderRegistration => {
+  const faux = registerFauxProvider({ provider: "faux", models: [{ id: fauxModelId, contextWindow, maxTokens: 4_000 }] })
+  registerFauxModel(pi, faux, contextWindow)
+  return faux
 }
