@@ -2,6 +2,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
+import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
 import { syncStatusText } from "../../src/domain/notes/syncView.ts"
 import { bareRemote, filesIn, git, isolateGit, machine, readNote, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
 
@@ -13,14 +14,19 @@ afterAll(() => restoreGit())
 
 const scratch = () => Effect.acquireRelease(Effect.sync(() => tempDir("pi-sync-")), (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
 
+/** Two machines, each with a notes root of its own, syncing `homes` through one fresh bare remote on the branch `notes`. */
+const twoMachines = (homes: ReadonlyArray<SyncableHome>) =>
+  Effect.gen(function*() {
+    const dir = yield* scratch()
+    const remote = bareRemote(dir)
+    const setting = [{ homes, remote, branch: "notes" }]
+    return { dir, remote, a: yield* machine(join(dir, "a"), setting), b: yield* machine(join(dir, "b"), setting) }
+  })
+
 describe("NotesSync", () => {
   it.effect("two roots editing different notes converge after a pull on each", () =>
     Effect.gen(function*() {
-      const dir = yield* scratch()
-      const remote = bareRemote(dir)
-      const homes = [{ homes: ["user", "agent"] as const, remote, branch: "notes" }]
-      const a = yield* machine(join(dir, "a"), homes)
-      const b = yield* machine(join(dir, "b"), homes)
+      const { remote, a, b } = yield* twoMachines(["user", "agent"])
       writeNote(a.root, "user/prefs.md", "tabs, not spaces\n")
       writeNote(a.root, "agents/pi/methods.md", "small steps\n")
       writeNote(b.root, "user/team.md", "reviews on Fridays\n")
@@ -56,11 +62,7 @@ describe("NotesSync", () => {
 
   it.effect("a note changed on both sides keeps this machine's text, the other side's beside it, listed until the user resolves it", () =>
     Effect.gen(function*() {
-      const dir = yield* scratch()
-      const remote = bareRemote(dir)
-      const homes = [{ homes: ["user"] as const, remote, branch: "notes" }]
-      const a = yield* machine(join(dir, "a"), homes)
-      const b = yield* machine(join(dir, "b"), homes)
+      const { remote, a, b } = yield* twoMachines(["user"])
       writeNote(a.root, "user/plan.md", "v0\n")
       yield* a.push
       yield* b.pull
@@ -99,11 +101,7 @@ describe("NotesSync", () => {
 
   it.effect("a note the other machine deleted is moved to this machine's wastebasket, never deleted, and the pull says so", () =>
     Effect.gen(function*() {
-      const dir = yield* scratch()
-      const remote = bareRemote(dir)
-      const homes = [{ homes: ["user", "agent"] as const, remote, branch: "notes" }]
-      const a = yield* machine(join(dir, "a"), homes)
-      const b = yield* machine(join(dir, "b"), homes)
+      const { remote, a, b } = yield* twoMachines(["user", "agent"])
       writeNote(a.root, "user/old-plan.md", "the plan we dropped\n")
       writeNote(a.root, "agents/pi/habits/tests.md", "test first\n")
       writeNote(a.root, "user/keep.md", "kept\n")
@@ -128,11 +126,7 @@ describe("NotesSync", () => {
 
   it.effect("a push after a window that changed no synced note fetches nothing; a change, a failed push, session start and sync now still reach the remote", () =>
     Effect.gen(function*() {
-      const dir = yield* scratch()
-      const remote = bareRemote(dir)
-      const homes = [{ homes: ["user"] as const, remote, branch: "notes" }]
-      const a = yield* machine(join(dir, "a"), homes)
-      const b = yield* machine(join(dir, "b"), homes)
+      const { remote, a, b } = yield* twoMachines(["user"])
       writeNote(a.root, "user/prefs.md", "tabs\n")
       yield* a.push
       assert.strictEqual(a.fetches(), 1)
