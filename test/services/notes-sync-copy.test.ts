@@ -7,13 +7,17 @@ import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { tempRoot } from "../support/notesVersionsFixtures.ts"
 import { readNote, writeNote } from "../support/notesSyncFixtures.ts"
 
+/** A user home and a mirror in a fresh temp folder, the home synced at `user/` in the mirror. */
+const userHomeAndMirror = Effect.map(tempRoot("pi-sync-copy-"), (dir) => {
+  const home = join(dir, "home")
+  const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
+  return { home, mirror: join(dir, "mirror"), tree }
+})
+
 describe("notes sync: copying between a home and its mirror", () => {
   it.effect("a note written after it was copied in keeps its text; the mirror's is kept beside it at the next copy", () =>
     Effect.gen(function*() {
-      const dir = yield* tempRoot("pi-sync-copy-")
-      const home = join(dir, "home")
-      const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
+      const { home, mirror, tree } = yield* userHomeAndMirror
       writeNote(home, "plan.md", "v0\n")
       writeNote(mirror, "user/plan.md", "v0\n")
       const base: Base = new Map([["user/plan.md", hashOf("v0\n")!]])
@@ -36,10 +40,7 @@ describe("notes sync: copying between a home and its mirror", () => {
 
   it.effect("a note unchanged since it was copied in takes the mirror's text, and a note the other side deleted goes to the wastebasket", () =>
     Effect.gen(function*() {
-      const dir = yield* tempRoot("pi-sync-copy-")
-      const home = join(dir, "home")
-      const mirror = join(dir, "mirror")
-      const tree: SyncTree = { home: "user", prefix: "user", dir: home, wastebasket: join(dir, "wastebasket") }
+      const { home, mirror, tree } = yield* userHomeAndMirror
       writeNote(home, "plan.md", "v0\n")
       writeNote(home, "old.md", "retired there\n")
       writeNote(mirror, "user/plan.md", "v1 from there\n")
@@ -54,7 +55,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       assert.strictEqual(readNote(home, "new/idea.md"), "new there\n")
       assert.isUndefined(readNote(home, "old.md"))
       // Never deleted outright: retired as notes_delete would, where the notes tools list and restore it.
-      assert.strictEqual(readNote(join(dir, "wastebasket"), "old.md"), "retired there\n")
+      assert.strictEqual(readNote(tree.wastebasket, "old.md"), "retired there\n")
       assert.isFalse(base.has("user/old.md"))
       // A note deleted there that this machine never had: nothing to retire, and nothing counted.
       const ghost = { key: "user/ghost.md", tree, relative: "ghost.md" }
