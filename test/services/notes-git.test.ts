@@ -30,6 +30,17 @@ const running = (pid: number): boolean => {
   return !/^\d+ \(.*\) Z/.test(stat)
 }
 
+/**
+ * The system git, except that once `commits.hang` is set each commit waits
+ * for `gate`: a commit that holds the repository for as long as the test says.
+ */
+const gatedCommits = Effect.map(Deferred.make<void>(), (gate) => {
+  const commits = { hang: false }
+  const git: GitRunner = (cwd, args, stdin) =>
+    commits.hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+  return { gate, commits, git }
+})
+
 describe("the history's git runs", () => {
   it.live("a git run past its budget is ended with every process it started", () =>
     Effect.gen(function*() {
@@ -47,10 +58,7 @@ describe("the history's git runs", () => {
   it.effect("history_windows answers at once while a window's commit hangs, naming that window as being committed", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-git-tool-")
-      let hang = false
-      const gate = yield* Deferred.make<void>()
-      const hangingCommits: GitRunner = (cwd, args, stdin) =>
-        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      const { gate, commits, git: hangingCommits } = yield* gatedCommits
       const reset = (windowId: string) => [
         { type: "custom", customType: CustomType.resetMarker, data: { windowId } },
         { type: "custom_message", customType: CustomType.boot, content: "boot", display: false, details: { windowId } }
@@ -68,7 +76,7 @@ describe("the history's git runs", () => {
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         // The windows as the branch names them: the view joins the commits by these ids.
         yield* endWindow(1, rootWindowId(session.sessionId))
-        hang = true
+        commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
         yield* withHistory((history) => history.windowEnded({ id: "pcx:hist0000:0000000b", ordinal: 2 }))
         // Nothing moves the test clock: a call that waited on the commit would never answer.
@@ -84,17 +92,14 @@ describe("the history's git runs", () => {
   it.effect("tidy's commit, a restore and doctor wait their bound for a hanging commit, then say the history is still being written; the commit still lands", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-git-turn-")
-      let hang = false
-      const gate = yield* Deferred.make<void>()
-      const hangingCommits: GitRunner = (cwd, args, stdin) =>
-        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      const { gate, commits, git: hangingCommits } = yield* gatedCommits
       return yield* Effect.gen(function*() {
         const { tool, endWindow, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         yield* endWindow(1)
         const first = gitIn(root, "rev-parse", "--short", "HEAD").trim()
         // What the first commit of a large root is to a user: a commit that holds the repository for seconds.
-        hang = true
+        commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
         yield* withHistory((history) => history.windowEnded(testWindow(2)))
 
@@ -147,15 +152,12 @@ describe("the history's git runs", () => {
   it.effect("a history command does not wait on a hanging commit past its bound: it shows what is committed and says a commit is running", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-git-hang-")
-      let hang = false
-      const gate = yield* Deferred.make<void>()
-      const hangingCommits: GitRunner = (cwd, args, stdin) =>
-        hang && args.includes("commit") ? Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)) : systemGit(cwd, args, stdin)
+      const { gate, commits, git: hangingCommits } = yield* gatedCommits
       return yield* Effect.gen(function*() {
         const { tool, endWindow, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         yield* endWindow(1)
-        hang = true
+        commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
         yield* withHistory((history) => history.windowEnded(testWindow(2)))
 
