@@ -21,6 +21,7 @@ import * as WindowLive from "../src/layers/WindowLive.ts"
 import { Budget } from "../src/services/Budget.ts"
 import { PiSession } from "../src/services/PiSession.ts"
 import { type EntryFields, fakeEntry, messageEntry } from "../test/support/FakePiSession.ts"
+import { median } from "./support/stats.ts"
 
 const ENTRIES = 50_000
 const MARKER_EVERY = 4_000
@@ -53,10 +54,6 @@ const currentWindow = (branch: ReadonlyArray<BranchEntry>): string => {
   return "root"
 }
 
-const median = (samples: Array<number>): number => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 const measure = (run: () => unknown): number => {
   for (let i = 0; i < WARMUP; i++) run()

@@ -25,6 +25,7 @@ import * as WindowLive from "../src/layers/WindowLive.ts"
 import { PiSession } from "../src/services/PiSession.ts"
 import { historyToolHandlers } from "../src/tools/historyHandlers.ts"
 import { noNotesVersions } from "../test/support/notesVersionsFixtures.ts"
+import { median } from "./support/stats.ts"
 
 const ENTRIES = 100_000
 const MARKER_EVERY = 5_000
@@ -171,10 +172,6 @@ const deep = await timed(historyToolHandlers.history_search({ query: "heliotrope
 const deepRegex = await timed(historyToolHandlers.history_search({ query: "heliotrope\\w+", regex: true, roles: ["tool"] }))
 await runtime.dispose()
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 const round2 = (ms: number) => Math.round(ms * 100) / 100
 const next = median(samples)
 

@@ -40,6 +40,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent"
 import { CustomType } from "../src/domain/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
 import { syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
+import { median } from "./support/stats.ts"
 
 /** Measured prompts; each is one or two turns, and settles once. */
 const PROMPTS = 90
@@ -176,11 +177,6 @@ for (const side of [withSide, withoutSide]) {
 const samples = withSide.hooks
 for (const hook of hooks) if (samples[hook].length < 50) throw new Error(`only ${samples[hook].length} ${hook} samples`)
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 const quantile = (values: ReadonlyArray<number>, q: number): number => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!

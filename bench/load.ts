@@ -31,6 +31,7 @@ import { dirname, join, resolve } from "node:path"
 import { enableCompileCache } from "node:module"
 import { fileURLToPath } from "node:url"
 import { idleBucket, splitProfile, startProfiling } from "./support/profileSplit.ts"
+import { median } from "./support/stats.ts"
 
 const thisFile = fileURLToPath(import.meta.url)
 const repoRoot = resolve(dirname(thisFile), "..")
@@ -148,11 +149,6 @@ const runChild = (variant: Variant, profile = false): Promise<Sample> =>
     })
   })
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const round = (value: number, digits = 1): number => Number(value.toFixed(digits))
 

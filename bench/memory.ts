@@ -29,6 +29,7 @@ import { SessionManager } from "@earendil-works/pi-coding-agent"
 import { CustomType } from "../src/domain/protocol.ts"
 import { createHarness } from "../test/support/sdkHarness.ts"
 import { syntheticSession } from "./support/syntheticSession.ts"
+import { median } from "./support/stats.ts"
 
 const thisFile = fileURLToPath(import.meta.url)
 const repoRoot = resolve(dirname(thisFile), "..")
@@ -117,11 +118,6 @@ const runChild = (variant: Variant): Promise<Sample> =>
     })
   })
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 const round = (value: number): number => Number(value.toFixed(2))
 

@@ -32,16 +32,13 @@ import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStore
 import { NotesStore } from "../src/services/NotesStore.ts"
 import { benchNotesVersions, type VersionsFigures } from "./support/notesVersionsBench.ts"
 import { benchNotesSync, type SyncFigures } from "./support/notesSyncBench.ts"
+import { median } from "./support/stats.ts"
 
 const NotesPerHome = 2_000
 const SmallNotesPerHome = 100
 const Runs = 9
 const Warmup = 2
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]!
-}
 
 const noteText = (home: string, i: number): string =>
   `---\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-01T00:00:00.000Z\norigin: session:bench\n---\n# ${home} note ${i}\n\n` +

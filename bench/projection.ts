@@ -41,6 +41,7 @@ import { projectRequest } from "../src/domain/projection.ts"
 import { CustomType } from "../src/domain/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
 import { syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
+import { median } from "./support/stats.ts"
 
 const ROUNDS = 100
 const WARMUP_ROUNDS = 10
@@ -57,11 +58,6 @@ interface Figures {
   readonly same_session_ratio: number
 }
 
-const medianOf = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 
 if (process.env[childFlag] === undefined) {
   const runs: Array<Figures> = []
@@ -81,15 +77,15 @@ if (process.env[childFlag] === undefined) {
   }
   const r3 = (ms: number) => Math.round(ms * 1000) / 1000
   const figures = {
-    request_ms_with: r3(medianOf(runs.map((run) => run.request_ms_with))),
-    request_ms_without: r3(medianOf(runs.map((run) => run.request_ms_without))),
+    request_ms_with: r3(median(runs.map((run) => run.request_ms_with))),
+    request_ms_without: r3(median(runs.map((run) => run.request_ms_without))),
     // A balanced crossover: the opened-first slowdown multiplies one order's ratios and divides the
     // other's, so the geometric mean of all of them cancels it, where a median would pick one side.
     ratio: r3(Math.exp(runs.reduce((sum, run) => sum + Math.log(run.ratio), 0) / runs.length)),
-    same_session_ratio: r3(medianOf(runs.map((run) => run.same_session_ratio)))
+    same_session_ratio: r3(median(runs.map((run) => run.same_session_ratio)))
   }
   console.log(`${PROCESSES} processes: median with ${figures.request_ms_with} ms, without ${figures.request_ms_without} ms; ratio ${figures.ratio} (geometric mean) ` +
-    `(per process: ${runs.map((run) => r3(run.ratio)).join(", ")}); pi-context's own handler ${r3(medianOf(runs.map((run) => run.hook_ms)))} ms; ` +
+    `(per process: ${runs.map((run) => r3(run.ratio)).join(", ")}); pi-context's own handler ${r3(median(runs.map((run) => run.hook_ms)))} ms; ` +
     `same marked session with the handler on vs off: ratio ${figures.same_session_ratio}`)
   console.log(`target: ratio < 1.10 -> ${figures.ratio < 1.1 ? "met" : "MISSED"}`)
   const out = join(dirname(fileURLToPath(import.meta.url)), "results", "projection.json")
@@ -192,11 +188,6 @@ const buildRequest = async (h: Harness): Promise<{ readonly ms: number; readonly
   return { ms: end - start, messages: llm.length }
 }
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000
 
 const withoutFirst = process.env[orderFlag] === "1"

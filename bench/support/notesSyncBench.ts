@@ -26,13 +26,13 @@ import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
+import { median } from "./stats.ts"
 
 const Runs = 9
 const Warmup = 2
 const ChangedNotes = 20
 const SyncedHomes: ReadonlyArray<SyncableHome> = ["project", "user", "agent", "model"]
 
-const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 export interface SyncFigures {
   readonly sync_push_ms: number

@@ -21,12 +21,12 @@ import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
+import { median } from "./stats.ts"
 
 const Runs = 9
 const Warmup = 2
 const ChangedNotes = 20
 
-const median = (values: ReadonlyArray<number>): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
   windowEnded: () => Effect.void,
