@@ -29,9 +29,9 @@ export interface BundleLoad {
   /**
    * Writes the cache of each chunk that had none (or a refused one), or whose
    * code compiled since is well beyond its cache's, then prunes the folder:
-   * what `exit` does. `nowMs` is for tests.
+   * what `exit` does (it takes no arguments: `exit` passes its listeners the exit code).
    */
-  readonly saveCodeCache: (nowMs?: number) => void
+  readonly saveCodeCache: () => void
 }
 
 /** The code cache folder: pi-context's own, under Node's compile cache when the host enabled one. */
@@ -79,8 +79,9 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
     return module.exports
   }
 
-  const saveCodeCache = (nowMs: number = Date.now()): void => {
+  const saveCodeCache = (): void => {
     if (cacheDir === undefined || scripts.length === 0) return
+    const nowMs = Date.now()
     // A cache is only a shortcut: one that cannot be written is left out.
     quietly(() => mkdirSync(cacheDir, { recursive: true }))
     const inUse = new Set<string>()

@@ -1,6 +1,6 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bundleEntry, bundleIsCurrent } from "../../src/extension.ts"
 import { bundleCodeCaches, fauxPromptArgs, jsonEvents, piDirsIn, piEnv, repoRoot, runPi as run } from "./fixtures/piCli.ts"
@@ -68,5 +68,21 @@ describe("the prebuilt bundle in the real pi CLI", () => {
     expect(events.some((event) => event.type === "message_end" && event.message?.customType === "pi-context/boot")).toBe(true)
     const tools = events.filter((event) => event.type === "tool_execution_end")
     expect(tools.map((event) => [event.toolName, event.isError])).toEqual([["notes_write", false], ["notes_list", false]])
+  })
+
+  it("Pi's exit prunes the code cache of a build no start used for 30 days, and keeps the ones in use", async () => {
+    const prompt = fauxPromptArgs("write a note, then list the notes", [installed, fauxExtension])
+    expect((await run(dirs.project, piEnv(dirs), prompt)).code).toBe(0)
+    const inUse = bundleCodeCaches(root)
+    expect(inUse).toContainEqual(expect.stringMatching(/pi-context\.cjs-[0-9a-f]{16}\.v8$/))
+    const folder = join(root, "node-compile-cache", dirname(inUse[0]!))
+    const stale = join(folder, "pi-context.cjs-0123456789abcdef.v8")
+    writeFileSync(stale, "a cache of an old build")
+    const monthsAgo = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000)
+    utimesSync(stale, monthsAgo, monthsAgo)
+
+    expect((await run(dirs.project, piEnv(dirs), prompt)).code).toBe(0)
+    expect(existsSync(stale)).toBe(false)
+    expect(bundleCodeCaches(root)).toEqual(inUse)
   })
 })

@@ -43,7 +43,8 @@ const startInChild = (dist: string, cacheDir: string): { readonly cached: Readon
     `import { loadBundle } from ${JSON.stringify(loaderPath)}`,
     `const bundle = loadBundle(${JSON.stringify(join(dist, "entry.cjs"))}, ${JSON.stringify(cacheDir)})`,
     "const value = bundle.exports.default(2)",
-    "bundle.saveCodeCache()",
+    // As src/extension.ts saves it: Node hands an exit listener the exit code.
+    "process.once(\"exit\", bundle.saveCodeCache)",
     "console.log(JSON.stringify({ cached: [...bundle.cached].sort(), value }))"
   ].join("\n")
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
