@@ -7,15 +7,15 @@ import { notesToolSpecs } from "./notesTools.ts"
 import { chatShowsEntries, showReport } from "./reportView.ts"
 import { replyFacts, turnFacts } from "./turnFacts.ts"
 
+/** Reports drawn as this adapter draws them: a chat entry in Pi's TUI, a notice elsewhere. */
+const surface: PiSessionLive.ReportSurface = { show: showReport, chatShowsEntries }
+
 /**
  * The host runtime with Pi's side of it: the PiSession port over each event's
  * `ctx`, tidy's own Pi session, and Pi's turn and reply events reduced to the
  * lifecycle's facts. Loaded with the runtime, after start-up: Pi's overflow
  * tests live in pi-ai's root module, which costs hundreds of ms to import.
  */
-/** Reports drawn as this adapter draws them: a chat entry in Pi's TUI, a notice elsewhere. */
-const surface: PiSessionLive.ReportSurface = { show: showReport, chatShowsEntries }
-
 export const makePiHost = (pi: ExtensionAPI, options: HostOptions = {}) => {
   const reportedFaults = new Set<PiSessionLive.PiOperation>()
 

@@ -49,7 +49,6 @@ export const faultFallback: Readonly<Record<PiOperation, string>> = {
 
 const ignoreFault: PiFault = () => {}
 
-/** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
 /** Pi's own footer turns yellow, then red, as the window fills: the status line takes the same theme colours. */
 const colourStatus = (ctx: ExtensionContext, text: string, tone: StatusTone): string => {
   if (tone === "normal") return text
@@ -66,6 +65,7 @@ export interface ReportSurface {
   readonly chatShowsEntries: (ctx: ExtensionContext) => boolean
 }
 
+/** Wraps one Pi event's `ctx` as the PiSession port. Cheap: built per event. */
 export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSurface, onFault: PiFault = ignoreFault): PiSession["Service"] => {
   const sessionManager = ctx.sessionManager
   /** A read from Pi that never throws: a failure is reported and answered with `fallback`. */
