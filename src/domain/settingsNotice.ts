@@ -1,8 +1,8 @@
-import { formatTokens } from "./tokenCount.ts"
 /**
  * The vocabulary of settings problems: one notice per distinct problem, and
  * the sentence a person reads for it. Pure.
  */
+import { formatTokens } from "./tokenCount.ts"
 
 export type ValueSource = "default" | "global" | "project" | "model" | "pi" | "injected"
 
