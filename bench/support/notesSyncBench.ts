@@ -26,7 +26,7 @@ import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
-import { median } from "./stats.ts"
+import { median, pairedRounds } from "./stats.ts"
 
 const Runs = 9
 const Warmup = 2
@@ -97,29 +97,17 @@ export const benchNotesSync = async (
     // Every note once, outside the timing: the first push and the other machine's first pull.
     await push()
     await pull()
-    const pushTimes: Array<number> = []
-    const pullTimes: Array<number> = []
-    for (let i = 0; i < Warmup + Runs; i++) {
+    const [pushTimes, pullTimes] = await pairedRounds(Warmup, Runs, async () => {
       changeNotes()
       const pushed = await push()
-      const pulled = await pull()
-      if (i >= Warmup) {
-        pushTimes.push(pushed)
-        pullTimes.push(pulled)
-      }
-    }
-    const hookOn: Array<number> = []
-    const hookOff: Array<number> = []
-    for (let i = 0; i < Warmup + Runs; i++) {
+      return [pushed, await pull()] as const
+    })
+    const [hookOn, hookOff] = await pairedRounds(Warmup, Runs, async () => {
       changeNotes()
       const on = await boundary(syncOn)
       changeNotes()
-      const off = await boundary(syncOff)
-      if (i >= Warmup) {
-        hookOn.push(on)
-        hookOff.push(off)
-      }
-    }
+      return [on, await boundary(syncOff)] as const
+    })
     return {
       sync_push_ms: Number(median(pushTimes).toFixed(2)),
       sync_pull_ms: Number(median(pullTimes).toFixed(2)),

@@ -21,7 +21,7 @@ import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
-import { median } from "./stats.ts"
+import { median, pairedRounds } from "./stats.ts"
 
 const Runs = 9
 const Warmup = 2
@@ -102,18 +102,12 @@ export const benchNotesVersions = async (
       if (i >= Warmup) commitTimes.push(performance.now() - start)
     }
 
-    const hookWith: Array<number> = []
-    const hookWithout: Array<number> = []
-    for (let i = 0; i < Warmup + Runs; i++) {
+    const [hookWith, hookWithout] = await pairedRounds(Warmup, Runs, async () => {
       changeNotes()
-      const a = await boundary(withCommit)
+      const withHistory = await boundary(withCommit)
       changeNotes()
-      const b = await boundary(withoutCommit)
-      if (i >= Warmup) {
-        hookWith.push(a)
-        hookWithout.push(b)
-      }
-    }
+      return [withHistory, await boundary(withoutCommit)] as const
+    })
     return {
       commit_window_ms: Number(median(commitTimes).toFixed(2)),
       first_commit_ms: Number(firstCommit.toFixed(1)),
