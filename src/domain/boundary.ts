@@ -38,9 +38,19 @@ export const pendingIntro =
   "The user's latest message had no reply when the window ended. Unless your notes show it is done " +
   "(or it only asked for this reset), take it up now:"
 
+/**
+ * How a continuation mentions a request the user cancelled: so that the model,
+ * whose notes may still name it as the next step, does not take it up again.
+ */
+export const cancelledIntro =
+  "The user cancelled their latest message before it was answered (they stopped the run). " +
+  "Do not resume it, even if your notes name it as the next step, unless the user asks again. It read:"
+
 export interface ContinuationInput {
   /** The user's request the window left unanswered (`pendingRequest`), if any. */
   readonly pending: string | undefined
+  /** The user's latest request when they cancelled it (`unansweredRequest`), if any: quoted as cancelled, never as pending. */
+  readonly cancelled?: string | undefined
   /**
    * The window's digest, for a reset the model did not ask for: it already
    * quotes the pending request first. Undefined for the model's and the user's resets.
@@ -48,17 +58,24 @@ export interface ContinuationInput {
   readonly digest: string | undefined
 }
 
+/** A cancelled request, quoted line by line so that it reads as something said, not something asked now. */
+const quoted = (text: string) => requestExcerpt(text).split("\n").map((line) => `> ${line}`).join("\n")
+
 /**
  * The continuation. The pending request survives every reset: an automatic
  * one carries the window's digest (which quotes it first); any other quotes
- * the request itself. A request that was answered is not carried.
+ * the request itself. A request that was answered is not carried; one the
+ * user cancelled is quoted only as cancelled.
  */
 export const continuationFor = (input: ContinuationInput): string => {
+  const cancelled = input.cancelled === undefined || input.cancelled.trim() === ""
+    ? ""
+    : `\n\n${cancelledIntro}\n\n${quoted(input.cancelled)}`
   if (input.digest !== undefined && input.digest.trim() !== "") {
     return `${continuationText}\n\nThis reset was automatic (the window was full, or a request overflowed it). Besides your notes, ` +
-      `here is what the window held, taken from its entries:\n\n${input.digest.trim()}`
+      `here is what the window held, taken from its entries:\n\n${input.digest.trim()}${cancelled}`
   }
-  if (input.pending === undefined || input.pending.trim() === "") return continuationText
+  if (input.pending === undefined || input.pending.trim() === "") return `${continuationText}${cancelled}`
   return `${continuationText}\n\n${pendingIntro}\n\n${requestExcerpt(input.pending)}`
 }
 

@@ -24,13 +24,40 @@ export const isFinishedReply = (entry: RawEntry): boolean => {
   )
 }
 
-/** The user's latest message in the window when no assistant text reply that ended a run follows it. */
-export const pendingRequest = (entries: ReadonlyArray<RawEntry>): string | undefined => {
+/**
+ * Whether an entry is an assistant message the user cut short: Pi records an
+ * Escape as an `aborted` stop (before Pi 1.5, as an error saying the operation
+ * was aborted).
+ */
+export const isCancelledReply = (entry: RawEntry): boolean => {
+  const message = assistantOf(entry) as (AssistantShape & { readonly errorMessage?: unknown }) | undefined
+  if (message === undefined) return false
+  return message.stopReason === "aborted" ||
+    (message.stopReason === "error" && typeof message.errorMessage === "string" && /\boperation was aborted\b/i.test(message.errorMessage))
+}
+
+/**
+ * The user's latest message in the window when no assistant text reply that
+ * ended a run follows it: `pending` if the run was still going (or failed),
+ * `cancelled` if the user stopped it. A cancelled request must never be taken
+ * up again on the model's own initiative.
+ */
+export type UnansweredRequest = { readonly text: string; readonly state: "pending" | "cancelled" }
+
+export const unansweredRequest = (entries: ReadonlyArray<RawEntry>): UnansweredRequest | undefined => {
+  let cancelled = false
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i]!
     if (isFinishedReply(entry)) return undefined
+    if (isCancelledReply(entry)) cancelled = true
     const text = userMessageText(entry)
-    if (text !== undefined) return text.trim() === "" ? undefined : text
+    if (text !== undefined) return text.trim() === "" ? undefined : { text, state: cancelled ? "cancelled" : "pending" }
   }
   return undefined
+}
+
+/** The user's latest request when it is still to be answered: unanswered, and not cancelled by the user. */
+export const pendingRequest = (entries: ReadonlyArray<RawEntry>): string | undefined => {
+  const request = unansweredRequest(entries)
+  return request?.state === "pending" ? request.text : undefined
 }

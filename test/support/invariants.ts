@@ -106,10 +106,14 @@ const isFinishedReply = (entry: SessionEntry): boolean =>
   entry.type === "message" && entry.message.role === "assistant" && entry.message.stopReason === "stop" &&
   entry.message.content.some((part) => part.type === "text" && part.text.trim() !== "")
 
+/** Whether an assistant entry is the user's Escape (Pi 1.5 on: an `aborted` stop). */
+const isCancelledReply = (entry: SessionEntry): boolean =>
+  entry.type === "message" && entry.message.role === "assistant" && entry.message.stopReason === "aborted"
+
 /**
  * For every reset on the branch: the user's last message in the window it
- * left, when no finished reply followed it, must be quoted by the
- * continuation. Returns the first request lost.
+ * left, when no finished reply followed it and the user did not cancel it,
+ * must be quoted by the continuation. Returns the first request lost.
  */
 export const lostPendingRequest = (branch: ReadonlyArray<SessionEntry>): string | undefined => {
   let pending: string | undefined
@@ -119,7 +123,7 @@ export const lostPendingRequest = (branch: ReadonlyArray<SessionEntry>): string 
       const text = conversation({ messages: [entry.message] }).join("\n").replace(/^user: /, "")
       pending = text.trim() === "" ? undefined : text
     }
-    if (isFinishedReply(entry)) pending = undefined
+    if (isFinishedReply(entry) || isCancelledReply(entry)) pending = undefined
     if (entry.type === "custom" && entry.customType === "pi-context/reset-marker") {
       const continuation = branch[i + 2]
       const text = continuation?.type === "custom_message" && typeof continuation.content === "string" ? continuation.content : ""

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RawEntry } from "../../src/domain/entries.ts"
-import { pendingRequest } from "../../src/domain/pending.ts"
+import { pendingRequest, unansweredRequest } from "../../src/domain/pending.ts"
 
 let n = 0
 const raw = (message: unknown): RawEntry => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message })
@@ -13,7 +13,6 @@ describe("the pending request", () => {
   it("is the user's latest message while no finished text reply follows it", () => {
     assert.strictEqual(pendingRequest([user("first"), reply("done"), user("what next?")]), "what next?")
     assert.strictEqual(pendingRequest([user("what next?"), toolCall(), result("bash")]), "what next?")
-    assert.strictEqual(pendingRequest([user("what next?"), reply("half", "aborted")]), "what next?")
     assert.strictEqual(pendingRequest([user("what next?"), reply("", "stop")]), "what next?")
   })
 
@@ -22,5 +21,20 @@ describe("the pending request", () => {
     assert.isUndefined(pendingRequest([reply("hello")]))
     assert.isUndefined(pendingRequest([]))
     assert.isUndefined(pendingRequest([user("   ")]))
+  })
+
+  it("is cancelled, never pending, once the user stopped the run that answered it", () => {
+    const aborted = raw({ role: "assistant", content: [], stopReason: "aborted" })
+    // Pi before 1.5 records the same Escape as an error.
+    const abortedBefore15 = raw({ role: "assistant", content: [], stopReason: "error", errorMessage: "This operation was aborted" })
+    for (const cut of [aborted, abortedBefore15, reply("half", "aborted")]) {
+      const entries = [user("slow: delete the build folder"), toolCall(), result("bash", true), cut]
+      assert.isUndefined(pendingRequest(entries))
+      assert.deepStrictEqual(unansweredRequest(entries), { text: "slow: delete the build folder", state: "cancelled" })
+    }
+    // A failure that is not the user's stays pending, and a new message after the cancel is pending again.
+    const failed = raw({ role: "assistant", content: [], stopReason: "error", errorMessage: "503 service unavailable" })
+    assert.strictEqual(pendingRequest([user("fix it"), failed]), "fix it")
+    assert.deepStrictEqual(unansweredRequest([user("stop"), aborted, user("what is 2+2?")]), { text: "what is 2+2?", state: "pending" })
   })
 })

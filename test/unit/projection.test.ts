@@ -212,6 +212,15 @@ describe("continuation", () => {
     assert.include(continuationFor({ pending: "fix it", digest: "" }), "take it up now:\n\nfix it")
   })
 
+  it("quotes a request the user cancelled as cancelled, line by line, after the digest too, and never asks to take it up", async () => {
+    const { continuationFor, cancelledIntro } = await import("../../src/domain/boundary.ts")
+    const cancelled = continuationFor({ pending: undefined, cancelled: "rm -rf build\nthen push", digest: undefined })
+    assert.include(cancelled, `${cancelledIntro}\n\n> rm -rf build\n> then push`)
+    assert.notInclude(cancelled, "take it up now")
+    const automatic = continuationFor({ pending: undefined, cancelled: "rm -rf build", digest: "## What the window held\nfacts" })
+    assert.isTrue(automatic.endsWith(`${cancelledIntro}\n\n> rm -rf build`))
+  })
+
   it("reads a user message's text from a raw entry, and nothing from other entries", async () => {
     const { userMessageText } = await import("../../src/domain/entries.ts")
     const entry = (message: unknown) => ({ type: "message", id: "a", parentId: null, timestamp: "", message })

@@ -3,7 +3,7 @@ import type { BootContinuity } from "../../domain/boot.ts"
 import { continuationFor, resetDrafts } from "../../domain/boundary.ts"
 import { windowActivity } from "../../domain/checkpoint.ts"
 import { windowDigest } from "../../domain/digest.ts"
-import { pendingRequest } from "../../domain/pending.ts"
+import { unansweredRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
@@ -79,17 +79,20 @@ export const makeBoundaries = Effect.gen(function*() {
         notesIndexed: boot.notesIndexed,
         checkpointed: activity.checkpointed
       }
-      const pending = pendingRequest(entries)
+      const unanswered = unansweredRequest(entries)
+      const pending = unanswered?.state === "pending" ? unanswered.text : undefined
+      const cancelled = unanswered?.state === "cancelled" ? unanswered.text : undefined
       const digest = isAutomaticSource(source) ? windowDigest({ entries, pending, budgetTokens: policy.digestTokens.value }) : undefined
       yield* trace.info("continuity.carried", {
         source,
         reason: digest === undefined ? "the model or the user asked for this reset: no digest" : "automatic reset: digest carried",
         pending: pending === undefined ? "none" : `${Array.from(pending).length} chars`,
+        cancelled: cancelled === undefined ? "none" : `${Array.from(cancelled).length} chars, quoted as cancelled`,
         checkpointed: activity.checkpointed,
         digestTokens: digest?.tokens ?? 0,
         cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
       })
-      const continuation = continuationFor({ pending, digest: digest?.text })
+      const continuation = continuationFor({ pending, cancelled, digest: digest?.text })
       return {
         next,
         ending,
