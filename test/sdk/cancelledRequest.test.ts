@@ -18,7 +18,9 @@ describe("a request the user cancelled is never resumed by a reset", () => {
   const startSlowRequest = async () => {
     let started = (): void => {}
     const running = new Promise<void>((resolve) => (started = resolve))
-    const watch: ExtensionFactory = (pi) => pi.on("tool_execution_start", (event) => void (event.toolName === "bash" && started()))
+    const watch: ExtensionFactory = (pi) => {
+      pi.on("tool_execution_start", (event) => void (event.toolName === "bash" && started()))
+    }
     h = await createHarness({ tools: ["bash"], mode: "tui", extraExtensions: [watch] })
     h.script([call("bash", { command: "sleep 30" })])
     const run = h.session.prompt(slowRequest)
