@@ -1,4 +1,5 @@
 import { type Home, homeLabel, Homes, homeOrder } from "./notes/address.ts"
+import { shownName, shownText } from "./notes/names.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
 import { textWindow } from "./textWindow.ts"
 
@@ -152,7 +153,7 @@ const freshnessLine = (continuity: BootContinuity, snapshot: NotesSnapshot, now:
   if (newest === undefined) return "This session has no notes yet."
   const ordinal = windowAt(continuity.windowStarts, newest.updatedMs)
   const where = ordinal === undefined ? "before this session's first window" : `in window w${ordinal}`
-  return `This session's notes were last updated ${where}, ${formatAge(newest.updatedMs, now)} (${newest.address}).`
+  return `This session's notes were last updated ${where}, ${formatAge(newest.updatedMs, now)} (${shownName(newest.address)}).`
 }
 
 const continuityLines = (input: BootInput): ReadonlyArray<string> =>
@@ -166,20 +167,20 @@ interface Selection {
 
 /** One note as the boot and notes_list show it: address, title, size and age. */
 export const noteRowLine = (row: NoteRow, now: number): string => {
-  const title = row.title === "" ? "" : ` · "${row.title}"`
-  return `- ${row.address}${title} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
+  const title = row.title === "" ? "" : ` · "${shownText(row.title)}"`
+  return `- ${shownName(row.address)}${title} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
 }
 
 const mapLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOnly: boolean): ReadonlyArray<string> => {
   if (home.map === undefined) return []
   const { address, body, bytes } = home.map
-  if (pointerOnly) return [`MAP: ${address} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": "${address}" }.`]
+  if (pointerOnly) return [`MAP: ${shownName(address)} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": ${JSON.stringify(address)} }.`]
   const excerpt = textWindow(body.trimEnd(), 0, MapExcerptLimit)
   const quoted = excerpt.text.split("\n").map((line) => (line === "" ? ">" : `> ${line.replace(/\r$/, "")}`))
   const cut = excerpt.nextOffset === undefined
     ? []
-    : [`(MAP cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": "${address}", "offset": ${excerpt.nextOffset} })`]
-  return [`MAP: ${address}`, ...quoted, ...cut]
+    : [`(MAP cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": ${JSON.stringify(address)}, "offset": ${excerpt.nextOffset} })`]
+  return [`MAP: ${shownName(address)}`, ...quoted, ...cut]
 }
 
 const homeSection = (home: HomeSnapshot, selection: Selection, now: number): ReadonlyArray<string> => {

@@ -10,6 +10,7 @@ import type {
   NotesIoError,
   NoteTooLarge
 } from "./NotesStore.ts"
+import { shownName } from "../domain/notes/names.ts"
 
 /** What the notes store can fail with. */
 export type StoreFailure =
@@ -29,17 +30,17 @@ export const describeStoreFailure = (error: StoreFailure): ToolOutcome => {
     case "InvalidAddress":
       return failed(error.code ?? "invalid_address", `"${echo(error.address)}": ${error.reason}.`)
     case "NoteNotFound":
-      return failed("not_found", `there is no note at ${error.address}; notes_list shows the existing notes.`)
+      return failed("not_found", `there is no note at ${shownName(error.address)}; notes_list shows the existing notes.`)
     case "NoteTooLarge":
       return error.existing === true
-        ? failed("too_large", `${error.address} is ${error.bytes} bytes on disk, over the ${error.limit}-byte limit for notes the store edits. Read it by offset with notes_read, write its parts as smaller notes with notes_write, then replace it with notes_write.`)
-        : failed("too_large", `${error.address} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
+        ? failed("too_large", `${shownName(error.address)} is ${error.bytes} bytes on disk, over the ${error.limit}-byte limit for notes the store edits. Read it by offset with notes_read, write its parts as smaller notes with notes_write, then replace it with notes_write.`)
+        : failed("too_large", `${shownName(error.address)} would be ${error.bytes} bytes; the limit is ${error.limit} bytes. Split it into smaller notes.`)
     case "NoteLocked":
-      return failed("locked", `${error.address} is locked by another writer (waited ${error.waitedMs} ms); try again in a moment. A lock that a crashed writer left is taken over within 30 s.`)
+      return failed("locked", `${shownName(error.address)} is locked by another writer (waited ${error.waitedMs} ms); try again in a moment. A lock that a crashed writer left is taken over within 30 s.`)
     case "AmbiguousEdit":
-      return failed("ambiguous_edit", `${error.address}: ${error.message}`)
+      return failed("ambiguous_edit", `${shownName(error.address)}: ${error.message}`)
     case "NoMatch":
-      return failed("no_match", `${error.address}: ${error.message}`)
+      return failed("no_match", `${shownName(error.address)}: ${error.message}`)
     case "InvalidNoteRequest":
       return failed("invalid_argument", error.message)
     case "InvalidPattern":

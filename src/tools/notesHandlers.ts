@@ -1,6 +1,7 @@
 import { Clock, Effect, Schema } from "effect"
 import { formatAge, formatBytes, noteRowLine } from "../domain/boot.ts"
 import { AddressByteLimit, type Home, homeLabel, homeOrder, parseHome, splitFormattedAddress } from "../domain/notes/address.ts"
+import { shownName } from "../domain/notes/names.ts"
 import { listLimit, readLimit, searchLimit } from "../domain/notes/notesLimits.ts"
 import { describeStoreFailure, type StoreFailure } from "../services/notesStoreFailure.ts"
 import { addressMatcher, encodeListCursor, encodeSearchCursor } from "../domain/notes/paging.ts"
@@ -94,7 +95,7 @@ const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(li
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
   const result = yield* (yield* NotesHomes).write(address, content)
-  return ok(`${result.created ? "Created" : "Replaced"} ${result.address} (${formatBytes(result.bytes)}).`, result)
+  return ok(`${result.created ? "Created" : "Replaced"} ${shownName(result.address)} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
@@ -109,7 +110,7 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
   const result = yield* (yield* NotesHomes).update(decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
-  return ok(`Updated ${result.address}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
+  return ok(`Updated ${shownName(result.address)}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
 
 /** Soft delete: the note leaves the boot and notes_list for its home's wastebasket, and stays in the history. */
@@ -119,7 +120,7 @@ const retireNote = Effect.fnUntraced(function*(address: string, alsoEdits: boole
   }
   const result = yield* (yield* NotesHomes).retire(address)
   return ok(
-    `Retired ${result.address} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
+    `Retired ${shownName(result.address)} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
       `(notes_list { "wastebasket": true }) and in the notes history. Remove it from the home's MAP if the MAP lists it.`,
     { address: result.address, retired: true }
   )
@@ -140,9 +141,9 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const range = window.total === 0 ? "empty note" : `characters ${window.offset}-${end} of ${window.total}`
   const next = window.nextOffset === undefined
     ? "End of note."
-    : `More follows: notes_read { "address": "${note.address}", "offset": ${window.nextOffset} }.`
+    : `More follows: notes_read { "address": ${JSON.stringify(note.address)}, "offset": ${window.nextOffset} }.`
   const updated = note.updated === undefined ? "" : `, updated ${echo(note.updated, 40)}`
-  const text = fitParts({ head: `${note.address} (${range}${updated}). ${next}\n`, body: window.text })
+  const text = fitParts({ head: `${shownName(note.address)} (${range}${updated}). ${next}\n`, body: window.text })
   return ok(text, { address: note.address, offset: window.offset, total: window.total, nextOffset: window.nextOffset ?? null })
 }, asOutcome)
 
@@ -178,13 +179,13 @@ const listWastebasket = Effect.fnUntraced(function*(home: Home | undefined, patt
   const now = yield* Clock.currentTimeMillis
   const fitted = fitLines(
     [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
-    rows.slice(0, limit).map((row) => `- ${row.address} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
+    rows.slice(0, limit).map((row) => `- ${shownName(row.address)} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
     (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown; narrow with home or pattern.` : "End of wastebasket."]
   )
   return ok(fitted.text, { count: fitted.shown, wastebasket: true })
 })
 
-const hitLine = (hit: SearchHit): string => `- ${hit.address}:${hit.line} (offset ${hit.offset}): ${hit.text}`
+const hitLine = (hit: SearchHit): string => `- ${shownName(hit.address)}:${hit.line} (offset ${hit.offset}): ${hit.text}`
 
 const searchCursorAfter = (hit: SearchHit): string => {
   const parsed = splitFormattedAddress(hit.address)

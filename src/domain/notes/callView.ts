@@ -4,6 +4,7 @@
  * Effect-free (the TUI loads it at start-up); arguments arrive as the model
  * wrote them, so every field is checked.
  */
+import { shownName, shownText } from "./names.ts"
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
@@ -25,18 +26,18 @@ export interface CallView {
 
 export const notesCallView = (toolName: string, args: unknown): CallView => {
   const a = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
-  const address = str(a.address) ?? "(no address)"
+  const address = shownName(str(a.address) ?? "(no address)")
   switch (toolName) {
     case "notes_write": {
       const content = str(a.content) ?? ""
       const head = firstLine(content)
-      return { summary: `${toolName} ${address} · ${sizeText(utf8Bytes(content))}${head === "" ? "" : ` · ${head}`}`, body: content }
+      return { summary: `${toolName} ${address} · ${sizeText(utf8Bytes(content))}${head === "" ? "" : ` · ${shownText(head)}`}`, body: content }
     }
     case "notes_update": {
       const edits = Array.isArray(a.edits) ? a.edits as ReadonlyArray<{ oldText?: unknown; newText?: unknown }> : []
       const what = [
         edits.length > 0 ? `${edits.length} ${edits.length === 1 ? "edit" : "edits"}` : undefined,
-        str(a.rename_to) === undefined ? undefined : `rename to ${str(a.rename_to)}`,
+        str(a.rename_to) === undefined ? undefined : `rename to ${shownName(str(a.rename_to)!)}`,
         a.retire === true ? "retire" : undefined
       ].filter((part) => part !== undefined)
       const body = edits.map((edit) => `- ${str(edit.oldText) ?? ""}\n+ ${str(edit.newText) ?? ""}`).join("\n\n")

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import { MapExcerptLimit } from "../boot.ts"
 import { formatAddress, type Home, parseAddress } from "./address.ts"
+import { shownName } from "./names.ts"
 
 /**
  * Deterministic checks of the homes for `/pi-context doctor`: MAP entries
@@ -116,12 +117,12 @@ const describeFinding = (finding: LintFinding): string => {
       return `${finding.map}:${finding.line} points at "${finding.target}", which is no note; fix the entry or write the note`
     case "TooLargeForBoot":
       return finding.isMap
-        ? `${finding.address} has ${finding.chars} characters; a boot shows the first ${finding.limit}: move detail into notes it points to`
-        : `${finding.address} has ${finding.chars} characters, more than a whole boot (${finding.limit}); split it`
+        ? `${shownName(finding.address)} has ${finding.chars} characters; a boot shows the first ${finding.limit}: move detail into notes it points to`
+        : `${shownName(finding.address)} has ${finding.chars} characters, more than a whole boot (${finding.limit}); split it`
     case "Duplicate":
       return `${finding.addresses.join(", ")} have the same content; keep one`
     case "Stale":
-      return `${finding.address} was last updated ${finding.days} days ago; still true? retire it with notes_update retire: true`
+      return `${shownName(finding.address)} was last updated ${finding.days} days ago; still true? retire it with notes_update retire: true`
   }
 }
 

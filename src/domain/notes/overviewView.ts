@@ -1,5 +1,6 @@
 import { fitLine, type Segment, type ViewLine } from "../window/view.ts"
 import { conflictsHeading } from "./syncConflictText.ts"
+import { shownName, shownText } from "./names.ts"
 
 /**
  * `/pi-context notes` at a glance: the notes root, the count per home, and the
@@ -36,13 +37,14 @@ export const notesOverviewView = (overview: NotesOverview, width: number): Reado
   }
   if (overview.rows.length === 0) lines.push([seg("  No notes yet.", "dim")])
   // The address column takes what the widest address needs, leaving about 60 columns for size, age and title.
-  const column = Math.min(Math.max(...overview.rows.map((row) => Array.from(row.address).length), 8), Math.max(12, width - 60))
+  const column = Math.min(Math.max(...overview.rows.map((row) => Array.from(shownName(row.address)).length), 8), Math.max(12, width - 60))
   for (const row of overview.rows) {
-    const address = Array.from(row.address).length > column ? `${Array.from(row.address).slice(0, column - 1).join("")}…` : row.address
+    const name = Array.from(shownName(row.address))
+    const address = name.length > column ? `${name.slice(0, column - 1).join("")}…` : name.join("")
     lines.push([
       seg(`  ${address.padEnd(column)}  `, "accent"),
       seg(`${row.size.padStart(8)} · ${row.age.padEnd(11)}`, "muted"),
-      seg(row.title === "" ? "" : ` ${row.title}`)
+      seg(row.title === "" ? "" : ` ${shownText(row.title)}`)
     ])
   }
   if (overview.more > 0) lines.push([seg(`  … and ${overview.more} older; notes_list pages through them all.`, "dim")])

@@ -1,5 +1,6 @@
 import { ToolName } from "../protocol.ts"
 import { parseAddress, formatAddress } from "./address.ts"
+import { shownName } from "./names.ts"
 
 /**
  * `/pi-context tidy`: a model pass over the homes. Pure parts: the pass's
@@ -103,13 +104,13 @@ export interface TidyReportInput {
 const describeAction = (action: TidyAction): string => {
   switch (action._tag) {
     case "Wrote":
-      return `wrote ${action.address}`
+      return `wrote ${shownName(action.address)}`
     case "Edited":
-      return `edited ${action.address} (${action.edits} ${action.edits === 1 ? "edit" : "edits"})`
+      return `edited ${shownName(action.address)} (${action.edits} ${action.edits === 1 ? "edit" : "edits"})`
     case "Moved":
       return `moved ${action.from} to ${action.to}`
     case "Retired":
-      return `retired ${action.address}`
+      return `retired ${shownName(action.address)}`
   }
 }
 

@@ -1,4 +1,5 @@
 import { type ChangeKind, type HistoryCommit, shortSessionId } from "./versions.ts"
+import { shownName } from "./names.ts"
 
 /**
  * Which notes each window of a session changed, read back from the notes
@@ -167,4 +168,4 @@ const kindMark: Readonly<Record<ChangeKind, string>> = { added: "+", modified: "
 export const changeTally = (changes: WindowNoteChanges): string => `+${changes.added} ~${changes.modified} −${changes.deleted}`
 
 /** `+plan.md`, `~@project/decisions.md`. */
-export const markedAddress = (change: WindowNoteChange): string => `${kindMark[change.kind]}${change.address}`
+export const markedAddress = (change: WindowNoteChange): string => `${kindMark[change.kind]}${shownName(change.address)}`
