@@ -1,4 +1,4 @@
-import { type Home, homeLabel, Homes, homeOrder } from "./notes/address.ts"
+import { formatAddress, type Home, homeLabel, Homes, homeOrder } from "./notes/address.ts"
 import { shownName, shownText } from "./notes/names.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
 import { textWindow } from "./textWindow.ts"
@@ -40,6 +40,28 @@ export interface Boot {
   readonly unavailableHomes: ReadonlyArray<Home>
   /** Note rows the budget left out (the boot says so and how to list them). */
   readonly omittedRows: number
+  /** Files left out of the homes for their names (addresses as the model would write them, raw): the user is told. */
+  readonly refused: ReadonlyArray<string>
+}
+
+/** How many refused names a boot or a notice quotes; the rest are counted. */
+export const RefusedNamesShown = 3
+
+/** The refused names, quoted as data, a few of them and the count of the rest. */
+export const refusedNamesText = (names: ReadonlyArray<string>): string => {
+  const shown = names.slice(0, RefusedNamesShown).map(shownName)
+  const rest = names.length - shown.length
+  return `${shown.join(", ")}${rest > 0 ? ` and ${rest} more` : ""}`
+}
+
+const refusedLine = (home: HomeSnapshot & { readonly _tag: "Available" }): ReadonlyArray<string> => {
+  const refused = home.refused ?? []
+  if (refused.length === 0) return []
+  const names = refused.map((relative) => formatAddress({ home: home.home, path: relative }))
+  return [
+    `Left out: ${refused.length} ${refused.length === 1 ? "file" : "files"} whose name holds a control or invisible character (${refusedNamesText(names)}); ` +
+    "no note can be named so. The user was told; leave them alone."
+  ]
 }
 
 export const DefaultBootBudgetTokens = 6000
@@ -190,12 +212,13 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
     return [heading, `Unavailable: the home could not be read (${home.reason}). Its notes are not shown; retry with ${retry}.`]
   }
   const rows = home.recent.filter((row) => selection.rows.has(row))
-  if (home.map === undefined && home.noteCount === 0) return [heading, "No notes yet."]
+  if (home.map === undefined && home.noteCount === 0) return [heading, "No notes yet.", ...refusedLine(home)]
   const count = rows.length < home.noteCount ? ` (${rows.length} of ${home.noteCount}; ${retry} lists all)` : ""
   return [
     heading,
     ...mapLines(home, selection.mapPointers.has(home.home)),
-    ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => noteRowLine(row, now))])
+    ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => noteRowLine(row, now))]),
+    ...refusedLine(home)
   ]
 }
 
@@ -251,6 +274,7 @@ export const renderBoot = (input: BootInput): Boot => {
   return {
     text,
     unavailableHomes: input.snapshot.homes.flatMap((home) => (home._tag === "Unavailable" ? [home.home] : [])),
-    omittedRows: candidates.length - rows.size
+    omittedRows: candidates.length - rows.size,
+    refused: available.flatMap((home) => (home.refused ?? []).map((relative) => formatAddress({ home: home.home, path: relative })))
   }
 }

@@ -1,7 +1,7 @@
 import { Cause, Effect, Layer, Option, Ref } from "effect"
-import { renderBoot } from "../domain/boot.ts"
+import { refusedNamesText, renderBoot } from "../domain/boot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
-import { BootBuildFailed, Boots, type BootWindow } from "../services/Boots.ts"
+import { BootBuildFailed, Boots, type BootWindow, type RenderedBoot } from "../services/Boots.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -51,20 +51,34 @@ export const layerWithoutDependencies = Layer.effect(
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
       const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
-      return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes }
+      return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes, refused: boot.refused }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))
 
-    const tellIncomplete = (windowId: string, unavailableHomes: ReadonlyArray<string>) =>
+    const tellIncomplete = (windowId: string, { refused, unavailableHomes }: Pick<RenderedBoot, "unavailableHomes" | "refused">) =>
       Effect.gen(function*() {
-        if (unavailableHomes.length === 0) return
+        if (unavailableHomes.length === 0 && refused.length === 0) return
         const told = yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, windowId]))
         if (told.has(windowId)) return
-        yield* (yield* PiSession).notify(
-          `pi-context: notes index incomplete for ${unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
-          "warning"
-        )
+        const session = yield* PiSession
+        if (unavailableHomes.length > 0) {
+          yield* session.notify(
+            `pi-context: notes index incomplete for ${unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
+            "warning"
+          )
+        }
+        if (refused.length > 0) {
+          // The same files are left out of every boot: told once per session, and again only if they change.
+          const key = `refused:${refused.join("\0")}`
+          if ((yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, key]))).has(key)) return
+          yield* session.notify(
+            `pi-context: ${refused.length} ${refused.length === 1 ? "file was" : "files were"} left out of your notes because ` +
+              `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${refusedNamesText(refused)}. ` +
+              "They are left where they are; rename them (for example with a file manager or `mv`) to use them as notes.",
+            "warning"
+          )
+        }
       })
 
     return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, tellIncomplete })

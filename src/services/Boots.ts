@@ -25,6 +25,8 @@ export interface RenderedBoot {
   readonly text: string
   readonly notesIndexed: number
   readonly unavailableHomes: ReadonlyArray<string>
+  /** Files left out of the homes for their names (raw addresses). */
+  readonly refused: ReadonlyArray<string>
 }
 
 /**
@@ -37,6 +39,6 @@ export class Boots extends Context.Service<Boots, {
   readonly render: (window: BootWindow) => Effect.Effect<string, BootBuildFailed, PiSession>
   /** As `render`, with the notes it indexes (for the reset's chat entry) and the homes it could not read. */
   readonly renderCounted: (window: BootWindow) => Effect.Effect<RenderedBoot, BootBuildFailed, PiSession>
-  /** Tells the user of a written boot's incomplete notes index, once per boot. */
-  readonly tellIncomplete: (windowId: string, unavailableHomes: ReadonlyArray<string>) => Effect.Effect<void, never, PiSession>
+  /** Tells the user of a written boot's incomplete notes index (homes unread, files left out for their names), once per boot. */
+  readonly tellIncomplete: (windowId: string, boot: Pick<RenderedBoot, "unavailableHomes" | "refused">) => Effect.Effect<void, never, PiSession>
 }>()("pi-context/Boots") {}

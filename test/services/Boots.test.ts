@@ -75,7 +75,7 @@ layer(BootsLive.layerTest.pipe(Layer.provide(userHomeUnreadable)))(
         assert.deepStrictEqual(boot.unavailableHomes, ["user"])
         // A boot may be built and dropped (an abort, a run that started meanwhile): nothing is told yet.
         assert.strictEqual(incomplete().length, 0)
-        const tell = (windowId: string) => Boots.use((b) => b.tellIncomplete(windowId, boot.unavailableHomes)).pipe(Effect.provide(fake.layer))
+        const tell = (windowId: string) => Boots.use((b) => b.tellIncomplete(windowId, boot)).pipe(Effect.provide(fake.layer))
         yield* tell("w-b")
         // The same boot written again (a repair) is not a new boot.
         yield* tell("w-b")

@@ -31,6 +31,11 @@ export type HomeSnapshot =
     readonly recent: ReadonlyArray<NoteRow>
     /** Every note of the home other than the MAP. */
     readonly noteCount: number
+    /**
+     * Files left out of the home (paths inside it), their names holding a control
+     * or invisible character: such a name could forge text wherever it is shown.
+     */
+    readonly refused?: ReadonlyArray<string>
   }
   | {
     readonly _tag: "Unavailable"

@@ -97,7 +97,7 @@ export const makeBoundaries = Effect.gen(function*() {
         next,
         ending,
         drafts: resetDrafts(windowId, source, boot.text, continuation, shown, lastExchangeStart(entries, keptExchangeBudget(shown.contextWindow))),
-        unavailableHomes: boot.unavailableHomes
+        boot
       }
     })
 
@@ -131,7 +131,7 @@ export const makeBoundaries = Effect.gen(function*() {
       const { next, ending } = built.value
       yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
       yield* trace.info("boundary.commit", { from: from.id, to: next.id, toWindow: `w${next.ordinal}`, source, reason })
-      yield* boots.tellIncomplete(next.id, built.value.unavailableHomes)
+      yield* boots.tellIncomplete(next.id, built.value.boot)
       // Pi commits the drafts at this event: the rooms follow the new window from here (the notes of `ending` are committed for its id).
       yield* window.reset({ from: ending, to: next, source })
       return { _tag: "Committed", drafts: built.value.drafts } as BoundaryCommit

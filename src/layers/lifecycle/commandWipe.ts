@@ -71,7 +71,7 @@ export const makeCommandWipe = (deps: {
       reason: waited ?? transition.effect.reason ?? ""
     })
     // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
-    yield* boundaries.tellIncomplete(next.id, built.value.unavailableHomes)
+    yield* boundaries.tellIncomplete(next.id, built.value.boot)
     yield* announceReset(next.ordinal, "command")
     yield* updateStatus
   })

@@ -39,7 +39,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
           : undefined
         if (rendered !== undefined) {
           yield* session.sendMessage(bootMessage(inspection.windowId, rendered.text))
-          yield* boots.tellIncomplete(inspection.windowId, rendered.unavailableHomes)
+          yield* boots.tellIncomplete(inspection.windowId, rendered)
         }
         yield* session.sendMessage(continuationMessage())
         yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
@@ -55,7 +55,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
     if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
     const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
     yield* session.sendMessage(bootMessage(window.id, boot.text))
-    yield* boots.tellIncomplete(window.id, boot.unavailableHomes)
+    yield* boots.tellIncomplete(window.id, boot)
     yield* trace.info("boot.root", { windowId: window.id })
   })
 

@@ -1,6 +1,7 @@
 import * as NodeFs from "node:fs"
 import { Effect, FileSystem, Option, Path, PlatformError, Random } from "effect"
 import { isGitFolder } from "../../domain/notes/address.ts"
+import { hasUnshowableCharacter } from "../../domain/notes/names.ts"
 
 /**
  * Disk primitives of the notes store: atomic replace, chunked reads of
@@ -84,7 +85,8 @@ export interface NoteFile {
 /**
  * Every regular `.md` file under `dir`. Symlinks are not followed, so a
  * listing or search cannot read outside the home; a `.git` folder is not
- * walked (nothing in it is a note). A missing `dir` is empty,
+ * walked (nothing in it is a note), nor is a name with a control or invisible
+ * character (`onRefused` is told of it). A missing `dir` is empty,
  * and so is a folder removed while the walk runs.
  *
  * `relativeBase` names `dir` inside its home (the walk of a sub-folder);
@@ -97,9 +99,12 @@ export const walkNotes = (
   options?: {
     readonly relativeBase?: string | undefined
     readonly beforeRead?: ((relative: string, absolute: string) => void) | undefined
+    /** Told of each file or folder left out because its name holds a control or invisible character. */
+    readonly onRefused?: ((relative: string) => void) | undefined
   }
 ): Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError> => {
   const beforeRead = options?.beforeRead
+  const onRefused = options?.onRefused
   const visit = (absolute: string, relative: string): Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError> =>
     Effect.suspend(() => {
       beforeRead?.(relative, absolute)
@@ -110,6 +115,11 @@ export const walkNotes = (
         const subdirs: Array<Effect.Effect<ReadonlyArray<NoteFile>, PlatformError.PlatformError>> = []
         for (const entry of entries) {
           const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
+          if (hasUnshowableCharacter(entry.name)) {
+            // No note address holds such a name, and shown anywhere it could forge text: left where it is, and told.
+            if (entry.type === "File" || entry.type === "Directory") onRefused?.(childRelative)
+            continue
+          }
           // A listed name is one segment and `absolute` is already resolved: no join (which normalizes) per note.
           const childAbsolute = `${absolute}${ops.path.sep}${entry.name}`
           if (entry.type === "File" && entry.name.endsWith(".md")) files.push({ relative: childRelative, absolute: childAbsolute })

@@ -2,6 +2,7 @@ import type { FSWatcher } from "node:fs"
 import { Effect, type PlatformError, type Scope, Semaphore } from "effect"
 import { formatAddress, type Home, isGitFolder } from "../../domain/notes/address.ts"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
+import { hasUnshowableCharacter } from "../../domain/notes/names.ts"
 import type { HomeSnapshot, NoteRow } from "../../domain/notes/snapshot.ts"
 import { NoteByteLimit, NotesHomeUnavailable } from "../../services/NotesStore.ts"
 import {
@@ -48,6 +49,8 @@ interface HomeState {
   readonly folders: Set<string>
   /** Paths inside the home that changed since they were last looked at. */
   readonly dirty: Set<string>
+  /** Files and folders left out of the home: their names hold a control or invisible character. */
+  refused: Set<string>
   /**
    * The home folder the watchers were installed on. Set only after a full walk
    * that watched every folder; undefined means the next read walks the home.
@@ -189,7 +192,8 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
       Effect.gen(function*() {
         const files = yield* walkNotes(ops, absolute(state, relative), {
           relativeBase: relative,
-          beforeRead: watching ? watchBeforeRead(state) : undefined
+          beforeRead: watching ? watchBeforeRead(state) : undefined,
+          onRefused: (path) => void state.refused.add(path)
         })
         const kinds = yield* statPaths(files.map((file) => file.absolute))
         for (let i = 0; i < files.length; i++) {
@@ -205,6 +209,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
         const watching = root !== undefined && state.watchable && !state.closed && (yield* watchableFileSystem(state.dir))
         const notes = new Map<string, CachedNote>()
         state.notes = notes
+        state.refused = new Set()
         yield* walkInto(state, notes, "", watching)
         if (watching && epoch === state.epoch && state.watchable && !state.closed && state.watchers.has("")) state.root = root
         else if (!watching) closeWatchers(state)
@@ -254,7 +259,12 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           if (walks.some((folder) => path.startsWith(`${folder}/`))) continue
           const kind = kinds[i]!
           removeAt(state, path)
+          for (const refused of state.refused) if (refused === path || refused.startsWith(`${path}/`)) state.refused.delete(refused)
           if (path.split("/").some(isGitFolder)) continue
+          if (path.split("/").some(hasUnshowableCharacter)) {
+            if (kind._tag === "File" || kind._tag === "Directory") state.refused.add(path)
+            continue
+          }
           if (kind._tag === "File" && path.endsWith(".md")) state.notes.set(path, noteAt(state, path, kind.bytes, kind.updatedMs))
           else if (kind._tag === "Directory") walks.push(path)
         }
@@ -298,6 +308,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           watchers: new Map(),
           folders: new Set(),
           dirty: new Set(),
+          refused: new Set(),
           root: undefined,
           epoch: 0,
           watchable: true,
@@ -375,7 +386,8 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           location,
           map: map === undefined || map.body === undefined ? undefined : { address: map.address, body: map.body, bytes: map.bytes, updatedMs: map.updatedMs },
           recent: top.map((note) => rowOf(state, note, note.title ?? "")),
-          noteCount: state.notes.size - (map === undefined ? 0 : 1)
+          noteCount: state.notes.size - (map === undefined ? 0 : 1),
+          ...(state.refused.size === 0 ? {} : { refused: [...state.refused].sort() })
         }
         return result
       })).pipe(
