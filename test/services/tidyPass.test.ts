@@ -101,6 +101,23 @@ describe("tidy", () => {
       assert.isFalse(existsSync(lock))
     }).pipe(Effect.provide(historyLayer())))
 
+  it.effect("an empty or truncated lock (a crash between creating and writing it) older than a minute is taken over, as a note's lock is", () =>
+    Effect.gen(function*() {
+      for (const [name, text] of [["empty", ""], ["truncated", '{"pid":12']] as const) {
+        const root = yield* tempRoot(`pi-tidy-${name}-lock-`)
+        const { session, tool } = historySession(root)
+        yield* tool("notes_write", { address: "plan", content: "mine\n" })
+        const lock = join(root, ".tidy.lock")
+        writeFileSync(lock, text)
+        const twoMinutesAgo = new Date(Date.now() - 2 * 60_000)
+        utimesSync(lock, twoMinutesAgo, twoMinutesAgo)
+        const report = yield* Effect.provide(tidyCommand(["--dry-run"], listingPass([])), session.layer)
+        assert.include(report, "Took over a tidy lock its owner left unreadable, 2 minutes ago: that pass is gone.")
+        assert.include(report, "  - retired plan.md")
+        assert.isFalse(existsSync(lock))
+      }
+    }).pipe(Effect.provide(historyLayer())))
+
   it.effect("a .tidy.lock that is a folder is named with the command that clears it, and left alone", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-tidy-dir-lock-")
