@@ -17,7 +17,7 @@
  * platform rolldown has no binary for) it builds nothing and says so;
  * src/extension.ts then loads the source.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -123,5 +123,7 @@ await rolldown.build({
 })
 mkdirSync(distDir, { recursive: true })
 // The time the bundle was built from the source: src/extension.ts loads the source instead when any source file is newer.
-writeFileSync(join(distDir, "built.json"), `${JSON.stringify({ builtAt })}\n`)
+// And each chunk's size: a chunk missing or cut short (a broken copy of dist/) also makes it load the source.
+const chunks = Object.fromEntries(readdirSync(distDir).filter((name) => name.endsWith(".cjs")).sort().map((name) => [name, statSync(join(distDir, name)).size]))
+writeFileSync(join(distDir, "built.json"), `${JSON.stringify({ builtAt, chunks })}\n`)
 console.log(`pi-context: built dist/ in ${Math.round(performance.now() - started)} ms`)

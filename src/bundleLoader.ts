@@ -16,7 +16,7 @@
  * cache in use has its time refreshed once a day so it never ages out.
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { createRequire, getCompileCacheDir } from "node:module"
 import { basename, dirname, join } from "node:path"
 import { Script } from "node:vm"
@@ -55,7 +55,9 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
   const load = (path: string): unknown => {
     const known = chunks.get(path)
     if (known !== undefined) return known.exports
-    const source = readFileSync(path, "utf8")
+    const bytes = readRegularBytes(path)
+    if (bytes === undefined) throw new Error(`${basename(path)} is missing or not a regular file`)
+    const source = bytes.toString("utf8")
     const cacheFile = cacheDir === undefined
       ? undefined
       : join(cacheDir, `${basename(path)}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.v8`)
@@ -136,13 +138,30 @@ const prune = (cacheDir: string, inUse: ReadonlySet<string>, nowMs: number): voi
   }
 }
 
-const readIfThere = (file: string): Buffer | undefined => {
+/**
+ * How a chunk's cache or stamp is opened: never waiting on a FIFO put at its
+ * name (a read of one blocks until a writer comes, and Pi would hang at start),
+ * never through a symbolic link.
+ */
+const RegularReadFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0)
+
+/** The bytes of the regular file at `file`; undefined when it is missing, or not a regular file. */
+const readRegularBytes = (file: string): Buffer | undefined => {
+  let fd: number | undefined
   try {
-    return readFileSync(file)
+    fd = openSync(file, RegularReadFlags)
+    return fstatSync(fd).isFile() ? readFileSync(fd) : undefined
   } catch {
     return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
+
+const readIfThere = readRegularBytes
+
+/** The text of the regular file at `file`, as `readIfThere` opens it. */
+export const readIfRegular = (file: string): string | undefined => readRegularBytes(file)?.toString("utf8")
 
 /** Written beside it, then renamed into place: two Pi processes exiting together never leave a torn cache. */
 const writeWhole = (file: string, data: Buffer): void => {

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -84,5 +84,32 @@ describe("the prebuilt bundle in the real pi CLI", () => {
     expect((await run(dirs.project, piEnv(dirs), prompt)).code).toBe(0)
     expect(existsSync(stale)).toBe(false)
     expect(bundleCodeCaches(root)).toEqual(inUse)
+  })
+
+  it("a broken bundle (a chunk missing, or one that does not compile) falls back to the source: tools work, Pi exits 0", async () => {
+    const regexSearch = join(import.meta.dirname, "fixtures", "fauxRegexSearch.ts")
+    for (const breakIt of [
+      // The regex engine's chunk, loaded only on the first regex: gone, every regex search used to fail with ENOENT.
+      (dist: string) => rmSync(join(dist, readdirSync(dist).find((name) => name.endsWith(".cjs") && !name.startsWith("pi-context") && !name.startsWith("host-") && readFileSync(join(dist, name), "utf8").includes("re2"))!)),
+      // The entry cut in half with its size kept (garbage after the cut): Pi used to exit 1.
+      (dist: string) => {
+        const entry = readFileSync(join(dist, bundleEntry), "utf8")
+        writeFileSync(join(dist, bundleEntry), entry.slice(0, entry.length / 2).padEnd(entry.length, "}"))
+      }
+    ]) {
+      const broken = join(root, "broken", "pi-context")
+      rmSync(join(root, "broken"), { recursive: true, force: true })
+      mkdirSync(broken, { recursive: true })
+      for (const part of ["package.json", "src", "dist"]) cpSync(join(repoRoot, part), join(broken, part), { recursive: true, preserveTimestamps: true })
+      // The source needs Effect: an npm install has it beside the package.
+      symlinkSync(join(repoRoot, "node_modules"), join(broken, "node_modules"))
+      breakIt(join(broken, "dist"))
+      const result = await run(dirs.project, { ...piEnv(dirs), JITI_DEBUG: "1" }, fauxPromptArgs("write a note, then find it with a regex", [broken, regexSearch]))
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stderr).toContain("src/main.ts")
+      const search = jsonEvents(result.stdout).find((event) => event.type === "tool_execution_end" && event.toolName === "notes_search")
+      expect(search?.isError).toBe(false)
+      expect(JSON.stringify(search?.result)).toContain("build 4711 passed")
+    }
   })
 })

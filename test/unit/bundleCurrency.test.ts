@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bundleEntry, bundleIsCurrent } from "../../src/extension.ts"
+import { bundleEntry, bundleIsCurrent, bundleState } from "../../src/extension.ts"
 
 /** A package folder with a source file and package.json last changed at `sourceAt`, and a bundle built at `builtAt` (if any). */
 const packageAt = (sourceAt: number, builtAt: number | undefined): string => {
@@ -56,5 +57,23 @@ describe("whether Pi loads the bundle (bundleIsCurrent)", () => {
     withPackage(now - hour, now, (root) => {
       rmSync(join(root, "dist", bundleEntry))
       assert.isFalse(bundleIsCurrent(root))
+    }))
+
+  it("does not when a chunk the build listed is missing, cut short or no regular file: the bundle is broken, and says which", () =>
+    withPackage(now - hour, now, (root) => {
+      const dist = join(root, "dist")
+      writeFileSync(join(dist, "regex-abc.cjs"), "exports.x = 1\n")
+      writeFileSync(join(dist, "built.json"), JSON.stringify({ builtAt: now, chunks: { [bundleEntry]: 0, "regex-abc.cjs": 14 } }))
+      assert.deepStrictEqual(bundleState(root), { _tag: "Current" })
+      writeFileSync(join(dist, "regex-abc.cjs"), "exports.x")
+      assert.deepStrictEqual(bundleState(root), { _tag: "Broken", reason: "dist/regex-abc.cjs has 9 bytes, not the 14 it was built with" })
+      rmSync(join(dist, "regex-abc.cjs"))
+      assert.deepStrictEqual(bundleState(root), { _tag: "Broken", reason: "dist/regex-abc.cjs is missing" })
+      execFileSync("mkfifo", [join(dist, "regex-abc.cjs")])
+      assert.deepStrictEqual(bundleState(root), { _tag: "Broken", reason: "dist/regex-abc.cjs is not a regular file" })
+      // A FIFO at the stamp's name is read as no stamp, never waited on.
+      rmSync(join(dist, "built.json"))
+      execFileSync("mkfifo", [join(dist, "built.json")])
+      assert.deepStrictEqual(bundleState(root), { _tag: "Stale" })
     }))
 })

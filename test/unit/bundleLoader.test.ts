@@ -38,7 +38,7 @@ const loaderPath = join(import.meta.dirname, "..", "..", "src", "bundleLoader.ts
  * memory, so a second load in this process would never read the cache.
  * Loads the bundle, calls it, saves its cache; says which chunks came from a cache.
  */
-const startInChild = (dist: string, cacheDir: string): { readonly cached: ReadonlyArray<string>; readonly value: number } => {
+const startInChild = (dist: string, cacheDir: string, timeoutMs?: number): { readonly cached: ReadonlyArray<string>; readonly value: number } => {
   const script = [
     `import { loadBundle } from ${JSON.stringify(loaderPath)}`,
     `const bundle = loadBundle(${JSON.stringify(join(dist, "entry.cjs"))}, ${JSON.stringify(cacheDir)})`,
@@ -47,7 +47,7 @@ const startInChild = (dist: string, cacheDir: string): { readonly cached: Readon
     "process.once(\"exit\", bundle.saveCodeCache)",
     "console.log(JSON.stringify({ cached: [...bundle.cached].sort(), value }))"
   ].join("\n")
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }) })
   assert.strictEqual(child.status, 0, child.stderr)
   return JSON.parse(child.stdout) as { cached: ReadonlyArray<string>; value: number }
 }
@@ -161,6 +161,19 @@ describe("bundleLoader", () => {
         }
       })()
       assert.include(error?.stack ?? "", `${join(dist, "entry.cjs")}:1:33`)
+    }))
+
+  it("a FIFO put at a chunk's cache name is not waited on: the chunk compiles without it", () =>
+    withBundle((dist, cacheDir) => {
+      startInChild(dist, cacheDir)
+      const caches = readdirSync(cacheDir).filter((name) => name.startsWith("entry.cjs-"))
+      assert.lengthOf(caches, 1)
+      rmSync(join(cacheDir, caches[0]!))
+      spawnSync("mkfifo", [join(cacheDir, caches[0]!)])
+      // startInChild waits for the child: it returns only because the start did not block on the FIFO.
+      const { cached, value } = startInChild(dist, cacheDir, 10_000)
+      assert.strictEqual(value, 5)
+      assert.notInclude(cached, "entry.cjs")
     }))
 
   it("a cache folder that cannot be written leaves the bundle working", () =>
