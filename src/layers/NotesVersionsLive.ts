@@ -249,7 +249,7 @@ export const layerWith = (git: GitRunner) =>
        * commits in flight are waited for at most `waitForCommitsMs`; the windows whose commit is still running are
        * named as pending.
        */
-      const sessionChanges = ({ waitForCommitsMs }: { readonly waitForCommitsMs: number }) =>
+      const sessionChanges = ({ logBudgetMs = SessionLogBudgetMs, waitForCommitsMs }: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           yield* settle(waitForCommitsMs)
@@ -277,7 +277,7 @@ export const layerWith = (git: GitRunner) =>
           })
         }).pipe(
           // A git that hangs leaves the view without its history line rather than holding history_windows past its budget.
-          Effect.timeoutOption(waitForCommitsMs + SessionLogBudgetMs),
+          Effect.timeoutOption(waitForCommitsMs + logBudgetMs),
           Effect.map(Option.flatten),
           Effect.catchCause(() => Effect.succeed(Option.none()))
         )

@@ -67,10 +67,11 @@ export class NotesVersions extends Context.Service<NotesVersions, {
    * This session's window commits (the newest 200), by window id, once the
    * commits in flight have landed or `waitForCommitsMs` has passed, with the
    * windows whose commit is still queued or running; none when the history
-   * is off, git is missing or there is no repository yet. For the windows
-   * view and `history_windows` only, never a hook.
+   * is off, git is missing or there is no repository yet, and when git does
+   * not answer within `logBudgetMs` (default 2 s). For the windows view and
+   * `history_windows` only, never a hook.
    */
-  readonly sessionChanges: (options: { readonly waitForCommitsMs: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
+  readonly sessionChanges: (options: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
   /** A notice a background commit left for the next hook to show, once. */

@@ -49,12 +49,17 @@ const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error),
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
+/** How long `history_windows` waits for the notes history's log: a tool call stays well under a quarter second. */
+export const ToolLogBudgetMs = 200
+
 const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesVersions | PiSession> {
   const decoded = yield* Effect.result(decodeWindows(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const windows = yield* (yield* History).windows
-  // A tool call answers within the scans' bars: the commits still in flight are named as pending, never waited for.
-  const facts = withNoteChanges(yield* (yield* Window).windows, yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs: 0 }))
+  // A tool call answers within the scans' bars: the commits still in flight are named as pending, never waited for,
+  // and a git that is slow or hangs leaves the note changes out rather than holding the model's turn.
+  const changes = yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs: 0, logBudgetMs: ToolLogBudgetMs })
+  const facts = withNoteChanges(yield* (yield* Window).windows, changes)
   return bounded(renderWindows(windows, facts), { windows: windows.slice(-100), facts: facts.slice(-100) })
 })
 

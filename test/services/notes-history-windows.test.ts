@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Fiber, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
 import { windowsWithNoteChanges } from "../../src/commands/windows.ts"
 import { shortSessionId } from "../../src/domain/notes/versions.ts"
 import { rootWindowId } from "../../src/domain/windowId.ts"
@@ -10,7 +11,7 @@ import { systemGit } from "../../src/layers/notes/git.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesVersions.ts"
 import { Window } from "../../src/services/Window.ts"
-import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
+import { historyToolHandlers, ToolLogBudgetMs } from "../../src/tools/historyHandlers.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
@@ -25,7 +26,7 @@ const summary = (changes: Option.Option<SessionNoteChanges>) =>
     [...byWindow.byWindowId].sort(([a], [b]) => a.localeCompare(b)).map(([id, c]) => ({ id, tally: [c.added, c.modified, c.deleted], notes: c.notes.map((n) => `${n.kind} ${n.address}`) })))
 
 /** The history, and the Window and History rooms the windows view and history_windows read. */
-const viewLayer = () => Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer()))
+const viewLayer = (git?: GitRunner) => Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer(git)))
 
 /** Each window of the branch with the notes its commits changed, as the windows view joins them. */
 const viewedChanges = (session: { readonly layer: Layer.Layer<import("../../src/services/PiSession.ts").PiSession> }) =>
@@ -165,5 +166,25 @@ describe("NotesVersions.sessionChanges", () => {
         const { withHistory } = historySession(join(fresh, "not-yet"))
         assert.isTrue(Option.isNone(yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))))
       }).pipe(Effect.provide(historyLayer()))
+    }).pipe(Effect.provide(nodeLayer)))
+
+  it.effect("a git that hangs on the log holds history_windows for its quarter-second budget only, then it answers without the note changes", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-view-hang-")
+      // Everything else is the real git; the session's log never answers, as a wedged git binary would not.
+      const hangsOnLog: GitRunner = (cwd, args, stdin) => (args.includes("log") ? Effect.never : systemGit(cwd, args, stdin))
+      yield* Effect.gen(function*() {
+        const { session, tool, endWindow } = historySession(root)
+        session.user("the first window")
+        ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
+        yield* endWindow(1, rootWindowId(session.sessionId))
+        const call = yield* Effect.forkChild(Effect.provide(historyToolHandlers.history_windows({}), session.layer))
+        yield* TestClock.adjust(ToolLogBudgetMs - 1)
+        assert.isUndefined(call.pollUnsafe())
+        yield* TestClock.adjust(1)
+        const answer = ok(yield* Fiber.join(call))
+        assert.include(answer, "(w1 · ")
+        assert.notInclude(answer, "notes committed")
+      }).pipe(Effect.provide(viewLayer(hangsOnLog)))
     }).pipe(Effect.provide(nodeLayer)))
 })
