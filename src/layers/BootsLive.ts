@@ -1,5 +1,6 @@
 import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { refusedNamesText, renderBoot } from "../domain/boot.ts"
+import type { NotesSnapshot } from "../domain/notes/snapshot.ts"
 import { rootWindowId } from "../domain/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow, type RenderedBoot } from "../services/Boots.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -9,6 +10,14 @@ import { Trace } from "../services/Trace.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
+
+/** The notes a snapshot holds, as a boot's index shows them: ages aside, two boots of one fingerprint index the same notes. */
+const notesFingerprint = (snapshot: NotesSnapshot): string =>
+  JSON.stringify(snapshot.homes.map((home) =>
+    home._tag === "Unavailable"
+      ? [home.home, "unavailable"]
+      : [home.home, home.noteCount, home.map?.updatedMs ?? null, home.map?.bytes ?? null, home.recent.map((row) => [row.address, row.bytes, row.updatedMs]), home.refused ?? []]
+  ))
 
 export const layerWithoutDependencies = Layer.effect(
   Boots,
@@ -51,7 +60,7 @@ export const layerWithoutDependencies = Layer.effect(
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
       const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
-      return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes, refused: boot.refused }
+      return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes, refused: boot.refused, notesFingerprint: notesFingerprint(snapshot) }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
         Effect.fail(new BootBuildFailed({ windowId: window.windowId, reason: Cause.pretty(cause).split("\n")[0] ?? "unknown" }))))

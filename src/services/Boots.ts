@@ -27,6 +27,8 @@ export interface RenderedBoot {
   readonly unavailableHomes: ReadonlyArray<string>
   /** Files left out of the homes for their names (raw addresses). */
   readonly refused: ReadonlyArray<string>
+  /** What the boot's notes index was built from (addresses, sizes, times), so a caller can tell whether the notes changed since. */
+  readonly notesFingerprint: string
 }
 
 /**

@@ -1,5 +1,6 @@
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Option, Ref } from "effect"
 import { bootMessage, continuationMessage, inspectBranch } from "../../domain/boundary.ts"
+import { messageOfRole } from "../../domain/messageOfRole.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { type BootBuildFailed, Boots } from "../../services/Boots.ts"
 import { Enabled } from "../../services/Enabled.ts"
@@ -7,6 +8,8 @@ import { PiSession } from "../../services/PiSession.ts"
 import { Trace } from "../../services/Trace.ts"
 import { Window } from "../../services/Window.ts"
 import type { Boundaries } from "./boundaries.ts"
+
+const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean => messageOfRole(entry, "assistant") !== undefined
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
 export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
@@ -47,6 +50,9 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
     }
   })
 
+  /** The root boot this process wrote, with the notes it indexed: rebuilt while nothing has been sent if they changed. */
+  const rootBoot = yield* Ref.make(Option.none<{ readonly windowId: string; readonly notesFingerprint: string }>())
+
   /** A root window gets this session's boot, so a fork never keeps its parent's identity. */
   const ensureRootBoot = Effect.gen(function*() {
     const session = yield* PiSession
@@ -56,7 +62,33 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
     const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
     yield* session.sendMessage(bootMessage(window.id, boot.text))
     yield* boots.tellIncomplete(window.id, boot)
+    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
     yield* trace.info("boot.root", { windowId: window.id })
+  })
+
+  /**
+   * Before a prompt's run: while the model has not yet been asked anything in
+   * the root window, notes that arrived since its boot was written (the
+   * start-up pull of a synced home, a note saved by hand) are in a boot
+   * written afresh. The root window's requests use its newest boot, in the
+   * first one's place, so nothing the model saw changes under it.
+   */
+  const refreshRootBoot = Effect.gen(function*() {
+    const written = yield* Ref.get(rootBoot)
+    if (Option.isNone(written)) return
+    const session = yield* PiSession
+    const window = yield* currentWindow
+    if (!window.isRoot || window.id !== written.value.windowId || window.entries.some(isAssistantMessage)) {
+      // Once the model answered, the root boot is what it saw: it stays.
+      return yield* Ref.set(rootBoot, Option.none())
+    }
+    if (!(yield* enabled)) return
+    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
+    if (boot.notesFingerprint === written.value.notesFingerprint) return
+    yield* session.sendMessage(bootMessage(window.id, boot.text))
+    yield* boots.tellIncomplete(window.id, boot)
+    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
+    yield* trace.info("boot.root-refreshed", { windowId: window.id, notesIndexed: boot.notesIndexed })
   })
 
   /** Entries that claim to be pi-context's but do not decode are ignored; the user hears of it once. */
@@ -76,5 +108,5 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   const orReportBootFailure = <A, R>(effect: Effect.Effect<A, BootBuildFailed, R>) =>
     Effect.catchTag(effect, "BootBuildFailed", (error) => boundaries.reportBootFailure(error.windowId, Cause.fail(error)))
 
-  return { repairTail, ensureRootBoot, reportUnreadable, orReportBootFailure }
+  return { repairTail, ensureRootBoot, refreshRootBoot, reportUnreadable, orReportBootFailure }
 })
