@@ -3,9 +3,11 @@ import { formatAge, formatBytes } from "../domain/boot.ts"
 import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
 import { pendingConflicts } from "../domain/notes/syncView.ts"
+import { shownName, shownText } from "../domain/notes/names.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
 import { CustomType } from "../domain/protocol.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
+import { describeStoreFailure, type StoreFailure } from "../services/notesStoreFailure.ts"
 import { Window } from "../services/Window.ts"
 import { notesVersionsCommand } from "./notesVersions.ts"
 import { notesSyncCommand, readSyncStates } from "./notesSync.ts"
@@ -43,7 +45,7 @@ const noteText = (address: string) =>
   Effect.gen(function*() {
     return yield* (yield* NotesHomes).read(address).pipe(
       Effect.map((note) => ({ ok: true as const, address: note.address, body: note.body, size: formatBytes(note.bytes) })),
-      Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${address}: ${errorText(error)}`, size: "" }))
+      Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, "."), size: "" }))
     )
   })
 
@@ -51,15 +53,16 @@ const noteText = (address: string) =>
 const saveNote = (address: string, body: string) =>
   Effect.gen(function*() {
     return yield* (yield* NotesHomes).write(address, body).pipe(
-      Effect.map((written) => `pi-context: saved ${written.address} (${formatBytes(written.bytes)}).`),
-      Effect.catch((error) => Effect.succeed(`pi-context: could not save ${address}: ${errorText(error)}`))
+      Effect.map((written) => `pi-context: saved ${shownName(written.address)} (${formatBytes(written.bytes)}).`),
+      Effect.catch((error) => Effect.succeed(`pi-context: could not save ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, ".")))
     )
   })
 
-const errorText = (error: unknown): string =>
-  typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string"
-    ? (error as { message: string }).message
-    : String(error)
+/** A store failure as a user reads it: the sentence the model gets, without the model's error code and tool hints. */
+const errorText = (error: StoreFailure): string =>
+  error._tag === "NoteNotFound"
+    ? `there is no note at ${shownName(error.address)}; /pi-context notes lists them`
+    : describeStoreFailure(error).text.replace(/^[a-z_]+: /, "")
 
 const bootOf = (entry: RawEntry, windowId: string): string | undefined => {
   if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) return undefined
@@ -87,24 +90,28 @@ const historyWords: ReadonlySet<string> = new Set(["history", "diff", "restore"]
 
 const showNote = (address: string): Step<Needs> =>
   Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
-    note.ok ? report({ kind: "text", title: `${note.address} · ${note.size}`, text: note.body }) : notice(note.body, "warning"))
+    note.ok ? report({ kind: "text", title: `${shownName(note.address)} · ${note.size}`, text: note.body }) : notice(note.body, "warning"))
 
 const showBoot: Step<Needs> = Effect.map(currentBoot, (boot): Reply<Step<Needs>> =>
   boot.text === undefined
     ? notice(`pi-context: window w${boot.ordinal} has no boot on this branch.`, "warning")
     : report({ kind: "text", title: `What the model got: the boot of w${boot.ordinal}, as sent`, text: boot.text }))
 
+/** The edited text, ending in a newline when the note did. */
+const keepFinalNewline = (before: string, edited: string): string => (before.endsWith("\n") && !edited.endsWith("\n") ? `${edited}\n` : edited)
+
 /** Opens a note in Pi's editor; a changed text is written back to the note. */
 const editNote = (address: string): Step<Needs> =>
   Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
     !note.ok ? notice(note.body, "warning") : {
       _tag: "Edit",
-      title: `${note.address} (save to write it back)`,
+      title: `${shownName(note.address)} (save to write it back)`,
       text: note.body,
+      // Pi's editor gives the text back without its final newline: that alone is no change, and a change keeps it.
       save: (edited) =>
-        edited === undefined || edited === note.body
-          ? Effect.succeed(notice(`pi-context: ${note.address} unchanged.`))
-          : Effect.map(saveNote(note.address, edited), (text) => notice(text))
+        edited === undefined || edited.trimEnd() === note.body.trimEnd()
+          ? Effect.succeed(notice(`pi-context: ${shownName(note.address)} unchanged.`))
+          : Effect.map(saveNote(note.address, keepFinalNewline(note.body, edited)), (text) => notice(text))
     })
 
 /** The overview, then (in Pi's TUI) a picker that opens a note to read or edit, or shows the current window's boot. */
@@ -115,7 +122,7 @@ const browse: Step<Needs> = Effect.map(notesOverview, (overview): Reply<Step<Nee
     choices: [
       { label: "What the model got (the boot of this window)", next: showBoot },
       ...overview.rows.map((row) => ({
-        label: `${row.address} · ${row.size} · ${row.age}${row.title === "" ? "" : ` · ${row.title}`}`,
+        label: `${shownName(row.address)} · ${row.size} · ${row.age}${row.title === "" ? "" : ` · ${shownText(row.title)}`}`,
         next: Effect.succeed<Reply<Step<Needs>>>({
           _tag: "Pick",
           title: row.address,
