@@ -89,7 +89,7 @@ export const orderLines = (
       reason: hard.value >= window
         ? `is at or beyond this model's ${formatTokens(window)}-token window`
         : `leaves no room for the other lines in this model's ${formatTokens(window)}-token window`,
-      source: hard.source
+      source: hard.file ?? hard.source
     })
     hard = { ...hard, value: used }
     hardDerivation = { _tag: "Moved" }
@@ -116,7 +116,7 @@ export const orderLines = (
       reason: line.value <= below
         ? `must be above the next lower line (${formatTokens(below)} tokens left)`
         : `is at or beyond this model's ${window === undefined ? "" : `${formatTokens(window)}-token `}window`,
-      source: line.source
+      source: line.file ?? line.source
     })
     return [{ ...line, value: used }, { _tag: "Moved" }]
   }

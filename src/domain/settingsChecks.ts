@@ -16,12 +16,16 @@ export interface Sourced<A> {
   readonly source: ValueSource
   /** The settings key the value was read from, absent for a default. */
   readonly key?: string
+  /** The settings file that wrote it, when `source` is a model override's rank. */
+  readonly file?: ValueSource
 }
 
 export interface Candidate {
   readonly key: string
   readonly value: unknown
   readonly source: ValueSource
+  /** The settings file that wrote it, where `source` names its rank instead (a model override): what a notice names. */
+  readonly file?: ValueSource
 }
 
 export type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
@@ -61,18 +65,18 @@ export const pick = <A>(
     // (1e400 is Infinity: too large); the notice still names it as written.
     const result = check(candidate.value instanceof WrittenNumber ? candidate.value.value : candidate.value)
     if ("ok" in result) {
-      chosen = { value: result.ok, source: candidate.source, key: candidate.key }
+      chosen = { value: result.ok, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
       break
     }
     if ("fix" in result) {
-      chosen = { value: result.fix, source: candidate.source, key: candidate.key }
+      chosen = { value: result.fix, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
       rejected.push({ candidate, reason: result.reason })
       break
     }
     rejected.push({ candidate, reason: result.reason })
   }
   for (const { candidate, reason } of rejected) {
-    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.source })
+    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.file ?? candidate.source })
   }
   return chosen
 }

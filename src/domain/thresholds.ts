@@ -179,7 +179,7 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
       for (const [name, value] of Object.entries(entry)) {
         if (value === undefined || !isModelKey(name)) continue
         const key = `${SettingsKey}.models["${pattern}"].${name}`
-        push(models, name, { key, value, source: source === "injected" || source === "pi" ? source : "model" })
+        push(models, name, source === "injected" || source === "pi" ? { key, value, source } : { key, value, source: "model", file: source })
       }
     }
   }
@@ -244,7 +244,7 @@ export const resolvePolicy = (
       value: bootBudgetTokens.value,
       used,
       reason: `leaves too little of this model's ${formatTokens(window)}-token window`,
-      source: bootBudgetTokens.source
+      source: bootBudgetTokens.file ?? bootBudgetTokens.source
     })
     bootBudgetTokens = { ...bootBudgetTokens, value: used }
   }
@@ -252,10 +252,20 @@ export const resolvePolicy = (
   const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
-  const hard = pick(candidatesFor(gathered, "hardLine"), checkTokens(false), reserve, notices)
-  const warning = pick(candidatesFor(gathered, "warningLine"), checkTokens(false), dflt(hard.value + Runway.warning.tokens), notices)
-  const guidance = pick(candidatesFor(gathered, "guidanceLine"), checkTokens(false), dflt(hard.value + Runway.guidance.tokens), notices)
-  const { lines, derivations } = orderLines({ guidance, warning, hard }, window, hard === reserve, notices)
+  // A rejected line's notice names the value the line ends at, which orderLines settles (a default scales to the window).
+  const pickLine = (name: "hardLine" | "warningLine" | "guidanceLine", fallback: Sourced<number>) => {
+    const from = notices.length
+    const line = pick(candidatesFor(gathered, name), checkTokens(false), fallback, notices)
+    return { line, notices: notices.slice(from).map((notice) => ({ notice, at: notices.indexOf(notice) })) }
+  }
+  const hardPick = pickLine("hardLine", reserve)
+  const hard = hardPick.line
+  const warningPick = pickLine("warningLine", dflt(hard.value + Runway.warning.tokens))
+  const guidancePick = pickLine("guidanceLine", dflt(hard.value + Runway.guidance.tokens))
+  const { lines, derivations } = orderLines({ guidance: guidancePick.line, warning: warningPick.line, hard }, window, hard === reserve, notices)
+  for (const [picked, final] of [[hardPick, lines.hard], [warningPick, lines.warning], [guidancePick, lines.guidance]] as const) {
+    for (const { at, notice } of picked.notices) if (notice.used === picked.line.value) notices[at] = { ...notice, used: final.value }
+  }
   checkNames((name) => gathered.top.get(name) ?? [], notices)
   const synced = parseSyncSettings(sync.sources, sync.projectTrusted)
   notices.push(...synced.notices)

@@ -54,6 +54,24 @@ describe("resolvePolicy", () => {
     assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is not a number; using 40,000.")
   })
 
+  it("a bad line on a small window names the value in use, which scales with the window, not the large-window default", () => {
+    const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
+    const policy = resolvePolicy([global({ "pi-context": { warningLine: "lots" } })], small)
+    assert.strictEqual(policy.lines.warning.value, 19_507)
+    assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: pi-context.warningLine = \"lots\" is not a number; using 19,507."])
+  })
+
+  it("a model override's notice names the settings file it came from", () => {
+    const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
+    const policy = resolvePolicy([project({ "pi-context": { models: { "faux-*": { warningLine: "lots", guidanceLine: 40_000 } } } })], small)
+    assert.deepStrictEqual(policy.notices.map(renderNotice), [
+      "project settings: pi-context.models[\"faux-*\"].warningLine = \"lots\" is not a number; using 19,507.",
+      "project settings: pi-context.models[\"faux-*\"].guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 22,630."
+    ])
+    // Its rank is still a model override's: it beats a top-level key.
+    assert.strictEqual(policy.lines.guidance.source, "model")
+  })
+
   it("says a moved line's figures as the views show token counts", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const below = resolvePolicy([global({ "pi-context": { warningLine: 9000 } })], small)
