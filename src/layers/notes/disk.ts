@@ -291,3 +291,10 @@ export const watchFolder = (
     return code === "ENOENT" || code === "ENOTDIR" ? "Missing" : "Unavailable"
   }
 }
+
+/** One turn of the event loop, after which a watcher has reported every change the kernel already queued. */
+export const turnOfEventLoop = Effect.callback<void>((resume) => {
+  // The first immediate may run in the same loop iteration as a poll that began before this call;
+  // the second runs after a poll that began after it, which read every event queued by then.
+  setImmediate(() => setImmediate(() => resume(Effect.void)))
+})

@@ -11,10 +11,11 @@ import {
   readText,
   statPaths,
   walkNotes,
+  turnOfEventLoop,
   watchableFileSystem,
   watchFolder
 } from "./disk.ts"
-import { insertRecent, readTitleOrFail } from "./pocket.ts"
+import { insertRecent, readMissingTitles } from "./pocket.ts"
 
 const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
   new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
@@ -94,12 +95,6 @@ export interface HomeCache {
   /** The store changed the home at `dir` wholesale: walk it on the next read. */
   readonly forget: (dir: string) => void
 }
-
-const turnOfEventLoop = Effect.callback<void>((resume) => {
-  // The first immediate may run in the same loop iteration as a poll that began before this call;
-  // the second runs after a poll that began after it, which read every event queued by then.
-  setImmediate(() => setImmediate(() => resume(Effect.void)))
-})
 
 export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -218,6 +213,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
     /** Drops what the cache knows at `relative` and, if it was a folder, everything under it. */
     const removeAt = (state: HomeState, relative: string): void => {
       state.notes.delete(relative)
+      for (const refused of state.refused) if (refused === relative || refused.startsWith(`${relative}/`)) state.refused.delete(refused)
       if (!state.folders.has(relative)) return
       // Only a known folder can have notes under it: every folder walked was watched first.
       const prefix = `${relative}/`
@@ -259,12 +255,9 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           if (walks.some((folder) => path.startsWith(`${folder}/`))) continue
           const kind = kinds[i]!
           removeAt(state, path)
-          for (const refused of state.refused) if (refused === path || refused.startsWith(`${path}/`)) state.refused.delete(refused)
           if (path.split("/").some(isGitFolder)) continue
-          if (path.split("/").some(hasUnshowableCharacter)) {
-            if (kind._tag === "File" || kind._tag === "Directory") state.refused.add(path)
-            continue
-          }
+          // A name no address can hold is left out, and kept to be told of, as walkNotes does.
+          if (path.split("/").some(hasUnshowableCharacter) && (kind._tag === "Missing" || state.refused.add(path))) continue
           if (kind._tag === "File" && path.endsWith(".md")) state.notes.set(path, noteAt(state, path, kind.bytes, kind.updatedMs))
           else if (kind._tag === "Directory") walks.push(path)
         }
@@ -360,20 +353,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           if (note.relative === MapPath) map = note
           else insertRecent(top, note)
         }
-        // A title that could not be read shows empty this time and is tried again next time.
-        yield* Effect.forEach(
-          top.filter((note) => note.title === undefined),
-          (note) =>
-            readTitleOrFail(absolute(state, note.relative), note.bytes).pipe(
-              Effect.match({
-                onFailure: () => {},
-                onSuccess: (title) => {
-                  note.title = title
-                }
-              })
-            ),
-          { discard: true }
-        )
+        yield* readMissingTitles(top, (relative) => absolute(state, relative))
         if (map !== undefined && map.bytes <= NoteByteLimit && map.body === undefined) {
           const text = yield* readText(absolute(state, MapPath)).pipe(
             Effect.tapError(() => Effect.sync(() => invalidate(state)))

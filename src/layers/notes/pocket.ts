@@ -20,6 +20,17 @@ export const readTitleOrFail = (file: string, bytes: number): Effect.Effect<stri
   })
 }
 
+/** Reads the title of each note that has none yet; one that cannot be read shows empty this time and is tried again next time. */
+export const readMissingTitles = (
+  notes: ReadonlyArray<{ readonly relative: string; readonly bytes: number; title: string | undefined }>,
+  pathOf: (relative: string) => string
+): Effect.Effect<void> =>
+  Effect.forEach(
+    notes.filter((note) => note.title === undefined),
+    (note) => readTitleOrFail(pathOf(note.relative), note.bytes).pipe(Effect.match({ onFailure: () => {}, onSuccess: (title) => void (note.title = title) })),
+    { discard: true }
+  )
+
 /** The note's title, or "" when it cannot be read. */
 const readTitle = (file: string, bytes: number): Effect.Effect<string> => readTitleOrFail(file, bytes).pipe(Effect.orElseSucceed(() => ""))
 
