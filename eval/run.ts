@@ -11,6 +11,8 @@ import { type EvalOptions, parseArgs } from "./harness/args.ts"
 import { renderChart } from "./harness/chart.ts"
 import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
+import { writeReadmeFigures } from "./harness/readme.ts"
+import { repoRoot } from "./harness/session.ts"
 import { nearlyFullShare } from "./harness/settings.ts"
 import type { JobSpec, RunResult } from "./harness/types.ts"
 import { tasks } from "./tasks/index.ts"
@@ -51,9 +53,13 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
   return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
 }
 
+/** The committed scripted run: its figures are the README's. */
+export const committedScripted = join(repoRoot, "eval", "results", "scripted")
+
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
   writeFileSync(join(dir, "report.md"), renderReport(results, await priceReference()))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
+  if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
 }
 
 export const readResults = (dir: string): ReadonlyArray<RunResult> =>
@@ -65,7 +71,7 @@ const main = async () => {
   if (options.report !== undefined) {
     const dir = resolve(invokedFrom, options.report)
     await writeReport(dir, readResults(dir))
-    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg\n`)
+    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the README's eval figures" : ""}\n`)
     return
   }
   const out = resolve(invokedFrom, options.out)

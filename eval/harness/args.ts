@@ -16,7 +16,7 @@ export interface EvalOptions {
 
 export const usage = `npm run eval -- [flags]
   --model provider/id   a model from your Pi set-up (default: the built-in scripted agent)
-  --arms a,b            pi-context, compaction, none, ext:<path or package> (default: pi-context,compaction)
+  --arms a,b            pi-context, compaction, masking, none, ext:<path or package> (default: pi-context,compaction,masking)
   --tasks a,b | all     task names (default: all)
   --seeds N             seeds per task and arm (default: 3)
   --window N            the context window every arm sees, in tokens (default: 32000)
@@ -48,8 +48,8 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   for (const name of values.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`)
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
-  const arms = (values.get("arms") ?? "pi-context,compaction").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
-  for (const arm of arms) if (!["pi-context", "compaction", "none"].includes(arm) && !arm.startsWith("ext:")) throw new Error(`unknown arm ${arm} (pi-context, compaction, none, ext:<path or package>)`)
+  const arms = (values.get("arms") ?? "pi-context,compaction,masking").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
+  for (const arm of arms) if (!["pi-context", "compaction", "masking", "none"].includes(arm) && !arm.startsWith("ext:")) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, none, ext:<path or package>)`)
   const tasks = values.get("tasks") ?? "all"
   return {
     model,

@@ -15,7 +15,12 @@ export interface Measured {
   readonly requests: ReadonlyArray<RequestOutcome>
   readonly repliesToOlderRequests: number
   readonly lastReply: string | undefined
+  /** The same failing call (tool and arguments) made this many times in the run, at most. */
+  readonly mostRepeatedFailure: number
 }
+
+/** How many identical failing calls make a run "stuck" in the report. */
+export const StuckAfter = 3
 
 type Part = { readonly type: string; readonly text?: string; readonly name?: string }
 
@@ -52,6 +57,8 @@ export const measure = (
   let historyToolCalls = 0
   let pendingTurnover: CallPoint["turnoverBefore"]
   const events: Array<Event> = []
+  const callKeys = new Map<string, string>()
+  const failuresByCall = new Map<string, number>()
   const addUsage = (usage: Usage | undefined) => {
     if (usage === undefined) return
     tokens.input += usage.input
@@ -66,12 +73,16 @@ export const measure = (
       const message = entry.message as { role: string; content?: unknown; usage?: Usage; toolName?: string; isError?: boolean; stopReason?: string }
       if (message.role === "assistant") {
         addUsage(message.usage)
-        for (const part of (Array.isArray(message.content) ? message.content : []) as ReadonlyArray<Part>) {
-          if (part.type === "toolCall" && part.name?.startsWith("history_") === true) historyToolCalls++
+        for (const part of (Array.isArray(message.content) ? message.content : []) as ReadonlyArray<Part & { id?: string; arguments?: unknown }>) {
+          if (part.type !== "toolCall") continue
+          if (part.name?.startsWith("history_") === true) historyToolCalls++
+          if (part.id !== undefined) callKeys.set(part.id, JSON.stringify([part.name, part.arguments]))
         }
         const text = textOf(message.content)
         if (text.trim() !== "") events.push({ kind: "reply", text, final: message.stopReason === "stop" })
       } else if (message.role === "toolResult") {
+        const key = callKeys.get((message as { toolCallId?: string }).toolCallId ?? "")
+        if (message.isError === true && key !== undefined) failuresByCall.set(key, (failuresByCall.get(key) ?? 0) + 1)
         if ((message.toolName === "notes_write" || message.toolName === "notes_update") && message.isError !== true) notesWritten++
       } else if (message.role === "user") events.push({ kind: "user", text: textOf(message.content) })
     } else if (entry.type === "compaction" && !piContextSource(entry)) {
@@ -100,7 +111,8 @@ export const measure = (
     calls,
     requests,
     repliesToOlderRequests: requests.reduce((sum, request) => sum + request.repeatedAfterTurnover, 0),
-    lastReply: replies.findLast((event) => event.final === true)?.text
+    lastReply: replies.findLast((event) => event.final === true)?.text,
+    mostRepeatedFailure: Math.max(0, ...failuresByCall.values())
   }
 }
 
@@ -108,7 +120,8 @@ export const measure = (
 const outcome = (events: ReadonlyArray<Event>, spec: UserMessageSpec, sentAs: string): RequestOutcome => {
   const at = events.findIndex((event) => event.kind === "user" && event.text.trim() === spec.text.trim())
   if (at < 0) return { id: spec.id, sent: false, sentAs, answered: false, repeatedAfterTurnover: 0 }
-  const answers = (event: Event) => event.kind === "reply" && (spec.answer === undefined ? event.final === true : spec.answer.test(event.text))
+  // A reply that ends the run answers; text beside tool calls is the model working (it may restate what it learned).
+  const answers = (event: Event) => event.kind === "reply" && event.final === true && (spec.answer === undefined || spec.answer.test(event.text))
   const first = events.findIndex((event, index) => index > at && answers(event))
   if (first < 0) return { id: spec.id, sent: true, sentAs, answered: false, repeatedAfterTurnover: 0 }
   // Only a request with a recognisable answer can be seen answered twice.

@@ -1,4 +1,5 @@
 /** report.md from the runs: per task and arm, then overall. */
+import { MaskAfterTurns } from "../masking/extension.ts"
 import { priceOf } from "./metrics.ts"
 import { compactionAt, nearlyFullShare } from "./settings.ts"
 import type { RunResult } from "./types.ts"
@@ -33,11 +34,50 @@ const percent = (value: number) => `${Math.round(value * 100)}%`
 
 export const totalTokens = (result: RunResult): number => result.tokens.input + result.tokens.output + result.tokens.cacheRead + result.tokens.cacheWrite
 
-const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
+/** Every token of the arm's runs over the tasks they solved: what one solved task costs, failures included. */
+export const tokensPerSolved = (runs: ReadonlyArray<RunResult>): number | undefined => {
+  const solved = runs.filter((run) => run.success).length
+  return solved === 0 ? undefined : runs.reduce((sum, run) => sum + totalTokens(run), 0) / solved
+}
+
+/**
+ * Runs per arm needed to tell success rates `p1` and `p2` apart (two-sided
+ * 95% confidence, 80% power), by the normal approximation for two proportions.
+ */
+export const runsToTell = (p1: number, p2: number): number => {
+  const zAlpha = 1.959964
+  const zBeta = 0.841621
+  const mean = (p1 + p2) / 2
+  const n = (zAlpha * Math.sqrt(2 * mean * (1 - mean)) + zBeta * Math.sqrt(p1 * (1 - p1) + p2 * (1 - p2))) ** 2 / (p1 - p2) ** 2
+  return Math.ceil(n)
+}
+
+const successText = (runs: ReadonlyArray<RunResult>): string => {
   const successes = runs.filter((run) => run.success).length
   const interval = wilson(successes, runs.length)
+  return `${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)})`
+}
+
+/** The figures a user decides on, one row per arm: what a solved task costs, how often, and how the runs went. */
+export const decisionRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
+  const arms = [...new Set(results.map((result) => result.arm))]
+  const baseline = tokensPerSolved(results.filter((run) => run.arm === "compaction"))
+  return [
+    "| arm | tokens per solved task | against compaction | success (95% interval) | stuck runs | turnovers (median) | model calls (median) |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...arms.map((arm) => {
+      const runs = results.filter((run) => run.arm === arm)
+      const perSolved = tokensPerSolved(runs)
+      const against = perSolved === undefined || baseline === undefined ? "–" : (perSolved / baseline).toFixed(2)
+      return `| ${arm} | ${perSolved === undefined ? "none solved" : integer(perSolved)} | ${against} | ${successText(runs)} | ` +
+        `${runs.filter((run) => run.stuck).length} | ${median(runs.map((run) => run.turnovers.total))} | ${integer(median(runs.map((run) => run.modelCalls)))} |`
+    })
+  ]
+}
+
+const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
   const answered = runs.flatMap((run) => run.requests)
-  return `| ${name} | ${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)}) | ` +
+  return `| ${name} | ${successText(runs)} | ` +
     `${integer(median(runs.map(totalTokens)))} | ${integer(median(runs.map((run) => run.tokens.input + run.tokens.cacheRead + run.tokens.cacheWrite)))} | ` +
     `${usd(median(runs.map((run) => run.costUsd)))} | ${integer(median(runs.map((run) => run.modelCalls)))} | ` +
     `${median(runs.map((run) => run.turnovers.total))} | ${runs.filter((run) => run.earlyStop).length} | ` +
@@ -77,7 +117,9 @@ export const renderReport = (results: ReadonlyArray<RunResult>, reference?: Pric
         `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
       "",
       `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
-        `(off for \`none\`); pi-context's lines follow from that reserve. Each task's nearly-full message is steered in at ${Math.round(nearlyFullShare * 100)}% of the window.`,
+        `(off for \`none\` and \`masking\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${MaskAfterTurns} turns, ` +
+        "and past the recent budget compaction keeps (the setting of JetBrains' study, capped for a 32k window: ten log pages alone would overflow it). " +
+        `Each task's nearly-full message is steered in at ${Math.round(nearlyFullShare * 100)}% of the window.`,
       ""
     )
   }
@@ -96,7 +138,21 @@ export const renderReport = (results: ReadonlyArray<RunResult>, reference?: Pric
       "A reply to an older request: an answer to a question repeated after a turnover that followed its first answer.",
     ""
   )
-  lines.push("## Overall", "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.arm === arm))), "")
+  lines.push(
+    "## What to decide on",
+    "",
+    ...decisionRows(results),
+    "",
+    "Tokens per solved task: every token of the arm's runs (failed runs included) over the runs that succeeded. A stuck run made the same failing call " +
+      `three times or more. Telling a success rate of 80% from 90% at 95% confidence (80% power) takes about ${runsToTell(0.8, 0.9)} runs per arm ` +
+      `(${Math.ceil(runsToTell(0.8, 0.9) / Math.max(1, tasks.length))} seeds of each of ${tasks.length} tasks); these ${results.length} runs cannot, so read their success only as a regression check.`,
+    "",
+    "## Overall",
+    "",
+    header,
+    ...arms.map((arm) => row(arm, results.filter((run) => run.arm === arm))),
+    ""
+  )
   if (scripted && reference !== undefined) lines.push(...priced(results, arms, reference))
   for (const task of tasks) {
     lines.push(`## ${task}`, "", header, ...arms.map((arm) => row(arm, results.filter((run) => run.task === task && run.arm === arm))), "")

@@ -3,6 +3,7 @@
  * arm, the user's messages at their fixed points, the verifier, and the
  * figures read back from the session file.
  */
+import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,11 +11,22 @@ import { isContextOverflow } from "@earendil-works/pi-ai/compat"
 import type { AssistantMessage } from "@earendil-works/pi-ai"
 import { VERSION as piVersion } from "@earendil-works/pi-coding-agent"
 import type { Task, UserMessageSpec } from "../tasks/taskTypes.ts"
-import { measure } from "./metrics.ts"
-import { openSession, repoRoot, type RunDirs } from "./session.ts"
+import { measure, StuckAfter } from "./metrics.ts"
+import { armSettings, openSession, repoRoot, type RunDirs } from "./session.ts"
 import type { JobSpec, Progress, RunFailure, RunResult } from "./types.ts"
 
 const piContextVersion = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version
+
+/** The commit under test, marked when the checkout has changes of its own: a result names exactly what it measured. */
+const commitUnderTest = (() => {
+  try {
+    const git = (...args: ReadonlyArray<string>) => execFileSync("git", args, { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+    const head = git("rev-parse", "--short=12", "HEAD")
+    return git("status", "--porcelain", "--untracked-files=no", "--", "src", "eval", ":(exclude)eval/results", "package.json") === "" ? head : `${head}+changes`
+  } catch {
+    return undefined
+  }
+})()
 
 export const classifyFailure = (message: AssistantMessage, contextWindow: number): RunFailure => {
   const text = message.errorMessage ?? "unknown provider error"
@@ -119,12 +131,15 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     scripted: spec.model === "scripted",
     window,
     versions: { piContext: piContextVersion, pi: piVersion, model: `${model.provider}/${model.id}` },
+    commit: commitUnderTest,
+    settings: armSettings(spec),
     success: verdict.pass && answeredAll && failure === undefined,
     verifierPassed: verdict.pass,
     verifierFailures: verdict.failures,
     requests: measured.requests,
     earlyStop: !verdict.pass && !statedBlocked && failure === undefined,
     statedBlocked,
+    stuck: measured.mostRepeatedFailure >= StuckAfter,
     repliesToOlderRequests: measured.repliesToOlderRequests,
     turnovers: measured.turnovers,
     modelCalls: measured.modelCalls,
@@ -148,12 +163,15 @@ export const emptyResult = (spec: JobSpec, failure: RunFailure, started: number)
   scripted: spec.model === "scripted",
   window: spec.window,
   versions: { piContext: piContextVersion, pi: piVersion, model: spec.model },
+  commit: commitUnderTest,
+  settings: armSettings(spec),
   success: false,
   verifierPassed: false,
   verifierFailures: [],
   requests: [],
   earlyStop: false,
   statedBlocked: false,
+  stuck: false,
   repliesToOlderRequests: 0,
   turnovers: { resets: 0, resetsBySource: {}, compactions: 0, total: 0 },
   modelCalls: 0,

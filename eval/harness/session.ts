@@ -25,9 +25,9 @@ export interface RunDirs {
   readonly sessionDir: string
 }
 
-/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off only for `none`. */
+/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off for `none` and `masking`. */
 export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
-  compaction: { enabled: spec.arm !== "none", ...compactionAt(spec.window) },
+  compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking", ...compactionAt(spec.window) },
   retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
   // Warming the prompt cache between calls would add calls no arm asked for.
   cacheWarming: "off"
@@ -47,6 +47,7 @@ export const extensionPath = (source: string, cwd: string): string => {
 
 const extensionsFor = (spec: JobSpec): ReadonlyArray<string> => {
   if (spec.arm === "pi-context") return [repoRoot]
+  if (spec.arm === "masking") return [join(repoRoot, "eval", "masking", "extension.ts")]
   if (spec.arm.startsWith("ext:")) return [extensionPath(spec.arm.slice(4), spec.invokedFrom)]
   return []
 }

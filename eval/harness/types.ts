@@ -3,7 +3,7 @@ import type { InjectedFailure } from "../scripted/provider.ts"
 
 export interface JobSpec {
   readonly task: string
-  /** `pi-context`, `compaction`, `none`, or `ext:<path or package>`. */
+  /** `pi-context`, `compaction`, `masking`, `none`, or `ext:<path or package>`. */
   readonly arm: string
   readonly seed: number
   /** `scripted`, or `provider/id` from the user's Pi set-up. */
@@ -71,12 +71,18 @@ export interface RunResult {
   readonly scripted: boolean
   readonly window: number
   readonly versions: { readonly piContext: string; readonly pi: string; readonly model: string }
+  /** The commit of pi-context the run measured (with "+changes" when its checkout had uncommitted changes). */
+  readonly commit: string | undefined
+  /** Pi's settings the arm ran with (the settings file the eval wrote). */
+  readonly settings: Record<string, unknown>
   readonly success: boolean
   readonly verifierPassed: boolean
   readonly verifierFailures: ReadonlyArray<string>
   readonly requests: ReadonlyArray<RequestOutcome>
   readonly earlyStop: boolean
   readonly statedBlocked: boolean
+  /** The same failing call was made three times or more. */
+  readonly stuck: boolean
   readonly repliesToOlderRequests: number
   readonly turnovers: Turnovers
   readonly modelCalls: number

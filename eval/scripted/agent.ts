@@ -79,6 +79,8 @@ const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver, tools: 
       for (const match of item.text.matchAll(digestFile)) done.add(`write:${match[1]}`)
       solver.learn(item.text, facts)
     } else if (item.kind === "assistant") {
+      // What it said it learned is what it knows, wherever its reply survives (a kept turn, a summary of it).
+      readState(item.text, facts, new Set())
       const failed = items.slice(index + 1, index + 1 + item.calls.length).some((next) => next.kind === "result" && next.result.isError)
       if (!failed) for (const step of announced(item.text)) done.add(step)
     } else {
@@ -108,13 +110,13 @@ const hash = (text: string): string => {
   return (h >>> 0).toString(36)
 }
 
-const render = (action: Action, seed: string, extra: ReadonlyArray<ToolCallSpec> = []): Reply => {
+const render = (action: Action, seed: string, extra: ReadonlyArray<ToolCallSpec> = [], learned = ""): Reply => {
   const stepText = action.steps.length > 0 ? `Step: ${action.steps.join(", ")}.` : ""
   if (action.kind === "reply") {
-    return { content: [{ type: "text", text: [stepText, action.text].filter((part) => part !== "").join("\n") }], stopReason: "stop" }
+    return { content: [{ type: "text", text: [learned, stepText, action.text].filter((part) => part !== "").join("\n") }], stopReason: "stop" }
   }
   const calls = [...extra, ...action.calls]
-  const text = [stepText, action.say ?? ""].filter((part) => part !== "").join("\n")
+  const text = [learned, stepText, action.say ?? ""].filter((part) => part !== "").join("\n")
   const content: AssistantMessage["content"] = [
     ...(text === "" ? [] : [{ type: "text" as const, text }]),
     ...calls.map((call, index) => ({ type: "toolCall" as const, id: `sc_${seed}_${index}`, name: call.name, arguments: call.args as ToolCall["arguments"] }))
@@ -188,6 +190,33 @@ const summarise = (prompt: string, solver: ScriptedSolver): Reply => {
   return { content: [{ type: "text", text }], stopReason: "stop" }
 }
 
+/**
+ * What the results since its last reply taught it, said as a model would say it
+ * before acting (in the agent's notation, so that any memory of the reply
+ * keeps it): every arm's memory, a summary, notes or a masked context, then
+ * holds the same text.
+ */
+const learnedText = (items: ReadonlyArray<Item>, solver: ScriptedSolver, knowledge: Knowledge): string => {
+  const lastReply = items.findLastIndex((item) => item.kind === "assistant")
+  const results = items.slice(lastReply + 1).filter((item) => item.kind === "result")
+  // Reading its own notes back is recalling what it knew, not learning: it goes on working instead of reciting them.
+  if (lastReply < 0 || results.length === 0 || results.some((item) => item.kind === "result" && item.result.tool === "notes_read")) return ""
+  const before = knowledgeOf(items.slice(0, lastReply + 1), solver).facts
+  const news = [...knowledge.facts].filter(([key, value]) => before.get(key) !== value)
+  return news.length === 0 ? "" : ["Learned:", ...news.map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`)].join("\n")
+}
+
+/** How many identical failing calls in a row make a careful agent stop and say it is blocked. */
+export const BlockedAfter = 3
+
+/** The call that failed the last `BlockedAfter` times in a row, identically, if one did. */
+const repeatedFailure = (results: ReadonlyArray<SeenResult>): SeenResult | undefined => {
+  const last = results.slice(-BlockedAfter)
+  if (last.length < BlockedAfter || !last.every((result) => result.isError)) return undefined
+  const key = (result: SeenResult) => JSON.stringify([result.tool, result.args])
+  return last.every((result) => key(result) === key(last[0]!)) ? last[0] : undefined
+}
+
 /** The scripted agent for one task: the provider's reply function. */
 export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptContext): Reply => {
   const system = getCurrentSystemPrompt(context.messages)
@@ -197,16 +226,22 @@ export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptCon
   const seed = hash(JSON.stringify(messages.at(-1) ?? "")) + String(items.length)
   const knowledge = knowledgeOf(items, solver, getCurrentTools(context.messages).map((tool) => tool.name))
   const window = windowFacts(items)
+  const learned = learnedText(items, solver, knowledge)
+  const stuck = repeatedFailure(knowledge.results)
+  if (stuck !== undefined) {
+    const text = `I am blocked: ${stuck.tool} ${JSON.stringify(stuck.args)} failed ${BlockedAfter} times in a row: ${stuck.text.slice(0, 200)}`
+    return render({ kind: "reply", steps: [], text }, seed, [], learned)
+  }
   const reminderUnheeded = (line: number) => line >= 0 && line > window.lastNoteWrite
   // After the final warning (once this window has done some work) or the close-out: checkpoint, then a fresh window.
   if (window.refused || reminderUnheeded(window.closeOut) || (reminderUnheeded(window.warning) && window.steps >= 2)) {
-    return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed)
+    return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed, [], learned)
   }
   if (window.afterReset && !window.notesRead) {
-    return render({ kind: "call", steps: [], calls: [{ name: "notes_read", args: { address: "checkpoint" } }], say: "Reading my checkpoint." }, seed)
+    return render({ kind: "call", steps: [], calls: [{ name: "notes_read", args: { address: "checkpoint" } }], say: "Reading my checkpoint." }, seed, [], learned)
   }
   const action = solver.next(knowledge)
   // Guided early: keep the checkpoint current and go on working.
-  if (action.kind === "call" && reminderUnheeded(window.guidance) && window.lastNoteWrite < 0 && window.steps >= 1) return render(action, seed, checkpointCalls(knowledge))
-  return render(action, seed)
+  if (action.kind === "call" && reminderUnheeded(window.guidance) && window.lastNoteWrite < 0 && window.steps >= 1) return render(action, seed, checkpointCalls(knowledge), learned)
+  return render(action, seed, [], learned)
 }

@@ -45,7 +45,7 @@ const specs = (argv: ReadonlyArray<string>): ReadonlyArray<JobSpec> => {
 
 describe("npm run eval on the scripted agent", () => {
   it("runs 2 tasks × 2 arms × 1 seed: the compaction arm compacts, the pi-context arm resets, and the results' tokens are the session's usage", async () => {
-    const jobs = specs(["--tasks", "build-key,frozen-rules", "--seeds", "1"])
+    const jobs = specs(["--tasks", "build-key,frozen-rules", "--seeds", "1", "--arms", "pi-context,compaction"])
     assert.strictEqual(jobs.length, 4)
     const results = await runPool(jobs, { jobs: 2, maxUsd: undefined })
     assert.strictEqual(results.length, 4)

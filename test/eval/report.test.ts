@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
-import { median, renderReport, wilson } from "../../eval/harness/report.ts"
+import { median, renderReport, runsToTell, wilson } from "../../eval/harness/report.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { readResults, writeReport } from "../../eval/run.ts"
 
@@ -15,6 +15,9 @@ const run = (arm: string, seed: number, success: boolean, overrides: Partial<Run
   scripted: true,
   window: 32_000,
   versions: { piContext: "0.1.0", pi: "1.6.0", model: "scripted/scripted-agent" },
+  commit: "0123456789ab",
+  settings: {},
+  stuck: false,
   success,
   verifierPassed: success,
   verifierFailures: success ? [] : ["getUserRecord is still in src/a.js"],
@@ -59,7 +62,24 @@ describe("the eval report", () => {
     assert.include(report, "| pi-context | 2/2 (100%, 34%–100%) |")
     assert.include(report, "| compaction | 1/2 (50%, 9%–91%) |")
     assert.include(report, "- compaction, seed 2: getUserRecord is still in src/a.js")
-    assert.strictEqual(report.split("| pi-context |").length - 1, 2)
+    // The decision table, the overall table and the one task's.
+    assert.strictEqual(report.split("| pi-context |").length - 1, 3)
+  })
+
+  it("leads with tokens per solved task against compaction, stuck runs, and how many runs could tell 80% from 90%", () => {
+    const tokens = (total: number) => ({ tokens: { input: total, output: 0, cacheRead: 0, cacheWrite: 0 } })
+    const report = renderReport([
+      run("compaction", 1, true, tokens(1_000)),
+      run("compaction", 2, false, tokens(1_000)),
+      run("pi-context", 1, true, tokens(600)),
+      run("pi-context", 2, true, { ...tokens(600), stuck: true })
+    ])
+    const decision = report.slice(report.indexOf("## What to decide on"), report.indexOf("## Overall"))
+    // compaction: 2,000 tokens over 1 solved task; pi-context: 1,200 over 2.
+    assert.include(decision, "| compaction | 2,000 | 1.00 | 1/2 (50%, 9%–91%) | 0 |")
+    assert.include(decision, "| pi-context | 600 | 0.30 | 2/2 (100%, 34%–100%) | 1 |")
+    assert.strictEqual(runsToTell(0.8, 0.9), 199)
+    assert.include(decision, "about 199 runs per arm")
   })
 
   it("prices a scripted run's tokens at a named model's prices", () => {
@@ -85,10 +105,10 @@ describe("--report DIR", () => {
 })
 
 describe("npm run eval flags", () => {
-  it("defaults to the scripted agent, pi-context against compaction, every task, 3 seeds, a 32,000-token window", () => {
+  it("defaults to the scripted agent, pi-context against compaction and masking, every task, 3 seeds, a 32,000-token window", () => {
     const options = parseArgs([])
     assert.strictEqual(options.model, "scripted")
-    assert.deepStrictEqual(options.arms, ["pi-context", "compaction"])
+    assert.deepStrictEqual(options.arms, ["pi-context", "compaction", "masking"])
     assert.strictEqual(options.tasks, "all")
     assert.strictEqual(options.seeds, 3)
     assert.strictEqual(options.window, 32_000)

@@ -68,7 +68,11 @@ export const logClue: Task = {
   solver: {
     learn: (text, facts) => {
       if (text.includes("Read the log from the beginning in pages of")) facts.set("log.goal", "find the cause in logs/nightly.log, fix config/app.ini")
-      const total = /\[Showing lines \d+-\d+ of (\d+)\./.exec(text)
+      // How long the log is, from whichever of Pi's read notes this result carries: a paged read says how many
+      // lines follow (Pi 1.6), a truncated one how many there are, and a read past the end says so.
+      const remaining = /\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]/.exec(text)
+      if (remaining !== null) facts.set("log.lines", String(Number(remaining[2]) - 1 + Number(remaining[1])))
+      const total = /\[Showing lines \d+-\d+ of (\d+)[ .]/.exec(text) ?? /is beyond end of file \((\d+) lines total\)/.exec(text)
       if (total !== null) facts.set("log.lines", total[1]!)
       const clue = /WARN {2}config {3}"(\w+)" = "([^"]*)" is not a number/.exec(text)
       if (clue !== null) {
