@@ -116,12 +116,19 @@ export const measure = (
   }
 }
 
+/**
+ * A reply without the facts the scripted agent restates before acting
+ * ("Learned:" and its "- fact" lines): its memory of a result, not an answer
+ * to the user (a job's name it read is not yet the answer to "which job failed?").
+ */
+export const withoutRestatedFacts = (text: string): string => text.replace(/^Learned:\n(?:- fact [^\n]*(?:\n|$))*/m, "")
+
 /** Whether a request was answered, and how often it was answered again after a later turnover. */
 const outcome = (events: ReadonlyArray<Event>, spec: UserMessageSpec, sentAs: string): RequestOutcome => {
   const at = events.findIndex((event) => event.kind === "user" && event.text.trim() === spec.text.trim())
   if (at < 0) return { id: spec.id, sent: false, sentAs, answered: false, repeatedAfterTurnover: 0 }
-  // A reply that ends the run answers; text beside tool calls is the model working (it may restate what it learned).
-  const answers = (event: Event) => event.kind === "reply" && event.final === true && (spec.answer === undefined || spec.answer.test(event.text))
+  const answers = (event: Event) =>
+    event.kind === "reply" && (spec.answer === undefined ? event.final === true : spec.answer.test(withoutRestatedFacts(event.text)))
   const first = events.findIndex((event, index) => index > at && answers(event))
   if (first < 0) return { id: spec.id, sent: true, sentAs, answered: false, repeatedAfterTurnover: 0 }
   // Only a request with a recognisable answer can be seen answered twice.
