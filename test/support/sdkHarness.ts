@@ -44,6 +44,8 @@ export interface HarnessOptions {
   readonly mode?: ExtensionContext["mode"]
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
   readonly allowLoadErrors?: boolean
+  /** The system prompt; `null` lets Pi build its own (with each tool's line and guidelines), as a user's Pi does. */
+  readonly systemPrompt?: string | null
 }
 
 export interface HarnessDirs {
@@ -134,7 +136,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     noPromptTemplates: true,
     noThemes: true,
     noContextFiles: true,
-    systemPrompt: "You are a scripted test model."
+    ...(options.systemPrompt === null ? {} : { systemPrompt: options.systemPrompt ?? "You are a scripted test model." })
   })
   await resourceLoader.reload()
   const loadErrors = resourceLoader.getExtensions().errors
