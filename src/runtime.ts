@@ -218,7 +218,7 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
       run(ctx, "session_tree", Effect.andThen(Lifecycle.use((l) => l.treeChanged), Guards.use((g) => g.showTreeNotice)), undefined),
     modelSelect: (ctx: Ctx) => lifecycle(ctx, "model_select", (l) => l.modelChanged, undefined),
     turnStart: (ctx: Ctx) => lifecycle(ctx, "turn_start", (l) => l.turnStarted, undefined),
-    runStart: (ctx: Ctx) => lifecycle(ctx, "before_agent_start", (l) => l.runStarting, undefined),
+    runStart: (ctx: Ctx) => lifecycle(ctx, "before_agent_start", (l) => l.runStarting, unsureNeeds),
     /** The request to send as data (the adapter appends the hidden messages), and the boundary hooks it leaves needed. */
     project: <M extends ProjectableMessage>(messages: ReadonlyArray<M>, ctx: Ctx) =>
       lifecycle(ctx, "context_with_system", (l) => l.project(messages), {

@@ -6,12 +6,7 @@ export const budgetToolSpecs: ReadonlyArray<ToolSpec> = [
   {
     name: ToolName.contextRemaining,
     label: "Context remaining",
-    description: "Tokens left in the current context window before the final warning line and before the hard line " +
-      "(where pi-context resets the window). Numbers are null when Pi cannot estimate usage yet.",
-    promptSnippet: "context_remaining: tokens left in this window before the final warning and before the reset",
-    promptGuidelines: [
-      "Use context_remaining to plan how much work fits before you must write your notes and call wipe_memory."
-    ],
+    description: "Tokens left in this window before the final warning and before the reset (null while unknown).",
     parameters: Type.Object({})
   }
 ]

@@ -187,7 +187,7 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   pi.on("before_agent_start", async (_event, ctx) => {
     runUnderWay = true
     // Start-up first; then a root window the model has not answered in gets the notes that arrived meanwhile.
-    if (await escapeWhile(ctx, withHost(ctx, (host) => host.runStart(ctx), undefined), false)) abortFirstRequest = true
+    if (await escapeWhile(ctx, withHost(ctx, async (host) => apply(await host.runStart(ctx)), undefined), false)) abortFirstRequest = true
     return undefined
   })
   pi.on("session_tree", async (_event, ctx) => withHost(ctx, (host) => host.sessionTree(ctx), undefined))

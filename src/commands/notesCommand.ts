@@ -1,11 +1,10 @@
 import { Effect, Option } from "effect"
 import { formatAge, formatBytes } from "../domain/boot.ts"
-import type { RawEntry } from "../domain/entries.ts"
 import type { NotesOverview } from "../domain/notes/overviewView.ts"
 import { pendingConflicts } from "../domain/notes/syncView.ts"
 import { shownName, shownText } from "../domain/notes/names.ts"
 import type { HomeSnapshot } from "../domain/notes/snapshot.ts"
-import { CustomType } from "../domain/protocol.ts"
+import { windowBootText } from "../domain/overhead.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { describeStoreFailure, type StoreFailure } from "../services/notesStoreFailure.ts"
 import { Window } from "../services/Window.ts"
@@ -64,17 +63,10 @@ const errorText = (error: StoreFailure): string =>
     ? `there is no note at ${shownName(error.address)}; /pi-context notes lists them`
     : describeStoreFailure(error).text.replace(/^[a-z_]+: /, "")
 
-const bootOf = (entry: RawEntry, windowId: string): string | undefined => {
-  if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) return undefined
-  const details = entry.details as { windowId?: unknown } | undefined
-  return details?.windowId === windowId && typeof entry.content === "string" ? entry.content : undefined
-}
-
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {
   const window = yield* (yield* Window).current
-  const text = Option.fromNullishOr(window.entries.map((entry) => bootOf(entry, window.id)).find((boot) => boot !== undefined))
-  return { ordinal: window.ordinal, text: Option.getOrUndefined(text) }
+  return { ordinal: window.ordinal, text: windowBootText(window.entries, window.id) }
 })
 
 type Needs =

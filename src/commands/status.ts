@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { windowManager } from "../domain/enabled.ts"
 import { textReport } from "../domain/report.ts"
+import { overheadLine, requestOverhead, windowBootText } from "../domain/overhead.ts"
+import { ToolName } from "../domain/protocol.ts"
 import { hasMarker } from "../domain/window/branch.ts"
 import { Budget } from "../services/Budget.ts"
 import { Enabled } from "../services/Enabled.ts"
@@ -20,9 +22,15 @@ const statusText = Effect.gen(function*() {
     automaticReset: (yield* (yield* Thresholds).policy).automaticReset.value,
     branchHasReset: hasMarker(yield* (yield* PiSession).branch)
   })
+  const session = yield* PiSession
+  const overhead = requestOverhead({
+    toolsJson: yield* session.offeredToolsJson(Object.values(ToolName)),
+    bootText: windowBootText(window.entries, window.id)
+  })
   return [
     `pi-context ${packageVersion}: ${on ? "on" : "off"}`,
     `window: w${window.ordinal} (id ${window.id}, for the history tools)`,
+    overheadLine(overhead),
     `window managed by: ${manager}`,
     describeTrace(yield* (yield* Trace).status),
     ...(yield* (yield* Budget).statusReport)

@@ -95,15 +95,15 @@ const addressForm: Readonly<Record<Home, string>> = {
 const homePurpose = (home: Home, identity: BootIdentity): string => {
   switch (home) {
     case "session":
-      return "this session's working notes: the checkpoint you resume from (goal, decisions, open questions, next step)."
+      return "your checkpoint to resume from: goal, decisions, open questions, next step."
     case "project":
-      return "durable facts and decisions about this project, shared by every session working in it. Record decisions, not a diary."
+      return "decisions and facts about this project, for every session in it."
     case "user":
-      return "standing preferences and rules of the person you work with. Record only what they stated; ask when unsure."
+      return "the user's stated preferences and rules."
     case "agent":
-      return `your own methods and lessons as the agent "${identity.agentName}", across projects.`
+      return `your methods and lessons as the agent "${identity.agentName}".`
     case "model":
-      return `notes that apply to the model ${identity.modelSlug} only, such as its known pitfalls.`
+      return `pitfalls of the model ${identity.modelSlug}.`
   }
 }
 
@@ -134,22 +134,27 @@ const identityBlock = (identity: BootIdentity): ReadonlyArray<string> => [
 
 const resetLine = (identity: BootIdentity): string =>
   identity.previousWindowId === undefined
-    ? "This is the first context window of this session. Notes kept by earlier sessions are indexed below."
-    : "Your working memory was reset at the start of this window: the conversation of earlier windows is not in your context. Nothing was deleted; the session history keeps it, and your notes hold what you chose to keep."
+    ? "This is the first context window of this session."
+    : "Your working memory was reset at the start of this window: earlier windows are not in your context, but nothing was deleted (the history tools read them) and your notes hold what you kept."
 
 const homesBlock = (identity: BootIdentity): ReadonlyArray<string> => [
   "## Note homes",
   ...Homes.map((home) => `- ${addressForm[home]}: ${homePurpose(home, identity)}`),
-  "Addresses are not file paths: .md is implied and a note cannot leave its home. Each home may keep a MAP.md that indexes its durable notes; keep it current."
+  "Each home may keep a MAP.md indexing its notes; keep it current."
 ]
 
-const protocolBlock: ReadonlyArray<string> = [
+/**
+ * What to do, in as few words as do it. The history tools are named only in
+ * a window that began at a reset: before one they are not offered.
+ */
+const protocolBlock = (afterReset: boolean): ReadonlyArray<string> => [
   "## How to continue",
   "1. Read this session's MAP first: notes_read { \"address\": \"MAP\" }, then the notes it points to.",
-  "2. Find notes with notes_list (most recent first, by home or pattern) and notes_search (text or regex); read them with notes_read.",
-  "3. Find earlier conversation with history_windows (the windows of this session), history_list and history_search; read an entry in full with history_read.",
-  "4. Keep notes current as you work: notes_write creates or replaces a note, notes_update applies exact edits or renames one.",
-  "5. context_remaining tells how much of this window is left. Before it runs out, write your checkpoint into this session's notes and its MAP, then call wipe_memory to continue in a fresh window from these notes."
+  afterReset
+    ? "2. Find notes with notes_list and notes_search; find what was said before the reset with history_search and history_read."
+    : "2. Find notes with notes_list and notes_search.",
+  "3. Keep notes current as you work (notes_write, notes_update).",
+  "4. Before this window runs out (context_remaining), write your checkpoint into this session's notes and MAP, then call wipe_memory to go on in a fresh window."
 ]
 
 /** The window (w-number) a moment falls in: the last one started at or before it. */
@@ -222,6 +227,17 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
   ]
 }
 
+/** A home with nothing to show: no MAP, no notes, nothing left out. */
+const isEmpty = (home: HomeSnapshot): boolean =>
+  home._tag === "Available" && home.map === undefined && home.noteCount === 0 && (home.refused ?? []).length === 0
+
+/** Each home's section, the empty ones said in one line. */
+const indexSections = (snapshot: NotesSnapshot, selection: Selection, now: number): ReadonlyArray<string> => {
+  const empty = snapshot.homes.filter(isEmpty)
+  const emptyLine = empty.length === 0 ? [] : [`No notes yet in: ${empty.map((home) => homeTitle[home.home].toLowerCase()).join(", ")}.`]
+  return [...snapshot.homes.filter((home) => !isEmpty(home)).map((home) => homeSection(home, selection, now).join("\n")), ...emptyLine]
+}
+
 const render = (input: BootInput, selection: Selection, omittedRows: number): string => {
   const { identity, snapshot, now, budgetTokens } = input
   const omissions = omittedRows > 0 || selection.mapPointers.size > 0
@@ -233,9 +249,9 @@ const render = (input: BootInput, selection: Selection, omittedRows: number): st
     identityBlock(identity).join("\n"),
     [resetLine(identity), ...continuityLines(input)].join("\n"),
     homesBlock(identity).join("\n"),
-    protocolBlock.join("\n"),
+    protocolBlock(identity.previousWindowId !== undefined).join("\n"),
     ["## Notes index", ...omissions].join("\n"),
-    ...snapshot.homes.map((home) => homeSection(home, selection, now).join("\n"))
+    ...indexSections(snapshot, selection, now)
   ]
   return `${sections.join("\n\n")}\n`
 }

@@ -26,6 +26,9 @@ export const ToolName = {
   contextRemaining: "context_remaining"
 } as const
 
+/** The tools that read what earlier windows said and did: offered from a session's first reset on. */
+export const HistoryToolNames: ReadonlyArray<string> = [ToolName.historyWindows, ToolName.historyList, ToolName.historySearch, ToolName.historyRead]
+
 export const CommandName = {
   wipeMemory: "wipe-memory",
   piContext: "pi-context"

@@ -2,6 +2,7 @@ import { Effect, Layer, Ref, Result, Semaphore } from "effect"
 import { type ListQuery, listPage } from "../domain/history/listing.ts"
 import { type ReadQuery, readPage } from "../domain/history/readPage.ts"
 import { windowSummaries } from "../domain/history/render.ts"
+import { HistoryToolNames } from "../domain/protocol.ts"
 import type { HistoryIssue } from "../domain/history/issues.ts"
 import { defaultScanBound, type SearchQuery, searchPage } from "../domain/history/eventSearch.ts"
 import { engineFor } from "./regexEngine.ts"
@@ -77,6 +78,12 @@ export const layerWithoutDependencies = Layer.effect(
       documentBuilds: index.documentBuilds,
       branchRebuilds: index.branchRebuilds
     }))
+
+    // Before the first reset the history tools could read nothing the window does not hold: they are offered
+    // from the window a reset opens on, which saves every earlier request their words.
+    yield* window.subscribe((event) =>
+      event._tag === "WindowOpened" ? event.session.offerTools(HistoryToolNames, event.ordinal > 1) : Effect.void
+    )
 
     return History.of({ windows, list, search, read, stats })
   })

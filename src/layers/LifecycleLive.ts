@@ -337,7 +337,7 @@ export const layerWithoutDependencies = Layer.effect(
       treeChanged,
       modelChanged: Effect.andThen(thresholds.refresh, updateStatus),
       turnStarted: Effect.andThen(emitNotices, updateStatus),
-      runStarting: startup.orReportBootFailure(startup.refreshRootBoot),
+      runStarting: Effect.andThen(startup.orReportBootFailure(startup.refreshRootBoot), boundaryNeeds()),
       project,
       requestWipe,
       boundaryNeeds,

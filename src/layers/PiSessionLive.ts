@@ -138,6 +138,25 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
     showReport: (report) => quietly(() => surface.show(pi, ctx, report)),
     chatShowsEntries: Effect.try({ try: () => surface.chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
     setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
+    offeredToolsJson: (names) =>
+      Effect.sync(() => {
+        try {
+          const active = typeof pi.getActiveTools === "function" ? new Set(pi.getActiveTools()) : undefined
+          const tools = typeof pi.getAllTools === "function" ? pi.getAllTools() : []
+          return JSON.stringify(tools.filter((tool) => names.includes(tool.name) && (active === undefined || active.has(tool.name)))
+            .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })))
+        } catch {
+          return "[]"
+        }
+      }),
+    offerTools: (names, offered) =>
+      // A Pi without the active-tools API offers every tool, always.
+      typeof pi.getActiveTools !== "function" || typeof pi.setActiveTools !== "function" ? Effect.void : quietly(() => {
+        const active = pi.getActiveTools()
+        const next = offered ? [...active, ...names.filter((name) => !active.includes(name))] : active.filter((name) => !names.includes(name))
+        // Pi records each change of the tool set as a new system message: only a real change is made.
+        if (next.length !== active.length) pi.setActiveTools(next)
+      }),
     abort: Effect.sync(() => ctx.abort()),
     interruptOnAbort: (effect) => (ctx.signal ? interruptWhenAborted(ctx.signal)(effect) : effect)
   })

@@ -71,8 +71,8 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   readonly treeChanged: Effect.Effect<void, never, PiSession>
   readonly modelChanged: Effect.Effect<void, never, PiSession>
   readonly turnStarted: Effect.Effect<void, never, PiSession>
-  /** Before a run's first request: a root window nothing was sent in gets the notes that arrived since its boot. */
-  readonly runStarting: Effect.Effect<void, never, PiSession>
+  /** Before a run's first request: a root window nothing was sent in gets the notes that arrived since its boot; the needs for the run. */
+  readonly runStarting: Effect.Effect<BoundaryNeeds, never, PiSession>
   /** The provider request for the active window, and the boundary hooks this request leaves needed. */
   readonly project: <M extends ProjectableMessage>(messages: ReadonlyArray<M>) => Effect.Effect<ProjectReply<M>, never, PiSession>
   readonly requestWipe: Effect.Effect<WipeReply, never, PiSession>

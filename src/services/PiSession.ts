@@ -70,6 +70,10 @@ export class PiSession extends Context.Service<PiSession, {
   readonly chatShowsEntries: Effect.Effect<boolean>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
+  /** The definitions (name, description, parameters) of the tools among `names` offered to the model, as JSON: what a request carries of them. */
+  readonly offeredToolsJson: (names: ReadonlyArray<string>) => Effect.Effect<string>
+  /** Offers `names` to the model from its next request on, or stops offering them; other tools are left as they are. */
+  readonly offerTools: (names: ReadonlyArray<string>, offered: boolean) => Effect.Effect<void>
   /** Aborts the current agent operation. */
   readonly abort: Effect.Effect<void>
   /**

@@ -257,7 +257,8 @@ describe("continuity: /wipe-memory only while idle", () => {
     expect(fresh.at(-1)).toContain("AFTER-RESET")
     expect(fresh.join("\n")).not.toContain("OLD WINDOW")
     expect(fresh.join("\n")).not.toContain("what is 2+2?")
-    expect(kinds(h.entries()).slice(-3)).toEqual(["custom_message:pi-context/continuation", "message:user", "message:assistant"])
+    // Pi records the history tools, offered from the first reset on, as a new system message before the follow-up.
+    expect(kinds(h.entries()).slice(-4)).toEqual(["custom_message:pi-context/continuation", "message:system", "message:user", "message:assistant"])
     expect(h.notices.map((n) => n.message)).toContainEqual(expect.stringContaining("context reset (/wipe-memory)"))
   })
 

@@ -1,3 +1,4 @@
+import { getCurrentTools } from "@earendil-works/pi-ai"
 import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
@@ -87,6 +88,8 @@ describe("history tools in Pi's agent loop", () => {
     h = await createHarness()
     h.script([say("The codename is OSPREY-3."), call("history_search", { query: "osprey-3" }), say("done")])
     await h.prompt("remember a codename")
+    // The history tools are offered from the first reset on.
+    await h.prompt("/wipe-memory")
     await h.prompt("search the history for OSPREY-3")
     const search = toolResults(h.entries()).at(-1)!
     expect(search.isError).toBe(false)
@@ -96,5 +99,17 @@ describe("history tools in Pi's agent loop", () => {
     expect(search.text).toContain("assistant")
     expect(search.text).not.toContain("history_search")
     expect(search.text).not.toContain("search the history for")
+  })
+
+  it("offers the history tools from the first reset on: before it they have nothing the window does not hold", async () => {
+    h = await createHarness()
+    h.script([say("one"), say("two")])
+    const offered = (index: number) => getCurrentTools(h.requests[index]!.messages as never).map((tool) => tool.name)
+    await h.prompt("hello")
+    expect(offered(0)).toContain("notes_write")
+    expect(offered(0).filter((name) => name.startsWith("history_"))).toEqual([])
+    await h.prompt("/wipe-memory")
+    await h.prompt("go on")
+    expect(offered(1)).toEqual(expect.arrayContaining(["history_windows", "history_list", "history_search", "history_read"]))
   })
 })

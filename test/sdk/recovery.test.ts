@@ -74,6 +74,8 @@ describe("recovery, reopening and branches", () => {
       "model_change",
       "custom_message:pi-context/boot",
       "custom_message:pi-context/continuation",
+      // The repaired window began at a reset: its history tools are offered again, which Pi records as a system message.
+      "message:system",
       "message:user",
       "message:assistant"
     ])

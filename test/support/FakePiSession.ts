@@ -45,6 +45,8 @@ export interface FakeSession {
   readonly entries: Array<RawEntry>
   readonly notices: Array<{ readonly message: string; readonly level: NoticeLevel }>
   readonly statuses: Array<string | undefined>
+  /** The tools `offerTools` has offered and not withdrawn since. */
+  readonly offeredTools: Set<string>
   readonly sent: Array<CustomMessageDraft & { readonly triggerTurn: boolean }>
   readonly appended: Array<{ readonly customType: string; readonly data: unknown }>
   usage: WindowUsage | undefined
@@ -139,6 +141,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     entries,
     notices: [],
     statuses: [],
+    offeredTools: new Set(),
     sent: [],
     appended: [],
     usage: options.usage,
@@ -213,6 +216,11 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
       Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
     chatShowsEntries: Effect.sync(() => fake.chatShowsEntries),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
+    offeredToolsJson: (names) => Effect.succeed(JSON.stringify(names.filter((name) => fake.offeredTools.has(name)).map((name) => ({ name })))),
+    offerTools: (names, offered) =>
+      Effect.sync(() => {
+        for (const name of names) offered ? fake.offeredTools.add(name) : fake.offeredTools.delete(name)
+      }),
     abort: Effect.sync(() => void fake.aborted++),
     interruptOnAbort: (effect) => (options.signal === undefined ? effect : interruptWhenAborted(options.signal)(effect))
   })

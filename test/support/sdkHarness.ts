@@ -93,6 +93,15 @@ export const piContextTools = [
   "context_remaining"
 ]
 
+/**
+ * The SDK tests' windows and lines were sized for the requests pi-context sent
+ * before issue 28 cut what it adds (about 1,600 tokens of tool text and boot):
+ * this much system prompt keeps a root window's requests that size, so each
+ * test still crosses its lines where its comments say. bench/overhead.ts
+ * measures the real sizes; test/sdk/lightRequests.test.ts checks them.
+ */
+const calibration = ` ${"(calibration) ".repeat(460)}`
+
 export const makeDirs = (): HarnessDirs => {
   const root = mkdtempSync(join(tmpdir(), "pi-context-sdk-"))
   return { root, agentDir: join(root, "agent"), notesRoot: join(root, "notes"), cwd: join(root, "project") }
@@ -136,7 +145,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     noPromptTemplates: true,
     noThemes: true,
     noContextFiles: true,
-    ...(options.systemPrompt === null ? {} : { systemPrompt: options.systemPrompt ?? "You are a scripted test model." })
+    ...(options.systemPrompt === null ? {} : { systemPrompt: options.systemPrompt ?? `You are a scripted test model.${calibration}` })
   })
   await resourceLoader.reload()
   const loadErrors = resourceLoader.getExtensions().errors

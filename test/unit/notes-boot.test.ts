@@ -59,8 +59,14 @@ describe("boot renderer", () => {
     assert.include(text, "Your working memory was reset")
     for (const form of ["@project/...", "@user/...", "@agent/...", "@model/...", "no prefix"]) assert.include(text, form)
     assert.include(text, "Read this session's MAP first")
-    for (const tool of Object.values(ToolName)) assert.include(text, tool)
+    // After a reset the boot names what to find notes and the earlier windows with; the other tools describe themselves.
+    for (const tool of [ToolName.notesRead, ToolName.notesList, ToolName.notesSearch, ToolName.notesWrite, ToolName.notesUpdate, ToolName.historySearch, ToolName.historyRead, ToolName.contextRemaining, ToolName.wipeMemory]) {
+      assert.include(text, tool)
+    }
     assert.isTrue(text.indexOf("Read this session's MAP first") < text.indexOf("## Notes index"))
+    // The first window's boot names no history tool: they are offered from the first reset on.
+    const first = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now }).text
+    assert.notInclude(first, "history_")
   })
 
   it("says a first window is the first, without a previous id", () => {
@@ -129,7 +135,9 @@ describe("boot renderer", () => {
     const snapshot = snapshotOf(Homes.map((home) => available(home, 0, home === "user" ? body : undefined)))
     const { text } = renderBoot({ identity, snapshot, budgetTokens: DefaultBootBudgetTokens, now })
     assert.include(text, `(MAP cut at ${MapExcerptLimit} of ${MapExcerptLimit + 10} characters; read on with notes_read { "address": "@user/MAP.md", "offset": ${MapExcerptLimit} })`)
-    assert.include(text, "### This session (plan, a/b (no prefix))\nNo notes yet.")
+    // Empty homes are said in one line, after the homes that hold something.
+    assert.include(text, "### The user (@user/...)\nMAP: @user/MAP.md")
+    assert.isTrue(text.trimEnd().endsWith("No notes yet in: this session, this project, this agent, this model."))
   })
 
   it("takes relative ages from the given now", () => {
