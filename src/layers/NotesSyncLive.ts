@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Path, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
-import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, syncTrees } from "../domain/notes/syncPlan.ts"
+import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, skippedNotice, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
 import { shownPath } from "../domain/notes/syncView.ts"
@@ -208,6 +208,10 @@ export const layerWith = (options: SyncOptions) =>
                 remote.lastPush = { _tag: "Ok", atMs, detail: result.pushedCommits === undefined ? "up to date" : `${plural(result.pushedCommits, "commit")} pushed` }
               }
             }
+          }
+          // One notice for all a pull skipped, told again only when what it skips changes.
+          if (result.skipped.length > 0) {
+            yield* tellOnce(`skipped\0${key}\0${result.skipped.map((entry) => entry.path).sort().join("\0")}`, skippedNotice(remote.shown, result.skipped))
           }
           if (result.conflicts.length > 0) {
             yield* pendingConflicts(identity, remote, result.conflicts)

@@ -29,7 +29,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       writeNote(mirror, "user/plan.md", "theirs\n")
       writeNote(home, "plan.md", "mine\n")
       const written = yield* copyBack(mirror, [{ note: { key: "user/plan.md", tree, relative: "plan.md" }, expected: copied.here.get("user/plan.md") }], base, seen, 0)
-      assert.deepStrictEqual(written, { written: 0, retired: 0 })
+      assert.deepStrictEqual(written, { written: 0, retired: 0, skipped: [] })
       assert.strictEqual(readNote(home, "plan.md"), "mine\n")
       assert.strictEqual(base.get("user/plan.md"), hashOf("v0\n"))
 
@@ -50,7 +50,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       const head = new Map([["user/plan.md", hashOf("v1 from there\n")!], ["user/new/idea.md", hashOf("new there\n")!]])
       const copied = yield* copyIn(mirror, head, [tree], base, seen, 0)
       assert.deepStrictEqual(copied.back.map((item) => item.note.key).sort(), ["user/new/idea.md", "user/old.md", "user/plan.md"])
-      assert.deepStrictEqual(yield* copyBack(mirror, copied.back, base, seen, Date.UTC(2026, 11, 1, 21, 15, 3)), { written: 2, retired: 1 })
+      assert.deepStrictEqual(yield* copyBack(mirror, copied.back, base, seen, Date.UTC(2026, 11, 1, 21, 15, 3)), { written: 2, retired: 1, skipped: [] })
       assert.strictEqual(readNote(home, "plan.md"), "v1 from there\n")
       assert.strictEqual(readNote(home, "new/idea.md"), "new there\n")
       assert.isUndefined(readNote(home, "old.md"))
@@ -59,7 +59,7 @@ describe("notes sync: copying between a home and its mirror", () => {
       assert.isFalse(base.has("user/old.md"))
       // A note deleted there that this machine never had: nothing to retire, and nothing counted.
       const ghost = { key: "user/ghost.md", tree, relative: "ghost.md" }
-      assert.deepStrictEqual(yield* copyBack(mirror, [{ note: ghost, expected: undefined }], base, seen, 0), { written: 0, retired: 0 })
+      assert.deepStrictEqual(yield* copyBack(mirror, [{ note: ghost, expected: undefined }], base, seen, 0), { written: 0, retired: 0, skipped: [] })
     }).pipe(Effect.provide(nodeLayer)))
 
   it("tells a round that changed what the mirror remembers from one that only set it again", () => {

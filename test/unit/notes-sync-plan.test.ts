@@ -42,14 +42,17 @@ describe("notes sync decisions", () => {
   })
 
   it("plans the same merge from the two sides' diffs as from the three whole trees", () => {
-    const base = new Map([["kept", "1"], ["theirs-changed", "1"], ["both", "1"], ["theirs-deleted", "1"], ["ours-deleted", "1"]])
-    const ours = new Map([["kept", "1"], ["theirs-changed", "1"], ["both", "2"], ["theirs-deleted", "1"], ["ours-new", "9"]])
-    const theirs = new Map([["kept", "1"], ["theirs-changed", "3"], ["both", "3"], ["ours-deleted", "4"], ["theirs-new", "5"]])
+    const base = new Map([["kept.md", "1"], ["theirs-changed.md", "1"], ["both.md", "1"], ["theirs-deleted.md", "1"], ["ours-deleted.md", "1"]])
+    const ours = new Map([["kept.md", "1"], ["theirs-changed.md", "1"], ["both.md", "2"], ["theirs-deleted.md", "1"], ["ours-new.md", "9"]])
+    const theirs = new Map([["kept.md", "1"], ["theirs-changed.md", "3"], ["both.md", "3"], ["ours-deleted.md", "4"], ["theirs-new.md", "5"]])
     const zero = "0".repeat(40)
     const raw = (changes: ReadonlyArray<readonly [string, string | undefined, string | undefined]>) =>
       changes.map(([path, before, after]) => `:100644 100644 ${before ?? zero} ${after ?? zero} M\0${path}\0`).join("")
-    const oursDiff = parseRawDiff(raw([["both", "1", "2"], ["ours-deleted", "1", undefined], ["ours-new", undefined, "9"]]))
-    const theirsDiff = parseRawDiff(raw([["theirs-changed", "1", "3"], ["both", "1", "3"], ["theirs-deleted", "1", undefined], ["ours-deleted", "1", "4"], ["theirs-new", undefined, "5"]]))
+    // Notes only: a link (120000) or a file that is no note on either side reaches neither plan.
+    const linked = parseRawDiff(`:100644 120000 ${"1".repeat(40)} ${"2".repeat(40)} T\0kept.md\0:000000 100644 ${zero} ${"3".repeat(40)} A\0script.sh\0`)
+    assert.deepStrictEqual(linked, [])
+    const oursDiff = parseRawDiff(raw([["both.md", "1", "2"], ["ours-deleted.md", "1", undefined], ["ours-new.md", undefined, "9"]]))
+    const theirsDiff = parseRawDiff(raw([["theirs-changed.md", "1", "3"], ["both.md", "1", "3"], ["theirs-deleted.md", "1", undefined], ["ours-deleted.md", "1", "4"], ["theirs-new.md", undefined, "5"]]))
     const sides = sidesOfChanges(oursDiff, theirsDiff)
     const sorted = (plan: ReturnType<typeof mergePlan>) => ({ ...plan, fromTheirs: [...plan.fromTheirs].sort(), deleted: [...plan.deleted].sort() })
     assert.deepStrictEqual(sorted(mergePlan(sides.base, sides.ours, sides.theirs, false)), sorted(mergePlan(base, ours, theirs, false)))

@@ -1,4 +1,6 @@
 import { homeDirectory, type NotesIdentity, WastebasketFolder, wastebasketDirectory } from "./identity.ts"
+import { isGitFolder } from "./address.ts"
+import { hasUnshowableCharacter, shownName, shownText } from "./names.ts"
 import type { SyncableHome, SyncFailureKind } from "./syncTypes.ts"
 
 /**
@@ -187,8 +189,10 @@ const describeKind: Readonly<Record<SyncFailureKind, string>> = {
 }
 
 /** The one notice a sync problem gets until the remote works again; `remote` is already redacted. */
-export const failureNotice = (remote: string, branch: string, kind: SyncFailureKind, detail: string, backupRef?: string): string => {
+export const failureNotice = (remote: string, branch: string, kind: SyncFailureKind, rawDetail: string, backupRef?: string): string => {
   const where = `${remote} (${branch})`
+  // Git's words come from the remote's side too (a hook's refusal): never a control character on the user's terminal.
+  const detail = shownText(rawDetail)
   switch (kind) {
     case "diverged":
       return `pi-context: the history of ${where} was rewritten; nothing was merged or pushed, your notes are kept here` +
@@ -209,16 +213,62 @@ export const conflictNotice = (remote: string, copies: ReadonlyArray<{ readonly 
     `the other side's is beside it (${first}${more}). Edit the note and retire the copy to resolve.`
 }
 
-/** `git ls-tree -r -z` of a commit: each file's path and blob. */
-export const parseTree = (output: string): ReadonlyMap<string, string> => {
+/** The modes of a regular file in git's trees: anything else (a link, a submodule) is never a note. */
+const RegularModes: ReadonlySet<string> = new Set(["100644", "100755"])
+
+/** A name a file system takes: 255 bytes. */
+const NameByteLimit = 255
+
+/**
+ * Why a path of the remote's tree is no note this machine takes, or
+ * undefined: a note is a regular `.md` file whose every name is an ordinary
+ * one (no `..`, no git folder, no control or invisible character, none too
+ * long for a file system). Such a path is skipped, and the rest of the sync
+ * goes on.
+ */
+export const unsyncablePath = (path: string, mode = "100644"): string | undefined => {
+  if (!RegularModes.has(mode)) return mode === "120000" ? "a symbolic link" : mode === "160000" ? "a submodule" : "not a regular file"
+  if (!path.endsWith(".md")) return "not a note (.md)"
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === "." || segment === "..") return "a path that leaves its folder"
+    if (isGitFolder(segment)) return "inside a git folder"
+    if (hasUnshowableCharacter(segment)) return "a name with a control or invisible character"
+    if (new TextEncoder().encode(segment).length > NameByteLimit) return `a name over ${NameByteLimit} bytes`
+  }
+  return undefined
+}
+
+/** A path of the remote's tree that is no note here, and why. */
+export interface SkippedPath {
+  readonly path: string
+  readonly reason: string
+}
+
+/** `git ls-tree -r -z` of a commit: each note's path and blob; what is no note (`unsyncablePath`) goes to `skipped`. */
+export const parseTree = (output: string, skipped?: Array<SkippedPath>): ReadonlyMap<string, string> => {
   const files = new Map<string, string>()
   for (const record of output.split("\0")) {
     const tab = record.indexOf("\t")
     if (tab < 0) continue
-    const [, type, blob] = record.slice(0, tab).split(" ")
-    if (type === "blob" && blob !== undefined) files.set(record.slice(tab + 1), blob)
+    const [mode = "", type, blob] = record.slice(0, tab).split(" ")
+    const path = record.slice(tab + 1)
+    if (type === "tree") continue
+    const reason = type === "blob" ? unsyncablePath(path, mode) : "a submodule"
+    if (reason === undefined && blob !== undefined) files.set(path, blob)
+    else skipped?.push({ path, reason: reason ?? "unreadable" })
   }
   return files
+}
+
+/** How many skipped paths a notice names; the rest are counted. */
+const SkippedShown = 3
+
+/** The one notice of a pull that skipped entries of the remote: how many, a few of them as data, and why nothing else changed. */
+export const skippedNotice = (remote: string, skipped: ReadonlyArray<SkippedPath>): string => {
+  const shown = skipped.slice(0, SkippedShown).map((entry) => `${shownName(entry.path)} (${entry.reason})`).join(", ")
+  const more = skipped.length > SkippedShown ? ` and ${skipped.length - SkippedShown} more` : ""
+  return `pi-context: notes sync skipped ${skipped.length === 1 ? "an entry" : `${skipped.length} entries`} of ${remote} that ${skipped.length === 1 ? "is" : "are"} no note: ` +
+    `${shown}${more}. Nothing was read or written through them; the other notes synced. Remove them from the remote to stop this notice.`
 }
 
 const NoBlob = /^0+$/
@@ -228,9 +278,12 @@ export const parseRawDiff = (output: string): ReadonlyArray<{ readonly path: str
   const fields = output.split("\0")
   const changes: Array<{ readonly path: string; readonly before: string | undefined; readonly after: string | undefined }> = []
   for (let i = 0; i + 1 < fields.length; i += 2) {
-    const [, , before, after] = fields[i]!.split(" ")
+    const [oldMode = "", newMode = "", before, after] = fields[i]!.split(" ")
     const path = fields[i + 1]!
     if (before === undefined || after === undefined || path === "") continue
+    // A link or a submodule on either side is no note: neither side's change to it reaches the homes.
+    const noteOrNothing = (mode: string) => mode === "000000" || unsyncablePath(path, mode) === undefined
+    if (!noteOrNothing(oldMode.replace(/^:/, "")) || !noteOrNothing(newMode)) continue
     changes.push({ path, before: NoBlob.test(before) ? undefined : before, after: NoBlob.test(after) ? undefined : after })
   }
   return changes

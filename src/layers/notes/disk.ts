@@ -235,6 +235,38 @@ export const readText = (target: string): Effect.Effect<string, PlatformError.Pl
     return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
   })
 
+/**
+ * The text of the regular file at `target`, undefined when there is none:
+ * missing, or a link, a folder, a FIFO or a device, none of which is ever
+ * opened (a link is never followed, a FIFO never waited on).
+ */
+export const readRegularText = (target: string): Effect.Effect<string | undefined, PlatformError.PlatformError> =>
+  Effect.suspend(() => {
+    const kind = kindAt(target, false)
+    if (PlatformError.isPlatformError(kind)) return Effect.fail(kind)
+    if (kind._tag !== "File") return Effect.succeed(undefined)
+    const text = readNoteText(target)
+    return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+  })
+
+/**
+ * Whether `relative` under `root` can be written without going through
+ * anything but real folders: each folder on the way is one or is not there
+ * yet, and the file itself is a regular file or is not there yet. A link on
+ * the way (one a remote committed, say) would carry the write outside.
+ */
+export const writableWithoutLinks = (root: string, segments: ReadonlyArray<string>): boolean => {
+  let current = root
+  for (const [index, segment] of segments.entries()) {
+    current = `${current}/${segment}`
+    const kind = kindAt(current, false)
+    if (PlatformError.isPlatformError(kind)) return false
+    if (kind._tag === "Missing") return true
+    if (index < segments.length - 1 ? kind._tag !== "Directory" : kind._tag !== "File") return false
+  }
+  return true
+}
+
 /** The text of each path (UTF-8), or why it could not be read; synchronous, for the reason `statPaths` is. */
 export const readTexts = (paths: ReadonlyArray<string>): Effect.Effect<Array<string | PlatformError.PlatformError>> =>
   Effect.sync(() => paths.map(readNoteText))

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
 import { Effect, FileSystem, Path, PlatformError } from "effect"
 import { isGitFolder } from "../../../domain/notes/address.ts"
-import { conflictCopyPath, copyInAction, isConflictCopy, type SyncTree } from "../../../domain/notes/syncPlan.ts"
-import { type DiskOps, isNotFound, readTexts, writeAtomically } from "../disk.ts"
+import { conflictCopyPath, copyInAction, isConflictCopy, type SkippedPath, type SyncTree } from "../../../domain/notes/syncPlan.ts"
+import { type DiskOps, readRegularText, readTexts, writableWithoutLinks, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../noteLockFile.ts"
 import { moveToWastebasket } from "../wastebasket.ts"
 
@@ -76,11 +76,11 @@ export interface CopyBack {
   readonly expected: string | undefined
 }
 
-const readText = (ops: DiskOps, file: string) =>
-  ops.fs.readFileString(file).pipe(
-    Effect.map((text): string | undefined => text),
-    Effect.catchIf(isNotFound, () => Effect.succeed(undefined))
-  )
+/** A note's text on either side; a link, a FIFO or anything else that is no regular file reads as no note, and is never opened. */
+const readText = (_ops: DiskOps, file: string) => readRegularText(file)
+
+/** Why a note's file cannot be written on one side: a link or a non-folder on its way, put there by the other side or by hand. */
+const blockedReason = "a link or another non-note stands where it would be written"
 
 /** A note of a home as its folder listed it: its path in the home and its size and time (undefined: gone meanwhile, or not a file). */
 interface StatedNote {
@@ -174,6 +174,8 @@ export interface CopiedIn {
   readonly conflicts: ReadonlyArray<{ readonly note: TreeNote; readonly theirs: string }>
   /** Each note's blob in its home as it was copied in, by key. */
   readonly here: ReadonlyMap<string, string | undefined>
+  /** Notes that could not be copied into the mirror without writing through something that is no folder. */
+  readonly skipped: ReadonlyArray<SkippedPath>
 }
 
 /**
@@ -224,7 +226,8 @@ export const copyIn = Effect.fnUntraced(function*(
       if (kind !== undefined && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
       else seen.delete(key)
     })
-    const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`))
+    // A file of the remote named like a conflict copy is its own: never taken, never deleted from there.
+    const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`) && !isConflictCopy(key))
     for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
       if (!here.has(key)) here.set(key, undefined)
       const hereBlob = here.get(key)
@@ -241,25 +244,32 @@ export const copyIn = Effect.fnUntraced(function*(
       else base.set(key, hereBlob)
     }
   }
+  // A note whose way into the mirror goes through a link the remote committed is not written (nor read) there.
+  const skipped: Array<SkippedPath> = []
+  const writable = toMirror.filter(({ note }) => {
+    if (writableWithoutLinks(mirrorDir, note.key.split("/"))) return true
+    skipped.push({ path: note.key, reason: blockedReason })
+    return false
+  })
   // A few notes at once: each is its own file in the mirror.
-  const theirs = yield* Effect.forEach(toMirror, ({ note, conflict, present }) =>
+  const theirs = yield* Effect.forEach(writable, ({ note, conflict, present }) =>
     Effect.gen(function*() {
       const target = mirrorFile(ops, mirrorDir, note)
       const mirrorText = conflict ? yield* readText(ops, target) : undefined
       const text = present ? texts.get(note.key) ?? (yield* readText(ops, homeFile(ops, note))) : undefined
-      if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf(isNotFound, () => Effect.void))
+      if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf((error) => error.reason._tag === "NotFound", () => Effect.void))
       else {
         yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
         yield* ops.fs.writeFileString(target, text)
       }
       return mirrorText
     }), { concurrency: FilesAtOnce })
-  const changed = toMirror.map(({ note }) => note.key)
-  const conflicts = toMirror.flatMap(({ note }, index) => {
+  const changed = writable.map(({ note }) => note.key)
+  const conflicts = writable.flatMap(({ note }, index) => {
     const text = theirs[index]
     return text === undefined ? [] : [{ note, theirs: text }]
   })
-  return { changed, back, conflicts, here } satisfies CopiedIn
+  return { changed, back, conflicts, here, skipped } satisfies CopiedIn
 })
 
 
@@ -267,6 +277,8 @@ export const copyIn = Effect.fnUntraced(function*(
 export interface CopiedBack {
   readonly written: number
   readonly retired: number
+  /** Notes not written into their home: something that is no folder or note stands in their way there. */
+  readonly skipped: ReadonlyArray<SkippedPath>
 }
 
 /**
@@ -281,8 +293,10 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
   const { withNoteLocks } = makeNoteLocks(ops)
   let written = 0
   let retired = 0
+  const skipped: Array<SkippedPath> = []
   // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
   yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
+    if (!writableWithoutLinks(note.tree.dir, note.relative.split("/"))) return void skipped.push({ path: note.key, reason: blockedReason })
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
     // The lock's own file is made beside the note.
@@ -309,7 +323,7 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
     if (hash === undefined) base.delete(note.key)
     else base.set(note.key, hash)
   }), { concurrency: FilesAtOnce, discard: true })
-  return { written, retired } satisfies CopiedBack
+  return { written, retired, skipped } satisfies CopiedBack
 })
 
 /** Writes the other side's text beside the note, under a name no file has yet; the copy's path in the home. */

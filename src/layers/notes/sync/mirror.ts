@@ -1,5 +1,15 @@
 import { Data, Effect, FileSystem, Path } from "effect"
-import { failureKind, isMissingBranch, type MergePlan, mergePlan, MirrorsFolder, parseRawDiff, parseTree, sidesOfChanges } from "../../../domain/notes/syncPlan.ts"
+import {
+  failureKind,
+  isMissingBranch,
+  type MergePlan,
+  mergePlan,
+  MirrorsFolder,
+  parseRawDiff,
+  parseTree,
+  sidesOfChanges,
+  type SkippedPath
+} from "../../../domain/notes/syncPlan.ts"
 import type { SyncFailureKind } from "../../../domain/notes/syncTypes.ts"
 import type { GitFailed, GitRunner } from "../../../services/NotesVersions.ts"
 import { PiContextAuthor } from "../repo.ts"
@@ -161,13 +171,14 @@ export const commitPaths = Effect.fnUntraced(function*(mirror: Mirror, head: str
   return commit
 })
 
-const treeOf = (mirror: Mirror, rev: string | undefined) =>
+/** A commit's notes by path, with their blobs; what is no note (a link, a submodule, an odd name) goes to `skipped`. */
+export const treeOf = (mirror: Mirror, rev: string | undefined, skipped?: Array<SkippedPath>) =>
   rev === undefined
     ? Effect.succeed(new Map<string, string>() as ReadonlyMap<string, string>)
-    : Effect.map(run(mirror, ["ls-tree", "-r", "-z", "--full-tree", rev]), ({ stdout }) => parseTree(stdout))
+    : Effect.map(run(mirror, ["ls-tree", "-r", "-z", "--full-tree", rev]), ({ stdout }) => parseTree(stdout, skipped))
 
 /** HEAD's notes by path, with their blobs. */
-export const headTree = (mirror: Mirror, head: string | undefined) => treeOf(mirror, head)
+export const headTree = (mirror: Mirror, head: string | undefined, skipped?: Array<SkippedPath>) => treeOf(mirror, head, skipped)
 
 /** A blob's text: the remote's side of a conflict. */
 export const blobText = (mirror: Mirror, blob: string) => Effect.map(run(mirror, ["cat-file", "blob", blob]), ({ stdout }) => stdout)

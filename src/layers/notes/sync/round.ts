@@ -1,6 +1,6 @@
 import { Effect, FileSystem, Path } from "effect"
 import type { NotesIdentity } from "../../../domain/notes/identity.ts"
-import { type MergePlan, MirrorsFolder, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
+import { type MergePlan, MirrorsFolder, type SkippedPath, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
 import { makeNoteLocks } from "../noteLockFile.ts"
@@ -24,7 +24,8 @@ import {
   pushHead,
   startFrom,
   SyncStepFailed,
-  tidy
+  tidy,
+  treeOf
 } from "./mirror.ts"
 
 /**
@@ -56,6 +57,8 @@ export interface RoundResult {
   readonly behind: number | undefined
   /** The homes as this round found them before it copied anything (`fingerprintOf`). */
   readonly fingerprint: string
+  /** Entries of the remote (or notes here) that are no note this round could copy: skipped, each with why. */
+  readonly skipped: ReadonlyArray<SkippedPath>
 }
 
 /** A push round that found the homes as the last settled round left them: nothing fetched, nothing pushed. */
@@ -126,10 +129,13 @@ const lockedRound = Effect.fnUntraced(function*(
   const rewritten = pulled !== undefined && (tip === undefined || !(yield* isAncestor(mirror, pulled, tip)))
 
   // HEAD's tree is listed while the two files are read. Each file is rewritten (and synced to disk) only when the round changed it.
+  const skippedInTrees: Array<SkippedPath> = []
   const [baseEntries, seenEntries, headFiles] = yield* Effect.all([
     readJson<Record<string, string>>(baseFile, {}),
     readJson<Record<string, { stat: string; blob: string }>>(seenFile, {}),
-    headTree(mirror, head)
+    headTree(mirror, head, skippedInTrees),
+    // What the remote's new tip holds that is no note: the merge leaves it out, and the user hears of it.
+    tip !== undefined && tip !== head ? treeOf(mirror, tip, skippedInTrees) : Effect.void
   ], { concurrency: "unbounded" })
   const base = new TrackedMap(Object.entries(baseEntries), (a, b) => a === b)
   const seen = new TrackedMap(Object.entries(seenEntries), (a, b) => a.stat === b.stat && a.blob === b.blob)
@@ -195,5 +201,19 @@ const lockedRound = Effect.fnUntraced(function*(
   if (base.changed) yield* writeJson(baseFile, Object.fromEntries(base)).pipe(Effect.mapError(ioFailed))
   if (seen.changed) yield* writeJson(seenFile, Object.fromEntries(seen)).pipe(Effect.mapError(ioFailed))
   yield* fs.remove(runningFile).pipe(Effect.mapError(ioFailed))
-  return { pulledNotes: copiedBack.written, retiredNotes: copiedBack.retired, pushedCommits, pushFailure, conflicts, diverged, ahead, behind, fingerprint } satisfies RoundResult
+  // Only what lies in the homes this remote carries: the remote's other files are none of this machine's business.
+  const inHomes = (entry: SkippedPath) => trees.some((tree) => entry.path.startsWith(`${tree.prefix}/`))
+  const skipped = [...new Map([...skippedInTrees.filter(inHomes), ...copied.skipped, ...copiedBack.skipped].map((entry) => [entry.path, entry])).values()]
+  return {
+    pulledNotes: copiedBack.written,
+    retiredNotes: copiedBack.retired,
+    pushedCommits,
+    pushFailure,
+    conflicts,
+    diverged,
+    ahead,
+    behind,
+    fingerprint,
+    skipped
+  } satisfies RoundResult
 })
