@@ -58,18 +58,25 @@ const successText = (runs: ReadonlyArray<RunResult>): string => {
   return `${successes}/${runs.length} (${percent(successes / Math.max(1, runs.length))}, ${percent(interval.low)}–${percent(interval.high)})`
 }
 
+/** The mean recall of every probe of the runs, with their count; a dash when no turnover was probed. */
+export const probeRecallText = (runs: ReadonlyArray<RunResult>): string => {
+  const probes = runs.flatMap((run) => run.probes ?? [])
+  if (probes.length === 0) return "–"
+  return `${percent(probes.reduce((sum, probe) => sum + probe.recall, 0) / probes.length)} (${probes.length})`
+}
+
 /** The figures a user decides on, one row per arm: what a solved task costs, how often, and how the runs went. */
 export const decisionRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
   const arms = [...new Set(results.map((result) => result.arm))]
   const baseline = tokensPerSolved(results.filter((run) => run.arm === "compaction"))
   return [
-    "| arm | tokens per solved task | against compaction | success (95% interval) | stuck runs | turnovers (median) | model calls (median) |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
+    "| arm | tokens per solved task | against compaction | success (95% interval) | probe recall | stuck runs | turnovers (median) | model calls (median) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ...arms.map((arm) => {
       const runs = results.filter((run) => run.arm === arm)
       const perSolved = tokensPerSolved(runs)
       const against = perSolved === undefined || baseline === undefined ? "–" : (perSolved / baseline).toFixed(2)
-      return `| ${arm} | ${perSolved === undefined ? "none solved" : integer(perSolved)} | ${against} | ${successText(runs)} | ` +
+      return `| ${arm} | ${perSolved === undefined ? "none solved" : integer(perSolved)} | ${against} | ${successText(runs)} | ${probeRecallText(runs)} | ` +
         `${runs.filter((run) => run.stuck).length} | ${median(runs.map((run) => run.turnovers.total))} | ${integer(median(runs.map((run) => run.modelCalls)))} |`
     })
   ]
@@ -143,7 +150,9 @@ export const renderReport = (results: ReadonlyArray<RunResult>, reference?: Pric
     "",
     ...decisionRows(results),
     "",
-    "Tokens per solved task: every token of the arm's runs (failed runs included) over the runs that succeeded. A stuck run made the same failing call " +
+    "Tokens per solved task: every token of the arm's runs (failed runs included) over the runs that succeeded. Probe recall: at each turnover the new " +
+      "window's first request was sent again with a question appended (what is the task, its facts, what is done, what is next), outside the run; the share " +
+      "of the task's declared facts the answer held, averaged over the probes (their number in brackets). A stuck run made the same failing call " +
       `three times or more. Telling a success rate of 80% from 90% at 95% confidence (80% power) takes about ${runsToTell(0.8, 0.9)} runs per arm ` +
       `(${Math.ceil(runsToTell(0.8, 0.9) / Math.max(1, tasks.length))} seeds of each of ${tasks.length} tasks); these ${results.length} runs cannot, so read their success only as a regression check.`,
     "",

@@ -12,6 +12,7 @@ import type { AssistantMessage } from "@earendil-works/pi-ai"
 import { VERSION as piVersion } from "@earendil-works/pi-coding-agent"
 import type { Task, UserMessageSpec } from "../tasks/taskTypes.ts"
 import { measure, StuckAfter } from "./metrics.ts"
+import { probeTurnovers } from "./probe.ts"
 import { armSettings, openSession, repoRoot, type RunDirs } from "./session.ts"
 import type { JobSpec, Progress, RunFailure, RunResult } from "./types.ts"
 
@@ -115,6 +116,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   }
   await session.waitForIdle().catch(() => undefined)
   const measured = figures()
+  const probes = opened.probing === undefined ? [] : await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer)
   const verdict = task.verify(dirs.cwd, spec.seed)
   const sessionFile = session.sessionManager.getSessionFile()
   // The window Pi itself worked with: the model's own, overridden by --window.
@@ -150,7 +152,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     historyToolCalls: measured.historyToolCalls,
     failure,
     sessionFile,
-    calls: measured.calls
+    calls: measured.calls,
+    probes
   }
 }
 
@@ -182,5 +185,6 @@ export const emptyResult = (spec: JobSpec, failure: RunFailure, started: number)
   historyToolCalls: 0,
   failure,
   sessionFile: undefined,
-  calls: []
+  calls: [],
+  probes: []
 })

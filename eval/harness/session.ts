@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { isAbsolute, join, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
-import type { Api, Model } from "@earendil-works/pi-ai"
+import type { Api, Model, TranscriptContext } from "@earendil-works/pi-ai"
 import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent"
 import { scriptedAgent } from "../scripted/agent.ts"
 import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
@@ -16,6 +16,9 @@ import { compactionAt } from "./settings.ts"
 import type { JobSpec } from "./types.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
+
+const textOfReply = (reply: { readonly content: ReadonlyArray<{ readonly type: string; readonly text?: string }> }): string =>
+  reply.content.map((part) => (part.type === "text" ? part.text ?? "" : "")).join("")
 
 export interface RunDirs {
   readonly root: string
@@ -52,7 +55,14 @@ const extensionsFor = (spec: JobSpec): ReadonlyArray<string> => {
   return []
 }
 
-const scriptedRuntime = async (spec: JobSpec, task: Task, dirs: RunDirs, failure: ((call: number) => InjectedFailure | undefined) | undefined) => {
+const scriptedRuntime = async (
+  spec: JobSpec,
+  task: Task,
+  dirs: RunDirs,
+  failure: ((call: number) => InjectedFailure | undefined) | undefined,
+  requests: Array<TranscriptContext>
+) => {
+  const agent = scriptedAgent(task.solver)
   const credentials = new InMemoryCredentialStore()
   await credentials.modify(scriptedProvider, async () => ({ type: "api_key", key: "scripted" }))
   const runtime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
@@ -60,7 +70,8 @@ const scriptedRuntime = async (spec: JobSpec, task: Task, dirs: RunDirs, failure
     baseUrl: "http://127.0.0.1:9",
     apiKey: "scripted",
     api: scriptedApi,
-    streamSimple: scriptedStream({ contextWindow: spec.window, reply: scriptedAgent(task.solver), ...(failure === undefined ? {} : { failure }) }),
+    // Every request is kept: the continuity probes resend the first one of each new window.
+    streamSimple: scriptedStream({ contextWindow: spec.window, reply: (context) => (requests.push(context), agent(context)), ...(failure === undefined ? {} : { failure }) }),
     models: [{
       id: scriptedModelId,
       name: "Scripted agent",
@@ -83,12 +94,19 @@ export const openSession = async (
   task: Task,
   dirs: RunDirs,
   failure?: (call: number) => InjectedFailure | undefined
-): Promise<{ readonly session: AgentSession; readonly model: Model<Api>; readonly loadErrors: ReadonlyArray<string> }> => {
+): Promise<{
+  readonly session: AgentSession
+  readonly model: Model<Api>
+  readonly loadErrors: ReadonlyArray<string>
+  /** The scripted model's requests, in order, and its answer to a probe; undefined for a real model (not probed yet). */
+  readonly probing: { readonly requests: ReadonlyArray<TranscriptContext>; readonly answer: (context: TranscriptContext) => string } | undefined
+}> => {
   // pi-context and Pi read these; the user's own agent dir and notes are never touched.
   process.env.PI_CODING_AGENT_DIR = dirs.agentDir
   process.env.PI_CONTEXT_NOTES_ROOT = dirs.notesRoot
   const scripted = spec.model === "scripted"
-  const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure) : await userRuntime(spec)
+  const requests: Array<TranscriptContext> = []
+  const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec)
   const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
   const found = modelRuntime.getModel(provider!, rest.join("/"))
   if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
@@ -129,5 +147,6 @@ export const openSession = async (
       reload: () => session.reload()
     }
   })
-  return { session, model, loadErrors }
+  const probing = scripted ? { requests, answer: (context: TranscriptContext) => textOfReply(scriptedAgent(task.solver)(context)) } : undefined
+  return { session, model, loadErrors, probing }
 }

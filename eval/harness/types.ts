@@ -1,5 +1,6 @@
 /** The eval's records: what one job is, and what one run measured. */
 import type { InjectedFailure } from "../scripted/provider.ts"
+import type { Probe } from "./probe.ts"
 
 export interface JobSpec {
   readonly task: string
@@ -94,6 +95,8 @@ export interface RunResult {
   readonly failure: RunFailure | undefined
   readonly sessionFile: string | undefined
   readonly calls: ReadonlyArray<CallPoint>
+  /** One continuity probe per turnover (the scripted model's runs; a real model's are not probed yet). */
+  readonly probes: ReadonlyArray<Probe>
 }
 
 /** Progress a worker reports while it runs. */

@@ -10,6 +10,7 @@
 import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
 import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
 import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/taskTypes.ts"
+import { probeMark } from "../harness/probe.ts"
 import type { Reply } from "./provider.ts"
 
 type Item =
@@ -74,7 +75,8 @@ const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver, tools: 
   const results: Array<SeenResult> = []
   items.forEach((item, index) => {
     if (item.kind === "user") {
-      readState(item.text, facts, done)
+      // A boot quotes notes line by line ("> "): what they say is known as well as what a note read says.
+      readState(item.text.replace(/^> ?/gm, ""), facts, done)
       // A digest names the files the ended window wrote: their steps are done.
       for (const match of item.text.matchAll(digestFile)) done.add(`write:${match[1]}`)
       solver.learn(item.text, facts)
@@ -143,6 +145,7 @@ const windowFacts = (items: ReadonlyArray<Item>) => {
   const last = items.at(-1)
   return {
     afterReset: since[0]?.kind === "user" && since[0].text.includes(marks.resetBoot),
+    checkpointQuoted: since[0]?.kind === "user" && /^> - done /m.test(since[0].text),
     notesRead: since.some((item) => item.kind === "assistant" && item.calls.some((call) => call.name === "notes_read")),
     guidance: userHas(marks.guidance),
     warning: userHas(marks.warning),
@@ -217,6 +220,25 @@ const repeatedFailure = (results: ReadonlyArray<SeenResult>): SeenResult | undef
   return last.every((result) => key(result) === key(last[0]!)) ? last[0] : undefined
 }
 
+/**
+ * The answer to a continuity probe: what the request shows it knows (its
+ * facts, the steps done) and what it would do next, named without any file
+ * body it would write, so that the answer holds only what it remembers.
+ */
+const probeAnswer = (knowledge: Knowledge, solver: ScriptedSolver): Reply => {
+  const next = solver.next(knowledge)
+  const nextText = next.kind === "reply"
+    ? next.text
+    : next.calls.map((call) => `${call.name} ${JSON.stringify(Object.fromEntries(Object.entries(call.args).filter(([name]) => name !== "content")))}`).join("; ")
+  const text = [
+    "What I know now:",
+    ...[...knowledge.facts].map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`),
+    `Done: ${knowledge.done.size === 0 ? "nothing yet" : [...knowledge.done].join(" ")}`,
+    `Next: ${nextText}`
+  ].join("\n")
+  return { content: [{ type: "text", text }], stopReason: "stop" }
+}
+
 /** The scripted agent for one task: the provider's reply function. */
 export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptContext): Reply => {
   const system = getCurrentSystemPrompt(context.messages)
@@ -224,6 +246,8 @@ export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptCon
   if (system.startsWith(summarizerPrompt)) return summarise(messages.map((message) => (message.role === "user" ? textOf(message.content) : "")).join("\n"), solver)
   const items = itemsOf(messages)
   const seed = hash(JSON.stringify(messages.at(-1) ?? "")) + String(items.length)
+  const last = items.at(-1)
+  if (last?.kind === "user" && last.text.startsWith(probeMark)) return probeAnswer(knowledgeOf(items.slice(0, -1), solver), solver)
   const knowledge = knowledgeOf(items, solver, getCurrentTools(context.messages).map((tool) => tool.name))
   const window = windowFacts(items)
   const learned = learnedText(items, solver, knowledge)
@@ -237,7 +261,8 @@ export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptCon
   if (window.refused || reminderUnheeded(window.closeOut) || (reminderUnheeded(window.warning) && window.steps >= 2)) {
     return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed, [], learned)
   }
-  if (window.afterReset && !window.notesRead) {
+  // A checkpoint the boot quotes whole (it ends with its "- done" line) needs no reading: only a missing or cut one does.
+  if (window.afterReset && !window.notesRead && !window.checkpointQuoted) {
     return render({ kind: "call", steps: [], calls: [{ name: "notes_read", args: { address: "checkpoint" } }], say: "Reading my checkpoint." }, seed, [], learned)
   }
   const action = solver.next(knowledge)

@@ -57,6 +57,14 @@ export interface ScriptedSolver {
   readonly next: (knowledge: Knowledge) => Action
 }
 
+export interface TaskFact {
+  readonly name: string
+  readonly pattern: RegExp
+}
+
+/** A pattern matching `text` literally. */
+export const literally = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+
 export interface Task {
   readonly name: string
   /** Which of the issue's six kinds this task covers. */
@@ -64,6 +72,12 @@ export interface Task {
   readonly generate: (dir: string, seed: number) => void
   readonly messages: (seed: number) => ReadonlyArray<UserMessageSpec>
   readonly verify: (dir: string, seed: number) => Verdict
+  /**
+   * What the task needs remembered across a turnover, as ground truth: each a
+   * name and a pattern the continuity probe's answer must hold (a value the
+   * user gave or a result showed, never the arm's own words).
+   */
+  readonly facts: (seed: number) => ReadonlyArray<TaskFact>
   /** Applies a reference solution to a freshly generated repository. */
   readonly solve: (dir: string, seed: number) => void
   readonly solver: ScriptedSolver

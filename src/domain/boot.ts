@@ -1,6 +1,6 @@
 import { formatAddress, type Home, homeLabel, Homes, homeOrder } from "./notes/address.ts"
 import { shownName, shownText } from "./notes/names.ts"
-import type { HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
+import type { HomeMap, HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
 import { textWindow } from "./textWindow.ts"
 
 /** Who wakes up in this window. */
@@ -71,6 +71,9 @@ export const PocketQuota: Readonly<Record<Home, number>> = { session: 5, project
 
 /** A MAP longer than this (code points) is cut, with the offset to read on from. */
 export const MapExcerptLimit = 1500
+
+/** The session's latest note is quoted up to this many code points: a checkpoint fits, a long note is cut with its offset. */
+export const LatestExcerptLimit = 4000
 
 /** The estimate the budget is measured in: four characters per token. */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
@@ -149,7 +152,7 @@ const homesBlock = (identity: BootIdentity): ReadonlyArray<string> => [
  */
 const protocolBlock = (afterReset: boolean): ReadonlyArray<string> => [
   "## How to continue",
-  "1. Read this session's MAP first: notes_read { \"address\": \"MAP\" }, then the notes it points to.",
+  "1. Resume from this session's MAP and latest note, quoted below when they fit (else read them: notes_read { \"address\": \"MAP\" }), then the notes they point to.",
   afterReset
     ? "2. Find notes with notes_list and notes_search; find what was said before the reset with history_search and history_read."
     : "2. Find notes with notes_list and notes_search.",
@@ -198,17 +201,24 @@ export const noteRowLine = (row: NoteRow, now: number): string => {
   return `- ${shownName(row.address)}${title} · ${formatBytes(row.bytes)} · updated ${formatAge(row.updatedMs, now)}`
 }
 
-const mapLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOnly: boolean): ReadonlyArray<string> => {
-  if (home.map === undefined) return []
-  const { address, body, bytes } = home.map
-  if (pointerOnly) return [`MAP: ${shownName(address)} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": ${JSON.stringify(address)} }.`]
-  const excerpt = textWindow(body.trimEnd(), 0, MapExcerptLimit)
+/** A note quoted line by line (`> `), cut at `limit` code points with the offset to read on from. */
+const quotedNote = (label: string, note: HomeMap, limit: number, pointerOnly: boolean): ReadonlyArray<string> => {
+  const { address, body, bytes } = note
+  if (pointerOnly) return [`${label}: ${shownName(address)} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": ${JSON.stringify(address)} }.`]
+  const excerpt = textWindow(body.trimEnd(), 0, limit)
   const quoted = excerpt.text.split("\n").map((line) => (line === "" ? ">" : `> ${line.replace(/\r$/, "")}`))
   const cut = excerpt.nextOffset === undefined
     ? []
-    : [`(MAP cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": ${JSON.stringify(address)}, "offset": ${excerpt.nextOffset} })`]
-  return [`MAP: ${shownName(address)}`, ...quoted, ...cut]
+    : [`(${label} cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": ${JSON.stringify(address)}, "offset": ${excerpt.nextOffset} })`]
+  return [`${label}: ${shownName(address)}`, ...quoted, ...cut]
 }
+
+const mapLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOnly: boolean): ReadonlyArray<string> =>
+  home.map === undefined ? [] : quotedNote("MAP", home.map, MapExcerptLimit, pointerOnly)
+
+/** This session's latest note, whole when it fits: what the model resumes from, in the request itself. */
+const latestLines = (home: HomeSnapshot & { readonly _tag: "Available" }, pointerOnly: boolean): ReadonlyArray<string> =>
+  home.latest === undefined ? [] : quotedNote("Latest note", home.latest, LatestExcerptLimit, pointerOnly)
 
 const homeSection = (home: HomeSnapshot, selection: Selection, now: number): ReadonlyArray<string> => {
   const heading = `### ${homeTitle[home.home]} (${addressForm[home.home]})`
@@ -222,6 +232,7 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
   return [
     heading,
     ...mapLines(home, selection.mapPointers.has(home.home)),
+    ...latestLines(home, selection.mapPointers.has(home.home)),
     ...(home.noteCount === 0 ? [] : [`Recent notes${count}:`, ...rows.map((row) => noteRowLine(row, now))]),
     ...refusedLine(home)
   ]
@@ -275,7 +286,7 @@ export const renderBoot = (input: BootInput): Boot => {
   const dropQueue = [...candidates].sort(dropOrder)
   const rows = new Set(candidates)
   const mapPointers = new Set<Home>()
-  const mapQueue = mapDropOrder.filter((home) => available.some((h) => h.home === home && h.map !== undefined))
+  const mapQueue = mapDropOrder.filter((home) => available.some((h) => h.home === home && (h.map !== undefined || h.latest !== undefined)))
   let text = render(input, { rows, mapPointers }, 0)
   while (estimateTokens(text) > input.budgetTokens) {
     const row = dropQueue.shift()

@@ -18,8 +18,8 @@ export type BoundaryDraft =
   | { readonly type: "compaction"; readonly summary: string; readonly firstKeptEntryId: string | null; readonly details?: unknown }
 
 export const continuationText =
-  "Your context window was just reset. The message above is your boot: it lists your notes. " +
-  "Read your session MAP and latest checkpoint note first (notes_read), then continue the task from where your notes say you stopped. " +
+  "Your context window was just reset. The message above is your boot: it lists your notes and quotes this session's MAP and latest note when they fit. " +
+  "Resume from them (read with notes_read what is not quoted), then continue the task from where they say you stopped. " +
   "Use the history tools if you need something said before the reset."
 
 /** How much of the pending request a continuation quotes. */

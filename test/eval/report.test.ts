@@ -18,6 +18,7 @@ const run = (arm: string, seed: number, success: boolean, overrides: Partial<Run
   commit: "0123456789ab",
   settings: {},
   stuck: false,
+  probes: [],
   success,
   verifierPassed: success,
   verifierFailures: success ? [] : ["getUserRecord is still in src/a.js"],
@@ -76,8 +77,8 @@ describe("the eval report", () => {
     ])
     const decision = report.slice(report.indexOf("## What to decide on"), report.indexOf("## Overall"))
     // compaction: 2,000 tokens over 1 solved task; pi-context: 1,200 over 2.
-    assert.include(decision, "| compaction | 2,000 | 1.00 | 1/2 (50%, 9%–91%) | 0 |")
-    assert.include(decision, "| pi-context | 600 | 0.30 | 2/2 (100%, 34%–100%) | 1 |")
+    assert.include(decision, "| compaction | 2,000 | 1.00 | 1/2 (50%, 9%–91%) | – | 0 |")
+    assert.include(decision, "| pi-context | 600 | 0.30 | 2/2 (100%, 34%–100%) | – | 1 |")
     assert.strictEqual(runsToTell(0.8, 0.9), 199)
     assert.include(decision, "about 199 runs per arm")
   })

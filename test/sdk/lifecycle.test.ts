@@ -42,6 +42,8 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(fresh).toHaveLength(2)
     expect(fresh[0]).toMatch(/^user: ## Context window/)
     expect(fresh[0]).toContain(`Current window: ${markerWindowId(markerEntry)}`)
+    // The checkpoint written before the wipe is in the request itself, quoted whole: nothing to read before resuming.
+    expect(fresh[0]).toContain("Latest note: checkpoint.md\n> # Checkpoint\n> goal: the task; next: go on")
     expect(fresh[1]).toMatch(/^user: Your context window was just reset/)
     // The model asked for this reset after writing its notes: the old window stays behind, but the
     // user's latest message had no reply, so the continuation quotes it as pending.

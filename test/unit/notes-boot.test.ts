@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type BootContinuity, type BootIdentity, DefaultBootBudgetTokens, estimateTokens, MapExcerptLimit, renderBoot } from "../../src/domain/boot.ts"
+import { type BootContinuity, type BootIdentity, DefaultBootBudgetTokens, estimateTokens, LatestExcerptLimit, MapExcerptLimit, renderBoot } from "../../src/domain/boot.ts"
 import { type Home, Homes } from "../../src/domain/notes/address.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
 import { ToolName } from "../../src/domain/protocol.ts"
@@ -58,12 +58,12 @@ describe("boot renderer", () => {
     }
     assert.include(text, "Your working memory was reset")
     for (const form of ["@project/...", "@user/...", "@agent/...", "@model/...", "no prefix"]) assert.include(text, form)
-    assert.include(text, "Read this session's MAP first")
+    assert.include(text, "Resume from this session's MAP and latest note")
     // After a reset the boot names what to find notes and the earlier windows with; the other tools describe themselves.
     for (const tool of [ToolName.notesRead, ToolName.notesList, ToolName.notesSearch, ToolName.notesWrite, ToolName.notesUpdate, ToolName.historySearch, ToolName.historyRead, ToolName.contextRemaining, ToolName.wipeMemory]) {
       assert.include(text, tool)
     }
-    assert.isTrue(text.indexOf("Read this session's MAP first") < text.indexOf("## Notes index"))
+    assert.isTrue(text.indexOf("Resume from this session's MAP and latest note") < text.indexOf("## Notes index"))
     // The first window's boot names no history tool: they are offered from the first reset on.
     const first = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now }).text
     assert.notInclude(first, "history_")
@@ -99,7 +99,7 @@ describe("boot renderer", () => {
     assert.notInclude(boot.text, "@project/MAP.md")
     assert.include(boot.text, "Unavailable: the home could not be read (EACCES (PermissionDenied) in readDirectoryEntries). Its notes are not shown; retry with notes_list { \"home\": \"@project\" }.")
     for (const address of ["note-0.md", "@user/note-0.md", "@agent/note-0.md", "@model/note-0.md"]) assert.include(boot.text, `- ${address}`)
-    assert.include(boot.text, "Read this session's MAP first")
+    assert.include(boot.text, "Resume from this session's MAP and latest note")
   })
 
   it("drops the oldest rows first to fit the budget and says how many", () => {
@@ -128,6 +128,19 @@ describe("boot renderer", () => {
     assert.include(boot.text, "MAP: @model/MAP.md (1.4 KB), left out for the budget; read it with notes_read { \"address\": \"@model/MAP.md\" }.")
     assert.include(boot.text, "MAP: MAP.md\n> xxxx")
     assert.include(boot.text, "12 rows left out and")
+  })
+
+  it("quotes this session's latest note whole when it fits, cut with its offset when long, and as a pointer when the budget needs the room", () => {
+    const checkpoint = "# Checkpoint\n- goal: ship it\n- next: step 3"
+    const session: HomeSnapshot = { ...(available("session", 3) as Extract<HomeSnapshot, { _tag: "Available" }>), latest: { address: "checkpoint.md", body: checkpoint, bytes: checkpoint.length, updatedMs: now - hour } }
+    const snapshot = snapshotOf([session, ...Homes.slice(1).map((home) => available(home, 0))])
+    const { text } = renderBoot({ identity, snapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    assert.include(text, "Latest note: checkpoint.md\n> # Checkpoint\n> - goal: ship it\n> - next: step 3")
+    const long = { ...session, latest: { address: "checkpoint.md", body: "z".repeat(LatestExcerptLimit + 5), bytes: LatestExcerptLimit + 5, updatedMs: now - hour } }
+    const cut = renderBoot({ identity, snapshot: snapshotOf([long]), budgetTokens: DefaultBootBudgetTokens, now }).text
+    assert.include(cut, `(Latest note cut at ${LatestExcerptLimit} of ${LatestExcerptLimit + 5} characters; read on with notes_read { "address": "checkpoint.md", "offset": ${LatestExcerptLimit} })`)
+    const tight = renderBoot({ identity, snapshot: snapshotOf([long]), budgetTokens: 600, now }).text
+    assert.include(tight, "Latest note: checkpoint.md (3.9 KB), left out for the budget; read it with notes_read { \"address\": \"checkpoint.md\" }.")
   })
 
   it("cuts a long MAP with the offset to read on from", () => {

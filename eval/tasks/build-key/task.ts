@@ -1,5 +1,6 @@
 /** A failing command whose cause must be remembered later: the first build prints, once, the key the final build needs. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
@@ -92,6 +93,7 @@ export const buildKey: Task = {
     writeTree(dir, { "package.json": JSON.stringify({ name: "widgets", private: true, type: "module" }, null, 2) + "\n" })
     runNode(dir, ["scripts/build.mjs"], { BUILD_KEY: setup(seed).key })
   },
+  facts: (seed) => [{ name: "the build key", pattern: literally(setup(seed).key) }],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Convert every module in src/ from CommonJS")) facts.set("esm.goal", "convert src/ to ES modules, then build")

@@ -1,5 +1,6 @@
 /** Constraints stated once at the start that must still hold at the end: how to validate, and a frozen directory. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const helpers = ["requireField", "ensureField", "mustHave"] as const
@@ -87,6 +88,7 @@ export const frozenRules: Task = {
     const { helper } = setup(seed)
     writeTree(dir, Object.fromEntries(Object.entries(files(seed)).map(([path, content]) => [path, path.startsWith("src/handlers/") ? validated(content, helper) : content])))
   },
+  facts: (seed) => [{ name: "the validation helper", pattern: literally(setup(seed).helper) }, { name: "the frozen folder", pattern: /src\/legacy\// }],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Add input validation to every request handler")) facts.set("rules.goal", "validate every handle* function")

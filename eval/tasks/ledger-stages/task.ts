@@ -1,5 +1,6 @@
 /** A feature built in steps from a specification given only at the start: a ledger module in three stages. */
 import { call, fillerFunction, moduleNames, rng, runNode, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
@@ -124,6 +125,14 @@ export const ledgerStages: Task = {
     const { errAmount, errFunds, currency } = setup(seed)
     const facts = new Map([["spec.errAmount", errAmount], ["spec.errFunds", errFunds], ["spec.currency", currency], ["spec.caseInsensitive", "yes"], ["spec.history", "yes"]])
     writeTree(dir, { "src/ledger.js": ledgerSource(3, facts) })
+  },
+  facts: (seed) => {
+    const { errAmount, errFunds, currency } = setup(seed)
+    return [
+      { name: "the amount error", pattern: literally(errAmount) },
+      { name: "the funds error", pattern: literally(errFunds) },
+      { name: "the currency", pattern: literally(currency) }
+    ]
   },
   solver: {
     learn: (text, facts, made) => {

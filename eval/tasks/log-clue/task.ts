@@ -1,5 +1,6 @@
 /** A bug whose clue appears early in a long log: one config warning near the top, the failure at the very end. */
 import { call, latestRead, read, rng, runNode, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const keys = ["retry_limit", "batch_size", "pool_size", "timeout_ms", "max_rows", "flush_every", "page_size", "shard_count", "queue_depth", "backoff_ms", "worker_count", "lease_ms"]
@@ -65,6 +66,10 @@ export const logClue: Task = {
     return verdict(failures)
   },
   solve: (dir, seed) => writeTree(dir, { "config/app.ini": config(seed, true) }),
+  facts: (seed) => {
+    const { key, bad } = setup(seed)
+    return [{ name: "the wrong setting", pattern: literally(key) }, { name: "its bad value", pattern: literally(bad) }]
+  },
   solver: {
     learn: (text, facts) => {
       if (text.includes("Read the log from the beginning in pages of")) facts.set("log.goal", "find the cause in logs/nightly.log, fix config/app.ini")

@@ -1,5 +1,6 @@
 /** A user request that arrives mid-task and must be answered: a question steered in while the agent documents a codebase. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
@@ -76,6 +77,7 @@ export const midQuestion: Task = {
     return verdict(failures.slice(0, 20))
   },
   solve: (dir, seed) => writeTree(dir, Object.fromEntries(Object.entries(files(seed)).map(([path, content]) => [path, path.startsWith("src/") ? documented(content) : content]))),
+  facts: (seed) => [{ name: "the file that defines computeChecksum", pattern: literally(`src/${setup(seed).holder}.js`) }],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Add a JSDoc comment block directly above every exported function")) facts.set("docs.goal", "jsdoc above every exported function in src/")

@@ -1,5 +1,6 @@
 /** A rename across many files: one function, its definition, every import and call, the test and the docs. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
+import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const pairs = [["getUserRecord", "fetchAccount"], ["loadCustomer", "readClient"], ["findMember", "lookupPerson"]] as const
@@ -87,6 +88,10 @@ export const renameSymbol: Task = {
   solve: (dir, seed) => {
     const { from, to } = setup(seed)
     writeTree(dir, Object.fromEntries(Object.entries(files(seed)).map(([path, content]) => [path, content.replaceAll(from, to)])))
+  },
+  facts: (seed) => {
+    const { from, to } = setup(seed)
+    return [{ name: "the old name", pattern: literally(from) }, { name: "the new name", pattern: literally(to) }]
   },
   solver: {
     learn: (text, facts, made) => {

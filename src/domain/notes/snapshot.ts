@@ -32,6 +32,12 @@ export type HomeSnapshot =
     /** Every note of the home other than the MAP. */
     readonly noteCount: number
     /**
+     * This session's home only: its most recently updated note other than the
+     * MAP, with its body (the checkpoint a model resumes from, as a rule), so
+     * that a new window's first request holds it.
+     */
+    readonly latest?: HomeMap
+    /**
      * Files left out of the home (paths inside it), their names holding a control
      * or invisible character: such a name could forge text wherever it is shown.
      */

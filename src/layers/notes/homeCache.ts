@@ -35,7 +35,7 @@ interface CachedNote {
   readonly updatedMs: number
   /** Read when the note first enters a pocket; a change to the note makes a new entry. */
   title: string | undefined
-  /** MAP.md only: its body, read once per change. */
+  /** MAP.md and this session's newest note only: its body, read once per change. */
   body: string | undefined
 }
 
@@ -360,6 +360,12 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           )
           map.body = parseNote(text).body
         }
+        // This session's newest note is quoted by the boot: its body is read once per change, as the MAP's is.
+        const newest = home === "session" ? top[0] : undefined
+        if (newest !== undefined && newest.bytes <= NoteByteLimit && newest.body === undefined) {
+          const text = yield* readText(absolute(state, newest.relative)).pipe(Effect.orElseSucceed(() => undefined))
+          if (text !== undefined) newest.body = parseNote(text).body
+        }
         const result: HomeSnapshot = {
           _tag: "Available",
           home,
@@ -367,6 +373,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           map: map === undefined || map.body === undefined ? undefined : { address: map.address, body: map.body, bytes: map.bytes, updatedMs: map.updatedMs },
           recent: top.map((note) => rowOf(state, note, note.title ?? "")),
           noteCount: state.notes.size - (map === undefined ? 0 : 1),
+          ...(newest?.body === undefined ? {} : { latest: { address: newest.address, body: newest.body, bytes: newest.bytes, updatedMs: newest.updatedMs } }),
           ...(state.refused.size === 0 ? {} : { refused: [...state.refused].sort() })
         }
         return result
