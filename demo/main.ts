@@ -3,6 +3,7 @@
  * runs a scripted (faux) model with this package loaded as installed: the
  * model works, writes its session MAP and a checkpoint note, calls
  * wipe_memory, and carries on in a fresh window from its notes.
+ * `npm run demo -- --tui` opens Pi's TUI on an offline scripted model instead (demo/tui.ts).
  */
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
@@ -12,6 +13,12 @@ import { createHarness } from "../test/support/sdkHarness.ts"
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text)
 const dim = (text: string) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text)
 const indent = (text: string, prefix = "    ") => text.split("\n").map((line) => prefix + line).join("\n")
+
+// `npm run demo -- --tui`: the same offline model in Pi's own TUI instead of this printout.
+if (process.argv.includes("--tui")) {
+  await import("./tui.ts")
+  await new Promise(() => {})
+}
 
 const h = await createHarness()
 const call = (name: string, args: Parameters<typeof fauxToolCall>[1]) => fauxToolCall(name, args)
