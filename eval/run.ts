@@ -36,6 +36,7 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string): ReadonlyArra
         callTimeoutMs: options.callTimeoutMs,
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
+        lines: options.lines,
         nearlyFull: nearlyFullShare,
         // Pi's own retry policy for a real provider; the scripted model never needs one.
         retry: scripted ? { maxRetries: 0, baseDelayMs: 100 } : { maxRetries: 3, baseDelayMs: 2_000 }

@@ -12,6 +12,8 @@ export interface EvalOptions {
   readonly report: string | undefined
   readonly callTimeoutMs: number
   readonly maxCalls: number
+  /** pi-context's guidance, warning and hard lines (tokens left) for the pi-context arm; undefined: its defaults. */
+  readonly lines: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
 }
 
 export const usage = `npm run eval -- [flags]
@@ -25,12 +27,22 @@ export const usage = `npm run eval -- [flags]
   --out DIR             where results.jsonl, report.md, chart.svg and the sessions go (default: eval/results/<model>)
   --report DIR          rebuild report.md and chart.svg from DIR/results.jsonl, run nothing
   --call-timeout S      abandon a model call silent for S seconds (default: 300)
-  --max-calls N         stop a run after N model calls (default: 400)`
+  --max-calls N         stop a run after N model calls (default: 400)
+  --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
 
 const number = (flag: string, value: string | undefined): number => {
   const parsed = Number(value)
   if (value === undefined || !Number.isFinite(parsed) || parsed <= 0) throw new Error(`${flag} needs a positive number, got ${value ?? "nothing"}`)
   return parsed
+}
+
+const parseLines = (value: string | undefined): EvalOptions["lines"] => {
+  if (value === undefined) return undefined
+  const figures = value.split(",").map((part) => Math.floor(number("--lines", part.trim())))
+  if (figures.length !== 3) throw new Error(`--lines takes three numbers (guidance, warning and hard line, tokens left), got ${value}`)
+  const [guidanceLine, warningLine, hardLine] = figures as [number, number, number]
+  if (!(guidanceLine > warningLine && warningLine > hardLine)) throw new Error(`--lines must fall: guidance > warning > hard, got ${value}`)
+  return { guidanceLine, warningLine, hardLine }
 }
 
 export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
@@ -44,7 +56,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     if (value === undefined) throw new Error(`--${name} needs a value`)
     values.set(name, value)
   }
-  const known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls"]
+  const known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines"]
   for (const name of values.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`)
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
@@ -62,6 +74,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     out: values.get("out") ?? `eval/results/${model === "scripted" ? "scripted" : model.replaceAll("/", "_")}`,
     report: values.get("report"),
     callTimeoutMs: number("--call-timeout", values.get("call-timeout") ?? "300") * 1000,
-    maxCalls: Math.floor(number("--max-calls", values.get("max-calls") ?? "400"))
+    maxCalls: Math.floor(number("--max-calls", values.get("max-calls") ?? "400")),
+    lines: parseLines(values.get("lines"))
   }
 }

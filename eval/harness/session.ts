@@ -33,7 +33,8 @@ export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
   compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking", ...compactionAt(spec.window) },
   retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
   // Warming the prompt cache between calls would add calls no arm asked for.
-  cacheWarming: "off"
+  cacheWarming: "off",
+  ...(spec.arm === "pi-context" && spec.lines !== undefined ? { "pi-context": { ...spec.lines } } : {})
 })
 
 /** What `pi -e <source>` would load: a path (file or package directory), or an installed package name. */

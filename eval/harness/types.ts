@@ -23,6 +23,8 @@ export interface JobSpec {
   /** Context usage (share of the window) at which the nearly-full message is sent. */
   readonly nearlyFull: number
   readonly retry: { readonly maxRetries: number; readonly baseDelayMs: number }
+  /** pi-context's lines for the pi-context arm (tokens left); undefined: its defaults. */
+  readonly lines?: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
   /** Tests only: provider failures the scripted model injects, by call number. */
   readonly failures?: Readonly<Record<string, InjectedFailure>>
 }
