@@ -3,7 +3,7 @@
  * results.jsonl, report.md and chart.svg in --out. `--report DIR` rebuilds
  * the report and chart from DIR/results.jsonl.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import { getAgentDir, ModelRuntime } from "@earendil-works/pi-coding-agent"
@@ -14,6 +14,7 @@ import { type PriceReference, renderReport } from "./harness/report.ts"
 import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
 import { nearlyFullShare } from "./harness/settings.ts"
+import { sweepTable } from "./harness/sweep.ts"
 import type { JobSpec, RunResult } from "./harness/types.ts"
 import { tasks } from "./tasks/index.ts"
 
@@ -69,6 +70,16 @@ export const readResults = (dir: string): ReadonlyArray<RunResult> =>
 const main = async () => {
   const options = parseArgs(process.argv.slice(2))
   const invokedFrom = process.env.INIT_CWD ?? process.cwd()
+  if (options.sweep !== undefined) {
+    const dir = resolve(invokedFrom, options.sweep)
+    const settings = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
+      .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
+      .sort((a, b) => a.name.localeCompare(b.name))
+    writeFileSync(join(dir, "sweep.md"), sweepTable(settings))
+    process.stderr.write(`wrote ${join(dir, "sweep.md")} from ${settings.length} settings\n`)
+    return
+  }
   if (options.report !== undefined) {
     const dir = resolve(invokedFrom, options.report)
     await writeReport(dir, readResults(dir))

@@ -10,6 +10,8 @@ export interface EvalOptions {
   readonly jobs: number
   readonly out: string
   readonly report: string | undefined
+  /** A folder of sweep runs (one folder per setting): write its sweep.md, run nothing. */
+  readonly sweep: string | undefined
   readonly callTimeoutMs: number
   readonly maxCalls: number
   /** pi-context's guidance, warning and hard lines (tokens left) for the pi-context arm; undefined: its defaults. */
@@ -26,6 +28,7 @@ export const usage = `npm run eval -- [flags]
   --jobs N              jobs run at once (default: 2)
   --out DIR             where results.jsonl, report.md, chart.svg and the sessions go (default: eval/results/<model>)
   --report DIR          rebuild report.md and chart.svg from DIR/results.jsonl, run nothing
+  --sweep DIR           write DIR/sweep.md from the runs in DIR's folders (one setting each), run nothing
   --call-timeout S      abandon a model call silent for S seconds (default: 300)
   --max-calls N         stop a run after N model calls (default: 400)
   --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
@@ -56,7 +59,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     if (value === undefined) throw new Error(`--${name} needs a value`)
     values.set(name, value)
   }
-  const known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines"]
+  const known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep"]
   for (const name of values.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`)
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
@@ -73,6 +76,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     jobs: Math.floor(number("--jobs", values.get("jobs") ?? "2")),
     out: values.get("out") ?? `eval/results/${model === "scripted" ? "scripted" : model.replaceAll("/", "_")}`,
     report: values.get("report"),
+    sweep: values.get("sweep"),
     callTimeoutMs: number("--call-timeout", values.get("call-timeout") ?? "300") * 1000,
     maxCalls: Math.floor(number("--max-calls", values.get("max-calls") ?? "400")),
     lines: parseLines(values.get("lines"))

@@ -34,14 +34,14 @@ describe("the default lines scale with the window", () => {
     expect(percentUsed(h)).toBeGreaterThanOrEqual(13)
     expect(occurrences(h.requests[0]!, GUIDANCE) + occurrences(h.requests[0]!, WARNING)).toBe(0)
     expect(h.notices.filter((n) => /final warning|write its notes/.test(n.message))).toEqual([])
-    // 40% of the 15,616 tokens above Pi's reserve: the guidance line at 22,630 tokens left (29% used).
-    await h.prompt(filler(5_000))
+    // 60% of the 15,616 tokens above Pi's reserve: the guidance line at 25,753 tokens left (20% used); the warning (40%) not yet.
+    await h.prompt(filler(2_500))
     expect(occurrences(h.requests[1]!, GUIDANCE)).toBe(1)
     expect(occurrences(h.requests[1]!, WARNING)).toBe(0)
     const status = await reply(h, "/pi-context status")
     expect(status).toContain("model: faux/faux-1 (32,000-token window)")
-    expect(status).toContain("guidance line: 22,630 tokens left (default: hard line + 6,246 = 40% of the 15,616 above it)")
-    expect(status).toContain("warning line: 19,507 tokens left (default: hard line + 3,123 = 20% of the 15,616 above it)")
+    expect(status).toContain("guidance line: 25,753 tokens left (default: hard line + 9,369 = 60% of the 15,616 above it)")
+    expect(status).toContain("warning line: 22,630 tokens left (default: hard line + 6,246 = 40% of the 15,616 above it)")
     expect(status).toContain("hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
     expect(h.errors).toEqual([])
   })
@@ -63,7 +63,7 @@ describe("the default lines scale with the window", () => {
     h = await createHarness({ dirs: dirsWith(settings), settings, contextWindow: 32_000 })
     const status = await reply(h, "/pi-context status")
     expect(status).toContain("guidance line: 20,000 tokens left (set in the global settings.json: pi-context.guidanceLine)")
-    expect(status).toContain("warning line: 12,800 tokens left (default: hard line + 4,800 = 20% of the 24,000 above it)")
+    expect(status).toContain("warning line: 17,600 tokens left (default: hard line + 9,600 = 40% of the 24,000 above it)")
     expect(status).toContain("hard line: 8,000 tokens left (set in the global settings.json: pi-context.hardLine)")
     const doctor = await reply(h, "/pi-context doctor")
     expect(doctor).toMatch(

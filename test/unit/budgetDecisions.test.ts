@@ -177,8 +177,8 @@ describe("status", () => {
   it("says when a default line is scaled to a small window, and when a set line was moved to fit", () => {
     const small = resolvePolicy([{ source: "global", settings: { "pi-context": { guidanceLine: 50_000 } } }], { ...model, contextWindow: 32_000 })
     const report = statusReport(small, undefined)
-    assert.include(report, "warning line: 19,507 tokens left (default: hard line + 3,123 = 20% of the 15,616 above it)")
-    assert.include(report, "guidance line: 22,630 tokens left (set in the global settings.json: pi-context.guidanceLine; moved to fit this window, see the notice below)")
+    assert.include(report, "warning line: 22,630 tokens left (default: hard line + 6,246 = 40% of the 15,616 above it)")
+    assert.include(report, "guidance line: 25,753 tokens left (set in the global settings.json: pi-context.guidanceLine; moved to fit this window, see the notice below)")
     assert.include(report, "hard line: 16,384 tokens left (default: Pi's reserve for the reply, at Pi's default)")
   })
 })

@@ -57,16 +57,16 @@ describe("resolvePolicy", () => {
   it("a bad line on a small window names the value in use, which scales with the window, not the large-window default", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const policy = resolvePolicy([global({ "pi-context": { warningLine: "lots" } })], small)
-    assert.strictEqual(policy.lines.warning.value, 19_507)
-    assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: pi-context.warningLine = \"lots\" is not a number; using 19,507."])
+    assert.strictEqual(policy.lines.warning.value, 22_630)
+    assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: pi-context.warningLine = \"lots\" is not a number; using 22,630."])
   })
 
   it("a model override's notice names the settings file it came from", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const policy = resolvePolicy([project({ "pi-context": { models: { "faux-*": { warningLine: "lots", guidanceLine: 40_000 } } } })], small)
     assert.deepStrictEqual(policy.notices.map(renderNotice), [
-      "project settings: pi-context.models[\"faux-*\"].warningLine = \"lots\" is not a number; using 19,507.",
-      "project settings: pi-context.models[\"faux-*\"].guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 22,630."
+      "project settings: pi-context.models[\"faux-*\"].warningLine = \"lots\" is not a number; using 22,630.",
+      "project settings: pi-context.models[\"faux-*\"].guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 25,753."
     ])
     // Its rank is still a model override's: it beats a top-level key.
     assert.strictEqual(policy.lines.guidance.source, "model")
@@ -76,11 +76,11 @@ describe("resolvePolicy", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const below = resolvePolicy([global({ "pi-context": { warningLine: 9000 } })], small)
     assert.deepStrictEqual(below.notices.map(renderNotice), [
-      "global settings: pi-context.warningLine = 9000 must be above the next lower line (16,384 tokens left); using 19,507."
+      "global settings: pi-context.warningLine = 9000 must be above the next lower line (16,384 tokens left); using 22,630."
     ])
     const beyond = resolvePolicy([global({ "pi-context": { guidanceLine: 40000 } })], small)
     assert.deepStrictEqual(beyond.notices.map(renderNotice), [
-      "global settings: pi-context.guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 22,630."
+      "global settings: pi-context.guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 25,753."
     ])
   })
 
@@ -113,8 +113,8 @@ describe("resolvePolicy", () => {
     const small = { provider: "local", id: "tiny", contextWindow: 8192 }
     const policy = resolvePolicy([], small)
     const { guidance, warning, hard } = policy.lines
-    // The hard line moves to a quarter of the window; the defaults take 40% and 20% of the room above it.
-    assert.deepStrictEqual([guidance.value, warning.value, hard.value], [2048 + 2457, 2048 + 1228, 2048])
+    // The hard line moves to a quarter of the window; the defaults take 60% and 40% of the room above it.
+    assert.deepStrictEqual([guidance.value, warning.value, hard.value], [2048 + 3686, 2048 + 2457, 2048])
     assert.isTrue(hard.value < warning.value && warning.value < guidance.value && guidance.value < small.contextWindow)
     // Only the reserve is a problem worth telling; the default lines and boot budget follow it quietly.
     assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used]), [["compaction.reserveTokens", 16384, 2048]])
@@ -124,20 +124,20 @@ describe("resolvePolicy", () => {
   it("scales the default runways to a small window, so its first prompt is far from the lines", () => {
     const window = (contextWindow: number) => resolvePolicy([], { ...model, contextWindow })
     const w32k = window(32_000)
-    // 15,616 tokens above Pi's reserve: the guidance 40% of it above the hard line, the warning 20%.
-    assert.deepStrictEqual(lineValues([], { ...model, contextWindow: 32_000 }), [16384 + 6246, 16384 + 3123, 16384])
-    assert.deepStrictEqual(w32k.derivations.guidance, { _tag: "Runway", runway: 6246, scaled: { share: 0.4, room: 15_616 } })
+    // 15,616 tokens above Pi's reserve: the guidance 60% of it above the hard line, the warning 40%.
+    assert.deepStrictEqual(lineValues([], { ...model, contextWindow: 32_000 }), [16384 + 9369, 16384 + 6246, 16384])
+    assert.deepStrictEqual(w32k.derivations.guidance, { _tag: "Runway", runway: 9369, scaled: { share: 0.6, room: 15_616 } })
     assert.deepStrictEqual(w32k.derivations.hard, { _tag: "Reserve" })
     assert.deepStrictEqual(w32k.notices, [])
     // A first prompt at 14% of the window (4,480 tokens) leaves 27,520: above the guidance line.
     assert.isTrue(32_000 - 4_480 > w32k.lines.guidance.value)
-    // From about 78,000 tokens on, the fixed runways hold: 200k and 1M windows keep 24,576 and 12,288.
+    // From about 57,000 tokens on, the fixed runways hold: 200k and 1M windows keep 24,576 and 12,288.
     for (const contextWindow of [128_000, 200_000, 1_000_000]) {
       assert.deepStrictEqual(lineValues([], { ...model, contextWindow }), [16384 + 24576, 16384 + 12288, 16384])
       assert.deepStrictEqual(window(contextWindow).derivations.guidance, { _tag: "Runway", runway: 24576 })
     }
     // An explicit hard line moves the scaled defaults with it; explicit lines stay as set.
-    assert.deepStrictEqual(lineValues([global({ "pi-context": { hardLine: 8000 } })], { ...model, contextWindow: 32_000 }), [8000 + 9600, 8000 + 4800, 8000])
+    assert.deepStrictEqual(lineValues([global({ "pi-context": { hardLine: 8000 } })], { ...model, contextWindow: 32_000 }), [8000 + 14400, 8000 + 9600, 8000])
     const set = resolvePolicy([global({ "pi-context": { guidanceLine: 25_000, warningLine: 20_000 } })], { ...model, contextWindow: 32_000 })
     assert.deepStrictEqual([set.lines.guidance.value, set.lines.warning.value], [25_000, 20_000])
     assert.deepStrictEqual([set.derivations.guidance, set.derivations.warning], [{ _tag: "Set" }, { _tag: "Set" }])
