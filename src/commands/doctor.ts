@@ -16,6 +16,7 @@ import { blockedReason, notesRootFix, notesWritability } from "./notesHealth.ts"
 import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
 import { readSyncStates } from "./notesSync.ts"
+import { type Home, homeLabel } from "../domain/notes/address.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -55,6 +56,8 @@ export const doctorReport = Effect.gen(function*() {
   const belowReserve = hardLineBelowReserve(policy)
   const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
   lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.map((problem) => problem.replace(/\.$/, "")).join("; ")}`))
+  const homes = (list: ReadonlyArray<Home>) => (list.length === 0 ? "none" : list.map(homeLabel).join(", "))
+  lines.push(check(true, `notes protection: protected ${homes(policy.protectedHomes.value)} (changes need your OK), read-only ${homes(policy.readOnlyHomes.value)}`))
 
   const syncStates = yield* readSyncStates((sync) => sync.states)
   const nowMs = yield* Clock.currentTimeMillis

@@ -33,6 +33,8 @@ export interface BootInput {
   readonly now: number
   /** Absent for a root boot or a repair: the boot then says nothing about the previous window. */
   readonly continuity?: BootContinuity
+  /** The user's own instruction for every new window (`pi-context.afterReset`): near the top, marked as theirs, never cut. */
+  readonly afterReset?: string | undefined
 }
 
 export interface Boot {
@@ -238,6 +240,10 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
   ]
 }
 
+/** The user's instruction, quoted as theirs: it is their words for every window, not the template's. */
+const userInstructionBlock = (text: string): string =>
+  ["## From the user, for every new window (pi-context.afterReset)", ...text.split("\n").map((line) => (line === "" ? ">" : `> ${line}`))].join("\n")
+
 /** A home with nothing to show: no MAP, no notes, nothing left out. */
 const isEmpty = (home: HomeSnapshot): boolean =>
   home._tag === "Available" && home.map === undefined && home.noteCount === 0 && (home.refused ?? []).length === 0
@@ -258,6 +264,7 @@ const render = (input: BootInput, selection: Selection, omittedRows: number): st
     : []
   const sections = [
     identityBlock(identity).join("\n"),
+    ...(input.afterReset === undefined ? [] : [userInstructionBlock(input.afterReset)]),
     [resetLine(identity), ...continuityLines(input)].join("\n"),
     homesBlock(identity).join("\n"),
     protocolBlock(identity.previousWindowId !== undefined).join("\n"),

@@ -3,6 +3,7 @@ import { CustomType, ToolName } from "./protocol.ts"
 import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "./thresholds.ts"
 import { estimateNote, percentShown, tokensLeft, type WindowUsage } from "./window/usage.ts"
 import { formatTokens } from "./tokenCount.ts"
+import { type Home, homeLabel } from "./notes/address.ts"
 
 /**
  * Budget decisions for the active window: which reminders to stage, whether
@@ -263,6 +264,8 @@ export const hardLineBelowReserve = (policy: ResolvedPolicy): string | undefined
     `Raise ${hard.key ?? "pi-context.hardLine"} to at least ${reserve}, or remove it to use the reserve, or lower compaction.reserveTokens`
 }
 
+const homesText = (homes: ReadonlyArray<Home>): string => (homes.length === 0 ? "none" : homes.map(homeLabel).join(", "))
+
 /** The `/pi-context status` block: every line for the current model and where its value came from. */
 export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefined): ReadonlyArray<string> => {
   const { lines } = policy
@@ -291,6 +294,9 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
     `trace level: ${policy.traceLevel.value} (${origin(policy.traceLevel)})`,
     `boot budget: ${formatTokens(policy.bootBudgetTokens.value)} tokens (${origin(policy.bootBudgetTokens)})`,
     `model overrides: ${policy.modelPatterns.length === 0 ? "none" : policy.modelPatterns.join(", ")}`,
+    `protected homes (the model adds notes, changes one only with your OK): ${homesText(policy.protectedHomes.value)} (${origin(policy.protectedHomes)})`,
+    `read-only homes (the model may not write): ${homesText(policy.readOnlyHomes.value)} (${origin(policy.readOnlyHomes)})`,
+    `after a reset: ${policy.afterReset.value === undefined ? "no instruction of yours" : JSON.stringify(policy.afterReset.value)} (${origin(policy.afterReset)})`,
     ...policy.notices.map((notice) => `notice: ${renderNotice(notice)}`)
   ]
 }

@@ -2,6 +2,7 @@ import { defaultAgentName, slugify } from "./notes/identity.ts"
 import { DefaultStaleDays } from "./notes/lint.ts"
 import { DefaultTidyTimeLimitSeconds, DefaultTidyTurnLimit, positiveWhole } from "./notes/tidy.ts"
 import { noticeKey, type ThresholdNotice, type ValueSource, WrittenNumber } from "./settingsNotice.ts"
+import { type Home, parseHome } from "./notes/address.ts"
 
 /**
  * Validation of single settings values: each check says what is wrong with a
@@ -32,6 +33,29 @@ export type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: 
 
 export const checkBoolean: Check<boolean> = (value) =>
   typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
+
+/** A list of note homes (`"user"` or `"@user"`); a name that is no home makes the whole list wrong, not half of it. */
+export const checkHomeList: Check<ReadonlyArray<Home>> = (value) => {
+  if (!Array.isArray(value)) return { reason: "is not a list of homes (session, project, user, agent, model)" }
+  const homes: Array<Home> = []
+  for (const item of value) {
+    const home = typeof item === "string" ? parseHome(item) : undefined
+    if (home === undefined) return { reason: `names ${typeof item === "string" ? JSON.stringify(item) : "a value"} that is no home (session, project, user, agent, model)` }
+    if (!homes.includes(home)) homes.push(home)
+  }
+  return { ok: homes }
+}
+
+/** How long the user's own instruction for every new window may be: it is never cut, so it is bounded. */
+export const AfterResetLimit = 1_000
+
+export const checkAfterReset: Check<string> = (value) => {
+  if (typeof value !== "string") return { reason: "is not a text" }
+  const text = value.trim()
+  if (text === "") return { reason: "is empty" }
+  if (Array.from(text).length > AfterResetLimit) return { reason: `is longer than ${AfterResetLimit.toLocaleString("en-US")} characters` }
+  return { ok: text }
+}
 
 export const checkTrace: Check<TraceLevel> = (value) =>
   value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }

@@ -19,6 +19,9 @@ export const settingsKeys: ReadonlyArray<string> = [
   "tidyModel",
   "tidyTurnLimit",
   "tidyTimeLimitSeconds",
+  "protectedHomes",
+  "readOnlyHomes",
+  "afterReset",
   "models",
   "sync"
 ]

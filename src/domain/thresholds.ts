@@ -4,9 +4,13 @@ import { type LineDerivations, type Lines, orderLines, Runway } from "./lines.ts
 import { parseSyncSettings, type SyncSource } from "./notes/syncSettings.ts"
 import type { SyncRemoteSetting } from "./notes/syncTypes.ts"
 import { SettingsKey } from "./protocol.ts"
+import type { Home } from "./notes/address.ts"
+import { DefaultProtectedHomes } from "./notes/consent.ts"
 import {
   type Candidate,
+  checkAfterReset,
   checkBoolean,
+  checkHomeList,
   checkNames,
   checkTokens,
   checkTrace,
@@ -44,6 +48,12 @@ export interface ResolvedPolicy {
   readonly traceLevel: Sourced<TraceLevel>
   readonly bootBudgetTokens: Sourced<number>
   readonly checkpointCheck: Sourced<boolean> // a window's first wipe_memory without a note is refused
+  /** Homes whose existing notes the model changes only with the user's OK. */
+  readonly protectedHomes: Sourced<ReadonlyArray<Home>>
+  /** Homes the model may not write at all. */
+  readonly readOnlyHomes: Sourced<ReadonlyArray<Home>>
+  /** The user's own instruction for every new window, carried by every boot; undefined: none. */
+  readonly afterReset: Sourced<string | undefined>
   readonly digestTokens: Sourced<number> // the budget of an automatic reset's digest
   /** Pi's `compaction.reserveTokens` for this model, validated. */
   readonly reserve: Sourced<number>
@@ -250,6 +260,9 @@ export const resolvePolicy = (
   }
 
   const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
+  const protectedHomes = pick(candidatesFor(gathered, "protectedHomes"), checkHomeList, dflt(DefaultProtectedHomes), notices)
+  const readOnlyHomes = pick(candidatesFor(gathered, "readOnlyHomes"), checkHomeList, dflt<ReadonlyArray<Home>>([]), notices)
+  const afterReset = pick<string | undefined>(candidatesFor(gathered, "afterReset"), checkAfterReset, dflt(undefined), notices)
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
   // A rejected line's notice names the value the line ends at, which orderLines settles (a default scales to the window).
@@ -276,6 +289,9 @@ export const resolvePolicy = (
     traceLevel,
     bootBudgetTokens,
     checkpointCheck,
+    protectedHomes,
+    readOnlyHomes,
+    afterReset,
     digestTokens,
     reserve,
     lines,

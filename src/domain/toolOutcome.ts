@@ -18,6 +18,8 @@ export type ToolErrorCode =
   | "bad_regex"
   | "timed_out"
   | "disabled"
+  /** A note in a protected or read-only home the user did not let the model change. */
+  | "protected"
 
 /** What a pi-context tool returns, before the adapter turns it into a Pi tool result. */
 export type ToolOutcome =

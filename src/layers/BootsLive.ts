@@ -48,7 +48,8 @@ export const layerWithoutDependencies = Layer.effect(
         snapshot,
         budgetTokens: policy.bootBudgetTokens.value,
         now: snapshot.takenAt,
-        continuity: window.continuity
+        continuity: window.continuity,
+        afterReset: policy.afterReset.value
       })
       yield* trace.info("boot.rendered", {
         windowId: window.windowId,

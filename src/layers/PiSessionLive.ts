@@ -138,6 +138,14 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
     showReport: (report) => quietly(() => surface.show(pi, ctx, report)),
     chatShowsEntries: Effect.try({ try: () => surface.chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
     setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
+    askUser: (title, message) =>
+      // Only Pi's interactive TUI has someone to answer; RPC's client is a program, print mode has nobody.
+      !ctx.hasUI || ctx.mode !== "tui"
+        ? Effect.succeed("unavailable" as const)
+        : Effect.tryPromise(() => ctx.ui.confirm(title, message)).pipe(
+          Effect.map((allowed) => (allowed ? "yes" as const : "no" as const)),
+          Effect.orElseSucceed(() => "unavailable" as const)
+        ),
     offeredToolsJson: (names) =>
       Effect.sync(() => {
         try {

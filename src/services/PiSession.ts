@@ -70,6 +70,12 @@ export class PiSession extends Context.Service<PiSession, {
   readonly chatShowsEntries: Effect.Effect<boolean>
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
+  /**
+   * Asks the user to allow something, in Pi's confirm dialog: "yes", "no", or
+   * "unavailable" where no user can answer (print and RPC modes, an SDK
+   * session without a UI).
+   */
+  readonly askUser: (title: string, message: string) => Effect.Effect<"yes" | "no" | "unavailable">
   /** The definitions (name, description, parameters) of the tools among `names` offered to the model, as JSON: what a request carries of them. */
   readonly offeredToolsJson: (names: ReadonlyArray<string>) => Effect.Effect<string>
   /** Offers `names` to the model from its next request on, or stops offering them; other tools are left as they are. */

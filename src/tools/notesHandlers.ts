@@ -10,6 +10,7 @@ import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncat
 import { NotesHomes } from "../services/NotesHomes.ts"
 import type { NotesHomeUnavailable, SearchHit } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
+import { ChangeRefused, gateChange } from "./consentGate.ts"
 import { decodeParams, InvalidParams } from "./params.ts"
 
 
@@ -47,11 +48,15 @@ const decodeHome = (raw: string | undefined): Effect.Effect<Home | undefined, In
     : Effect.succeed(home)
 }
 
-type NotesToolError = InvalidParams | StoreFailure
+type NotesToolError = InvalidParams | ChangeRefused | StoreFailure
 
 /** Every failure becomes a tool error with a stable code and a sentence the model can act on. */
 export const describeFailure = (error: NotesToolError): ToolOutcome =>
-  error._tag === "InvalidParams" ? failed("invalid_argument", error.message) : describeStoreFailure(error)
+  error._tag === "InvalidParams"
+    ? failed("invalid_argument", error.message)
+    : error._tag === "ChangeRefused"
+    ? failed("protected", error.message)
+    : describeStoreFailure(error)
 
 const asOutcome = <E extends NotesToolError, R>(effect: Effect.Effect<ToolOutcome, E, R>): Effect.Effect<ToolOutcome, never, R> =>
   Effect.catch(effect, (error) => Effect.succeed(describeFailure(error)))
@@ -94,6 +99,7 @@ const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(li
 
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
+  yield* gateChange(address, { kind: "write", content })
   const result = yield* (yield* NotesHomes).write(address, content)
   return ok(`${result.created ? "Created" : "Replaced"} ${shownName(result.address)} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)
@@ -107,6 +113,10 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
     })
   }
   if (decoded.retire === true) return yield* retireNote(decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
+  yield* gateChange(
+    decoded.address,
+    edits.length === 0 && decoded.rename_to !== undefined ? { kind: "rename", renameTo: decoded.rename_to } : { kind: "edit", edits, renameTo: decoded.rename_to }
+  )
   const result = yield* (yield* NotesHomes).update(decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
@@ -118,6 +128,7 @@ const retireNote = Effect.fnUntraced(function*(address: string, alsoEdits: boole
   if (alsoEdits) {
     return yield* new InvalidParams({ message: `${ToolName.notesUpdate}: retire cannot be combined with edits or rename_to; retire the note alone` })
   }
+  yield* gateChange(address, { kind: "retire" })
   const result = yield* (yield* NotesHomes).retire(address)
   return ok(
     `Retired ${shownName(result.address)} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +

@@ -34,15 +34,23 @@ describe("/pi-context tidy on the faux model", () => {
   afterEach(async () => h?.dispose())
 
   it("merges and retires between a before and an after commit, reports why, and one restore undoes it", async () => {
-    h = await createHarness()
+    // The user allows each change to their protected @user notes in Pi's confirm dialog.
+    h = await createHarness({ mode: "tui", confirm: () => true })
     const root = h.dirs.notesRoot
     seed(root)
     scriptedPass(h)
     await h.prompt("/pi-context tidy")
-    const report = h.notices.at(-1)!.message
+    // In Pi's TUI the report is a chat entry.
+    const entry = h.entries().filter((e) => e.type === "custom" && e.customType === "pi-context/report").at(-1) as { data: { title: string; text: string } }
+    const report = `${entry.data.title}\n${entry.data.text}`
     expect(h.errors).toEqual([])
 
     expect(readFileSync(join(root, "user", "prefs.md"), "utf8")).toContain("# Preferences\nPrefers tabs.")
+    // Writing the new @user/prefs is adding a note; retiring the two old ones needed the user's OK, each asked once.
+    expect(h.confirms.map((c) => c.title)).toEqual([
+      "pi-context: allow the model to retire @user/prefs-a.md?",
+      "pi-context: allow the model to retire @user/prefs-b.md?"
+    ])
     for (const gone of ["user/prefs-a.md", "user/prefs-b.md", "agents/pi/old.md"]) expect(existsSync(join(root, gone))).toBe(false)
     expect(existsSync(join(root, "wastebasket", "user", "prefs-a.md"))).toBe(true)
 

@@ -18,6 +18,8 @@ export interface FakeSessionOptions {
   readonly parentSessionId?: string
   /** An abort signal for the current turn; `interruptOnAbort` honours it. */
   readonly signal?: AbortSignal
+  /** What the user answers to `askUser` (default: nobody can answer). */
+  readonly answer?: "yes" | "no" | "unavailable"
   /**
    * Ids counted in this session (`<idPrefix>0000000n`) and entry times a second
    * apart, as the history tests read them. Without it, ids are unique across
@@ -47,6 +49,8 @@ export interface FakeSession {
   readonly statuses: Array<string | undefined>
   /** The tools `offerTools` has offered and not withdrawn since. */
   readonly offeredTools: Set<string>
+  /** Every question `askUser` put to the user. */
+  readonly asked: Array<{ readonly title: string; readonly message: string }>
   readonly sent: Array<CustomMessageDraft & { readonly triggerTurn: boolean }>
   readonly appended: Array<{ readonly customType: string; readonly data: unknown }>
   usage: WindowUsage | undefined
@@ -142,6 +146,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
     notices: [],
     statuses: [],
     offeredTools: new Set(),
+    asked: [],
     sent: [],
     appended: [],
     usage: options.usage,
@@ -216,6 +221,11 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
       Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
     chatShowsEntries: Effect.sync(() => fake.chatShowsEntries),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
+    askUser: (title, message) =>
+      Effect.sync(() => {
+        fake.asked.push({ title, message })
+        return options.answer ?? "unavailable"
+      }),
     offeredToolsJson: (names) => Effect.succeed(JSON.stringify(names.filter((name) => fake.offeredTools.has(name)).map((name) => ({ name })))),
     offerTools: (names, offered) =>
       Effect.sync(() => {

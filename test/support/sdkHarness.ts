@@ -40,6 +40,8 @@ export interface HarnessOptions {
   readonly extraExtensions?: ReadonlyArray<ExtensionFactory>
   /** What Pi's editor dialog returns (default: cancelled). */
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
+  /** What the user answers in Pi's confirm dialog (default: no). */
+  readonly confirm?: (title: string, message: string) => boolean
   /** The run mode extensions see (`ctx.mode`); Pi's SDK default is "print". "tui" is what Pi's interactive TUI binds. */
   readonly mode?: ExtensionContext["mode"]
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
@@ -68,6 +70,7 @@ export interface Harness {
   readonly loadErrors: ReadonlyArray<{ readonly path: string; readonly error: string }>
   /** Text put back into the editor, and raw terminal input (interactive mode's keys). */
   readonly editorTexts: UiCapture["editorTexts"]
+  readonly confirms: UiCapture["confirms"]
   readonly terminal: UiCapture["terminal"]
   /** Queues scripted model responses; each call consumes one. */
   readonly script: (steps: ReadonlyArray<FauxResponseStep>) => void
@@ -163,7 +166,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     settingsManager,
     tools: [...piContextTools, ...(options.tools ?? [])]
   })
-  const capture = captureUi(options.editor)
+  const capture = captureUi(options.editor, options.confirm)
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,
@@ -202,6 +205,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     errors,
     loadErrors,
     editorTexts: capture.editorTexts,
+    confirms: capture.confirms,
     terminal: capture.terminal,
     script: (steps) => faux.appendResponses(steps.map(record)),
     prompt: async (text) => {

@@ -11,6 +11,8 @@ export interface UiCapture {
   readonly statuses: Array<{ readonly key: string; readonly text: string | undefined }>
   /** Every text an extension put back into the editor. */
   readonly editorTexts: Array<string>
+  /** Every confirm dialog shown, in order. */
+  readonly confirms: Array<{ readonly title: string; readonly message: string }>
   /** Raw terminal input, as interactive mode hands it to extensions before the editor. */
   readonly terminal: {
     /** Sends `data` to the listeners; true when one consumed it. */
@@ -21,18 +23,25 @@ export interface UiCapture {
   readonly ui: ExtensionUIContext
 }
 
-/** A UI context that records notices and status lines; every dialog answers "no", the editor as `editor` says. */
-export const captureUi = (editor: (title: string, prefill: string | undefined) => string | undefined = () => undefined): UiCapture => {
+/** A UI context that records notices, status lines and confirms; a confirm answers as `confirm` says (default "no"), the editor as `editor` says, other dialogs nothing. */
+export const captureUi = (
+  editor: (title: string, prefill: string | undefined) => string | undefined = () => undefined,
+  confirm: (title: string, message: string) => boolean = () => false
+): UiCapture => {
   const notices: Array<Notice> = []
   const statuses: Array<{ key: string; text: string | undefined }> = []
   const editorTexts: Array<string> = []
+  const confirms: Array<{ readonly title: string; readonly message: string }> = []
   const listeners = new Set<TerminalInputHandler>()
   const waiting: Array<() => void> = []
   const known: Partial<ExtensionUIContext> = {
     notify: (message, level) => void notices.push({ message, level: level ?? "info" }),
     setStatus: (key, text) => void statuses.push({ key, text }),
     select: async () => undefined,
-    confirm: async () => false,
+    confirm: async (title, message) => {
+      confirms.push({ title, message })
+      return confirm(title, message)
+    },
     input: async () => undefined,
     editor: async (title, prefill) => editor(title, prefill),
     getEditorText: () => "",
@@ -52,5 +61,5 @@ export const captureUi = (editor: (title: string, prefill: string | undefined) =
     press: (data: string) => [...listeners].some((listener) => listener(data)?.consume === true),
     listening: () => (listeners.size > 0 ? Promise.resolve() : new Promise<void>((wake) => void waiting.push(wake)))
   }
-  return { notices, statuses, editorTexts, terminal, ui }
+  return { notices, statuses, editorTexts, confirms, terminal, ui }
 }
