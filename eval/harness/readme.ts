@@ -5,7 +5,7 @@
  * typed by hand.
  */
 import { readFileSync, writeFileSync } from "node:fs"
-import { decisionRows, median, tokensPerSolved } from "./report.ts"
+import { armsOf, decisionRows, median, tokensPerSolved } from "./report.ts"
 import type { RunResult } from "./types.ts"
 
 export const readmeStart = "<!-- eval-figures:start (written by npm run eval from eval/results/scripted/results.jsonl; do not edit) -->"
@@ -15,7 +15,7 @@ const integer = (value: number) => Math.round(value).toLocaleString("en-US")
 
 /** The committed run in a few lines: what it was, the decision table, and the one comparison it supports. */
 export const readmeFigures = (results: ReadonlyArray<RunResult>): string => {
-  const arms = [...new Set(results.map((result) => result.arm))]
+  const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const seeds = median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))
   const first = results[0]

@@ -21,6 +21,13 @@ export const wilson = (successes: number, n: number): { readonly low: number; re
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) }
 }
 
+/** The arms of `results` in a fixed order (pi-context, compaction, masking, then the others by name), whatever order the runs finished in. */
+export const armsOf = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
+  const known = ["pi-context", "compaction", "masking"]
+  const rank = (arm: string) => (known.includes(arm) ? known.indexOf(arm) : known.length)
+  return [...new Set(results.map((result) => result.arm))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+}
+
 export const median = (values: ReadonlyArray<number>): number => {
   if (values.length === 0) return 0
   const sorted = [...values].sort((a, b) => a - b)
@@ -67,7 +74,7 @@ export const probeRecallText = (runs: ReadonlyArray<RunResult>): string => {
 
 /** The figures a user decides on, one row per arm: what a solved task costs, how often, and how the runs went. */
 export const decisionRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
-  const arms = [...new Set(results.map((result) => result.arm))]
+  const arms = armsOf(results)
   const baseline = tokensPerSolved(results.filter((run) => run.arm === "compaction"))
   return [
     "| arm | tokens per solved task | against compaction | success (95% interval) | probe recall | stuck runs | turnovers (median) | model calls (median) |",
@@ -113,7 +120,7 @@ const priced = (results: ReadonlyArray<RunResult>, arms: ReadonlyArray<string>, 
 ]
 
 export const renderReport = (results: ReadonlyArray<RunResult>, reference?: PriceReference): string => {
-  const arms = [...new Set(results.map((result) => result.arm))]
+  const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const scripted = results.some((result) => result.scripted)
   const first = results[0]
