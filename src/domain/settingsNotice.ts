@@ -50,7 +50,8 @@ export const showValue = (value: unknown): string => {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null) {
     return JSON.stringify(value) ?? String(value)
   }
-  if (Array.isArray(value)) return "an array"
+  // A short list is shown as written (the homes a setting names); an empty one, in use, is "none".
+  if (Array.isArray(value)) return value.length === 0 ? "none" : JSON.stringify(value).length <= 80 ? JSON.stringify(value) : "a list"
   return typeof value === "object" ? "an object" : String(value)
 }
 

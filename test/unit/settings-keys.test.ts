@@ -60,7 +60,7 @@ describe("wrong types of the notes keys", () => {
   it("gives notesRoot and agentName one notice each, naming the value", () => {
     assert.deepStrictEqual(rendered([global({ notesRoot: 42, agentName: ["pi"] })]), [
       "global settings: pi-context.notesRoot = 42 is not a folder path (a string); it is ignored.",
-      "global settings: pi-context.agentName = an array is not a name (a string); using \"pi\"."
+      "global settings: pi-context.agentName = [\"pi\"] is not a name (a string); using \"pi\"."
     ])
     assert.deepStrictEqual(rendered([global({ notesRoot: "  ", agentName: "!!!" })]), [
       "global settings: pi-context.notesRoot = \"  \" is empty; it is ignored.",

@@ -46,7 +46,7 @@ describe("pi-context.sync settings", () => {
       "global settings: pi-context.sync = an object is not a list of { homes, remote, branch }; it is ignored."
     ])
     assert.deepStrictEqual(rendered([global([{ home: ["user"], remote: "/srv/n.git", brnach: "x" }])]), [
-      "global settings: pi-context.sync[0].home = an array is not a sync setting (did you mean homes?); it is ignored.",
+      "global settings: pi-context.sync[0].home = [\"user\"] is not a sync setting (did you mean homes?); it is ignored.",
       "global settings: pi-context.sync[0].brnach = \"x\" is not a sync setting (did you mean branch?); it is ignored.",
       "global settings: pi-context.sync[0].homes is missing (a list of homes); the entry is ignored."
     ])
