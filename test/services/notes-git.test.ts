@@ -55,6 +55,15 @@ describe("the history's git runs", () => {
       assert.isFalse(running(child), `the hook's child ${child} outlived git`)
     }).pipe(Effect.provide(nodeLayer)))
 
+  it.live("a run whose working folder is gone says so, never that git is not installed", () =>
+    Effect.gen(function*() {
+      const gone = join(yield* tempRoot("pi-git-gone-"), "mirror-deleted-mid-round")
+      const failure = yield* Effect.flip(gitWithin(5_000)(gone, ["status"]))
+      assert.strictEqual(failure.reason, "failed")
+      assert.include(failure.message, "working folder")
+      assert.notInclude(failure.message, "git not found")
+    }).pipe(Effect.provide(nodeLayer)))
+
   it.effect("history_windows answers at once while a window's commit hangs, naming that window as being committed", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-git-tool-")

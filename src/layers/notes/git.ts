@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { devNull } from "node:os"
 import { Effect } from "effect"
 import { GitFailed, type GitRunner } from "../../services/NotesVersions.ts"
@@ -96,7 +97,10 @@ export const gitWithin = (timeoutMs: number): GitRunner => (cwd, args, stdin) =>
     child.on("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer)
       resume(Effect.fail(
-        error.code === "ENOENT"
+        // Node says ENOENT both for a missing git and for a working folder that is gone (a mirror deleted mid-round).
+        error.code === "ENOENT" && !existsSync(cwd)
+          ? new GitFailed({ command, reason: "failed", detail: `its working folder ${cwd} is gone` })
+          : error.code === "ENOENT"
           ? new GitFailed({ command, reason: "missing", detail: "git not found" })
           : new GitFailed({ command, reason: "failed", detail: failureDetail("", error.message) })
       ))
