@@ -116,7 +116,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   }
   await session.waitForIdle().catch(() => undefined)
   const measured = figures()
-  const probes = opened.probing === undefined ? [] : await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer)
+  // A probe that fails (the provider refused it, a timeout) leaves the run's probes out rather than failing the run.
+  const probes = await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer).catch(() => [])
   const verdict = task.verify(dirs.cwd, spec.seed)
   const sessionFile = session.sessionManager.getSessionFile()
   // The window Pi itself worked with: the model's own, overridden by --window.

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { isAbsolute, join, resolve } from "node:path"
-import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import { InMemoryCredentialStore, normalizeContext } from "@earendil-works/pi-ai"
 import type { Api, Model, TranscriptContext } from "@earendil-works/pi-ai"
 import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent"
 import { scriptedAgent } from "../scripted/agent.ts"
@@ -99,8 +99,8 @@ export const openSession = async (
   readonly session: AgentSession
   readonly model: Model<Api>
   readonly loadErrors: ReadonlyArray<string>
-  /** The scripted model's requests, in order, and its answer to a probe; undefined for a real model (not probed yet). */
-  readonly probing: { readonly requests: ReadonlyArray<TranscriptContext>; readonly answer: (context: TranscriptContext) => string } | undefined
+  /** The model's requests, in order, and how it answers a probe (one call of the same model, outside the run). */
+  readonly probing: { readonly requests: ReadonlyArray<TranscriptContext>; readonly answer: (context: TranscriptContext) => string | Promise<string> }
 }> => {
   // pi-context and Pi read these; the user's own agent dir and notes are never touched.
   process.env.PI_CODING_AGENT_DIR = dirs.agentDir
@@ -108,6 +108,15 @@ export const openSession = async (
   const scripted = spec.model === "scripted"
   const requests: Array<TranscriptContext> = []
   const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec)
+  // A real model's requests are kept as they go to the provider, as the scripted model keeps its own: the probes resend
+  // the first of each new window, through the same runtime (its credentials) but not through this record.
+  const send = modelRuntime.streamSimple.bind(modelRuntime)
+  if (!scripted) {
+    modelRuntime.streamSimple = ((m: Model<Api>, context: TranscriptContext, options?: Parameters<typeof send>[2]) => {
+      requests.push(normalizeContext(context))
+      return send(m, context, options)
+    }) as typeof modelRuntime.streamSimple
+  }
   const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
   const found = modelRuntime.getModel(provider!, rest.join("/"))
   if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
@@ -148,6 +157,11 @@ export const openSession = async (
       reload: () => session.reload()
     }
   })
-  const probing = scripted ? { requests, answer: (context: TranscriptContext) => textOfReply(scriptedAgent(task.solver)(context)) } : undefined
+  const probing = {
+    requests,
+    answer: scripted
+      ? (context: TranscriptContext) => textOfReply(scriptedAgent(task.solver)(context))
+      : async (context: TranscriptContext) => textOfReply(await send(model, context).result())
+  }
   return { session, model, loadErrors, probing }
 }

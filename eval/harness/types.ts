@@ -97,7 +97,7 @@ export interface RunResult {
   readonly failure: RunFailure | undefined
   readonly sessionFile: string | undefined
   readonly calls: ReadonlyArray<CallPoint>
-  /** One continuity probe per turnover (the scripted model's runs; a real model's are not probed yet). */
+  /** One continuity probe per turnover, answered by the run's own model. */
   readonly probes: ReadonlyArray<Probe>
 }
 

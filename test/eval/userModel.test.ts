@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
+import { probeMark } from "../../eval/harness/probe.ts"
 import { jobsFor } from "../../eval/run.ts"
 
 /** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage. */
@@ -78,5 +79,56 @@ describe("npm run eval --model provider/id", () => {
     assert.closeTo(result!.costUsd, (result!.tokens.input * 2 + result!.tokens.cacheRead * 0.5 + 20 * 8) / 1_000_000, 1e-12)
     assert.isFalse(result!.success)
     assert.isTrue(result!.earlyStop)
+  })
+
+  it("probes every turnover of a real model's run: the new window's first request, resent with the probe, answered by the same model", async () => {
+    const probeBodies: Array<string> = []
+    let calls = 0
+    // The model checkpoints and wipes on its first call, then is done; a probe it answers by repeating what the request holds.
+    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+      let body = ""
+      request.on("data", (chunk: Buffer) => void (body += chunk.toString()))
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
+        const usage = { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010 }
+        const done = (finish: string) => chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })
+        const say = (content: string) => chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }] })
+        if (body.includes(probeMark)) {
+          probeBodies.push(body)
+          const users = (JSON.parse(body) as { messages: ReadonlyArray<{ role: string; content: unknown }> }).messages.filter((m) => m.role === "user")
+          say(`From the request: ${JSON.stringify(users.map((m) => m.content))}`)
+          done("stop")
+        } else if (calls++ === 0) {
+          const call = (index: number, id: string, name: string, args: unknown) => ({ index, id, type: "function", function: { name, arguments: JSON.stringify(args) } })
+          chunk({
+            id: "c",
+            object: "chat.completion.chunk",
+            model: "m1",
+            choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call(0, "t1", "notes_write", { address: "checkpoint", content: "# Checkpoint\nnext: go on" }), call(1, "t2", "wipe_memory", {})] }, finish_reason: null }]
+          })
+          done("tool_calls")
+        } else {
+          say("All done.")
+          done("stop")
+        }
+        response.end("data: [DONE]\n\n")
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "pi-context", "--out", out]), process.cwd())
+    const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
+    server.close()
+    assert.isUndefined(result!.failure, JSON.stringify(result!.failure))
+    assert.strictEqual(result!.turnovers.resets, 1)
+    // One probe: the first request of the new window (its boot) with the probe after it, sent to the same endpoint.
+    assert.lengthOf(probeBodies, 1)
+    assert.include(probeBodies[0]!, "## Context window")
+    assert.lengthOf(result!.probes, 1)
+    assert.deepInclude(result!.probes[0]!, { turnover: 1, kind: "reset" })
+    // The answer repeated the request, whose continuation quotes the unanswered opening: both names it needs.
+    assert.strictEqual(result!.probes[0]!.recall, 1)
   })
 })
