@@ -26,20 +26,30 @@ export const noteWriteResult = (entry: RawEntry): { readonly address: string | u
 
 /** What the window's durable entries say about its checkpoint and its `wipe_memory` calls. */
 export interface WindowActivity {
-  /** A `notes_write` or `notes_update` succeeded in the window. */
+  /** A `notes_write` or `notes_update` succeeded in the window: enough for the checkpoint check at `wipe_memory`. */
   readonly checkpointed: boolean
+  /**
+   * One of them wrote this session's home (an address without `@`, or one a
+   * result does not name): a checkpoint, as the boot and the reset's divider
+   * tell it. A note written only in @user or @project is no checkpoint.
+   */
+  readonly sessionCheckpoint: boolean
   /** `wipe_memory` results already in the window (refused or not). */
   readonly wipeCalls: number
 }
 
 export const windowActivity = (entries: ReadonlyArray<RawEntry>): WindowActivity => {
   let checkpointed = false
+  let sessionCheckpoint = false
   let wipeCalls = 0
   for (const entry of entries) {
-    if (noteWriteResult(entry) !== undefined) checkpointed = true
-    else if (toolResultOf(entry)?.toolName === ToolName.wipeMemory) wipeCalls++
+    const written = noteWriteResult(entry)
+    if (written !== undefined) {
+      checkpointed = true
+      if (written.address === undefined || !written.address.startsWith("@")) sessionCheckpoint = true
+    } else if (toolResultOf(entry)?.toolName === ToolName.wipeMemory) wipeCalls++
   }
-  return { checkpointed, wipeCalls }
+  return { checkpointed, sessionCheckpoint, wipeCalls }
 }
 
 export type WipeCheck =

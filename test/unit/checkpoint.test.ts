@@ -9,15 +9,21 @@ const result = (toolName: string, isError = false) => raw({ role: "toolResult", 
 
 describe("the checkpoint check", () => {
   it("counts only successful notes_write / notes_update results as a checkpoint", () => {
-    assert.deepStrictEqual(windowActivity([result("notes_write")]), { checkpointed: true, wipeCalls: 0 })
-    assert.deepStrictEqual(windowActivity([result("notes_update")]), { checkpointed: true, wipeCalls: 0 })
-    assert.deepStrictEqual(windowActivity([result("notes_write", true), result("notes_read")]), { checkpointed: false, wipeCalls: 0 })
-    assert.deepStrictEqual(windowActivity([result("wipe_memory"), result("wipe_memory")]), { checkpointed: false, wipeCalls: 2 })
+    assert.deepStrictEqual(windowActivity([result("notes_write")]), { checkpointed: true, sessionCheckpoint: true, wipeCalls: 0 })
+    assert.deepStrictEqual(windowActivity([result("notes_update")]), { checkpointed: true, sessionCheckpoint: true, wipeCalls: 0 })
+    assert.deepStrictEqual(windowActivity([result("notes_write", true), result("notes_read")]), { checkpointed: false, sessionCheckpoint: false, wipeCalls: 0 })
+    assert.deepStrictEqual(windowActivity([result("wipe_memory"), result("wipe_memory")]), { checkpointed: false, sessionCheckpoint: false, wipeCalls: 2 })
+  })
+
+  it("calls only a note of this session's home a checkpoint: one written only for @user passes the wipe check, but is no checkpoint to tell", () => {
+    const written = (address: string) => raw({ role: "toolResult", toolName: "notes_write", toolCallId: "c", content: [], isError: false, details: { address } })
+    assert.deepStrictEqual(windowActivity([written("@user/preferences.md")]), { checkpointed: true, sessionCheckpoint: false, wipeCalls: 0 })
+    assert.deepStrictEqual(windowActivity([written("@user/preferences.md"), written("checkpoint.md")]), { checkpointed: true, sessionCheckpoint: true, wipeCalls: 0 })
   })
 
   it("refuses only a window's first wipe_memory without a note, and only while the check is on", () => {
     const refuse = (checkpointed: boolean, wipeCalls: number, checkEnabled = true) =>
-      checkWipe({ checkEnabled, activity: { checkpointed, wipeCalls } })._tag
+      checkWipe({ checkEnabled, activity: { checkpointed, sessionCheckpoint: checkpointed, wipeCalls } })._tag
     assert.strictEqual(refuse(false, 0), "Refuse")
     assert.strictEqual(refuse(true, 0), "Allow")
     assert.strictEqual(refuse(false, 1), "Allow")

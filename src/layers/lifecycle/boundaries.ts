@@ -67,7 +67,7 @@ export const makeBoundaries = Effect.gen(function*() {
       const previousOrdinal = from.ordinal
       const continuity: BootContinuity = {
         previousOrdinal,
-        checkpointed: activity.checkpointed,
+        checkpointed: activity.sessionCheckpoint,
         windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
       }
       const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
@@ -77,7 +77,7 @@ export const makeBoundaries = Effect.gen(function*() {
         peakTokens: peakReplyTokens(entries),
         contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
         notesIndexed: boot.notesIndexed,
-        checkpointed: activity.checkpointed
+        checkpointed: activity.sessionCheckpoint
       }
       const unanswered = unansweredRequest(entries)
       const pending = unanswered?.state === "pending" ? unanswered.text : undefined
@@ -88,7 +88,7 @@ export const makeBoundaries = Effect.gen(function*() {
         reason: digest === undefined ? "the model or the user asked for this reset: no digest" : "automatic reset: digest carried",
         pending: pending === undefined ? "none" : `${Array.from(pending).length} chars`,
         cancelled: cancelled === undefined ? "none" : `${Array.from(cancelled).length} chars, quoted as cancelled`,
-        checkpointed: activity.checkpointed,
+        checkpointed: activity.sessionCheckpoint,
         digestTokens: digest?.tokens ?? 0,
         cut: digest === undefined || digest.cut.length === 0 ? "nothing" : digest.cut.join(", ")
       })
