@@ -55,7 +55,8 @@ export const doctorReport = Effect.gen(function*() {
   const policy = yield* thresholds.policy
   const belowReserve = hardLineBelowReserve(policy)
   const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
-  lines.push(problems.length === 0 ? check(true, "settings: no problems") : check(false, `settings: ${problems.map((problem) => problem.replace(/\.$/, "")).join("; ")}`))
+  // One line per problem: run together in one paragraph they were hard to tell apart.
+  lines.push(...(problems.length === 0 ? [check(true, "settings: no problems")] : problems.map((problem) => check(false, `settings: ${problem.replace(/\.$/, "")}`))))
   const homes = (list: ReadonlyArray<Home>) => (list.length === 0 ? "none" : list.map(homeLabel).join(", "))
   lines.push(check(true, `notes protection: protected ${homes(policy.protectedHomes.value)} (changes need your OK), read-only ${homes(policy.readOnlyHomes.value)}`))
 
