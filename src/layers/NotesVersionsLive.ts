@@ -1,5 +1,6 @@
 import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Schedule } from "effect"
 import {
+  commitReasonText,
   type CommitReason,
   describePath,
   historyHomes,
@@ -158,7 +159,7 @@ export const layerWith = (git: GitRunner) =>
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag !== "Ready") return
             const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
-            if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: reason._tag })
+            if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: commitReasonText(reason) })
             if (outcome._tag !== "Waiting") waiting.clear()
             else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
           }).pipe(

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  commitReasonText,
   commitMessage,
   commitTrailers,
   countChanges,
@@ -78,5 +79,13 @@ describe("notes history (pure)", () => {
   it("accepts hashes and simple revisions as commits, never options or ranges", () => {
     for (const ok of ["a1b2c3d", "HEAD~2", "main", "HEAD^"]) assert.isTrue(isCommitRef(ok), ok)
     for (const bad of ["--output=/tmp/x", "-p", "a..b", "", "x y"]) assert.isFalse(isCommitRef(bad), bad)
+  })
+})
+
+describe("a commit's reason in the trace", () => {
+  it("is words a user reads, not the reason's tag", () => {
+    assert.strictEqual(commitReasonText({ _tag: "Window", windowId: "pcx:a:b", ordinal: 3 }), "window w3 ended")
+    assert.strictEqual(commitReasonText({ _tag: "Tidy", phase: "before" }), "tidy, before")
+    assert.strictEqual(commitReasonText({ _tag: "BeforeRestore", address: "@user/prefs.md" }), "before a restore of @user/prefs.md")
   })
 })

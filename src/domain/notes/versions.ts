@@ -64,6 +64,22 @@ export type CommitReason =
   /** The notes as they are, edits by hand included, committed before a restore rewrites them. */
   | { readonly _tag: "BeforeRestore"; readonly address: string }
 
+/** Why a commit was made, as the trace says it: words, not the tag. */
+export const commitReasonText = (reason: CommitReason): string => {
+  switch (reason._tag) {
+    case "Window":
+      return `window w${reason.ordinal} ended`
+    case "Shutdown":
+      return `the session ended in w${reason.ordinal}`
+    case "Restore":
+      return `restore of ${reason.address}`
+    case "Tidy":
+      return `tidy, ${reason.phase}`
+    case "BeforeRestore":
+      return `before a restore of ${reason.address}`
+  }
+}
+
 /**
  * The subject people read: `w3 of session 0123abcd: +2 ~1 −0`; a shutdown says so; a restore names the note and
  * the version. Nothing reads it back: `commitTrailers` keys the commit.
