@@ -6,12 +6,13 @@ import { status } from "./status.ts"
 import { tidy } from "./tidyCommand.ts"
 import { trace } from "./trace.ts"
 import { windows } from "./windows.ts"
+import { resetReport } from "./resetReport.ts"
 
 /**
  * Every `/pi-context` subcommand, in the order the menu lists them. A new
  * subcommand is a file beside this one and one line here.
  */
-export const subcommands = [on, off, status, doctor, trace, windows, notes, tidy] as const
+export const subcommands = [on, off, status, doctor, trace, windows, resetReport, notes, tidy] as const
 
 /** What `/pi-context` alone runs. */
 export const defaultSubcommand = status.name

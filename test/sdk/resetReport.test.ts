@@ -1,0 +1,59 @@
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
+import { afterEach, describe, expect, it } from "vitest"
+import type { SessionSignals } from "../../src/domain/window/signals.ts"
+import { createHarness, type Harness } from "../support/sdkHarness.ts"
+import { call, checkpointAndWipe, say } from "../support/steps.ts"
+
+describe("/pi-context report, in Pi's agent loop", () => {
+  let h: Harness
+  afterEach(async () => h?.dispose())
+
+  const json = async (h: Harness): Promise<SessionSignals> => {
+    await h.prompt("/pi-context report --json")
+    return JSON.parse(h.notices.at(-1)!.message) as SessionSignals
+  }
+
+  it("says per window whether the model checkpointed, picked up from its notes, redid work, and whether the user repeated a request", async () => {
+    h = await createHarness({ tools: ["read", "bash"] })
+    mkdirSync(join(h.dirs.cwd, "src"), { recursive: true })
+    writeFileSync(join(h.dirs.cwd, "src", "parser.ts"), "export const parse = () => 1\n")
+    const work = () => fauxAssistantMessage([fauxToolCall("read", { path: "src/parser.ts" }), fauxToolCall("bash", { command: "echo tests pass" })], { stopReason: "toolUse" })
+    h.script([work(), checkpointAndWipe(), work(), say("fixed"), call("notes_write", { address: "plan", content: "# Plan\nnext" }), say("noted")])
+    await h.prompt("fix the parser")
+    // The new window begins at the reset: it reads the same file and reruns the same command; the user asks again.
+    await h.prompt("fix the parser")
+    await h.prompt("note the plan")
+    const signals = await json(h)
+    expect(signals.windows).toHaveLength(2)
+    const [first, second] = signals.windows
+    expect(first).toMatchObject({ w: 1, end: "wipe_memory", checkpointWritten: true, filesReread: 0, commandsRerun: 0, userRepeated: false })
+    expect(first!.notesReadAfterReset).toBeUndefined()
+    expect(first!.tokensAvoided).toBeGreaterThan(first!.peakTokens!)
+    expect(second).toMatchObject({ w: 2, end: "open", notesReadAfterReset: true, filesReread: 1, commandsRerun: 1, userRepeated: true })
+    expect(second!.bootTokens).toBeGreaterThan(100)
+    expect(signals.totals).toMatchObject({ resets: 1, checkpointed: 1, notesReadAfterReset: 1, filesReread: 1, commandsRerun: 1, userRepeated: 1 })
+    // No model was called for it.
+    expect(h.faux.getPendingResponseCount()).toBe(0)
+
+    await h.prompt("/pi-context report")
+    const text = h.notices.at(-1)!.message
+    expect(text).toContain("pi-context report: 1 reset")
+    expect(text).toContain("w1 (ended by wipe_memory) · checkpointed")
+    expect(text).toContain("w2 (open) · picked up from its notes · re-read 1 file · reran 1 command · you repeated a request")
+  })
+
+  it("a window that began at a reset and went straight to work did not read its notes; an unknown argument is told", async () => {
+    h = await createHarness({ tools: ["bash"] })
+    h.script([say("ok"), say("straight to work")])
+    await h.prompt("hello")
+    await h.prompt("/wipe-memory")
+    await h.prompt("go on")
+    const [, second] = (await json(h)).windows
+    // The root window wrote no note, so the boot quoted none, and the model read none.
+    expect(second).toMatchObject({ w: 2, notesReadAfterReset: false, userRepeated: false })
+    await h.prompt("/pi-context report --csv")
+    expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining('unknown argument "--csv"') })
+  })
+})
