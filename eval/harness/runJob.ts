@@ -13,6 +13,11 @@ import { VERSION as piVersion } from "@earendil-works/pi-coding-agent"
 import type { Task, UserMessageSpec } from "../tasks/taskTypes.ts"
 import { measure, StuckAfter } from "./metrics.ts"
 import { probeTurnovers } from "./probe.ts"
+import { compactionAt } from "./settings.ts"
+import type { RawEntry } from "../../src/domain/entries.ts"
+import { sessionSignals } from "../../src/domain/window/signals.ts"
+import { factsOfSpans } from "../../src/domain/window/windowFacts.ts"
+import { branchWindows } from "../../src/domain/window/walk.ts"
 import { armSettings, openSession, repoRoot, type RunDirs } from "./session.ts"
 import type { JobSpec, Progress, RunFailure, RunResult } from "./types.ts"
 
@@ -116,6 +121,9 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   }
   await session.waitForIdle().catch(() => undefined)
   const measured = figures()
+  // How each reset went, in the words of /pi-context report: the same module reads the same entries.
+  const spans = branchWindows(session.sessionManager.getBranch() as unknown as ReadonlyArray<RawEntry>, session.sessionManager.getSessionId())
+  const resets = sessionSignals(spans, factsOfSpans(spans), compactionAt(spec.window).reserveTokens).windows
   // A probe that fails (the provider refused it, a timeout) leaves the run's probes out rather than failing the run.
   const probes = await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer).catch(() => [])
   const verdict = task.verify(dirs.cwd, spec.seed)
@@ -154,7 +162,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     failure,
     sessionFile,
     calls: measured.calls,
-    probes
+    probes,
+    resets
   }
 }
 
@@ -187,5 +196,6 @@ export const emptyResult = (spec: JobSpec, failure: RunFailure, started: number)
   failure,
   sessionFile: undefined,
   calls: [],
-  probes: []
+  probes: [],
+  resets: []
 })

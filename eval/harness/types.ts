@@ -1,5 +1,6 @@
 /** The eval's records: what one job is, and what one run measured. */
 import type { InjectedFailure } from "../scripted/provider.ts"
+import type { WindowSignals } from "../../src/domain/window/signals.ts"
 import type { Probe } from "./probe.ts"
 
 export interface JobSpec {
@@ -99,6 +100,8 @@ export interface RunResult {
   readonly calls: ReadonlyArray<CallPoint>
   /** One continuity probe per turnover, answered by the run's own model. */
   readonly probes: ReadonlyArray<Probe>
+  /** How each window of the run went (pi-context's resets), as `/pi-context report --json` gives it. */
+  readonly resets: ReadonlyArray<WindowSignals>
 }
 
 /** Progress a worker reports while it runs. */

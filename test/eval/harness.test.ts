@@ -61,6 +61,10 @@ describe("npm run eval on the scripted agent", () => {
       } else {
         assert.isAtLeast(resets, 3)
         assert.strictEqual(compactions, 0)
+        // The same signals /pi-context report gives: a window a reset, each checkpointed, each next one picked up from the notes.
+        assert.strictEqual(result.resets.length, resets + 1)
+        for (const window of result.resets.slice(0, -1)) assert.isTrue(window.checkpointWritten, `w${window.w}`)
+        for (const window of result.resets.slice(1)) assert.isTrue(window.notesReadAfterReset, `w${window.w}`)
       }
       assert.strictEqual(result.turnovers.total, compactions + resets)
       assert.deepStrictEqual(result.tokens, usageInSession(entries))

@@ -19,6 +19,7 @@ const run = (arm: string, seed: number, success: boolean, overrides: Partial<Run
   settings: {},
   stuck: false,
   probes: [],
+  resets: [],
   success,
   verifierPassed: success,
   verifierFailures: success ? [] : ["getUserRecord is still in src/a.js"],
