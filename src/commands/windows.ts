@@ -1,6 +1,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { BarScale } from "../domain/window/view.ts"
 import { withNoteChanges } from "../domain/notes/windowNotes.ts"
+import { sessionSignals } from "../domain/window/signals.ts"
 import { NotesVersions } from "../services/NotesVersions.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -17,8 +18,16 @@ export const ViewCommitWaitMs = 5_000
  */
 export const windowsWithNoteChanges = (waitForCommitsMs: number) =>
   Effect.gen(function*() {
-    const windows = yield* (yield* Window).windows
-    return withNoteChanges(windows, yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs }))
+    const room = yield* Window
+    const windows = yield* room.windows
+    // How each window that began at a reset picked up, as /pi-context report tells it.
+    // (The summary budget only prices the compaction a reset avoided, which the view does not show.)
+    const signals = sessionSignals(yield* room.spans, windows, 0).windows
+    const picked = windows.map((facts, index) => {
+      const signal = signals[index]
+      return signal?.notesReadAfterReset === undefined ? facts : { ...facts, pickup: { readNotes: signal.notesReadAfterReset, filesReread: signal.filesReread } }
+    })
+    return withNoteChanges(picked, yield* (yield* NotesVersions).sessionChanges({ waitForCommitsMs }))
   })
 
 /** `/pi-context windows`: every window of this branch with its facts, and the scale its bars are drawn against. */

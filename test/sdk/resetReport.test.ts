@@ -42,6 +42,9 @@ describe("/pi-context report, in Pi's agent loop", () => {
     expect(text).toContain("pi-context report: 1 reset")
     expect(text).toContain("w1 (ended by wipe_memory) · checkpointed")
     expect(text).toContain("w2 (open) · picked up from its notes · re-read 1 file · reran 1 command · you repeated a request")
+    // The windows view marks the same: how the window that began at the reset picked up.
+    await h.prompt("/pi-context windows")
+    expect(h.notices.at(-1)!.message).toMatch(/boot [\d,]+ tokens · read its notes · re-read 1 file/)
   })
 
   it("a window that began at a reset and went straight to work did not read its notes; an unknown argument is told", async () => {
@@ -53,6 +56,8 @@ describe("/pi-context report, in Pi's agent loop", () => {
     const [, second] = (await json(h)).windows
     // The root window wrote no note, so the boot quoted none, and the model read none.
     expect(second).toMatchObject({ w: 2, notesReadAfterReset: false, userRepeated: false })
+    await h.prompt("/pi-context windows")
+    expect(h.notices.at(-1)!.message).toContain("did not read its notes")
     await h.prompt("/pi-context report --csv")
     expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining('unknown argument "--csv"') })
   })

@@ -268,6 +268,8 @@ describe("the trace", () => {
     expect(reminder.left).toBeLessThanOrEqual(lines.guidanceLine)
     const commit = lines_.findIndex((l) => l.event === "boundary.commit")
     expect(lines_[commit]).toMatchObject({ source: "tool", toWindow: "w2", window: "w1" })
+    // Just before it, how the ending window went, as /pi-context report tells it.
+    expect(lines_[commit - 1]).toMatchObject({ event: "reset.signals", window: "w1", checkpointWritten: true, notesReadAfterReset: "first window" })
     // Everything after the boundary is traced in the new window, without waiting for the next session start.
     for (const line of lines_.slice(commit + 1)) expect(line.window).toBe("w2")
     const report = h.notices.at(-1)!.message.split("\n")

@@ -39,4 +39,6 @@ export interface WindowFacts extends Window {
    * (off, no git, no repository yet).
    */
   readonly noteChanges?: WindowNoteChanges | undefined
+  /** For a window that began at a reset: whether it picked up from its notes, and the files it read again (`sessionSignals`). */
+  readonly pickup?: { readonly readNotes: boolean; readonly filesReread: number } | undefined
 }

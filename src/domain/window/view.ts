@@ -130,9 +130,21 @@ const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<Vi
     seg("    notes ", "muted"),
     seg(facts.notesWritten.length === 0 ? "none written" : facts.notesWritten.join(", "), facts.notesWritten.length === 0 ? "dim" : "text"),
     seg(" · boot ", "muted"),
-    seg(facts.bootTokens === null ? "none" : `${formatTokens(facts.bootTokens)} tokens`, "text")
+    seg(facts.bootTokens === null ? "none" : `${formatTokens(facts.bootTokens)} tokens`, "text"),
+    ...pickupSegments(facts)
   ]
   return [head, peak, notes, ...committedLines(facts, options.expanded === true)]
+}
+
+/** How a window that began at a reset picked up: from its notes or not, and the files it read again. */
+const pickupSegments = (facts: WindowFacts): ViewLine => {
+  const pickup = facts.pickup
+  if (pickup === undefined) return []
+  return [
+    seg(" · ", "muted"),
+    seg(pickup.readNotes ? "read its notes" : "did not read its notes", pickup.readNotes ? "text" : "warning"),
+    ...(pickup.filesReread === 0 ? [] : [seg(` · re-read ${pickup.filesReread} ${pickup.filesReread === 1 ? "file" : "files"}`, "text")])
+  ]
 }
 
 /** Notes named per window; a window that changed more says how many more. */

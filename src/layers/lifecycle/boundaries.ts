@@ -9,6 +9,7 @@ import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.t
 import type { ResetShown } from "../../domain/window/resetData.ts"
 import { keptExchangeBudget, lastExchangeStart } from "../../domain/window/keptExchange.ts"
 import { sourceLabel } from "../../domain/window/resetShown.ts"
+import { sessionSignals } from "../../domain/window/signals.ts"
 import { peakReplyTokens } from "../../domain/window/windowFacts.ts"
 import { Boots } from "../../services/Boots.ts"
 import { PiSession } from "../../services/PiSession.ts"
@@ -130,6 +131,20 @@ export const makeBoundaries = Effect.gen(function*() {
       }
       const { next, ending } = built.value
       yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
+      // How the ending window went, in the words of /pi-context report: its signals as the boundary sees them.
+      const ended = sessionSignals(yield* window.spans, yield* window.windows, (yield* thresholds.policy).reserve.value).windows.at(-1)
+      if (ended !== undefined) {
+        yield* trace.info("reset.signals", {
+          window: `w${ended.w}`,
+          checkpointWritten: ended.checkpointWritten,
+          notesReadAfterReset: ended.notesReadAfterReset === undefined ? "first window" : ended.notesReadAfterReset,
+          filesReread: ended.filesReread,
+          commandsRerun: ended.commandsRerun,
+          userRepeated: ended.userRepeated,
+          peakTokens: ended.peakTokens ?? 0,
+          turns: ended.turns
+        })
+      }
       yield* trace.info("boundary.commit", { from: from.id, to: next.id, toWindow: `w${next.ordinal}`, source, reason })
       yield* boots.tellIncomplete(next.id, built.value.boot)
       // Pi commits the drafts at this event: the rooms follow the new window from here (the notes of `ending` are committed for its id).
