@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { textReport } from "../domain/report.ts"
 import { sessionSignals, signalsReport } from "../domain/window/signals.ts"
+import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Window } from "../services/Window.ts"
 import { notice, report, subcommand } from "./Subcommand.ts"
@@ -10,8 +11,12 @@ const signalsNow = Effect.gen(function*() {
   const window = yield* Window
   const spans = yield* window.spans
   const facts = yield* window.windows
+  const model = Option.getOrUndefined(yield* (yield* PiSession).model)
   // Pi's compaction keeps its reserve for the summary it writes: the budget a reset did not spend.
-  return sessionSignals(spans, facts, (yield* (yield* Thresholds).policy).reserve.value)
+  return {
+    signals: sessionSignals(spans, facts, (yield* (yield* Thresholds).policy).reserve.value),
+    model: model === undefined ? undefined : { name: `${model.provider}/${model.id}`, inputPrice: model.inputPrice }
+  }
 })
 
 /**
@@ -24,6 +29,6 @@ export const resetReport = subcommand({
   run: (args) =>
     args.length > 0 && !(args.length === 1 && args[0] === "--json")
       ? Effect.succeed(notice(`pi-context report: unknown argument "${args.join(" ")}". Use /pi-context report or /pi-context report --json.`, "warning"))
-      : Effect.map(signalsNow, (signals) =>
-        args[0] === "--json" ? notice(JSON.stringify(signals)) : report(textReport(signalsReport(signals))))
+      : Effect.map(signalsNow, ({ model, signals }) =>
+        args[0] === "--json" ? notice(JSON.stringify(signals)) : report(textReport(signalsReport(signals, model))))
 })

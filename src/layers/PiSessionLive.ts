@@ -118,7 +118,12 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
       Option.fromNullishOr(ctx.getContextUsage()).pipe(Option.map(({ tokens, contextWindow }) => ({ tokens, contextWindow })))),
     model: guarded("model", Option.none(), () =>
       Option.fromNullishOr(ctx.model).pipe(
-        Option.map((model) => ({ provider: model.provider, id: model.id, contextWindow: model.contextWindow }))
+        Option.map((model) => ({
+          provider: model.provider,
+          id: model.id,
+          contextWindow: model.contextWindow,
+          ...(typeof model.cost?.input === "number" && model.cost.input > 0 ? { inputPrice: model.cost.input } : {})
+        }))
       )),
     settings: guarded("settings", {}, () => pi.getSettings() as unknown as Readonly<Record<string, unknown>>),
     isProjectTrusted: guarded("project trust", false, () => ctx.isProjectTrusted()),

@@ -10,6 +10,8 @@ export interface ModelInfo {
   readonly provider: string
   readonly id: string
   readonly contextWindow: number
+  /** Its price in dollars per million input tokens, from Pi's model catalog, when it has one. */
+  readonly inputPrice?: number
 }
 
 /** A hidden or visible message appended to the session as a `custom_message` entry. */

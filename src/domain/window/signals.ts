@@ -168,8 +168,8 @@ export const sessionSignals = (
 
 const integer = (value: number) => value.toLocaleString("en-US")
 
-/** The report as text: one line a window, then the totals. */
-export const signalsReport = (signals: SessionSignals): string => {
+/** The report as text: one line a window, then the totals; `model` prices the summaries avoided at its input price, when it has one. */
+export const signalsReport = (signals: SessionSignals, model?: { readonly name: string; readonly inputPrice?: number | undefined }): string => {
   const line = (s: WindowSignals) =>
     [
       `w${s.w} (${s.end === "open" ? "open" : `ended by ${s.end}`})`,
@@ -188,7 +188,10 @@ export const signalsReport = (signals: SessionSignals): string => {
     ...signals.windows.map(line),
     `totals: ${totals.checkpointed} of ${totals.resets} windows checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
     `${totals.filesReread} files re-read, ${totals.commandsRerun} commands rerun, ${totals.userRepeated} requests you repeated; ` +
-    `about ${integer(totals.tokensAvoided)} tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget)` +
+    `about ${integer(totals.tokensAvoided)} tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget` +
+    (model?.inputPrice === undefined || totals.tokensAvoided === 0
+      ? ")"
+      : `; about $${((totals.tokensAvoided * model.inputPrice) / 1_000_000).toFixed(2)} at ${model.name}'s input price)`) +
     (totals.cacheReadTokens > 0 ? `; ${integer(totals.cacheReadTokens)} prompt tokens read from the provider's cache` : "")
   ].join("\n")
 }

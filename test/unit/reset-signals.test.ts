@@ -1,0 +1,20 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type SessionSignals, signalsReport } from "../../src/domain/window/signals.ts"
+
+const signals: SessionSignals = {
+  windows: [
+    { w: 1, end: "wipe_memory", checkpointWritten: true, filesReread: 0, commandsRerun: 0, userRepeated: false, peakTokens: 20_000, turns: 12, tokensAvoided: 36_384, cacheReadTokens: 0 },
+    { w: 2, end: "open", checkpointWritten: false, notesReadAfterReset: false, filesReread: 2, commandsRerun: 0, userRepeated: false, bootTokens: 600, peakTokens: 5_000, turns: 3, cacheReadTokens: 0 }
+  ],
+  totals: { resets: 1, checkpointed: 1, notesReadAfterReset: 0, filesReread: 2, commandsRerun: 0, userRepeated: 0, tokensAvoided: 36_384, cacheReadTokens: 0 }
+}
+
+describe("the reset report's text", () => {
+  it("gives a line a window and the totals, pricing the summaries avoided at the model's input price when it has one", () => {
+    const text = signalsReport(signals, { name: "anthropic/claude-sonnet-4-6", inputPrice: 3 })
+    assert.include(text, "w1 (ended by wipe_memory) · checkpointed · peak 20,000 · 12 turns")
+    assert.include(text, "w2 (open) · did not read its notes · re-read 2 files · boot 600 tokens · peak 5,000 · 3 turns")
+    assert.include(text, "about 36,384 tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget; about $0.11 at anthropic/claude-sonnet-4-6's input price)")
+    assert.include(signalsReport(signals), "plus the summary budget)")
+  })
+})
