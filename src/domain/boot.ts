@@ -23,6 +23,12 @@ export interface BootContinuity {
   readonly checkpointed: boolean
   /** Each window of the branch, oldest first: w-number and start (epoch ms). Maps a note's mtime to its window. */
   readonly windowStarts: ReadonlyArray<{ readonly ordinal: number; readonly startedAt: number }>
+  /**
+   * The last windows that began at a reset and went on without the model
+   * reading its notes (two in a row, by w-number): the boot says so first,
+   * as a fact. Absent or empty: nothing to say.
+   */
+  readonly resumedWithoutNotes?: ReadonlyArray<number>
 }
 
 export interface BootInput {
@@ -240,6 +246,14 @@ const homeSection = (home: HomeSnapshot, selection: Selection, now: number): Rea
   ]
 }
 
+/** A fact the model should know first: it went on twice without its notes. Stated, not scolded. */
+const resumedWithoutNotesLine = (continuity: BootContinuity | undefined): ReadonlyArray<string> => {
+  const windows = continuity?.resumedWithoutNotes ?? []
+  return windows.length < 2
+    ? []
+    : [`In ${windows.map((w) => `w${w}`).join(" and ")} you went on without reading your notes after the reset. This time, start from them.`]
+}
+
 /** The user's instruction, quoted as theirs: it is their words for every window, not the template's. */
 const userInstructionBlock = (text: string): string =>
   ["## From the user, for every new window (pi-context.afterReset)", ...text.split("\n").map((line) => (line === "" ? ">" : `> ${line}`))].join("\n")
@@ -264,6 +278,7 @@ const render = (input: BootInput, selection: Selection, omittedRows: number): st
     : []
   const sections = [
     identityBlock(identity).join("\n"),
+    ...resumedWithoutNotesLine(input.continuity),
     ...(input.afterReset === undefined ? [] : [userInstructionBlock(input.afterReset)]),
     [resetLine(identity), ...continuityLines(input)].join("\n"),
     homesBlock(identity).join("\n"),

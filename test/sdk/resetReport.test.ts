@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
 import type { SessionSignals } from "../../src/domain/window/signals.ts"
+import { conversation } from "../support/entries.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
 
@@ -60,5 +61,21 @@ describe("/pi-context report, in Pi's agent loop", () => {
     expect(h.notices.at(-1)!.message).toContain("did not read its notes")
     await h.prompt("/pi-context report --csv")
     expect(h.notices.at(-1)).toMatchObject({ level: "warning", message: expect.stringContaining('unknown argument "--csv"') })
+  })
+
+  it("after two windows in a row went on without the notes, the next boot says so first, as a fact", async () => {
+    h = await createHarness()
+    h.script([say("one"), say("two"), say("three"), say("four")])
+    await h.prompt("hello")
+    for (const next of ["go on", "and on", "once more"]) {
+      await h.prompt("/wipe-memory")
+      await h.prompt(next)
+    }
+    const boots = h.requests.map((request) => conversation(request)[0]!).filter((first) => first.startsWith("user: ## Context window"))
+    // w2's and w3's boots have nothing to say; w4's, after w2 and w3 both went on without reading notes, does.
+    expect(boots).toHaveLength(4)
+    for (const boot of boots.slice(0, 3)) expect(boot).not.toContain("without reading your notes")
+    expect(boots[3]).toContain("In w2 and w3 you went on without reading your notes after the reset. This time, start from them.")
+    expect(boots[3]!.indexOf("without reading your notes")).toBeLessThan(boots[3]!.indexOf("## Note homes"))
   })
 })

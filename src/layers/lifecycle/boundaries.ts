@@ -66,10 +66,17 @@ export const makeBoundaries = Effect.gen(function*() {
       const { entries } = ending
       const activity = windowActivity(entries)
       const previousOrdinal = from.ordinal
+      const windowFacts = yield* window.windows
+      // Windows that began at a reset, with whether the model then read its notes: the last two, when both did not.
+      const pickedUp = sessionSignals(yield* window.spans, windowFacts, 0).windows.flatMap((s) =>
+        s.notesReadAfterReset === undefined ? [] : [{ w: s.w, read: s.notesReadAfterReset }]
+      )
+      const lastTwo = pickedUp.slice(-2)
       const continuity: BootContinuity = {
         previousOrdinal,
         checkpointed: activity.sessionCheckpoint,
-        windowStarts: (yield* window.windows).flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }]))
+        windowStarts: windowFacts.flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }])),
+        ...(lastTwo.length === 2 && lastTwo.every((s) => !s.read) ? { resumedWithoutNotes: lastTwo.map((s) => s.w) } : {})
       }
       const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
       const model = Option.getOrUndefined(yield* session.model)
