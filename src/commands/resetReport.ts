@@ -15,7 +15,7 @@ const signalsNow = Effect.gen(function*() {
   // Pi's compaction keeps its reserve for the summary it writes: the budget a reset did not spend.
   return {
     signals: sessionSignals(spans, facts, (yield* (yield* Thresholds).policy).reserve.value),
-    model: model === undefined ? undefined : { name: `${model.provider}/${model.id}`, inputPrice: model.inputPrice }
+    model: model === undefined ? undefined : { name: `${model.provider}/${model.id}`, inputPrice: model.inputPrice, contextWindow: model.contextWindow }
   }
 })
 

@@ -13,6 +13,10 @@ describe("the reset report's text", () => {
   it("gives a line a window and the totals, pricing the summaries avoided at the model's input price when it has one", () => {
     const text = signalsReport(signals, { name: "anthropic/claude-sonnet-4-6", inputPrice: 3 })
     assert.include(text, "w1 (ended by wipe_memory) · checkpointed · peak 20,000 · 12 turns")
+    // With the window's size known, each line starts with a small bar of its peak.
+    const barred = signalsReport(signals, { name: "m", contextWindow: 32_000 }).split("\n")
+    assert.strictEqual(barred[1], "██████░░░░ w1 (ended by wipe_memory) · checkpointed · peak 20,000 · 12 turns")
+    assert.isTrue(barred[2]!.startsWith("██░░░░░░░░ w2 (open)"))
     assert.include(text, "w2 (open) · did not read its notes · re-read 2 files · boot 600 tokens · peak 5,000 · 3 turns")
     assert.include(text, "about 36,384 tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget; about $0.11 at anthropic/claude-sonnet-4-6's input price)")
     assert.include(signalsReport(signals), "plus the summary budget)")

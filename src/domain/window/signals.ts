@@ -168,11 +168,24 @@ export const sessionSignals = (
 
 const integer = (value: number) => value.toLocaleString("en-US")
 
+/** Cells of a window's peak bar. */
+const BarCells = 10
+
+/** A small bar of how full the window got at its peak, before its line; nothing when the window's size or its peak is unknown. */
+export const peakBar = (peak: number | null, contextWindow: number | undefined): string => {
+  if (peak === null || contextWindow === undefined || !(contextWindow > 0)) return ""
+  const filled = Math.max(0, Math.min(BarCells, Math.round((peak / contextWindow) * BarCells)))
+  return `${"█".repeat(filled)}${"░".repeat(BarCells - filled)} `
+}
+
 /** The report as text: one line a window, then the totals; `model` prices the summaries avoided at its input price, when it has one. */
-export const signalsReport = (signals: SessionSignals, model?: { readonly name: string; readonly inputPrice?: number | undefined }): string => {
+export const signalsReport = (
+  signals: SessionSignals,
+  model?: { readonly name: string; readonly inputPrice?: number | undefined; readonly contextWindow?: number | undefined }
+): string => {
   const line = (s: WindowSignals) =>
     [
-      `w${s.w} (${s.end === "open" ? "open" : `ended by ${s.end}`})`,
+      `${peakBar(s.peakTokens, model?.contextWindow)}w${s.w} (${s.end === "open" ? "open" : `ended by ${s.end}`})`,
       s.end === "open" ? undefined : s.checkpointWritten ? "checkpointed" : "no checkpoint",
       s.notesReadAfterReset === undefined ? undefined : s.notesReadAfterReset ? "picked up from its notes" : "did not read its notes",
       s.filesReread > 0 ? `re-read ${s.filesReread} ${s.filesReread === 1 ? "file" : "files"}` : undefined,
