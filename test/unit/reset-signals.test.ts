@@ -22,3 +22,22 @@ describe("the reset report's text", () => {
     assert.include(signalsReport(signals), "plus the summary budget)")
   })
 })
+
+describe("the reset signals", () => {
+  let n = 0
+  const entry = (message: unknown) => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message }) as never
+  const user = (text: string) => entry({ role: "user", content: [{ type: "text", text }] })
+  const reply = (cacheRead: number) => entry({ role: "assistant", content: [{ type: "text", text: "ok" }], stopReason: "stop", usage: { input: 10, output: 5, cacheRead, cacheWrite: 0, totalTokens: 15 + cacheRead } })
+  const fact = (ordinal: number, open: boolean) =>
+    ({ id: `w${ordinal}`, ordinal, isRoot: ordinal === 1, startedAt: 0, end: open ? { _tag: "Open" } : { _tag: "Reset", source: "command", at: 0 }, lastActivityAt: 0, turns: 1, peakTokens: 1_000, notesWritten: [], bootTokens: null }) as never
+
+  it("counts the provider's cache reads per window, and a request the user makes again in a later window", async () => {
+    const { sessionSignals } = await import("../../src/domain/window/signals.ts")
+    const signals = sessionSignals([{ entries: [user("fix it"), reply(300), reply(200)] }, { entries: [user("fix it"), reply(50)] }], [fact(1, false), fact(2, true)], 16_384)
+    assert.deepStrictEqual(signals.windows.map((w) => w.cacheReadTokens), [500, 50])
+    assert.deepStrictEqual(signals.windows.map((w) => w.userRepeated), [false, true])
+    assert.strictEqual(signals.windows[0]!.tokensAvoided, 1_000 + 16_384)
+    assert.isUndefined(signals.windows[1]!.tokensAvoided)
+    assert.strictEqual(signals.totals.cacheReadTokens, 550)
+  })
+})
