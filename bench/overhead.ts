@@ -14,6 +14,10 @@
  * conversation); and the first after a reset with 20 notes in each of the
  * five homes.
  *
+ * And over HTTP, as a provider receives it: the eval's first request of a task
+ * on an OpenAI-compatible endpoint on localhost, with pi-context and with Pi
+ * alone (its compaction arm), the JSON body's characters / 4.
+ *
  * Writes bench/results/overhead.json. Target (issue 28): the first request
  * with no notes carries at most 1,200 tokens more than Pi alone.
  *
@@ -100,6 +104,44 @@ const withPiContext = async (notesPerHome: number): Promise<{ readonly first: Pa
   }
 }
 
+/** The eval's first request body of a task, per arm, as an OpenAI-compatible endpoint on localhost receives it. */
+const overHttp = async (): Promise<Record<string, number>> => {
+  const { createServer } = await import("node:http")
+  const { mkdtempSync, writeFileSync: write } = await import("node:fs")
+  const { tmpdir } = await import("node:os")
+  const { parseArgs } = await import("../eval/harness/args.ts")
+  const { runPool } = await import("../eval/harness/pool.ts")
+  const { jobsFor } = await import("../eval/run.ts")
+  const bodies: Array<string> = []
+  const server = createServer((request, response) => {
+    let body = ""
+    request.on("data", (chunk: Buffer) => void (body += chunk.toString()))
+    request.on("end", () => {
+      bodies.push(body)
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
+      chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content: "All done." }, finish_reason: null }] })
+      chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })
+      response.end("data: [DONE]\n\n")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  const userAgentDir = mkdtempSync(join(tmpdir(), "pi-context-overhead-"))
+  write(join(userAgentDir, "models.json"), JSON.stringify({
+    providers: { local: { baseUrl: `http://127.0.0.1:${port}/v1`, api: "openai-completions", apiKey: "local", models: [{ id: "m1", contextWindow: 200_000, maxTokens: 4_000 }] } }
+  }))
+  const first: Record<string, number> = {}
+  for (const arm of ["compaction", "pi-context"]) {
+    bodies.length = 0
+    const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", arm, "--out", mkdtempSync(join(tmpdir(), "pi-context-overhead-out-"))]), process.cwd())
+    await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
+    first[arm] = Math.ceil(bodies[0]!.length / 4)
+  }
+  server.close()
+  return first
+}
+
 const alone = await piAlone()
 const empty = await withPiContext(0)
 const full = await withPiContext(20)
@@ -107,7 +149,8 @@ const figures = {
   first_request_no_notes: minus(empty.first, alone),
   after_reset_no_notes: minus(empty.afterReset, alone),
   after_reset_5x20_notes: minus(full.afterReset, alone),
-  pi_alone: alone
+  pi_alone: alone,
+  over_http: await overHttp()
 }
 
 const row = (name: string, parts: Parts & { readonly total?: number }) =>
@@ -118,7 +161,9 @@ console.log(row("first request, no notes", figures.first_request_no_notes))
 console.log(row("after a reset, no notes", figures.after_reset_no_notes))
 console.log(row("after a reset, 5 × 20 notes", figures.after_reset_5x20_notes))
 console.log(row("(Pi alone, whole request)", { ...alone, total: alone.tools + alone.system + alone.messages }))
-console.log(`target: first request with no notes <= 1,200 tokens: ${figures.first_request_no_notes.total <= 1_200 ? "met" : "NOT met"}`)
+const httpAdded = figures.over_http["pi-context"]! - figures.over_http.compaction!
+console.log(`over HTTP (an OpenAI-compatible body, the eval's first request of a task): Pi alone ${figures.over_http.compaction} tokens, with pi-context ${figures.over_http["pi-context"]}: +${httpAdded}`)
+console.log(`target: first request with no notes <= 1,200 tokens: ${figures.first_request_no_notes.total <= 1_200 && httpAdded <= 1_200 ? "met" : "NOT met"}`)
 mkdirSync(resultsDir, { recursive: true })
 writeFileSync(join(resultsDir, "overhead.json"), `${JSON.stringify(figures, null, 2)}\n`)
 process.exit(0)
