@@ -91,7 +91,8 @@ describe("npm run eval --model provider/id", () => {
       request.on("end", () => {
         response.writeHead(200, { "content-type": "text/event-stream" })
         const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
-        const usage = { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010 }
+        // The provider says how much of each prompt it read from its cache, as OpenAI's usage does.
+        const usage = { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010, prompt_tokens_details: { cached_tokens: 400 } }
         const done = (finish: string) => chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: finish }], usage })
         const say = (content: string) => chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }] })
         if (body.includes(probeMark)) {
@@ -130,5 +131,8 @@ describe("npm run eval --model provider/id", () => {
     assert.deepInclude(result!.probes[0]!, { turnover: 1, kind: "reset" })
     // The answer repeated the request, whose continuation quotes the unanswered opening: both names it needs.
     assert.strictEqual(result!.probes[0]!.recall, 1)
+    // How the reset went, with the provider's cache reads of each window (400 a call: one call in w1, the continuation's
+    // and the follow-up's in w2; the probe, outside the run, is not counted).
+    assert.deepStrictEqual(result!.resets.map((window) => [window.w, window.checkpointWritten, window.cacheReadTokens]), [[1, true, 400], [2, false, 800]])
   })
 })
