@@ -1,4 +1,5 @@
 import { isRecord } from "./record.ts"
+import { plural } from "./plural.ts"
 import { estimateTokens } from "./boot.ts"
 import { CarriedRequestLimit, requestExcerpt } from "./boundary.ts"
 import { type RawEntry, userMessageText } from "./entries.ts"
@@ -180,7 +181,6 @@ const codeSpan = (text: string): string => {
 }
 
 
-const plural = (count: number, noun: readonly [string, string]): string => `${count} ${count === 1 ? noun[0] : noun[1]}`
 
 /** The digest's first line: where it starts inside a continuation. */
 export const DigestHeading = "## Digest of the window that just ended"
@@ -276,7 +276,7 @@ export const windowDigest = (input: {
     ...(pendingCut === undefined ? [] : [pendingCut]),
     ...sections.flatMap((section, i) => {
       const left = section.lines.length - taken[i]!
-      return left > 0 ? [plural(left, section.noun)] : []
+      return left > 0 ? [plural(left, ...section.noun)] : []
     })
   ]
   const fits = (text: string) => estimateTokens(text) <= budget

@@ -23,6 +23,7 @@ import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
+import { plural } from "../domain/plural.ts"
 
 /** How long one pull or push of a remote may take before it is cut. */
 export const SyncBudgetMs = 10_000
@@ -61,7 +62,6 @@ interface Remote {
 
 const keyOf = (setting: SyncRemoteSetting) => `${setting.remote}\0${setting.branch}`
 const shortHash = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 10)
-const plural = (count: number, one: string) => `${count} ${one}${count === 1 ? "" : "s"}`
 
 export const layerWith = (options: SyncOptions) =>
   Layer.effect(

@@ -1,4 +1,4 @@
-import { Deferred, Effect, FiberSet, FileSystem, Layer, Option, Path, Schedule } from "effect"
+import { Effect, FiberSet, FileSystem, Layer, Option, Path, Schedule } from "effect"
 import {
   commitReasonText,
   type CommitReason,
@@ -17,7 +17,7 @@ import { formatAddress } from "../domain/notes/homes.ts"
 import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitFailed, type GitRunner, type VersionsUnavailable, NotesVersions } from "../services/NotesVersions.ts"
+import { type GitFailed, type GitRunner, NotesVersions, type VersionsUnavailable } from "../services/NotesVersions.ts"
 import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
@@ -25,12 +25,13 @@ import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
-import { notOnBranch, restoreSteps } from "./notes/versionsRestore.ts"
+import { notOnBranch, restoreGoesOn, restoredLater, restoreSteps } from "./notes/versionsRestore.ts"
 import { makeBackgroundNotices } from "./backgroundNotices.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
+import { answerWithin } from "./notes/answerWithin.ts"
 import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 
@@ -311,13 +312,19 @@ export const layerWith = (git: GitRunner) =>
           const session = yield* PiSession
           const { identity, repo } = yield* readyRepo
           const scope = yield* scopeOf(layoutOf(repo, identity), target === "all" ? undefined : target)
-          return yield* serializedWithin(identity.root, CommandCommitWaitMs, Effect.gen(function*() {
+          const what = scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address)
+          // A restore of a large home (three commits of thousands of notes) may outlast a command's wait, as may a
+          // commit ahead of it at the repository: then it finishes in the background and the user is told.
+          const work = serialized(identity.root, Effect.gen(function*() {
             const hash = yield* resolveCommit((args) => run(repo, args), commit)
-            yield* saveBefore(repo, identity, scope.address === undefined ? (target === "all" ? "every home" : target) : formatAddress(scope.address), session.sessionId)
+            yield* saveBefore(repo, identity, what, session.sessionId)
             return yield* scope.places === undefined
               ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
               : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
-          }), Effect.fail(unavailable(stillBeingWritten)))
+          }))
+          const answer = yield* answerWithin(fibers, work, CommandCommitWaitMs, (outcome) => notices.tell(restoredLater(what, outcome)))
+          if (Option.isNone(answer)) return restoreGoesOn(what)
+          return yield* answer.value
         })
 
       /**
@@ -329,10 +336,8 @@ export const layerWith = (git: GitRunner) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const identity = yield* identityNow
-          const committed = yield* Deferred.make<string, VersionsUnavailable>()
-          yield* FiberSet.run(fibers)(Deferred.into(commitAtTurn(identity, reason, session.sessionId), committed).pipe(Effect.asVoid))
-          const answer = yield* Effect.timeoutOption(Deferred.await(committed), CommandCommitWaitMs)
-          return yield* Option.isSome(answer) ? Effect.succeed(answer.value) : Effect.fail(unavailable(stillBeingWritten))
+          const answer = yield* answerWithin(fibers, commitAtTurn(identity, reason, session.sessionId), CommandCommitWaitMs, () => Effect.void)
+          return yield* Option.isSome(answer) ? answer.value : Effect.fail(unavailable(stillBeingWritten))
         })
 
       const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string) =>

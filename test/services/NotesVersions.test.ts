@@ -110,6 +110,40 @@ describe("NotesVersions", () => {
       assert.include(refused.message, "is not a commit")
     }).pipe(Effect.provide(historyLayer())))
 
+  it.effect("a restore that outlasts the command's wait (a home of many notes) goes on in the background, and the user is told when it is done", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-hist-restore-slow-")
+      const reached = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      // git's restore of a large home, held until the test lets it go.
+      const slowGit: GitRunner = (cwd, args, stdin) =>
+        args[0] === "restore"
+          ? Effect.andThen(Deferred.succeed(reached, undefined), Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)))
+          : systemGit(cwd, args, stdin)
+      return yield* Effect.gen(function*() {
+        const { tool, endWindow, withHistory } = historySession(root)
+        ok(yield* tool("notes_write", { address: "@project/decisions", content: "use postgres\n" }))
+        yield* endWindow(1)
+        const first = gitIn(root, "rev-parse", "--short", "HEAD").trim()
+        ok(yield* tool("notes_write", { address: "@project/decisions", content: "wrong\n" }))
+        yield* endWindow(2)
+        const asked = yield* Effect.forkChild(withHistory((history) => history.restore("@project", first)))
+        yield* Deferred.await(reached)
+        yield* TestClock.adjust(5_000)
+        assert.strictEqual(
+          yield* Fiber.join(asked),
+          "pi-context: the restore of @project takes longer than a moment (many notes, or a commit ahead of it); it goes on in the background, and you are told when it is done."
+        )
+        assert.isTrue(Option.isNone(yield* NotesVersions.use((history) => history.takeNotice)))
+        yield* Deferred.succeed(gate, undefined)
+        yield* NotesVersions.use((history) => history.flush)
+        const told = yield* NotesVersions.use((history) => history.takeNotice)
+        assert.match(Option.getOrThrow(told), /^pi-context: Restored @project to [0-9a-f]{12} \(1 note\); the restore is commit [0-9a-f]+\.$/)
+        assert.include(ok(yield* tool("notes_read", { address: "@project/decisions" })), "use postgres")
+        assert.match(subjects(root)[0]!, /^restore @project to [0-9a-f]{12} \(session histsess\)$/)
+      }).pipe(Effect.provide(historyLayer(slowGit)))
+    }).pipe(Effect.provide(nodeLayer)))
+
   it.effect("a notes root inside the user's own repository keeps its history, identity and staged files", () =>
     Effect.gen(function*() {
       const repo = yield* tempRoot("pi-hist-user-")

@@ -1,4 +1,5 @@
 import { ToolName } from "../protocol.ts"
+import { plural } from "../plural.ts"
 import { parseAddress, formatAddress } from "./address.ts"
 import { shownName } from "./names.ts"
 
@@ -30,7 +31,6 @@ export const tidyLimitsOf = (turns: unknown, seconds: unknown): TidyLimits => ({
   timeMs: (positiveWhole(seconds) ?? DefaultTidyTimeLimitSeconds) * 1000
 })
 
-const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`
 
 /** Why a pass was stopped at one of its limits, with the setting that moves it. */
 export const describeTidyLimit = (limit: "turns" | "time", limits: TidyLimits): string =>

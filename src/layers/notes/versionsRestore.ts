@@ -1,9 +1,10 @@
-import { Effect, FileSystem, Path } from "effect"
+import { Cause, Effect, Exit, FileSystem, Path } from "effect"
+import { plural } from "../../domain/plural.ts"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
 import type { CommitReason } from "../../domain/notes/versions.ts"
 import type { NotesIdentity } from "../../domain/notes/identity.ts"
 import { describeRepoState, type RepoState } from "../../domain/notes/repoState.ts"
-import type { GitFailed, GitRunner, VersionsUnavailable } from "../../services/NotesVersions.ts"
+import { type GitFailed, type GitRunner, VersionsUnavailable } from "../../services/NotesVersions.ts"
 import type { NotesHomes } from "../../services/NotesHomes.ts"
 import type { Trace } from "../../services/Trace.ts"
 import { describeStoreFailure } from "../../services/notesStoreFailure.ts"
@@ -22,6 +23,20 @@ type NotOnBranch = Exclude<RepoState, { readonly _tag: "OnBranch" }>
 /** Why a restore or a tidy cannot commit now. */
 export const notOnBranch = (state: NotOnBranch) =>
   `the notes root's git repository is ${describeRepoState(state)}; nothing is committed there until it is back on a branch.`
+
+/** What a restore that outlasts the command's wait (many notes, or a commit ahead of it) says at once. */
+export const restoreGoesOn = (what: string) =>
+  `pi-context: the restore of ${what} takes longer than a moment (many notes, or a commit ahead of it); it goes on in the background, and you are told when it is done.`
+
+/** What the user is told when that restore is done. */
+export const restoredLater = (what: string, outcome: Exit.Exit<string, VersionsUnavailable>) =>
+  Exit.match(outcome, {
+    onSuccess: (text) => `pi-context: ${text}`,
+    onFailure: (cause) => {
+      const failure = Cause.squash(cause)
+      return failure instanceof VersionsUnavailable ? failure.message : `pi-context: the restore of ${what} failed; /pi-context trace says why.`
+    }
+  })
 
 export interface RestoreDeps {
   readonly git: GitRunner
@@ -67,7 +82,7 @@ export const restoreSteps = ({ git, homes, trace, commitHomes, run, headOf, plat
       const committed = yield* commitRestore(repo, scope.specs, what, hash, sessionId)
       yield* trace.info("history.restore", { from: hash.slice(0, 12), scope: target === "all" ? "all" : "home" })
       return committed !== undefined
-        ? `Restored ${what} to ${hash.slice(0, 12)} (${committed.files} notes); the restore is commit ${yield* headOf(repo)}.`
+        ? `Restored ${what} to ${hash.slice(0, 12)} (${plural(committed.files, "note")}); the restore is commit ${yield* headOf(repo)}.`
         : `${what} already matches ${hash.slice(0, 12)}; nothing to commit.`
     })
 
