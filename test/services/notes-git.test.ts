@@ -98,7 +98,7 @@ describe("the history's git runs", () => {
       }).pipe(Effect.provide(Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer(hangingCommits)))))
     }).pipe(Effect.provide(nodeLayer)))
 
-  it.effect("tidy's commit, a restore and doctor wait their bound for a hanging commit, then say the history is still being written; the commit still lands", () =>
+  it.effect("tidy's commit, a restore and doctor wait their bound for a hanging commit, then say the history is still being written (the restore: that it goes on); the commit, then the restore, land", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-git-turn-")
       const { gate, commits, git: hangingCommits } = yield* gatedCommits
@@ -113,7 +113,7 @@ describe("the history's git runs", () => {
         yield* withHistory((history) => history.windowEnded(testWindow(2)))
 
         const tidy = yield* Effect.forkChild(Effect.flip(withHistory((history) => history.commitNow({ _tag: "Tidy", phase: "before" }))))
-        const restore = yield* Effect.forkChild(Effect.flip(withHistory((history) => history.restore("plan", first))))
+        const restore = yield* Effect.forkChild(withHistory((history) => history.restore("plan", first)))
         const doctor = yield* Effect.forkChild(withHistory((history) => history.describe))
         // Git runs in real time beside the test clock: move the clock a second at a time until every command answered.
         for (let second = 0; second < 30 && [tidy, restore, doctor].some((fiber) => fiber.pollUnsafe() === undefined); second++) {
@@ -123,7 +123,10 @@ describe("the history's git runs", () => {
         assert.isTrue([tidy, restore, doctor].every((fiber) => fiber.pollUnsafe() !== undefined), "a command waited on the hanging commit")
         const stillWritten = "the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
         assert.include((yield* Fiber.join(tidy)).message, stillWritten)
-        assert.include((yield* Fiber.join(restore)).message, stillWritten)
+        assert.strictEqual(
+          yield* Fiber.join(restore),
+          "pi-context: the restore of plan.md takes longer than a moment (many notes, or a commit ahead of it); it goes on in the background, and you are told when it is done."
+        )
         assert.deepStrictEqual(yield* Fiber.join(doctor), {
           ok: true,
           text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done"
@@ -132,9 +135,12 @@ describe("the history's git runs", () => {
 
         yield* Deferred.succeed(gate, undefined)
         yield* withHistory((history) => history.flush)
-        // The window's commit landed, then tidy's (nothing left to commit); the restore never ran.
-        assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "2")
-        assert.match(gitIn(root, "log", "-1", "--format=%s"), /^w2 of session histsess: \+0 ~1 −0$/m)
+        // The window's commit landed, then tidy's (nothing left to commit), then the restore, which the user is told of.
+        assert.deepStrictEqual(gitIn(root, "log", "--format=%s").trim().split("\n").slice(0, 2), [
+          `restore plan.md to ${gitIn(root, "rev-parse", first).trim().slice(0, 12)} (session histsess)`,
+          "w2 of session histsess: +0 ~1 −0"
+        ])
+        assert.match(Option.getOrThrow(yield* withHistory((history) => history.takeNotice)), /^pi-context: Restored plan\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
       }).pipe(Effect.provide(historyLayer(hangingCommits)))
     }).pipe(Effect.provide(nodeLayer)))
 
