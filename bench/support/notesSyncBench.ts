@@ -9,6 +9,11 @@
  * - sync_pull_ms: a second notes root (another machine, which pulled every
  *   note once outside the timing) pulls those 20 notes: fetch, copy in, merge,
  *   copy back. The target is 300 ms.
+ * - first_pull_ms / first_push_ms: the first round of each machine, every synced
+ *   note at once (8,000 of bench/notes.ts's 10,000): this machine's first push,
+ *   then the other machine's first pull into an empty root. The README states
+ *   the first pull's figure; the load average beside it says how busy the
+ *   machine was.
  * - boundary_hook_ms_sync_on / _sync_off: the lifecycle's `turn_end` at a reset
  *   boundary with the live history, with the remote configured and without,
  *   alternated; the commit and the push are forked after the hook returns,
@@ -16,7 +21,7 @@
  */
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, ManagedRuntime } from "effect"
 import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identity.ts"
@@ -35,6 +40,10 @@ const SyncedHomes: ReadonlyArray<SyncableHome> = ["project", "user", "agent", "m
 
 
 export interface SyncFigures {
+  readonly first_push_ms: number
+  readonly first_pull_ms: number
+  readonly first_pull_notes: number
+  readonly load_average_1m: number
   readonly sync_push_ms: number
   readonly sync_pull_ms: number
   readonly boundary_hook_ms_sync_on: number
@@ -94,9 +103,10 @@ export const benchNotesSync = async (
     return elapsed
   }
   try {
-    // Every note once, outside the timing: the first push and the other machine's first pull.
-    await push()
-    await pull()
+    // Every note once: the first push, and the other machine's first pull.
+    const firstPush = await push()
+    const firstPull = await pull()
+    const load = loadavg()[0]!
     const [pushTimes, pullTimes] = await pairedRounds(Warmup, Runs, async () => {
       changeNotes()
       const pushed = await push()
@@ -109,6 +119,10 @@ export const benchNotesSync = async (
       return [on, await boundary(syncOff)] as const
     })
     return {
+      first_push_ms: Math.round(firstPush),
+      first_pull_ms: Math.round(firstPull),
+      first_pull_notes: notesPerHome * SyncedHomes.length,
+      load_average_1m: Number(load.toFixed(2)),
       sync_push_ms: Number(median(pushTimes).toFixed(2)),
       sync_pull_ms: Number(median(pullTimes).toFixed(2)),
       boundary_hook_ms_sync_on: Number(median(hookOn).toFixed(3)),

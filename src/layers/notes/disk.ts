@@ -254,15 +254,21 @@ export const readRegularText = (target: string): Effect.Effect<string | undefine
  * anything but real folders: each folder on the way is one or is not there
  * yet, and the file itself is a regular file or is not there yet. A link on
  * the way (one a remote committed, say) would carry the write outside.
+ * `realFolders` holds the folders a caller found real already in this pass
+ * (a sync round writes thousands of notes into a few hundred folders): they
+ * are not looked at again, and those found real here are added.
  */
-export const writableWithoutLinks = (root: string, segments: ReadonlyArray<string>): boolean => {
+export const writableWithoutLinks = (root: string, segments: ReadonlyArray<string>, realFolders?: Set<string>): boolean => {
   let current = root
   for (const [index, segment] of segments.entries()) {
     current = `${current}/${segment}`
+    const folder = index < segments.length - 1
+    if (folder && realFolders?.has(current)) continue
     const kind = kindAt(current, false)
     if (PlatformError.isPlatformError(kind)) return false
     if (kind._tag === "Missing") return true
-    if (index < segments.length - 1 ? kind._tag !== "Directory" : kind._tag !== "File") return false
+    if (folder ? kind._tag !== "Directory" : kind._tag !== "File") return false
+    if (folder) realFolders?.add(current)
   }
   return true
 }

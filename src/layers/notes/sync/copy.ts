@@ -146,6 +146,13 @@ const statNotesUnder = (ops: DiskOps, dir: string): Effect.Effect<ReadonlyArray<
 const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
 const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
 
+/** `mkdir -p`, once per folder in one pass: a first pull writes thousands of notes into a few hundred folders. */
+const makeFolders = (ops: DiskOps) => {
+  const made = new Set<string>()
+  return (folder: string) =>
+    made.has(folder) ? Effect.void : Effect.tap(ops.fs.makeDirectory(folder, { recursive: true }), () => Effect.sync(() => made.add(folder)))
+}
+
 /** Every note of each tree with its size and time, tree by tree, as one look at the homes. */
 export type HomesListing = ReadonlyArray<ReadonlyArray<StatedNote>>
 
@@ -246,8 +253,10 @@ export const copyIn = Effect.fnUntraced(function*(
   }
   // A note whose way into the mirror goes through a link the remote committed is not written (nor read) there.
   const skipped: Array<SkippedPath> = []
+  const realFolders = new Set<string>()
+  const madeFolder = makeFolders(ops)
   const writable = toMirror.filter(({ note }) => {
-    if (writableWithoutLinks(mirrorDir, note.key.split("/"))) return true
+    if (writableWithoutLinks(mirrorDir, note.key.split("/"), realFolders)) return true
     skipped.push({ path: note.key, reason: blockedReason })
     return false
   })
@@ -259,7 +268,7 @@ export const copyIn = Effect.fnUntraced(function*(
       const text = present ? texts.get(note.key) ?? (yield* readText(ops, homeFile(ops, note))) : undefined
       if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf((error) => error.reason._tag === "NotFound", () => Effect.void))
       else {
-        yield* ops.fs.makeDirectory(ops.path.dirname(target), { recursive: true })
+        yield* madeFolder(ops.path.dirname(target))
         yield* ops.fs.writeFileString(target, text)
       }
       return mirrorText
@@ -294,13 +303,15 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
   let written = 0
   let retired = 0
   const skipped: Array<SkippedPath> = []
+  const realFolders = new Set<string>()
+  const madeFolder = makeFolders(ops)
   // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
   yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
-    if (!writableWithoutLinks(note.tree.dir, note.relative.split("/"))) return void skipped.push({ path: note.key, reason: blockedReason })
+    if (!writableWithoutLinks(note.tree.dir, note.relative.split("/"), realFolders)) return void skipped.push({ path: note.key, reason: blockedReason })
     const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
     // The lock's own file is made beside the note.
-    yield* ops.fs.makeDirectory(ops.path.dirname(file), { recursive: true })
+    yield* madeFolder(ops.path.dirname(file))
     const wrote = yield* withNoteLocks(
       [file],
       note.key,
