@@ -3,11 +3,13 @@
  * results.jsonl, report.md and chart.svg in --out. `--report DIR` rebuilds
  * the report and chart from DIR/results.jsonl.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import { getAgentDir, ModelRuntime } from "@earendil-works/pi-coding-agent"
 import { type EvalOptions, parseArgs } from "./harness/args.ts"
+import { planOut, resumeFrom, startOut } from "./harness/outDir.ts"
+import { checkArms, checkModel, checkTasks } from "./harness/preflight.ts"
 import { renderChart } from "./harness/chart.ts"
 import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
@@ -15,13 +17,10 @@ import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
 import { nearlyFullShare } from "./harness/settings.ts"
 import { sweepTable } from "./harness/sweep.ts"
-import type { JobSpec, RunResult } from "./harness/types.ts"
-import { tasks } from "./tasks/index.ts"
+import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
 
-export const jobsFor = (options: EvalOptions, invokedFrom: string): ReadonlyArray<JobSpec> => {
-  const names = options.tasks === "all" ? tasks.map((task) => task.name) : options.tasks
-  for (const name of names) if (!tasks.some((task) => task.name === name)) throw new Error(`no task named ${name} (tasks: ${tasks.map((task) => task.name).join(", ")})`)
-  const out = resolve(invokedFrom, options.out)
+export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve(invokedFrom, options.out)): ReadonlyArray<JobSpec> => {
+  const names = checkTasks(options)
   const scripted = options.model === "scripted"
   return names.flatMap((task) =>
     Array.from({ length: options.seeds }, (_, seed) => seed + 1).flatMap((seed) =>
@@ -64,14 +63,21 @@ export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>
   if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
 }
 
-export const readResults = (dir: string): ReadonlyArray<RunResult> =>
-  readFileSync(join(dir, "results.jsonl"), "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as RunResult)
+export const readResults = (dir: string): ReadonlyArray<RunResult> => {
+  const file = join(dir, "results.jsonl")
+  if (!existsSync(file)) throw new Error(`${dir} has no results.jsonl: name the folder of an earlier eval run (its --out)`)
+  return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as RunResult)
+}
+
+const sameRun = (a: { task: string; arm: string; seed: number }, b: { task: string; arm: string; seed: number }) => a.task === b.task && a.arm === b.arm && a.seed === b.seed
 
 const main = async () => {
-  const options = parseArgs(process.argv.slice(2))
+  const argv = process.argv.slice(2)
+  const given = parseArgs(argv)
   const invokedFrom = process.env.INIT_CWD ?? process.cwd()
-  if (options.sweep !== undefined) {
-    const dir = resolve(invokedFrom, options.sweep)
+  if (given.sweep !== undefined) {
+    const dir = resolve(invokedFrom, given.sweep)
+    if (!existsSync(dir)) throw new Error(`--sweep ${dir}: no such folder; name the folder that holds one eval run per setting`)
     const settings = readdirSync(dir, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
       .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
@@ -80,18 +86,34 @@ const main = async () => {
     process.stderr.write(`wrote ${join(dir, "sweep.md")} from ${settings.length} settings\n`)
     return
   }
-  if (options.report !== undefined) {
-    const dir = resolve(invokedFrom, options.report)
+  if (given.report !== undefined) {
+    const dir = resolve(invokedFrom, given.report)
     await writeReport(dir, readResults(dir))
     process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the README's eval figures" : ""}\n`)
     return
   }
-  const out = resolve(invokedFrom, options.out)
-  mkdirSync(out, { recursive: true })
-  rmSync(join(out, "results.jsonl"), { force: true })
-  rmSync(join(out, "sessions"), { recursive: true, force: true })
-  const specs = jobsFor(options, invokedFrom)
-  process.stderr.write(`${specs.length} runs · model ${options.model} · arms ${options.arms.join(", ")} · window ${options.window} · ${options.jobs} at a time\n`)
+  // Everything is checked before a file is touched: the folder, the tasks, the arms' extensions, the model and its key.
+  const resumed = given.resume === undefined ? undefined : resolve(invokedFrom, given.resume)
+  const options = resumed === undefined ? given : parseArgs([...resumeFrom(resumed).argv, ...(argv.includes("--jobs") ? ["--jobs", String(given.jobs)] : [])])
+  const plan = resumed === undefined ? planOut(options, invokedFrom, repoRoot) : { dir: resumed, note: undefined }
+  const out = plan.dir
+  const all = jobsFor(options, invokedFrom, out)
+  checkArms(options, invokedFrom)
+  await checkModel(options, getAgentDir())
+  // A resumed run keeps the results its task decided; one the provider or the harness ended is run again.
+  const earlier = resumed !== undefined && existsSync(join(out, "results.jsonl")) ? readResults(out).filter((result) => !isInfrastructureFailure(result.failure)) : []
+  const specs = all.filter((spec) => !earlier.some((result) => sameRun(result, spec)))
+  if (resumed === undefined) startOut(out, argv)
+  else {
+    writeFileSync(join(out, "results.jsonl"), earlier.map((result) => `${JSON.stringify(result)}\n`).join(""))
+    // A run the stopped one began and never finished starts again from nothing.
+    for (const spec of specs) rmSync(spec.runDir, { recursive: true, force: true })
+  }
+  if (plan.note !== undefined) process.stderr.write(`${plan.note}\n`)
+  process.stderr.write(
+    `${specs.length} runs${resumed === undefined ? "" : ` (${earlier.length} done before)`} · model ${options.model} · arms ${options.arms.join(", ")} · ` +
+      `window ${options.window} · ${options.jobs} at a time · ${relative(invokedFrom, out) || "."}\n`
+  )
   const results = await runPool(specs, {
     jobs: options.jobs,
     maxUsd: options.maxUsd,
@@ -99,8 +121,17 @@ const main = async () => {
     // Session paths relative to the results, so a committed results.jsonl points into its own sessions/.
     onResult: (result) => appendFileSync(join(out, "results.jsonl"), `${JSON.stringify({ ...result, sessionFile: result.sessionFile === undefined ? undefined : relative(out, result.sessionFile) })}\n`)
   })
-  await writeReport(out, results)
-  process.stderr.write(`${results.filter((result) => result.success).length}/${results.length} runs succeeded · ${join(out, "report.md")}\n`)
+  const everything = [...earlier, ...results]
+  await writeReport(out, everything)
+  const infrastructure = everything.filter((result) => isInfrastructureFailure(result.failure))
+  process.stderr.write(`${everything.filter((result) => result.success).length}/${everything.length} runs succeeded · ${join(out, "report.md")}\n`)
+  if (infrastructure.length > 0) {
+    process.stderr.write(
+      `${infrastructure.length} runs were ended by the provider or the harness, not by their task (the report leaves them out of every figure); ` +
+        `run them again with: npm run eval -- --resume ${relative(invokedFrom, out) || "."}\n`
+    )
+    process.exitCode = 2
+  }
 }
 
 if (import.meta.main) {

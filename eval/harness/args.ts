@@ -9,6 +9,10 @@ export interface EvalOptions {
   readonly maxUsd: number | undefined
   readonly jobs: number
   readonly out: string
+  /** Whether `--out` was given: a run that is not the default one never goes to the default folder, which may be a committed run. */
+  readonly outGiven: boolean
+  /** An earlier run's folder to continue: its own options, only the runs it has no result for. */
+  readonly resume: string | undefined
   readonly report: string | undefined
   /** A folder of sweep runs (one folder per setting): write its sweep.md, run nothing. */
   readonly sweep: string | undefined
@@ -26,12 +30,18 @@ export const usage = `npm run eval -- [flags]
   --window N            the context window every arm sees, in tokens (default: 32000)
   --max-usd X           start no job once the runs so far cost X
   --jobs N              jobs run at once (default: 2)
-  --out DIR             where results.jsonl, report.md, chart.svg and the sessions go (default: eval/results/<model>)
+  --out DIR             where results.jsonl, report.md, chart.svg and the sessions go: a new or empty folder, or
+                        an earlier run's (default: eval/results/<model> for the default run, else a new
+                        folder under eval/results/runs/)
+  --resume DIR          continue a stopped run in DIR: the runs it has no result for, with its own flags
   --report DIR          rebuild report.md and chart.svg from DIR/results.jsonl, run nothing
   --sweep DIR           write DIR/sweep.md from the runs in DIR's folders (one setting each), run nothing
   --call-timeout S      abandon a model call silent for S seconds (default: 300)
   --max-calls N         stop a run after N model calls (default: 400)
   --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
+
+/** The smallest `--window`: Pi's system prompt, the tools and a task's first request take about 2,500 tokens, and the lines and compaction's reserve need room above them. */
+export const MinWindow = 8_000
 
 const number = (flag: string, value: string | undefined): number => {
   const parsed = Number(value)
@@ -39,14 +49,25 @@ const number = (flag: string, value: string | undefined): number => {
   return parsed
 }
 
+/** A whole number from `min` to `max`: a seed count of 0.5 or 1e9 is a typo, refused before anything is touched. */
+const wholeNumber = (flag: string, value: string, min: number, max: number, why = ""): number => {
+  const parsed = Number(value)
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new Error(`${flag} takes a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}${why}, got ${value}`)
+  }
+  return parsed
+}
+
 const parseLines = (value: string | undefined): EvalOptions["lines"] => {
   if (value === undefined) return undefined
-  const figures = value.split(",").map((part) => Math.floor(number("--lines", part.trim())))
+  const figures = value.split(",").map((part) => wholeNumber("--lines", part.trim(), 1, 10_000_000))
   if (figures.length !== 3) throw new Error(`--lines takes three numbers (guidance, warning and hard line, tokens left), got ${value}`)
   const [guidanceLine, warningLine, hardLine] = figures as [number, number, number]
   if (!(guidanceLine > warningLine && warningLine > hardLine)) throw new Error(`--lines must fall: guidance > warning > hard, got ${value}`)
   return { guidanceLine, warningLine, hardLine }
 }
+
+const Known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep", "resume"]
 
 export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   const values = new Map<string, string>()
@@ -55,30 +76,33 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     if (flag === "--help" || flag === "-h") throw new Error(usage)
     if (!flag.startsWith("--")) throw new Error(`unexpected argument ${flag}\n${usage}`)
     const [name, inline] = flag.slice(2).split("=", 2) as [string, string | undefined]
+    // A flag is named as unknown before its value is asked for.
+    if (!Known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`)
     const value = inline ?? argv[++index]
-    if (value === undefined) throw new Error(`--${name} needs a value`)
+    if (value === undefined || value.startsWith("--")) throw new Error(`--${name} needs a value`)
     values.set(name, value)
   }
-  const known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep"]
-  for (const name of values.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}\n${usage}`)
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
   const arms = (values.get("arms") ?? "pi-context,compaction,masking").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
-  for (const arm of arms) if (!["pi-context", "compaction", "masking", "none"].includes(arm) && !arm.startsWith("ext:")) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, none, ext:<path or package>)`)
+  if (arms.length === 0) throw new Error("--arms names no arm (pi-context, compaction, masking, none, ext:<path or package>)")
+  for (const arm of arms) if (!["pi-context", "compaction", "masking", "none"].includes(arm) && !/^ext:./.test(arm)) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, none, ext:<path or package>)`)
   const tasks = values.get("tasks") ?? "all"
   return {
     model,
     arms,
     tasks: tasks === "all" ? "all" : tasks.split(",").map((task) => task.trim()),
-    seeds: Math.floor(number("--seeds", values.get("seeds") ?? "3")),
-    window: Math.floor(number("--window", values.get("window") ?? "32000")),
+    seeds: wholeNumber("--seeds", values.get("seeds") ?? "3", 1, 1_000),
+    window: wholeNumber("--window", values.get("window") ?? "32000", MinWindow, 10_000_000, " (a smaller window cannot hold a task's first request)"),
     maxUsd: values.has("max-usd") ? number("--max-usd", values.get("max-usd")) : undefined,
-    jobs: Math.floor(number("--jobs", values.get("jobs") ?? "2")),
+    jobs: wholeNumber("--jobs", values.get("jobs") ?? "2", 1, 64),
     out: values.get("out") ?? `eval/results/${model === "scripted" ? "scripted" : model.replaceAll("/", "_")}`,
+    outGiven: values.has("out"),
+    resume: values.get("resume"),
     report: values.get("report"),
     sweep: values.get("sweep"),
-    callTimeoutMs: number("--call-timeout", values.get("call-timeout") ?? "300") * 1000,
-    maxCalls: Math.floor(number("--max-calls", values.get("max-calls") ?? "400")),
+    callTimeoutMs: wholeNumber("--call-timeout", values.get("call-timeout") ?? "300", 1, 86_400) * 1000,
+    maxCalls: wholeNumber("--max-calls", values.get("max-calls") ?? "400", 1, 100_000),
     lines: parseLines(values.get("lines"))
   }
 }

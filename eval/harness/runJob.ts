@@ -4,7 +4,7 @@
  * figures read back from the session file.
  */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { isContextOverflow } from "@earendil-works/pi-ai/compat"
@@ -51,6 +51,16 @@ const makeDirs = (spec: JobSpec): RunDirs => {
   return dirs
 }
 
+/** The run's final repository and notes, kept beside its session (`project/`, `notes/`) for reading what it did. */
+const keepBeside = (spec: JobSpec, dirs: RunDirs): void => {
+  try {
+    cpSync(dirs.cwd, join(spec.runDir, "project"), { recursive: true, verbatimSymlinks: true })
+    cpSync(dirs.notesRoot, join(spec.runDir, "notes"), { recursive: true, verbatimSymlinks: true })
+  } finally {
+    rmSync(dirs.root, { recursive: true, force: true })
+  }
+}
+
 export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: Progress) => void = () => {}): Promise<RunResult> => {
   const started = Date.now()
   const dirs = makeDirs(spec)
@@ -63,7 +73,10 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     failure = { kind: "harness", message: error instanceof Error ? error.message : String(error) }
     return undefined
   })
-  if (opened === undefined) return emptyResult(spec, failure!, started)
+  if (opened === undefined) {
+    rmSync(dirs.root, { recursive: true, force: true })
+    return emptyResult(spec, failure!, started)
+  }
   const { session, model } = opened
   if (opened.loadErrors.length > 0) failure = { kind: "harness", message: `extension load failed: ${opened.loadErrors.join("; ")}` }
   // Every request of the task, sent or not: one the run never reached counts as unanswered.
@@ -131,7 +144,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   // The window Pi itself worked with: the model's own, overridden by --window.
   const window = session.model?.contextWindow ?? 0
   session.dispose()
-  rmSync(dirs.root, { recursive: true, force: true })
+  keepBeside(spec, dirs)
   const answeredAll = messages.every((message) => message.mustAnswer !== true || measured.requests.some((request) => request.id === message.id && request.answered))
   const statedBlocked = blockedStatement.test(measured.lastReply ?? "")
   return {

@@ -60,6 +60,15 @@ export interface RunFailure {
   readonly message: string
 }
 
+/**
+ * A failure of the provider or the harness, not of the task: a rate limit, a server error, a refused request,
+ * a model that stopped answering, a run that could not start. Reported apart, never as a failed task, and run
+ * again by `--resume`.
+ */
+export const isInfrastructureFailure = (failure: RunFailure | undefined): boolean =>
+  failure !== undefined && (failure.kind === "rate-limit" || failure.kind === "server-error" || failure.kind === "provider" || failure.kind === "harness" ||
+    (failure.kind === "timeout" && failure.message.startsWith("no answer from the model")))
+
 /** One point of the chart: a model call, the tokens it sent, and whether a turnover came just before it. */
 export interface CallPoint {
   readonly call: number

@@ -125,7 +125,7 @@ describe("npm run eval flags", () => {
     assert.strictEqual(options.window, 64_000)
     assert.throws(() => parseArgs(["--arms", "summaries"]), /unknown arm summaries/)
     assert.throws(() => parseArgs(["--model", "gpt-5"]), /provider\/id/)
-    assert.throws(() => parseArgs(["--seeds", "0"]), /positive number/)
+    assert.throws(() => parseArgs(["--seeds", "0"]), /whole number/)
     assert.throws(() => parseArgs(["--colour", "red"]), /unknown flag --colour/)
   })
 })
