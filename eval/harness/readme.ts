@@ -5,7 +5,8 @@
  * typed by hand.
  */
 import { readFileSync, writeFileSync } from "node:fs"
-import { armsOf, decisionRows, median, tokensPerSolved } from "./report.ts"
+import { countedRuns } from "./paired.ts"
+import { armsOf, decisionRows, median, pairedRows, pairsNeededText, tokensPerSolved } from "./report.ts"
 import type { RunResult } from "./types.ts"
 
 export const readmeStart = "<!-- eval-figures:start (written by npm run eval from eval/results/scripted/results.jsonl; do not edit) -->"
@@ -14,7 +15,8 @@ export const readmeEnd = "<!-- eval-figures:end -->"
 const integer = (value: number) => Math.round(value).toLocaleString("en-US")
 
 /** The committed run in a few lines: what it was, the decision table, and the one comparison it supports. */
-export const readmeFigures = (results: ReadonlyArray<RunResult>): string => {
+export const readmeFigures = (all: ReadonlyArray<RunResult>): string => {
+  const results = countedRuns(all)
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const seeds = median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))
@@ -33,7 +35,13 @@ export const readmeFigures = (results: ReadonlyArray<RunResult>): string => {
     "",
     ...decisionRows(results),
     "",
-    comparison
+    comparison,
+    "",
+    "Paired with compaction on the same task and seed:",
+    "",
+    ...pairedRows(results),
+    "",
+    pairsNeededText()
   ].join("\n").trimEnd()
 }
 

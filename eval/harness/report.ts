@@ -2,7 +2,8 @@
 import { MaskAfterTurns } from "../masking/extension.ts"
 import { priceOf } from "./metrics.ts"
 import { compactionAt, nearlyFullShare } from "./settings.ts"
-import type { RunResult } from "./types.ts"
+import { countedRuns, pairedSuccess, pairedTokenRatio, pairsOf, pairsToTell } from "./paired.ts"
+import { isInfrastructureFailure, type RunResult } from "./types.ts"
 
 /** A model whose prices (Pi's catalog, dollars per million tokens) put a figure on scripted runs' tokens. */
 export interface PriceReference {
@@ -73,7 +74,8 @@ export const probeRecallText = (runs: ReadonlyArray<RunResult>): string => {
 }
 
 /** The figures a user decides on, one row per arm: what a solved task costs, how often, and how the runs went. */
-export const decisionRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
+export const decisionRows = (all: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
+  const results = countedRuns(all)
   const arms = armsOf(results)
   const baseline = tokensPerSolved(results.filter((run) => run.arm === "compaction"))
   return [
@@ -88,6 +90,41 @@ export const decisionRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<s
     })
   ]
 }
+
+const signed = (value: number) => `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(Math.round(value * 100))}`
+
+/** Each arm against compaction on the same tasks and seeds: the success difference and the token ratio, with their intervals. */
+export const pairedRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => {
+  const arms = armsOf(results).filter((arm) => arm !== "compaction")
+  if (!results.some((run) => run.arm === "compaction") || arms.length === 0) return []
+  return [
+    "| arm | pairs | success difference, points (95% interval) | only this arm solved | only compaction solved | tokens against compaction, pairs both solved (95% interval) |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...arms.map((arm) => {
+      const pairs = pairsOf(results, arm, "compaction")
+      const success = pairedSuccess(pairs)
+      const ratio = pairedTokenRatio(pairs, totalTokens)
+      return `| ${arm} | ${success.pairs} | ${signed(success.difference)} (${signed(success.low)} to ${signed(success.high)}) | ${success.onlyArm} | ${success.onlyBaseline} | ` +
+        `${ratio === undefined ? "–" : `${ratio.ratio.toFixed(2)} (${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}, ${ratio.pairs} pairs)`} |`
+    })
+  ]
+}
+
+/** Success apart for the runs whose window actually turned over, once and three times. */
+const turnedOverRows = (results: ReadonlyArray<RunResult>): ReadonlyArray<string> => [
+  "| arm | runs with a turnover: success | runs with three or more: success | runs with none |",
+  "| --- | --- | --- | --- |",
+  ...armsOf(results).map((arm) => {
+    const runs = results.filter((run) => run.arm === arm)
+    const atLeast = (count: number) => runs.filter((run) => run.turnovers.total >= count)
+    return `| ${arm} | ${atLeast(1).length === 0 ? "–" : successText(atLeast(1))} | ${atLeast(3).length === 0 ? "–" : successText(atLeast(3))} | ${runs.length - atLeast(1).length} |`
+  })
+]
+
+/** The pairs a user needs per model, said where the figures are read. */
+export const pairsNeededText = (): string =>
+  `Paired on the same tasks and seeds, seeing a 10-point difference in success when a fifth of the pairs disagree takes about ${pairsToTell(0.1, 0.2)} pairs, ` +
+  `and a 20-point one about ${pairsToTell(0.2, 0.3)} (McNemar, 95% confidence, 80% power), on each model: a model's figures say nothing of another's.`
 
 const row = (name: string, runs: ReadonlyArray<RunResult>): string => {
   const answered = runs.flatMap((run) => run.requests)
@@ -119,7 +156,9 @@ const priced = (results: ReadonlyArray<RunResult>, arms: ReadonlyArray<string>, 
   ""
 ]
 
-export const renderReport = (results: ReadonlyArray<RunResult>, reference?: PriceReference): string => {
+export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceReference): string => {
+  const results = countedRuns(all)
+  const apart = all.filter((run) => isInfrastructureFailure(run.failure))
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const scripted = results.some((result) => result.scripted)
@@ -162,6 +201,29 @@ export const renderReport = (results: ReadonlyArray<RunResult>, reference?: Pric
       "of the task's declared facts the answer held, averaged over the probes (their number in brackets). A stuck run made the same failing call " +
       `three times or more. Telling a success rate of 80% from 90% at 95% confidence (80% power) takes about ${runsToTell(0.8, 0.9)} runs per arm ` +
       `(${Math.ceil(runsToTell(0.8, 0.9) / Math.max(1, tasks.length))} seeds of each of ${tasks.length} tasks); these ${results.length} runs cannot, so read their success only as a regression check.`,
+    "",
+    ...(apart.length === 0 ? [] : [
+      `**${apart.length} runs were ended by the provider or the harness** (a rate limit or server error after Pi's retries, a model that stopped answering, ` +
+        "a run that could not start): they are left out of every figure here, and `npm run eval -- --resume <this folder>` runs them again.",
+      "",
+      ...apart.map((run) => `- ${run.arm}, ${run.task}, seed ${run.seed}: ${run.failure!.kind}: ${run.failure!.message.slice(0, 200)}`),
+      ""
+    ]),
+    ...(pairedRows(results).length === 0 ? [] : [
+      "## Paired against compaction",
+      "",
+      ...pairedRows(results),
+      "",
+      "A pair: the arm and compaction on the same task and seed (the same repository and messages). The success difference is the arm's rate minus " +
+        "compaction's over the pairs, in points, with Agresti and Min's 95% interval for paired proportions; the token figure is the geometric mean of the arm's tokens " +
+        `over compaction's on the pairs both solved. ${pairsNeededText()}`,
+      ""
+    ]),
+    "## Runs whose window turned over",
+    "",
+    ...turnedOverRows(results),
+    "",
+    "A task can end before its window fills; these rows count only the runs that did turn over, once and three times or more.",
     "",
     "## Overall",
     "",
