@@ -14,6 +14,7 @@ import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, s
 import type { Task } from "../tasks/taskTypes.ts"
 import { compactionAt } from "./settings.ts"
 import type { JobSpec } from "./types.ts"
+import { enforceWindow, type StreamSimple } from "./window.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
 
@@ -110,7 +111,8 @@ export const openSession = async (
   const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec)
   // A real model's requests are kept as they go to the provider, as the scripted model keeps its own: the probes resend
   // the first of each new window, through the same runtime (its credentials) but not through this record.
-  const send = modelRuntime.streamSimple.bind(modelRuntime)
+  // The scripted model refuses a request over the window itself; a real one is held to it here.
+  const send = scripted ? modelRuntime.streamSimple.bind(modelRuntime) : enforceWindow(modelRuntime.streamSimple.bind(modelRuntime) as StreamSimple, spec.window)
   if (!scripted) {
     modelRuntime.streamSimple = ((m: Model<Api>, context: TranscriptContext, options?: Parameters<typeof send>[2]) => {
       requests.push(normalizeContext(context))

@@ -8,9 +8,10 @@ import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
 import { probeMark } from "../../eval/harness/probe.ts"
 import { jobsFor } from "../../eval/run.ts"
+import { enforceWindow, type StreamSimple } from "../../eval/harness/window.ts"
 
-/** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage. */
-const chatServer = () => {
+/** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage (`promptTokens` for every request). */
+const chatServer = (promptTokens = 1_000) => {
   const bodies: Array<{ messages: ReadonlyArray<unknown> }> = []
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     let body = ""
@@ -20,7 +21,7 @@ const chatServer = () => {
       response.writeHead(200, { "content-type": "text/event-stream" })
       const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
       chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content: "All done." }, finish_reason: null }] })
-      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 1_000, completion_tokens: 10, total_tokens: 1_010 } })
+      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 } })
       response.end("data: [DONE]\n\n")
     })
   })
@@ -81,6 +82,23 @@ describe("npm run eval --model provider/id", () => {
     assert.isTrue(result!.earlyStop)
   })
 
+  it("holds a real model to --window whatever the provider accepts: a request the provider counts over it fails as an overflow, and a `none` run ends there", async () => {
+    // The provider takes 9,000 prompt tokens without a word; the eval's window is 8,000.
+    const { server, bodies } = chatServer(9_000)
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "none", "--window", "8000", "--out", out]), process.cwd())
+    const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
+    server.close()
+    assert.strictEqual(result!.failure?.kind, "context-overflow", JSON.stringify(result!.failure))
+    assert.match(result!.failure!.message, /^prompt is too long: 9000 tokens > 8000 maximum \(the eval's --window\)$/)
+    assert.strictEqual(bodies.length, 1)
+    // The request was answered and billed: its tokens count.
+    assert.strictEqual(result!.tokens.input + result!.tokens.cacheRead, 9_000)
+    assert.isFalse(result!.success)
+  })
+
   it("probes every turnover of a real model's run: the new window's first request, resent with the probe, answered by the same model", async () => {
     const probeBodies: Array<string> = []
     let calls = 0
@@ -134,5 +152,22 @@ describe("npm run eval --model provider/id", () => {
     // How the reset went, with the provider's cache reads of each window (400 a call: one call in w1, the continuation's
     // and the follow-up's in w2; the probe, outside the run, is not counted).
     assert.deepStrictEqual(result!.resets.map((window) => [window.w, window.checkpointWritten, window.cacheReadTokens]), [[1, true, 400], [2, false, 800]])
+  })
+})
+
+describe("the eval's window on a real model", () => {
+  it("never sends a request estimated over --window: it fails at once as an overflow, billed nothing", async () => {
+    let sent = 0
+    const send: StreamSimple = () => {
+      sent++
+      throw new Error("sent")
+    }
+    const model = { api: "openai-completions", provider: "local", id: "m1" } as Parameters<StreamSimple>[0]
+    const context = { messages: [{ role: "user" as const, content: "x".repeat(40_000), timestamp: 0 }] }
+    const reply = await enforceWindow(send, 8_000)(model, context as Parameters<StreamSimple>[1]).result()
+    assert.strictEqual(sent, 0)
+    assert.strictEqual(reply.stopReason, "error")
+    assert.match(reply.errorMessage!, /^prompt is too long: 1000\d tokens > 8000 maximum \(the eval's --window\)$/)
+    assert.strictEqual(reply.usage.input, 0)
   })
 })
