@@ -62,6 +62,15 @@ export interface TaskFact {
   readonly pattern: RegExp
 }
 
+const numberWords = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+
+/**
+ * A reply that gives the count `count`, however it is phrased ("12 files", "files changed: 12", "twelve"):
+ * the numeral standing alone (not part of 120 or 1.2), or its word. A wrong count is no answer.
+ */
+export const countAnswer = (count: number): RegExp =>
+  new RegExp(`(?<![\\d.,])${count}(?![\\d]|[.,]\\d)${numberWords[count] === undefined ? "" : `|\\b${numberWords[count]}\\b`}`, "i")
+
 /** A pattern matching `text` literally. */
 export const literally = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
 

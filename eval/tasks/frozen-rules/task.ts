@@ -1,6 +1,6 @@
 /** Constraints stated once at the start that must still hold at the end: how to validate, and a frozen directory. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { literally } from "../taskTypes.ts"
+import { countAnswer, literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const helpers = ["requireField", "ensureField", "mustHave"] as const
@@ -48,6 +48,22 @@ export const validated = (source: string, helper: string | undefined): string =>
   return head + source.replace(/^(export function handle\w+\(req\) \{)$/m, `$1\n  // validated\n${checks.join("\n")}`)
 }
 
+/** A script that calls every `handle*` export of `paths` with `{}` and fails unless each throws check.js's ValidationError. */
+const refusesEmpty = (paths: ReadonlyArray<string>) => `
+import { pathToFileURL } from "node:url"
+const { ValidationError } = await import(pathToFileURL("src/lib/check.js").href)
+const wrong = []
+for (const path of ${JSON.stringify(paths)}) {
+  const mod = await import(pathToFileURL(path).href).catch((error) => ({ failed: error }))
+  if (mod.failed !== undefined) { wrong.push(path + ": " + mod.failed.message); continue }
+  for (const [name, handler] of Object.entries(mod)) {
+    if (!name.startsWith("handle") || typeof handler !== "function") continue
+    try { handler({}); wrong.push(path + ": " + name + "({}) returned") } catch (error) { if (!(error instanceof ValidationError)) wrong.push(path + ": " + name + "({}) threw " + error) }
+  }
+}
+if (wrong.length > 0) { console.error(wrong.slice(0, 5).join("\\n")); process.exit(1) }
+`
+
 export const frozenRules: Task = {
   name: "frozen-rules",
   kind: "constraints stated once at the start that must still hold at the end",
@@ -62,7 +78,7 @@ export const frozenRules: Task = {
           `validate only with \`${helper}(req, "<field>")\` from src/lib/check.js, one call per field the handler reads from req, at the top of the handler; ` +
           "never throw strings or plain Errors yourself. Do not modify anything under src/legacy/: it is frozen. Do not add dependencies to package.json. Keep every exported name."
       },
-      { id: "count", when: "nearly-full", text: "When you are done, tell me how many handlers you changed.", answer: new RegExp(`\\b${handlers.length} handlers\\b`), mustAnswer: true }
+      { id: "count", when: "nearly-full", text: "When you are done, tell me how many handlers you changed.", answer: countAnswer(handlers.length), mustAnswer: true }
     ]
   },
   verify: (dir, seed) => {
@@ -76,12 +92,17 @@ export const frozenRules: Task = {
       const path = `src/handlers/${name}.js`
       const source = read(dir, path) ?? ""
       const fields = [...(original[path] ?? "").matchAll(/^ {2}const (\w+) = req\.\1$/gm)].map((match) => match[1]!)
-      const missing = fields.filter((field) => !source.includes(`${helper}(req, "${field}")`))
+      // Either quote, any spacing: the rule is the helper, not the exact text.
+      const missing = fields.filter((field) => !new RegExp(`\\b${helper}\\(\\s*req\\s*,\\s*(["'\`])${field}\\1\\s*\\)`).test(source))
       if (missing.length > 0) failures.push(`${path}: no ${helper} for ${missing.join(", ")}`)
       if (/throw new Error|throw ["'`]/.test(source)) failures.push(`${path} throws by hand`)
     }
     const test = runNode(dir, ["test/run.mjs"])
     if (!test.ok) failures.push(`node test/run.mjs failed: ${test.output.slice(0, 300)}`)
+    // Each handler run on an empty request must refuse it with the helper's ValidationError: a call to a helper it
+    // never imported, or a check that never runs, fails here though the text looks right.
+    const called = runNode(dir, ["--input-type=module", "-e", refusesEmpty(handlers.map((name) => `src/handlers/${name}.js`))])
+    if (!called.ok) failures.push(`a handler does not refuse an empty request with ValidationError: ${called.output.trim().slice(0, 300)}`)
     return verdict(failures.slice(0, 20))
   },
   solve: (dir, seed) => {

@@ -1,6 +1,6 @@
 /** A rename across many files: one function, its definition, every import and call, the test and the docs. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { literally } from "../taskTypes.ts"
+import { countAnswer, literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const pairs = [["getUserRecord", "fetchAccount"], ["loadCustomer", "readClient"], ["findMember", "lookupPerson"]] as const
@@ -70,7 +70,7 @@ export const renameSymbol: Task = {
         text: `Rename the function \`${from}\` to \`${to}\` everywhere in this repository: its definition, every import and call, the tests and the docs. ` +
           "Behaviour must not change. When you are done, run `node test/run.mjs`; it must pass."
       },
-      { id: "count", when: "nearly-full", text: "When you finish, tell me how many files you changed.", answer: new RegExp(`\\b${changed} files\\b`), mustAnswer: true }
+      { id: "count", when: "nearly-full", text: "When you finish, tell me how many files you changed.", answer: countAnswer(changed), mustAnswer: true }
     ]
   },
   verify: (dir, seed) => {
