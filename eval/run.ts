@@ -20,12 +20,14 @@ import { sweepTable } from "./harness/sweep.ts"
 import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
 
 export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve(invokedFrom, options.out)): ReadonlyArray<JobSpec> => {
-  const names = checkTasks(options)
+  const tasksDir = options.tasksDir === undefined ? undefined : resolve(invokedFrom, options.tasksDir)
+  const names = checkTasks(options, tasksDir)
   const scripted = options.model === "scripted"
   return names.flatMap((task) =>
     Array.from({ length: options.seeds }, (_, seed) => seed + 1).flatMap((seed) =>
       options.arms.map((arm): JobSpec => ({
         task,
+        tasksDir,
         arm,
         seed,
         model: options.model,

@@ -4,6 +4,8 @@ export interface EvalOptions {
   readonly model: string
   readonly arms: ReadonlyArray<string>
   readonly tasks: ReadonlyArray<string> | "all"
+  /** A folder of the user's own tasks (one folder each, with a task.json) instead of the built-in ones. */
+  readonly tasksDir: string | undefined
   readonly seeds: number
   readonly window: number
   readonly maxUsd: number | undefined
@@ -26,6 +28,7 @@ export const usage = `npm run eval -- [flags]
   --model provider/id   a model from your Pi set-up (default: the built-in scripted agent)
   --arms a,b            pi-context, compaction, masking, none, ext:<path or package> (default: pi-context,compaction,masking)
   --tasks a,b | all     task names (default: all)
+  --tasks-dir DIR       your own tasks instead of the built-in ones: one folder each, with a task.json (README)
   --seeds N             seeds per task and arm (default: 3)
   --window N            the context window every arm sees, in tokens (default: 32000)
   --max-usd X           start no job once the runs so far cost X
@@ -67,7 +70,7 @@ const parseLines = (value: string | undefined): EvalOptions["lines"] => {
   return { guidanceLine, warningLine, hardLine }
 }
 
-const Known = ["model", "arms", "tasks", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep", "resume"]
+const Known = ["model", "arms", "tasks", "tasks-dir", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep", "resume"]
 
 export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   const values = new Map<string, string>()
@@ -92,6 +95,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     model,
     arms,
     tasks: tasks === "all" ? "all" : tasks.split(",").map((task) => task.trim()),
+    tasksDir: values.get("tasks-dir"),
     seeds: wholeNumber("--seeds", values.get("seeds") ?? "3", 1, 1_000),
     window: wholeNumber("--window", values.get("window") ?? "32000", MinWindow, 10_000_000, " (a smaller window cannot hold a task's first request)"),
     maxUsd: values.has("max-usd") ? number("--max-usd", values.get("max-usd")) : undefined,

@@ -22,7 +22,7 @@ export interface RunMarker {
 /** The flags of the default run, the one whose folder may hold a committed run. */
 const isDefaultRun = (options: EvalOptions): boolean => {
   const defaults = parseArgs(options.model === "scripted" ? [] : ["--model", options.model])
-  return options.tasks === "all" && options.arms.join(",") === defaults.arms.join(",") && options.seeds === defaults.seeds &&
+  return options.tasks === "all" && options.tasksDir === undefined && options.arms.join(",") === defaults.arms.join(",") && options.seeds === defaults.seeds &&
     options.window === defaults.window && options.lines === undefined && options.maxCalls === defaults.maxCalls && options.maxUsd === undefined
 }
 

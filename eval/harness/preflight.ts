@@ -8,11 +8,16 @@ import { join } from "node:path"
 import { ModelRuntime } from "@earendil-works/pi-coding-agent"
 import type { EvalOptions } from "./args.ts"
 import { extensionPath } from "./session.ts"
-import { tasks } from "../tasks/index.ts"
+import { tasksFrom } from "../tasks/index.ts"
 
-export const checkTasks = (options: EvalOptions): ReadonlyArray<string> => {
-  const names = options.tasks === "all" ? tasks.map((task) => task.name) : options.tasks
-  for (const name of names) if (!tasks.some((task) => task.name === name)) throw new Error(`no task named ${name} (tasks: ${tasks.map((task) => task.name).join(", ")})`)
+/** The names of the tasks to run, every one known; a folder of tasks read and checked whole. */
+export const checkTasks = (options: EvalOptions, tasksDir: string | undefined): ReadonlyArray<string> => {
+  if (tasksDir !== undefined && options.model === "scripted") {
+    throw new Error("--tasks-dir needs a real model (--model provider/id): the scripted agent knows only the built-in tasks")
+  }
+  const known = tasksFrom(tasksDir)
+  const names = options.tasks === "all" ? known.map((task) => task.name) : options.tasks
+  for (const name of names) if (!known.some((task) => task.name === name)) throw new Error(`no task named ${name} (tasks: ${known.map((task) => task.name).join(", ")})`)
   return names
 }
 

@@ -5,6 +5,8 @@ import type { Probe } from "./probe.ts"
 
 export interface JobSpec {
   readonly task: string
+  /** The folder of the user's own tasks the task comes from (absolute); undefined: a built-in task. */
+  readonly tasksDir?: string | undefined
   /** `pi-context`, `compaction`, `masking`, `none`, or `ext:<path or package>`. */
   readonly arm: string
   readonly seed: number

@@ -10,7 +10,7 @@ import type { JobSpec } from "./types.ts"
 const spec = JSON.parse(process.argv[2] ?? "{}") as JobSpec
 const print = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`)
 const started = Date.now()
-const result = await runJob(spec, taskNamed(spec.task), (progress) => print({ type: "progress", progress })).catch((error: unknown) =>
+const result = await runJob(spec, taskNamed(spec.task, spec.tasksDir), (progress) => print({ type: "progress", progress })).catch((error: unknown) =>
   emptyResult(spec, { kind: "harness", message: error instanceof Error ? (error.stack ?? error.message) : String(error) }, started)
 )
 print({ type: "result", result })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -97,6 +97,35 @@ describe("npm run eval --model provider/id", () => {
     // The request was answered and billed: its tokens count.
     assert.strictEqual(result!.tokens.input + result!.tokens.cacheRead, 9_000)
     assert.isFalse(result!.success)
+  })
+
+  it("runs the user's own tasks from a folder end to end: its setup, its prompt and follow-ups, its verify command's exit code", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const tasksDir = mkdtempSync(join(tmpdir(), "pi-context-eval-tasks-"))
+    const task = (name: string, spec: Record<string, unknown>) => {
+      mkdirSync(join(tasksDir, name, "repo"), { recursive: true })
+      writeFileSync(join(tasksDir, name, "repo", "README.md"), `# ${name}\n`)
+      writeFileSync(join(tasksDir, name, "task.json"), JSON.stringify(spec))
+    }
+    task("kept-seed", { prompt: "Look around.", followUps: ["Anything else?"], setup: "echo \"seed $EVAL_SEED\" > seed.txt", verify: "grep -q 'seed 1' seed.txt && test -f README.md" })
+    task("never-done", { prompt: "Write done.txt.", verify: "test -f done.txt || { echo 'done.txt is missing'; exit 1; }" })
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
+    assert.deepStrictEqual(specs.map((spec) => spec.task), ["kept-seed", "never-done"])
+    const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
+    server.close()
+    const byTask = new Map(results.map((result) => [result.task, result]))
+    assert.isTrue(byTask.get("kept-seed")!.success, JSON.stringify(byTask.get("kept-seed")!.verifierFailures))
+    assert.isFalse(byTask.get("never-done")!.success)
+    assert.match(byTask.get("never-done")!.verifierFailures.join(), /done\.txt is missing/)
+    // The prompt and its follow-up for the first task, the prompt alone for the second.
+    assert.strictEqual(bodies.length, 3)
+    // The scripted agent cannot work a task it has never seen; a broken task.json is named.
+    assert.throws(() => jobsFor(parseArgs(["--tasks-dir", tasksDir]), process.cwd()), /--tasks-dir needs a real model/)
+    writeFileSync(join(tasksDir, "never-done", "task.json"), JSON.stringify({ prompt: "x" }))
+    assert.throws(() => jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir]), process.cwd()), /never-done\/task\.json needs "verify" \(a shell command\)/)
   })
 
   it("probes every turnover of a real model's run: the new window's first request, resent with the probe, answered by the same model", async () => {
