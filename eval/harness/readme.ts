@@ -20,7 +20,7 @@ export const readmeFigures = (all: ReadonlyArray<RunResult>): string => {
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const seeds = median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))
-  const first = results[0]
+  const first = results.find((run) => run.arm !== "fresh") ?? results[0]
   const commits = [...new Set(results.map((run) => run.commit ?? "unknown"))]
   const perSolved = (arm: string) => tokensPerSolved(results.filter((run) => run.arm === arm))
   const ours = perSolved("pi-context")

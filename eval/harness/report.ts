@@ -162,7 +162,8 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const scripted = results.some((result) => result.scripted)
-  const first = results[0]
+  // The window under test: the upper bound's own is no figure of the run.
+  const first = results.find((run) => run.arm !== "fresh") ?? results[0]
   const lines: Array<string> = ["# pi-context eval report", ""]
   if (first !== undefined) {
     lines.push(
@@ -170,7 +171,7 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
         `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
       "",
       `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
-        `(off for \`none\` and \`masking\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${MaskAfterTurns} turns, ` +
+        `(off for \`none\`, \`masking\` and \`fresh\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${MaskAfterTurns} turns, ` +
         "and past the recent budget compaction keeps (the setting of JetBrains' study, capped for a 32k window: ten log pages alone would overflow it). " +
         `Each task's nearly-full message is steered in at ${Math.round(nearlyFullShare * 100)}% of the window.`,
       ""
@@ -202,6 +203,9 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
       `three times or more. Telling a success rate of 80% from 90% at 95% confidence (80% power) takes about ${runsToTell(0.8, 0.9)} runs per arm ` +
       `(${Math.ceil(runsToTell(0.8, 0.9) / Math.max(1, tasks.length))} seeds of each of ${tasks.length} tasks); these ${results.length} runs cannot, so read their success only as a regression check.`,
     "",
+    ...(arms.includes("fresh")
+      ? ["The `fresh` arm is the upper bound, not a contender: no compaction and no pi-context, in the model's own window (1,000,000 tokens for the scripted one), so nothing ever turns over.", ""]
+      : []),
     ...(apart.length === 0 ? [] : [
       `**${apart.length} runs were ended by the provider or the harness** (a rate limit or server error after Pi's retries, a model that stopped answering, ` +
         "a run that could not start): they are left out of every figure here, and `npm run eval -- --resume <this folder>` runs them again.",

@@ -29,9 +29,13 @@ export interface RunDirs {
   readonly sessionDir: string
 }
 
-/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off for `none` and `masking`. */
+/** The window a run's model has: `--window`, except for the `fresh` arm, the upper bound with no window pressure (the model's own window). */
+export const FreshWindow = 1_000_000
+export const runWindow = (spec: JobSpec, modelWindow: number): number => (spec.arm === "fresh" ? Math.max(modelWindow, spec.window) : spec.window)
+
+/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off for `none`, `masking` and `fresh`. */
 export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
-  compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking", ...compactionAt(spec.window) },
+  compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking" && spec.arm !== "fresh", ...compactionAt(spec.window) },
   retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
   // Warming the prompt cache between calls would add calls no arm asked for.
   cacheWarming: "off",
@@ -73,14 +77,14 @@ const scriptedRuntime = async (
     apiKey: "scripted",
     api: scriptedApi,
     // Every request is kept: the continuity probes resend the first one of each new window.
-    streamSimple: scriptedStream({ contextWindow: spec.window, reply: (context) => (requests.push(context), agent(context)), ...(failure === undefined ? {} : { failure }) }),
+    streamSimple: scriptedStream({ contextWindow: runWindow(spec, FreshWindow), reply: (context) => (requests.push(context), agent(context)), ...(failure === undefined ? {} : { failure }) }),
     models: [{
       id: scriptedModelId,
       name: "Scripted agent",
       reasoning: false,
       input: ["text"],
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      contextWindow: spec.window,
+      contextWindow: runWindow(spec, FreshWindow),
       maxTokens: 4_000
     }]
   })
@@ -111,18 +115,19 @@ export const openSession = async (
   const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec)
   // A real model's requests are kept as they go to the provider, as the scripted model keeps its own: the probes resend
   // the first of each new window, through the same runtime (its credentials) but not through this record.
+  const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
+  const found = modelRuntime.getModel(provider!, rest.join("/"))
+  if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
+  const window = runWindow(spec, found.contextWindow)
+  const model: Model<Api> = { ...found, contextWindow: window }
   // The scripted model refuses a request over the window itself; a real one is held to it here.
-  const send = scripted ? modelRuntime.streamSimple.bind(modelRuntime) : enforceWindow(modelRuntime.streamSimple.bind(modelRuntime) as StreamSimple, spec.window)
+  const send = scripted ? modelRuntime.streamSimple.bind(modelRuntime) : enforceWindow(modelRuntime.streamSimple.bind(modelRuntime) as StreamSimple, window)
   if (!scripted) {
     modelRuntime.streamSimple = ((m: Model<Api>, context: TranscriptContext, options?: Parameters<typeof send>[2]) => {
       requests.push(normalizeContext(context))
       return send(m, context, options)
     }) as typeof modelRuntime.streamSimple
   }
-  const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
-  const found = modelRuntime.getModel(provider!, rest.join("/"))
-  if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
-  const model: Model<Api> = { ...found, contextWindow: spec.window }
   // A settings file, as a user's would be: Pi and pi-context (which reads the files) see the same numbers.
   writeFileSync(join(dirs.agentDir, "settings.json"), `${JSON.stringify(armSettings(spec), null, 2)}\n`)
   const settingsManager = SettingsManager.create(dirs.cwd, dirs.agentDir)

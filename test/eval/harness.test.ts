@@ -86,6 +86,18 @@ describe("the ext: arm", () => {
   }, slow)
 })
 
+describe("the fresh arm, the upper bound", () => {
+  it("runs the task with no window pressure: no compaction, no pi-context, the model's own window, nothing turned over", async () => {
+    const [spec] = specs(["--tasks", "log-clue", "--seeds", "1", "--arms", "fresh"])
+    const [result] = await runPool([spec!], { jobs: 1, maxUsd: undefined })
+    assert.isUndefined(result!.failure, JSON.stringify(result!.failure))
+    assert.isTrue(result!.success)
+    assert.strictEqual(result!.window, 1_000_000)
+    assert.strictEqual(result!.turnovers.total, 0)
+    assert.isFalse(sessionEntries(result!).some((entry) => entry.customType?.startsWith("pi-context/") === true))
+  }, slow)
+})
+
 describe("a provider that fails", () => {
   const failing = (failure: InjectedFailure): Record<string, InjectedFailure> => Object.fromEntries([1, 2, 3, 4].map((call) => [String(call), failure]))
 
