@@ -42,6 +42,9 @@ export const classifyFailure = (message: AssistantMessage, contextWindow: number
   return { kind: "provider", message: text }
 }
 
+/** Pi's own tools: the task's work. Notes, reset and history calls are an arm's, and do not move a task's progress. */
+const WorkTools = new Set(["read", "bash", "edit", "write", "grep", "find", "ls"])
+
 const blockedStatement = /\b(blocked|cannot continue|can't continue|unable to (?:continue|finish|proceed))\b/i
 
 const makeDirs = (spec: JobSpec): RunDirs => {
@@ -82,6 +85,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   // Every request of the task, sent or not: one the run never reached counts as unanswered.
   const figures = () => measure(session.sessionManager.getEntries(), model, messages.map((spec) => ({ spec, sentAs: sent.find((done) => done.spec.id === spec.id)?.sentAs ?? "not sent" })))
   let turns = 0
+  let workCalls = 0
   let lastActivity = Date.now()
   const stop = (reason: RunFailure) => {
     failure ??= reason
@@ -89,13 +93,19 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   }
   const unsubscribe = session.subscribe((event) => {
     if (event.type === "message_start" || event.type === "message_update" || event.type === "tool_execution_end") lastActivity = Date.now()
+    if (event.type === "tool_execution_end" && WorkTools.has(event.toolName)) workCalls++
     if (event.type === "turn_end") {
       turns++
       const usage = session.getContextUsage()
-      const nearlyFull = messages.find((message) => message.when === "nearly-full" && !sent.some((done) => done.spec.id === message.id))
-      if (nearlyFull !== undefined && usage?.tokens != null && usage.tokens >= spec.nearlyFull * spec.window) {
-        sent.push({ spec: nearlyFull, sentAs: "nearly-full" })
-        void session.steer(nearlyFull.text)
+      const due = messages.find((message) =>
+        !sent.some((done) => done.spec.id === message.id) &&
+        (message.when === "progress"
+          ? workCalls >= (message.afterWorkCalls ?? 0)
+          : message.when === "nearly-full" && usage?.tokens != null && usage.tokens >= spec.nearlyFull * spec.window)
+      )
+      if (due !== undefined) {
+        sent.push({ spec: due, sentAs: due.when })
+        void session.steer(due.text)
       }
     }
     if (event.type === "message_end" && event.message.role === "assistant") {

@@ -6,6 +6,7 @@ import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
 import type { JobSpec, RunResult } from "../../eval/harness/types.ts"
 import { jobsFor } from "../../eval/run.ts"
+import { taskNamed } from "../../eval/tasks/index.ts"
 import type { InjectedFailure } from "../../eval/scripted/provider.ts"
 
 interface Entry {
@@ -69,6 +70,19 @@ describe("npm run eval on the scripted agent", () => {
       assert.strictEqual(result.turnovers.total, compactions + resets)
       assert.deepStrictEqual(result.tokens, usageInSession(entries))
       assert.isAbove(result.tokens.input + result.tokens.cacheRead, 0)
+    }
+    // The mid-task question arrives at the same point of the work in both arms: after the same calls of Pi's own tools.
+    const workBefore = (result: RunResult) => {
+      const entries = sessionEntries(result) as ReadonlyArray<Entry & { message?: { role: string; toolName?: string; content?: unknown } }>
+      const question = taskNamed(result.task).messages(1).find((message) => message.when === "progress")!
+      const at = entries.findIndex((entry) => entry.message?.role === "user" && JSON.stringify(entry.message.content).includes(question.text.slice(0, 40)))
+      assert.isAbove(at, 0, `${result.task} ${result.arm}: the question was sent`)
+      return entries.slice(0, at).filter((entry) => entry.message?.role === "toolResult" && ["read", "bash", "edit", "write"].includes(entry.message.toolName ?? "")).length
+    }
+    for (const task of ["build-key", "frozen-rules"]) {
+      const [a, b] = ["pi-context", "compaction"].map((arm) => workBefore(results.find((result) => result.task === task && result.arm === arm)!))
+      assert.strictEqual(a, b, task)
+      assert.isAtLeast(a!, taskNamed(task).messages(1).find((message) => message.when === "progress")!.afterWorkCalls!)
     }
   }, slow)
 })

@@ -2,6 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { buildKey } from "../../eval/tasks/build-key/task.ts"
+import { listFiles, read, runNode } from "../../eval/tasks/common.ts"
+import { frozenRules } from "../../eval/tasks/frozen-rules/task.ts"
 import { tasks } from "../../eval/tasks/index.ts"
 
 const fresh = () => mkdtempSync(join(tmpdir(), "pi-context-eval-task-"))
@@ -38,12 +41,34 @@ describe("eval tasks", () => {
       }
     })
 
-    it(`${task.name}: one opening request, one sent when the window is nearly full, and no text naming an arm's tools`, () => {
+    it(`${task.name}: one opening request, one steered in at a fixed point of the work (the same in every arm), and no text naming an arm's tools`, () => {
       const messages = task.messages(1)
       assert.strictEqual(messages.filter((message) => message.when === "start").length, 1)
       assert.strictEqual(messages[0]?.when, "start")
-      assert.isAtLeast(messages.filter((message) => message.when === "nearly-full").length, 1)
+      assert.isAtLeast(messages.filter((message) => message.when === "progress" && (message.afterWorkCalls ?? 0) > 0).length, 1)
       for (const message of messages) assert.notMatch(message.text, /pi-context|wipe_memory|notes_|history_|compact|context window|checkpoint/i)
     })
   }
+})
+
+describe("what a task must remember is not in the repository to be found again", () => {
+  it("build-key: the first build prints the key once; after it, no file of the repository holds the key", () => {
+    const dir = fresh()
+    buildKey.generate(dir, 1)
+    const key = /K-[0-9a-f]{6}/.exec(buildKey.messages(1).find((message) => message.id === "key")!.answer!.source)![0]
+    const first = runNode(dir, ["scripts/build.mjs"])
+    assert.isFalse(first.ok)
+    assert.include(first.output, `use BUILD_KEY=${key}`)
+    assert.notInclude(runNode(dir, ["scripts/build.mjs"]).output, key)
+    for (const path of listFiles(dir)) assert.notInclude(read(dir, path) ?? "", key, path)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("frozen-rules: src/lib/check.js offers every helper, so only the user's rule says which one to use", () => {
+    const dir = fresh()
+    frozenRules.generate(dir, 1)
+    const check = read(dir, "src/lib/check.js")!
+    for (const helper of ["requireField", "ensureField", "mustHave"]) assert.include(check, `export function ${helper}(`)
+    rmSync(dir, { recursive: true, force: true })
+  })
 })

@@ -1,5 +1,6 @@
 /** A failing command whose cause must be remembered later: the first build prints, once, the key the final build needs. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
+import { createHash } from "node:crypto"
 import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
@@ -10,14 +11,21 @@ const setup = (seed: number) => {
   return { random, modules, key }
 }
 
+/**
+ * The key is in the repository only until the first build: the script knows its hash, and the one-time hint
+ * file is deleted once printed. After that the key is in the conversation alone, where a turnover may lose it.
+ */
+const hintFile = ".build/first-run-hint"
+const keyHash = (key: string) => createHash("sha256").update(key).digest("hex")
+
 const buildScript = (key: string) => `// Checks that every module is an ES module, then writes dist/bundle.txt.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-const hintShown = ".build/hint-shown"
-if (process.env.BUILD_KEY !== "${key}") {
-  if (!existsSync(hintShown)) {
-    mkdirSync(".build", { recursive: true })
-    writeFileSync(hintShown, "yes\\n")
-    console.error("build failed: BUILD_KEY is not set. For this checkout use BUILD_KEY=${key} (this hint is printed only once).")
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+const hint = "${hintFile}"
+if (createHash("sha256").update(process.env.BUILD_KEY ?? "").digest("hex") !== "${keyHash(key)}") {
+  if (existsSync(hint)) {
+    console.error(readFileSync(hint, "utf8").trim())
+    rmSync(hint)
   } else console.error("build failed: BUILD_KEY is missing or wrong.")
   process.exit(1)
 }
@@ -37,6 +45,7 @@ const files = (seed: number): Record<string, string> => {
   const tree: Record<string, string> = {
     "package.json": JSON.stringify({ name: "widgets", private: true }, null, 2) + "\n",
     "scripts/build.mjs": buildScript(key),
+    [hintFile]: `build failed: BUILD_KEY is not set. For this checkout use BUILD_KEY=${key} (this hint is printed only once).\n`,
     "test/run.mjs": 'import { readdirSync } from "node:fs"\nfor (const file of readdirSync("src")) {\n  const mod = await import(`../src/${file}`)\n  if (Object.keys(mod).length === 0) throw new Error(`${file} exports nothing`)\n}\nconsole.log("ok")\n'
   }
   for (const name of modules) {
@@ -74,7 +83,7 @@ export const buildKey: Task = {
       text: "Convert every module in src/ from CommonJS (require and module.exports) to ES modules (import and export), and add \"type\": \"module\" to package.json. " +
         `First run \`${buildCommand}\` once to see what the build says now. When all modules are converted, the build must succeed and write dist/bundle.txt.`
     },
-    { id: "key", when: "nearly-full", text: "When you are done, tell me what the first build run said about BUILD_KEY.", answer: new RegExp(setup(seed).key), mustAnswer: true }
+    { id: "key", when: "progress", afterWorkCalls: 25, text: "When you are done, tell me what the first build run said about BUILD_KEY.", answer: new RegExp(setup(seed).key), mustAnswer: true }
   ],
   verify: (dir, seed) => {
     const { key, modules } = setup(seed)

@@ -28,10 +28,12 @@ const handlerSource = (random: ReturnType<typeof rng>, name: string): string => 
 }
 
 const files = (seed: number): Record<string, string> => {
-  const { random, helper, handlers, legacy } = setup(seed)
+  const { random, handlers, legacy } = setup(seed)
   const tree: Record<string, string> = {
     "package.json": JSON.stringify({ name: "api", type: "module", private: true, dependencies: { "left-pad": "1.3.0" } }, null, 2) + "\n",
-    "src/lib/check.js": `// check.js: request validation.\nexport class ValidationError extends Error {}\n\nexport function ${helper}(req, field) {\n  if (req === null || typeof req !== "object" || req[field] === undefined) throw new ValidationError(\`\${field} is required\`)\n}\n`,
+    // All three helpers are here; the rule names one, in the conversation only.
+    "src/lib/check.js": `// check.js: request validation.\nexport class ValidationError extends Error {}\n` +
+      helpers.map((name) => `\nexport function ${name}(req, field) {\n  if (req === null || typeof req !== "object" || req[field] === undefined) throw new ValidationError(\`\${field} is required\`)\n}\n`).join(""),
     "test/run.mjs": 'import { readdirSync } from "node:fs"\nfor (const dir of ["handlers", "legacy"]) for (const file of readdirSync(`src/${dir}`)) await import(`../src/${dir}/${file}`)\nconsole.log("ok")\n'
   }
   for (const name of handlers) tree[`src/handlers/${name}.js`] = handlerSource(random, name)
@@ -78,7 +80,7 @@ export const frozenRules: Task = {
           `validate only with \`${helper}(req, "<field>")\` from src/lib/check.js, one call per field the handler reads from req, at the top of the handler; ` +
           "never throw strings or plain Errors yourself. Do not modify anything under src/legacy/: it is frozen. Do not add dependencies to package.json. Keep every exported name."
       },
-      { id: "count", when: "nearly-full", text: "When you are done, tell me how many handlers you changed.", answer: countAnswer(handlers.length), mustAnswer: true }
+      { id: "count", when: "progress", afterWorkCalls: 20, text: "When you are done, tell me how many handlers you changed.", answer: countAnswer(handlers.length), mustAnswer: true }
     ]
   },
   verify: (dir, seed) => {

@@ -112,7 +112,7 @@ export const ledgerStages: Task = {
           "Before each stage, read docs/CONVENTIONS.md and every module in src/ so the new code fits in."
       },
       { id: "stage2", when: "idle", text: stageText[2]! },
-      { id: "currency", when: "nearly-full", text: "Which currency will the report header show? Tell me when this stage is done.", answer: new RegExp(`\\b${currency}\\b`), mustAnswer: true },
+      { id: "currency", when: "progress", afterWorkCalls: 20, text: "Which currency will the report header show? Tell me when this stage is done.", answer: new RegExp(`\\b${currency}\\b`), mustAnswer: true },
       { id: "stage3", when: "idle", text: stageText[3]! }
     ]
   },

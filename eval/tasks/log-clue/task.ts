@@ -55,7 +55,7 @@ export const logClue: Task = {
       text: `The nightly job fails: the end of logs/nightly.log shows it. Read the log from the beginning in pages of ${pageSize} lines (it is long; do not grep it), ` +
         "find the root cause, fix config/app.ini, and tell me which setting was wrong. `node src/job.mjs --check` must print `config ok` afterwards."
     },
-    { id: "job", when: "nearly-full", text: "Also tell me the name of the job that failed, when you report back.", answer: new RegExp(setup(seed).job), mustAnswer: true }
+    { id: "job", when: "progress", afterWorkCalls: 8, text: "Also tell me the name of the job that failed, when you report back.", answer: new RegExp(setup(seed).job), mustAnswer: true }
   ],
   verify: (dir, seed) => {
     const failures: Array<string> = []

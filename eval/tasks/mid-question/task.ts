@@ -52,7 +52,8 @@ export const midQuestion: Task = {
     },
     {
       id: "question",
-      when: "nearly-full",
+      when: "progress",
+      afterWorkCalls: 25,
       text: "Quick question while you work on that: which file in src/ defines `computeChecksum`? Answer me, then carry on.",
       // Names the symbol and its file, so mentioning the file while editing it is not an answer.
       answer: new RegExp(`^(?=[\\s\\S]*computeChecksum)[\\s\\S]*\\b${setup(seed).holder}\\.js\\b`),

@@ -70,7 +70,7 @@ export const renameSymbol: Task = {
         text: `Rename the function \`${from}\` to \`${to}\` everywhere in this repository: its definition, every import and call, the tests and the docs. ` +
           "Behaviour must not change. When you are done, run `node test/run.mjs`; it must pass."
       },
-      { id: "count", when: "nearly-full", text: "When you finish, tell me how many files you changed.", answer: countAnswer(changed), mustAnswer: true }
+      { id: "count", when: "progress", afterWorkCalls: 30, text: "When you finish, tell me how many files you changed.", answer: countAnswer(changed), mustAnswer: true }
     ]
   },
   verify: (dir, seed) => {
