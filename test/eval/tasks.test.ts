@@ -10,8 +10,8 @@ import { tasks } from "../../eval/tasks/index.ts"
 const fresh = () => mkdtempSync(join(tmpdir(), "pi-context-eval-task-"))
 
 describe("eval tasks", () => {
-  it("cover the six kinds the eval needs, with six or more tasks", () => {
-    assert.isAtLeast(tasks.length, 6)
+  it("cover the kinds the eval needs, with seven or more tasks", () => {
+    assert.isAtLeast(tasks.length, 7)
     const kinds = new Set(tasks.map((task) => task.kind))
     for (const kind of [
       "a rename across many files",
@@ -19,7 +19,8 @@ describe("eval tasks", () => {
       "a bug whose clue appears early in a long log",
       "constraints stated once at the start that must still hold at the end",
       "a failing command whose cause must be remembered later",
-      "a user request that arrives mid-task and must be answered"
+      "a user request that arrives mid-task and must be answered",
+      "chained requests whose tickets and findings come only in conversation"
     ]) assert.isTrue(kinds.has(kind), kind)
   })
 

@@ -98,4 +98,16 @@ describe("the eval's verifiers judge the work", () => {
     assert.match(`computeChecksum is defined in src/${holder}.js.`, question)
     assert.notMatch(`Now documenting src/${holder}.js.`, question)
   })
+
+  it("chained-requests: CHANGES.md in other words passes; one ticket forgotten fails; the first ticket, not another", () => {
+    const tickets = [...task("chained-requests").messages(1).map((message) => message.text).join(" ").matchAll(/ticket (OPS-\d+)/g)].map((match) => match[1]!)
+    passes(solvedThen("chained-requests", 1, (dir) =>
+      edit(dir, "CHANGES.md", (text) => `# Changes\n\n${text.replace(/^- (OPS-\d+): (\w+) = (.*)$/gm, "* $2 set to $3 ($1)")}`)))
+    const near = solvedThen("chained-requests", 1, (dir) => edit(dir, "CHANGES.md", (text) => text.replace(tickets[1]!, "OPS-0000")))
+    assert.isFalse(near.pass)
+    assert.include(near.failures.join(), `CHANGES.md has no line with ${tickets[1]}`)
+    const question = answerOf("chained-requests", 1, "ticket")
+    assert.match(`That was ticket ${tickets[0]}.`, question)
+    assert.notMatch(`That was ticket ${tickets[1]}.`, question)
+  })
 })
