@@ -15,7 +15,6 @@ import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
 import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
-import { nearlyFullShare } from "./harness/settings.ts"
 import { sweepTable } from "./harness/sweep.ts"
 import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
 
@@ -39,7 +38,6 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
         lines: options.lines,
-        nearlyFull: nearlyFullShare,
         // Pi's own retry policy for a real provider; the scripted model never needs one.
         retry: scripted ? { maxRetries: 0, baseDelayMs: 100 } : { maxRetries: 3, baseDelayMs: 2_000 }
       }))

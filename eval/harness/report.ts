@@ -1,7 +1,7 @@
 /** report.md from the runs: per task and arm, then overall. */
 import { MaskAfterTurns } from "../masking/extension.ts"
 import { priceOf } from "./metrics.ts"
-import { compactionAt, nearlyFullShare } from "./settings.ts"
+import { compactionAt } from "./settings.ts"
 import { countedRuns, pairedSuccess, pairedTokenRatio, pairsOf, pairsToTell } from "./paired.ts"
 import { isInfrastructureFailure, type RunResult } from "./types.ts"
 
@@ -173,8 +173,7 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
       `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
         `(off for \`none\`, \`masking\` and \`fresh\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${MaskAfterTurns} turns, ` +
         "and past the recent budget compaction keeps (the setting of JetBrains' study, capped for a 32k window: ten log pages alone would overflow it). " +
-        "Each task's mid-task message is steered in after a fixed number of calls of Pi's own tools, the same point of the work in every arm " +
-        `(a folder task's \`nearlyFull\` at ${Math.round(nearlyFullShare * 100)}% of the window).`,
+        "Each task's mid-task message is steered in after a fixed number of calls of Pi's own tools, the same point of the work in every arm.",
       ""
     )
   }

@@ -96,12 +96,8 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     if (event.type === "tool_execution_end" && WorkTools.has(event.toolName)) workCalls++
     if (event.type === "turn_end") {
       turns++
-      const usage = session.getContextUsage()
       const due = messages.find((message) =>
-        !sent.some((done) => done.spec.id === message.id) &&
-        (message.when === "progress"
-          ? workCalls >= (message.afterWorkCalls ?? 0)
-          : message.when === "nearly-full" && usage?.tokens != null && usage.tokens >= spec.nearlyFull * spec.window)
+        message.when === "progress" && !sent.some((done) => done.spec.id === message.id) && workCalls >= (message.afterWorkCalls ?? 0)
       )
       if (due !== undefined) {
         sent.push({ spec: due, sentAs: due.when })

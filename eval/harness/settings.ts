@@ -7,6 +7,3 @@ export const compactionAt = (window: number): { readonly reserveTokens: number; 
   reserveTokens: Math.min(16_384, Math.round(window / 8)),
   keepRecentTokens: Math.min(20_000, Math.round(window / 4))
 })
-
-/** The share of the window at which a task's nearly-full message is steered in. */
-export const nearlyFullShare = 0.45

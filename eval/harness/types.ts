@@ -23,8 +23,6 @@ export interface JobSpec {
   readonly callTimeoutMs: number
   readonly runTimeoutMs: number
   readonly maxCalls: number
-  /** Context usage (share of the window) at which the nearly-full message is sent. */
-  readonly nearlyFull: number
   readonly retry: { readonly maxRetries: number; readonly baseDelayMs: number }
   /** pi-context's lines for the pi-context arm (tokens left); undefined: its defaults. */
   readonly lines?: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined

@@ -6,7 +6,7 @@
  *   {
  *     "prompt": "the opening request",
  *     "followUps": ["sent, in order, whenever the agent is idle"],
- *     "nearlyFull": "steered in when the window is nearly full (optional)",
+ *     "midTask": { "text": "steered in after that many calls of Pi's own tools (optional)", "afterWorkCalls": 20 },
  *     "setup": "a shell command run in the fresh repository first (optional; $EVAL_SEED is the seed)",
  *     "verify": "a shell command run in the repository at the end: exit 0 means solved",
  *     "facts": [{ "name": "what the probes ask for", "pattern": "a regular expression its answer must match" }]
@@ -24,7 +24,7 @@ import type { Task, TaskFact, UserMessageSpec } from "./taskTypes.ts"
 interface TaskFile {
   readonly prompt: string
   readonly followUps?: ReadonlyArray<string>
-  readonly nearlyFull?: string
+  readonly midTask?: { readonly text: string; readonly afterWorkCalls: number }
   readonly setup?: string
   readonly verify: string
   readonly facts?: ReadonlyArray<{ readonly name: string; readonly pattern: string }>
@@ -62,7 +62,9 @@ const readTaskFile = (taskDir: string): TaskFile => {
     typeof task.prompt === "string" && task.prompt.trim() !== "" ? undefined : "\"prompt\" (text)",
     typeof task.verify === "string" && task.verify.trim() !== "" ? undefined : "\"verify\" (a shell command)",
     task.followUps === undefined || isStrings(task.followUps) ? undefined : "\"followUps\" (a list of texts)",
-    task.nearlyFull === undefined || typeof task.nearlyFull === "string" ? undefined : "\"nearlyFull\" (text)",
+    task.midTask === undefined || (typeof task.midTask?.text === "string" && Number.isSafeInteger(task.midTask?.afterWorkCalls) && task.midTask.afterWorkCalls > 0)
+      ? undefined
+      : "\"midTask\" ({ text, afterWorkCalls: a whole number of calls })",
     task.setup === undefined || typeof task.setup === "string" ? undefined : "\"setup\" (a shell command)",
     task.facts === undefined || (Array.isArray(task.facts) && task.facts.every((fact) => typeof fact?.name === "string" && typeof fact?.pattern === "string"))
       ? undefined
@@ -100,7 +102,7 @@ export const folderTask = (taskDir: string, name: string): Task => {
     messages: () => [
       { id: "prompt", when: "start", text: spec.prompt },
       ...(spec.followUps ?? []).map((text, index): UserMessageSpec => ({ id: `follow-up-${index + 1}`, when: "idle", text })),
-      ...(spec.nearlyFull === undefined ? [] : [{ id: "nearly-full", when: "nearly-full", text: spec.nearlyFull } satisfies UserMessageSpec])
+      ...(spec.midTask === undefined ? [] : [{ id: "mid-task", when: "progress", afterWorkCalls: spec.midTask.afterWorkCalls, text: spec.midTask.text } satisfies UserMessageSpec])
     ],
     verify: (dir, seed) => {
       try {

@@ -5,14 +5,12 @@ export interface UserMessageSpec {
   readonly text: string
   /**
    * When the harness sends it: with the first prompt, as the next prompt once
-   * the agent is idle, steered into the run at the first turn after the
+   * the agent is idle, or steered into the run at the first turn after the
    * agent's `afterWorkCalls`-th call of Pi's own tools (`progress`: the same
-   * point of the work in every arm, since notes and reset calls do not count),
-   * or at the first turn whose context usage reaches the harness's nearly-full
-   * fraction of the window (a folder task's `nearlyFull`). Sent when idle
-   * instead if the run never gets there.
+   * point of the work in every arm, since notes and reset calls do not count;
+   * sent when idle instead if the run never gets there).
    */
-  readonly when: "start" | "idle" | "progress" | "nearly-full"
+  readonly when: "start" | "idle" | "progress"
   /** For `progress`: how many calls of Pi's own tools (read, bash, edit, write, grep, find, ls) come first. */
   readonly afterWorkCalls?: number
   /** A reply that answers this request matches this (for questions); absent: any text reply after it counts. */

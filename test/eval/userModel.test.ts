@@ -109,7 +109,7 @@ describe("npm run eval --model provider/id", () => {
       writeFileSync(join(tasksDir, name, "repo", "README.md"), `# ${name}\n`)
       writeFileSync(join(tasksDir, name, "task.json"), JSON.stringify(spec))
     }
-    task("kept-seed", { prompt: "Look around.", followUps: ["Anything else?"], setup: "echo \"seed $EVAL_SEED\" > seed.txt", verify: "grep -q 'seed 1' seed.txt && test -f README.md" })
+    task("kept-seed", { prompt: "Look around.", followUps: ["Anything else?"], midTask: { text: "How far are you?", afterWorkCalls: 5 }, setup: "echo \"seed $EVAL_SEED\" > seed.txt", verify: "grep -q 'seed 1' seed.txt && test -f README.md" })
     task("never-done", { prompt: "Write done.txt.", verify: "test -f done.txt || { echo 'done.txt is missing'; exit 1; }" })
     const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
     const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
@@ -120,8 +120,8 @@ describe("npm run eval --model provider/id", () => {
     assert.isTrue(byTask.get("kept-seed")!.success, JSON.stringify(byTask.get("kept-seed")!.verifierFailures))
     assert.isFalse(byTask.get("never-done")!.success)
     assert.match(byTask.get("never-done")!.verifierFailures.join(), /done\.txt is missing/)
-    // The prompt and its follow-up for the first task, the prompt alone for the second.
-    assert.strictEqual(bodies.length, 3)
+    // The prompt, its follow-up and its mid-task question (sent when idle: the model made no call) for the first task, the prompt alone for the second.
+    assert.strictEqual(bodies.length, 4)
     // The scripted agent cannot work a task it has never seen; a broken task.json is named.
     assert.throws(() => jobsFor(parseArgs(["--tasks-dir", tasksDir]), process.cwd()), /--tasks-dir needs a real model/)
     writeFileSync(join(tasksDir, "never-done", "task.json"), JSON.stringify({ prompt: "x" }))
