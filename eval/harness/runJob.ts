@@ -54,14 +54,22 @@ const makeDirs = (spec: JobSpec): RunDirs => {
   return dirs
 }
 
-/** The run's final repository and notes, kept beside its session (`project/`, `notes/`) for reading what it did. */
+/**
+ * The run's final repository and notes, kept beside its session (`project/`, `notes/`) for reading what it did.
+ * The notes' own git history is left out: pi-context may still be committing into it as the session closes. A copy
+ * that fails costs the copy, never the run's result.
+ */
 const keepBeside = (spec: JobSpec, dirs: RunDirs): void => {
-  try {
-    cpSync(dirs.cwd, join(spec.runDir, "project"), { recursive: true, verbatimSymlinks: true })
-    cpSync(dirs.notesRoot, join(spec.runDir, "notes"), { recursive: true, verbatimSymlinks: true })
-  } finally {
-    rmSync(dirs.root, { recursive: true, force: true })
+  const copy = (from: string, to: string, filter?: (source: string) => boolean) => {
+    try {
+      cpSync(from, join(spec.runDir, to), { recursive: true, verbatimSymlinks: true, ...(filter === undefined ? {} : { filter }) })
+    } catch {
+      rmSync(join(spec.runDir, to), { recursive: true, force: true })
+    }
   }
+  copy(dirs.cwd, "project")
+  copy(dirs.notesRoot, "notes", (source) => !/[\\/]\.git([\\/]|$)/.test(source))
+  rmSync(dirs.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
 }
 
 export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: Progress) => void = () => {}): Promise<RunResult> => {
