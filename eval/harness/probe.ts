@@ -69,16 +69,27 @@ export const probeRequest = (context: TranscriptContext): TranscriptContext => (
 export const recallOf = (answer: string, facts: ReadonlyArray<TaskFact>): number =>
   facts.length === 0 ? 1 : facts.filter((fact) => fact.pattern.test(answer)).length / facts.length
 
-/** Probes every turnover of a run with `answer` (the same model, one call each). */
+/**
+ * Probes every turnover of a run with `answer` (the same model, one call each). Each probe is graded on the facts the
+ * run had been given before that turnover (a user message or a tool result of an earlier request): a fact the user
+ * has not said yet is nothing a window could have kept.
+ */
 export const probeTurnovers = async (
   requests: ReadonlyArray<TranscriptContext>,
   facts: ReadonlyArray<TaskFact>,
   answer: (context: TranscriptContext) => Promise<string> | string
 ): Promise<ReadonlyArray<Probe>> => {
+  const turnovers = new Map(turnoverRequests(requests).map((turnover, index) => [turnover.context, { ...turnover, index }]))
+  const given = new Set<TaskFact>()
   const probes: Array<Probe> = []
-  for (const [index, { kind, context }] of turnoverRequests(requests).entries()) {
-    const probed = probeRequest(context)
-    probes.push({ turnover: index + 1, kind, recall: recallOf(await answer(probed), facts), tokens: estimateTokens(requestText(probed)) })
+  for (const context of requests) {
+    const turnover = turnovers.get(context)
+    if (turnover !== undefined) {
+      const probed = probeRequest(context)
+      probes.push({ turnover: turnover.index + 1, kind: turnover.kind, recall: recallOf(await answer(probed), facts.filter((fact) => given.has(fact))), tokens: estimateTokens(requestText(probed)) })
+    }
+    const text = requestText(context)
+    for (const fact of facts) if (!given.has(fact) && fact.pattern.test(text)) given.add(fact)
   }
   return probes
 }
