@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
@@ -107,6 +107,23 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     }))
     await checkModel(parseArgs(["--model", "local/m1"]), agentDir)
   })
+})
+
+describe("a partial run with the default --out", () => {
+  it("goes to a folder of its own under eval/results/runs/, and leaves the committed run as it was", () => {
+    const committed = join(repoRoot, "eval", "results", "scripted", "results.jsonl")
+    const before = readFileSync(committed, "utf8")
+    const run = evalCli(["--tasks", "log-clue", "--arms", "compaction", "--seeds", "1"])
+    assert.strictEqual(run.status, 0, run.stderr)
+    const [, folder] = /results go to (eval\/results\/runs\/\S+)/.exec(run.stderr) ?? []
+    assert.isDefined(folder, run.stderr)
+    try {
+      assert.isTrue(existsSync(join(repoRoot, folder!, "results.jsonl")))
+      assert.strictEqual(readFileSync(committed, "utf8"), before)
+    } finally {
+      rmSync(join(repoRoot, folder!), { recursive: true, force: true })
+    }
+  }, 120_000)
 })
 
 describe("npm run eval --resume", () => {
