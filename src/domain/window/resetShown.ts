@@ -40,8 +40,9 @@ export const endLabel = (end: WindowEnd): string => {
   }
 }
 
+/** A share of the window, never clamped: a window that grew past its size (pi-context off, an overflow) shows as more than 100%. */
 export const percentOf = (tokens: number | null, contextWindow: number | null): number | null =>
-  tokens === null || contextWindow === null || !(contextWindow > 0) ? null : Math.min(100, Math.round((tokens / contextWindow) * 100))
+  tokens === null || contextWindow === null || !(contextWindow > 0) ? null : Math.round((tokens / contextWindow) * 100)
 
 const fill = (shown: ResetShown): string => {
   const percent = percentOf(shown.peakTokens, shown.contextWindow)

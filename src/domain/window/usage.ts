@@ -22,7 +22,8 @@ export const tokensLeft = (usage: WindowUsage | undefined): number | null =>
 
 export const usedPercent = (usage: WindowUsage | undefined): number | null => {
   const left = tokensLeft(usage)
-  return left === null ? null : Math.min(100, Math.max(0, Math.round(((usage!.contextWindow - left) / usage!.contextWindow) * 100)))
+  // Not clamped at 100: past its size a window reads as it is (117%), not as merely full.
+  return left === null ? null : Math.max(0, Math.round(((usage!.contextWindow - left) / usage!.contextWindow) * 100))
 }
 
 /** The used share as shown everywhere: `62%`, `~9%` while it is an estimate, `?%` when unknown. */
