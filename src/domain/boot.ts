@@ -190,7 +190,14 @@ const freshnessLine = (continuity: BootContinuity, snapshot: NotesSnapshot, now:
   const newest = notes.reduce<typeof notes[number] | undefined>((best, note) => (best === undefined || note.updatedMs > best.updatedMs ? note : best), undefined)
   if (newest === undefined) return "This session has no notes yet."
   const ordinal = windowAt(continuity.windowStarts, newest.updatedMs)
-  const where = ordinal === undefined ? "before this session's first window" : `in window w${ordinal}`
+  // A note written while the previous window ran, though that window wrote none on this branch: a branch /tree left
+  // behind, another Pi or a hand edit wrote it. Saying "in window wN" would contradict the line above.
+  const notByIt = ordinal === continuity.previousOrdinal && !continuity.checkpointed
+  const where = ordinal === undefined
+    ? "before this session's first window"
+    : notByIt
+    ? `while w${ordinal} ran, though not by it (another branch of this session, another Pi, or an edit by hand)`
+    : `in window w${ordinal}`
   return `This session's notes were last updated ${where}, ${formatAge(newest.updatedMs, now)} (${shownName(newest.address)}).`
 }
 

@@ -191,6 +191,13 @@ describe("boot renderer", () => {
       assert.include(text, "This session's notes were last updated in window w2, 19 h ago (step-1.md).")
     })
 
+    it("never says the previous window both wrote no note and last updated the notes (a note from a branch /tree left behind)", () => {
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      assert.include(text, "w3 ended without a checkpoint")
+      assert.include(text, "This session's notes were last updated while w3 ran, though not by it (another branch of this session, another Pi, or an edit by hand), 1 h ago (step-0.md).")
+      assert.notInclude(text, "in window w3")
+    })
+
     it("counts the session MAP as a note", () => {
       const { text } = renderBoot({ identity, snapshot: sessionNotes([25], 1), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
       assert.include(text, "last updated in window w3, 1 h ago (MAP.md).")
@@ -227,7 +234,7 @@ describe("boot renderer", () => {
       assert.isAbove(cut.omittedRows, 0)
       assert.include(cut.text, "w3 ended without a checkpoint")
       // Freshness comes from the snapshot, not from the rows the budget kept.
-      assert.include(cut.text, "last updated in window w3, 1 h ago (step-0.md).")
+      assert.include(cut.text, "last updated while w3 ran, though not by it (another branch of this session, another Pi, or an edit by hand), 1 h ago (step-0.md).")
     })
   })
 })
