@@ -3,7 +3,7 @@ import { Text } from "@earendil-works/pi-tui"
 import { CustomType } from "../domain/protocol.ts"
 import type { ResetSource } from "../domain/resetControl.ts"
 import type { ResetShown } from "../domain/window/resetData.ts"
-import { resetChatLines } from "../domain/window/resetShown.ts"
+import { dividerLines, resetChatLines } from "../domain/window/resetShown.ts"
 
 const sources: ReadonlySet<string> = new Set(["tool", "command", "hard-line", "close-out", "overflow"])
 
@@ -27,9 +27,13 @@ const shownOf = (value: unknown): ResetShown | undefined => {
 export const registerRenderers = (pi: ExtensionAPI): void => {
   pi.registerEntryRenderer<{ source?: unknown; shown?: unknown }>(CustomType.resetMarker, (entry, { expanded }, theme) => {
     const source = typeof entry.data?.source === "string" && sources.has(entry.data.source) ? entry.data.source as ResetSource : "unknown"
-    const { headline, details } = resetChatLines({ source, shown: shownOf(entry.data?.shown) })
-    const line = theme.fg("accent", headline)
-    return new Text(expanded ? [line, ...details.map((d) => theme.fg("dim", d))].join("\n") : line, 0, 0)
+    const { phrases, details } = resetChatLines({ source, shown: shownOf(entry.data?.shown) })
+    const more = new Text(details.map((d) => theme.fg("dim", d)).join("\n"), 0, 0)
+    // Laid out at the terminal's width: a narrow one breaks the divider between its phrases, never inside one.
+    return {
+      render: (width: number) => [...dividerLines(phrases, width).map((line) => theme.fg("accent", line)), ...(expanded ? more.render(width) : [])],
+      invalidate: () => more.invalidate()
+    }
   })
   pi.registerEntryRenderer<{ enabled?: unknown }>(CustomType.state, (entry, _options, theme) =>
     new Text(theme.fg("dim", entry.data?.enabled === false ? "pi-context turned off for this session" : "pi-context turned on"), 0, 0)

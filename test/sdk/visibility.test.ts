@@ -64,6 +64,11 @@ describe("resets that explain themselves", () => {
     expect(line).toContain("· checkpointed")
     expect(line).not.toContain("pcx:")
     expect(render(h, marker!, true)).toContain("The model wrote or updated notes in w1")
+    // At 80 columns the divider breaks between its phrases, never inside one, and no line is wider than the terminal.
+    const narrow = h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!(marker as never, { expanded: false } as never, plainTheme)!.render(80)
+    expect(narrow.length).toBeGreaterThan(1)
+    for (const row of narrow) expect(row.length).toBeLessThanOrEqual(80)
+    expect(narrow.join("\n")).toMatch(/^── context reset: the model called wipe_memory\n {3}w1 peaked at \d+% \([\d,]+ tokens\) · w2 starts from 1 note · checkpointed ──$/)
     // The notice names the kind and the w-number, never the opaque id.
     const notice = h.notices.find((n) => n.message.includes("context reset"))!
     expect(notice.message).toBe("pi-context: context reset (the model called wipe_memory) · w2 starts from your notes")

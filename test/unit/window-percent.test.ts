@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { percentOf, resetChatLines } from "../../src/domain/window/resetShown.ts"
+import { dividerLines, percentOf, resetChatLines } from "../../src/domain/window/resetShown.ts"
 import { percentShown, usedPercent } from "../../src/domain/window/usage.ts"
 
 describe("a window's share, as a user reads it", () => {
@@ -9,5 +9,15 @@ describe("a window's share, as a user reads it", () => {
     assert.strictEqual(percentShown({ tokens: 37_389, contextWindow: 32_000 } as Parameters<typeof percentShown>[0]), "117%")
     const { headline } = resetChatLines({ source: "overflow", shown: { ordinal: 3, peakTokens: 37_389, contextWindow: 32_000, notesIndexed: 2, checkpointed: false } })
     assert.include(headline, "w2 peaked at 117% (37,389 tokens)")
+  })
+})
+
+describe("the reset divider at a terminal's width", () => {
+  it("breaks between phrases, never inside one; a phrase wider than the line gets one of its own", () => {
+    const phrases = ["context reset: hard line reached", "w2 peaked at 75% (150,000 tokens)", "w3 starts from 4 notes", "no checkpoint"]
+    assert.deepStrictEqual(resetChatLines({ source: "hard-line", shown: { ordinal: 3, peakTokens: 150_000, contextWindow: 200_000, notesIndexed: 4, checkpointed: false } }).phrases, phrases)
+    assert.deepStrictEqual(dividerLines(phrases, 200), ["── context reset: hard line reached · w2 peaked at 75% (150,000 tokens) · w3 starts from 4 notes · no checkpoint ──"])
+    assert.deepStrictEqual(dividerLines(phrases, 60), ["── context reset: hard line reached", "   w2 peaked at 75% (150,000 tokens)", "   w3 starts from 4 notes · no checkpoint ──"])
+    for (const line of dividerLines(phrases, 40)) assert.isAtMost(line.length, 40)
   })
 })

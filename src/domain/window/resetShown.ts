@@ -53,22 +53,49 @@ const fill = (shown: ResetShown): string => {
 
 const notes = (count: number) => `${count} ${count === 1 ? "note" : "notes"}`
 
-/** The reset's chat entry: one line, then the details on expand. */
+/**
+ * The divider's phrases laid out in `width` columns: whole phrases per line, joined by " · ", framed by "──"; a
+ * narrow terminal breaks the divider between phrases, never inside one (a phrase wider than the line gets one
+ * of its own).
+ */
+export const dividerLines = (phrases: ReadonlyArray<string>, width: number): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const phrase of phrases) {
+    const next = line === "" ? `── ${phrase}` : `${line} · ${phrase}`
+    if (line !== "" && next.length + 3 > width) {
+      lines.push(line)
+      line = `   ${phrase}`
+    } else line = next
+  }
+  lines.push(`${line} ──`)
+  return lines
+}
+
+/** The reset's chat entry: its phrases (one divider line when the terminal is wide enough), then the details on expand. */
 export const resetChatLines = (input: {
   readonly source: ResetSource | "unknown"
   readonly shown: ResetShown | undefined
-}): { readonly headline: string; readonly details: ReadonlyArray<string> } => {
+}): { readonly headline: string; readonly phrases: ReadonlyArray<string>; readonly details: ReadonlyArray<string> } => {
   const { shown } = input
+  const headlineOf = (phrases: ReadonlyArray<string>) => dividerLines(phrases, Number.POSITIVE_INFINITY)[0]!
   if (shown === undefined) {
+    const phrases = [`context reset (${sourceLabel(input.source)})`, "a new window starts from the notes"]
     return {
-      headline: `── context reset (${sourceLabel(input.source)}) · a new window starts from the notes ──`,
+      headline: headlineOf(phrases),
+      phrases,
       details: ["The model's earlier conversation stays in this session; it can read it back with the history tools."]
     }
   }
+  const phrases = [
+    `context reset: ${sourceLabel(input.source)}`,
+    fill(shown),
+    `w${shown.ordinal} starts from ${notes(shown.notesIndexed)}`,
+    shown.checkpointed ? "checkpointed" : "no checkpoint"
+  ]
   return {
-    headline: `── context reset: ${sourceLabel(input.source)} · ${fill(shown)} · w${shown.ordinal} starts from ${
-      notes(shown.notesIndexed)
-    } · ${shown.checkpointed ? "checkpointed" : "no checkpoint"} ──`,
+    headline: headlineOf(phrases),
+    phrases,
     details: [
       shown.checkpointed
         ? `The model wrote or updated notes in w${shown.ordinal - 1} before it ended.`
