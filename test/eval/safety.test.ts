@@ -129,7 +129,7 @@ describe("a partial run with the default --out", () => {
 describe("npm run eval --resume", () => {
   it("continues a stopped run with its own flags: only the runs it has no result for, each run's final repository and notes kept beside its session", () => {
     const out = join(temp("pi-eval-resume-"), "run")
-    const first = evalCli(["--tasks", "rename-symbol", "--arms", "compaction", "--seeds", "2", "--jobs", "2", "--out", out])
+    const first = evalCli(["--tasks", "log-clue", "--arms", "compaction", "--seeds", "2", "--jobs", "2", "--out", out])
     assert.strictEqual(first.status, 0, first.stderr)
     const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n")
     assert.strictEqual(lines.length, 2)
