@@ -1,6 +1,6 @@
 import type { RawEntry } from "./entries.ts"
 import { messageOfRole } from "./messageOfRole.ts"
-import { ToolName } from "./protocol.ts"
+import { CustomType, ToolName } from "./protocol.ts"
 
 interface ToolResultShape {
   readonly role?: unknown
@@ -36,20 +36,27 @@ export interface WindowActivity {
   readonly sessionCheckpoint: boolean
   /** `wipe_memory` results already in the window (refused or not). */
   readonly wipeCalls: number
+  /** The window carried pi-context's guidance, and its final warning: what the model was told before it ended. */
+  readonly guided: boolean
+  readonly warned: boolean
 }
 
 export const windowActivity = (entries: ReadonlyArray<RawEntry>): WindowActivity => {
   let checkpointed = false
   let sessionCheckpoint = false
   let wipeCalls = 0
+  let guided = false
+  let warned = false
   for (const entry of entries) {
+    if (entry.type === "custom_message" && entry.customType === CustomType.guidance) guided = true
+    if (entry.type === "custom_message" && entry.customType === CustomType.warning) warned = true
     const written = noteWriteResult(entry)
     if (written !== undefined) {
       checkpointed = true
       if (written.address === undefined || !written.address.startsWith("@")) sessionCheckpoint = true
     } else if (toolResultOf(entry)?.toolName === ToolName.wipeMemory) wipeCalls++
   }
-  return { checkpointed, sessionCheckpoint, wipeCalls }
+  return { checkpointed, sessionCheckpoint, wipeCalls, guided, warned }
 }
 
 export type WipeCheck =

@@ -17,7 +17,7 @@ describe("a note home unreadable from the start, in Pi's agent loop", () => {
     writeFileSync(join(dirs.notesRoot, "user"), "not a folder")
     h = await createHarness({ dirs })
     // Start-up writes the root boot in the background of session_start: its notice comes with it, before any prompt.
-    await vi.waitFor(() => expect(incomplete(h)).toHaveLength(1))
+    await vi.waitFor(() => expect(incomplete(h)).toHaveLength(1), { timeout: 15_000 })
     h.script([say("one"), checkpointAndWipe(), say("fresh")])
     await h.prompt("hello")
     expect(incomplete(h)).toHaveLength(1)

@@ -21,7 +21,7 @@ describe("notes that arrive before the first prompt, in Pi's agent loop", () => 
   it("are in the first request's boot; once the model answered, the root boot it saw stays", async () => {
     h = await createHarness({ dirs })
     // Start-up writes the root boot in the background of session_start.
-    await vi.waitFor(() => expect(ofCustomType(h.entries(), "pi-context/boot")).toHaveLength(1))
+    await vi.waitFor(() => expect(ofCustomType(h.entries(), "pi-context/boot")).toHaveLength(1), { timeout: 15_000 })
     const bootsAtStart = 1
     pullUserNote("preferences", "# Preferences\nanswer in French")
     h.script([say("d'accord"), say("oui")])

@@ -104,7 +104,7 @@ describe("one usage figure", () => {
 
     h = await createHarness({ dirs, contextWindow, sessionManager: (cwd) => SessionManager.open(file, sessions, cwd) })
     // pi-context's runtime loads after session_start, then sets the status line.
-    await vi.waitFor(() => expect(statusLine(h)).toBe(before))
+    await vi.waitFor(() => expect(statusLine(h)).toBe(before), { timeout: 15_000 })
     const resumed = await contextRemaining(h)
     expect(resumed.details.estimated).toBe(true)
     expect(resumed.text).toContain(`${/~\d+%/.exec(before!)![0]} of this window used`)
@@ -125,7 +125,7 @@ describe("one usage figure", () => {
 
     h = await createHarness({ dirs, contextWindow, sessionManager: (cwd) => SessionManager.open(file, sessions, cwd) })
     // pi-context's runtime loads after session_start, then sets the status line.
-    await vi.waitFor(() => expect(statusLine(h)).toBe(before))
+    await vi.waitFor(() => expect(statusLine(h)).toBe(before), { timeout: 15_000 })
     expect(await statusReport(h)).toContain(`(${/\d+%/.exec(before!)![0]})`)
     expect(h.errors).toEqual([])
   })

@@ -21,3 +21,15 @@ describe("the reset divider at a terminal's width", () => {
     for (const line of dividerLines(phrases, 40)) assert.isAtMost(line.length, 40)
   })
 })
+
+describe("the reset divider without a checkpoint", () => {
+  it("says what the model had been told: guided and warned, it wrote no note", () => {
+    const shown = { ordinal: 3, peakTokens: 30_000, contextWindow: 32_000, notesIndexed: 1, checkpointed: false }
+    const last = (extra: object) => resetChatLines({ source: "hard-line", shown: { ...shown, ...extra } }).phrases.at(-1)
+    assert.strictEqual(last({ guided: true, warned: true }), "no checkpoint, though guided and warned")
+    assert.strictEqual(last({ guided: true, warned: false }), "no checkpoint, though guided")
+    // A marker written before these were recorded reads as before.
+    assert.strictEqual(last({}), "no checkpoint")
+    assert.strictEqual(last({ checkpointed: true, guided: true, warned: true }), "checkpointed")
+  })
+})

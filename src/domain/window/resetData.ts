@@ -15,6 +15,9 @@ export const ResetShown = Schema.Struct({
   /** Notes in the homes the boot indexes (all notes, not only the rows it shows). */
   notesIndexed: Schema.Number,
   /** A notes_write or notes_update succeeded in the ending window. */
-  checkpointed: Schema.Boolean
+  checkpointed: Schema.Boolean,
+  /** The ending window carried pi-context's guidance, and its final warning (absent in markers written before they were recorded). */
+  guided: Schema.optional(Schema.Boolean),
+  warned: Schema.optional(Schema.Boolean)
 })
 export type ResetShown = typeof ResetShown.Type

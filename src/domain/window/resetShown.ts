@@ -51,6 +51,16 @@ const fill = (shown: ResetShown): string => {
     : `w${shown.ordinal - 1} peaked at ${percent}% (${formatTokens(shown.peakTokens)} tokens)`
 }
 
+/** No checkpoint, and what the model had been told before it: guided and warned, it ignored both. */
+const noCheckpoint = (shown: ResetShown): string =>
+  shown.guided === true && shown.warned === true
+    ? "no checkpoint, though guided and warned"
+    : shown.warned === true
+    ? "no checkpoint, though warned"
+    : shown.guided === true
+    ? "no checkpoint, though guided"
+    : "no checkpoint"
+
 const notes = (count: number) => `${count} ${count === 1 ? "note" : "notes"}`
 
 /**
@@ -91,7 +101,7 @@ export const resetChatLines = (input: {
     `context reset: ${sourceLabel(input.source)}`,
     fill(shown),
     `w${shown.ordinal} starts from ${notes(shown.notesIndexed)}`,
-    shown.checkpointed ? "checkpointed" : "no checkpoint"
+    shown.checkpointed ? "checkpointed" : noCheckpoint(shown)
   ]
   return {
     headline: headlineOf(phrases),

@@ -85,7 +85,9 @@ export const makeBoundaries = Effect.gen(function*() {
         peakTokens: peakReplyTokens(entries),
         contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
         notesIndexed: boot.notesIndexed,
-        checkpointed: activity.sessionCheckpoint
+        checkpointed: activity.sessionCheckpoint,
+        guided: activity.guided,
+        warned: activity.warned
       }
       const unanswered = unansweredRequest(entries)
       const pending = unanswered?.state === "pending" ? unanswered.text : undefined
