@@ -58,7 +58,10 @@ const endGroup = (pid: number | undefined, fallback: () => void): void => {
 }
 
 /** The detail of a failed run: git's own first lines, or what stopped it. */
-const failureDetail = (stderr: string, fallback: string): string => (stderr.trim() || fallback).split("\n").slice(0, 3).join(" ").slice(0, 400)
+/** Each of git's first lines as a sentence of its own: "fatal: x" and "hint: y" must not run together as "fatal: x hint: y". */
+export const failureDetail = (stderr: string, fallback: string): string =>
+  (stderr.trim() || fallback).split("\n").map((line) => line.trim()).filter((line) => line !== "").slice(0, 3)
+    .map((line, index, lines) => (index < lines.length - 1 && !/[.!?:;]$/.test(line) ? `${line}.` : line)).join(" ").slice(0, 400)
 
 /**
  * The system `git`, one child process (group) per call, with the user's
