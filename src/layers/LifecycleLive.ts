@@ -325,10 +325,18 @@ export const layerWithoutDependencies = Layer.effect(
         yield* rememberEnabled(on)
         yield* trace.info("enabled.set", { enabled: on })
         if (on) yield* startup.orReportBootFailure(startup.ensureRootBoot)
+        // Turned on in a window that grew past its hard line while off: it ends now, while idle, rather than at the
+        // next prompt's overflow (sent at 117%, then labelled an overflow though the provider had answered).
+        const past = on && (yield* session.isIdle) ? yield* budget.hardLine(undefined) : undefined
         yield* session.notify(
-          on ? "pi-context is on: context windows reset from your notes instead of compacting." : offNotice(hasMarker(yield* session.branch)),
+          on
+            ? past?.due === true
+              ? "pi-context is on: this window grew past its hard line while it was off, so it ends now; the next prompt starts fresh from your notes."
+              : "pi-context is on: context windows reset from your notes instead of compacting."
+            : offNotice(hasMarker(yield* session.branch)),
           "info"
         )
+        if (past?.due === true) yield* commandWipe.appendWhenIdle("turned on past the hard line", "hard-line")
         yield* updateStatus
       })
 

@@ -45,12 +45,14 @@ export const makeCommandWipe = (deps: {
   /**
    * Renders the boundary and appends it if Pi is still idle; otherwise waits
    * for the run to settle. `waited`: the run this command waited for has settled.
+   * `source`: `hard-line` when `/pi-context on` finds the idle window past its
+   * hard line, so the divider says why the window ended.
    */
-  const appendWhenIdle = (waited: string | undefined) => Effect.gen(function*() {
+  const appendWhenIdle = (waited: string | undefined, source: "command" | "hard-line" = "command") => Effect.gen(function*() {
     const session = yield* PiSession
     const window = yield* windows.current
     if (!(yield* session.isIdle)) return yield* wait(window.id)
-    const built = yield* Effect.exit(boundaries.buildReset(window, "command"))
+    const built = yield* Effect.exit(boundaries.buildReset(window, source))
     if (built._tag === "Failure") return yield* boundaries.reportBootFailure(window.id, built.cause)
     // Nothing may suspend from this check to the last append: a run cannot start in between.
     if (!(yield* session.isIdle)) return yield* wait(window.id)
@@ -62,17 +64,17 @@ export const makeCommandWipe = (deps: {
     yield* resetTransient
     const { next, ending } = built.value
     // The boundary is on the branch: the rooms follow the new window (the notes of `ending` are committed for its id).
-    yield* windows.reset({ from: ending, to: next, source: "command" })
+    yield* windows.reset({ from: ending, to: next, source })
     yield* trace.info("boundary.commit", {
       from: window.id,
       to: next.id,
       toWindow: `w${next.ordinal}`,
-      source: "command",
+      source,
       reason: waited ?? transition.effect.reason ?? ""
     })
     // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
     yield* boundaries.tellIncomplete(next.id, built.value.boot)
-    yield* announceReset(next.ordinal, "command")
+    yield* announceReset(next.ordinal, source)
     yield* updateStatus
   })
 
