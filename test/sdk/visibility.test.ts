@@ -1,11 +1,12 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { type ExtensionAPI, type SessionEntry, SessionManager } from "@earendil-works/pi-coding-agent"
 import { Type } from "typebox"
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation, ofCustomType } from "../support/entries.ts"
-import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
+import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
+import { dirsWith, filler, markers, renderMarker, smallWindow } from "../support/resetMarkers.ts"
 import { checkpointAndWipe, say } from "../support/steps.ts"
 
 /**
@@ -13,24 +14,9 @@ import { checkpointAndWipe, say } from "../support/steps.ts"
  * reset's chat entry and compaction summary, notices with the numbers of the
  * moment they are shown, and the /compact notice fitted to the branch.
  */
-const contextWindow = 10_000
-const lines = { guidanceLine: 6_000, warningLine: 4_000, hardLine: 2_000 }
-const filler = (tokens: number, tag = "z") => `${tag} ${"x".repeat(tokens * 4)}`
-const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
+const { contextWindow, lines } = smallWindow
 
-const dirsWith = (settings: Record<string, unknown>): HarnessDirs => {
-  const dirs = makeDirs()
-  mkdirSync(dirs.agentDir, { recursive: true })
-  writeFileSync(join(dirs.agentDir, "settings.json"), JSON.stringify(settings, null, 2))
-  return dirs
-}
-
-const markers = (h: Harness) => h.entries().filter((e) => e.type === "custom" && e.customType === "pi-context/reset-marker")
-const render = (h: Harness, entry: SessionEntry, expanded = false) =>
-  h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!(entry as never, { expanded } as never, plainTheme)!
-    .render(200)
-    .map((line) => line.trimEnd())
-    .join("\n")
+const render = (h: Harness, entry: SessionEntry, expanded = false) => renderMarker(h, entry, expanded)
 
 /** A tool that returns `tokens` tokens of text, to move the window in one tool turn. */
 const bulkTool = (tokens: number) => (pi: ExtensionAPI) =>
@@ -65,10 +51,9 @@ describe("resets that explain themselves", () => {
     expect(line).not.toContain("pcx:")
     expect(render(h, marker!, true)).toContain("The model wrote or updated notes in w1")
     // At 80 columns the divider breaks between its phrases, never inside one, and no line is wider than the terminal.
-    const narrow = h.session.extensionRunner!.getEntryRenderer("pi-context/reset-marker")!(marker as never, { expanded: false } as never, plainTheme)!.render(80)
-    expect(narrow.length).toBeGreaterThan(1)
-    for (const row of narrow) expect(row.length).toBeLessThanOrEqual(80)
-    expect(narrow.join("\n")).toMatch(/^── context reset: the model called wipe_memory\n {3}w1 peaked at \d+% \([\d,]+ tokens\) · w2 starts from 1 note · checkpointed ──$/)
+    const narrow = renderMarker(h, marker!, false, 80)
+    for (const row of narrow.split("\n")) expect(row.length).toBeLessThanOrEqual(80)
+    expect(narrow).toMatch(/^── context reset: the model called wipe_memory\n {3}w1 peaked at \d+% \([\d,]+ tokens\) · w2 starts from 1 note · checkpointed ──$/)
     // The notice names the kind and the w-number, never the opaque id.
     const notice = h.notices.find((n) => n.message.includes("context reset"))!
     expect(notice.message).toBe("pi-context: context reset (the model called wipe_memory) · w2 starts from your notes")
@@ -121,40 +106,6 @@ describe("resets that explain themselves", () => {
     expect(line).toContain("context reset: hard line reached")
     const percent = Number(/w1 peaked at (\d+)%/.exec(line)![1])
     expect(percent).toBeGreaterThanOrEqual(80)
-  })
-
-  it("/pi-context on in a window that grew past its hard line while off ends it at once, as a hard-line reset, and says the next prompt starts fresh", async () => {
-    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
-    h.script([say("ok"), say("a reply past the hard line, while off"), say("fresh window")])
-    await h.prompt("hello")
-    await h.prompt("/pi-context off")
-    await h.prompt(filler(9_000))
-    expect(markers(h)).toHaveLength(0)
-    await h.prompt("/pi-context on")
-    expect(h.notices.map((n) => n.message)).toContainEqual(
-      "pi-context is on: this window grew past its hard line while it was off, so it ends now; the next prompt starts fresh from your notes."
-    )
-    const [marker] = markers(h)
-    expect((marker as { data: Record<string, any> }).data.source).toBe("hard-line")
-    expect(render(h, marker!)).toContain("context reset: hard line reached")
-    // Unclamped: the window had grown past its size.
-    expect(Number(/w1 peaked at (\d+)%/.exec(render(h, marker!))![1])).toBeGreaterThan(100)
-    await h.prompt("after")
-    expect(conversation(h.requests.at(-1)!)[0]).toMatch(/^user: ## Context window/)
-    // The 9,000-token message is gone from the new window; the hard line's digest quotes only an excerpt of it.
-    expect(conversation(h.requests.at(-1)!).join("\n").length).toBeLessThan(4 * 3_000)
-    expect(h.requests).toHaveLength(3)
-    expect(h.errors).toEqual([])
-  })
-
-  it("/pi-context on in a window under its hard line only turns pi-context on", async () => {
-    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
-    h.script([say("ok")])
-    await h.prompt("hello")
-    await h.prompt("/pi-context off")
-    await h.prompt("/pi-context on")
-    expect(h.notices.at(-1)!.message).toBe("pi-context is on: context windows reset from your notes instead of compacting.")
-    expect(markers(h)).toHaveLength(0)
   })
 
   it("after /wipe-memory the status line and /pi-context status agree: the new window's usage is an estimate until its first reply", async () => {
