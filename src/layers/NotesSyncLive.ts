@@ -2,7 +2,7 @@ import { createHash } from "node:crypto"
 import { Clock, Effect, FiberSet, FileSystem, Layer, Path, Semaphore } from "effect"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { redactRemote, redactText } from "../domain/notes/redact.ts"
-import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, pullDetail, remoteForGit, skippedNotice, syncTrees } from "../domain/notes/syncPlan.ts"
+import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, overruledNotice, pullDetail, remoteForGit, skippedNotice, syncTrees } from "../domain/notes/syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/notes/syncTypes.ts"
 import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
 import { shownPath } from "../domain/notes/syncView.ts"
@@ -212,6 +212,10 @@ export const layerWith = (options: SyncOptions) =>
           // One notice for all a pull skipped, told again only when what it skips changes.
           if (result.skipped.length > 0) {
             yield* tellOnce(`skipped\0${key}\0${result.skipped.map((entry) => entry.path).sort().join("\0")}`, skippedNotice(remote.shown, result.skipped))
+          }
+          if (result.overruled.length > 0) {
+            const shown = result.overruled.map((lost) => ({ shown: `@${lost.home}/${lost.note}`, commit: lost.commit, path: lost.path }))
+            yield* notices.tell(overruledNotice(remote.shown, shown, mirrorDir(identity, remote)))
           }
           if (result.conflicts.length > 0) {
             yield* pendingConflicts(identity, remote, result.conflicts)

@@ -99,6 +99,32 @@ describe("NotesSync", () => {
       assert.deepStrictEqual(filesIn(a.root, "user"), ["plan.md"])
     }))
 
+  it.effect("the machine whose edit lost a conflict is told when it pulls, with where its text is kept", () =>
+    Effect.gen(function*() {
+      const { a, b } = yield* twoMachines(["user"])
+      writeNote(a.root, "user/plan.md", "v0\n")
+      yield* a.push
+      yield* b.pull
+      writeNote(a.root, "user/plan.md", "A's plan\n")
+      writeNote(b.root, "user/plan.md", "B's plan\n")
+      yield* a.push
+      // B keeps its own text, and A's beside it as a conflict copy; B's merge names the note.
+      yield* b.push
+      yield* b.notices
+      yield* a.pull
+      assert.strictEqual(readNote(a.root, "user/plan.md"), "B's plan\n")
+      const notices = yield* a.notices
+      assert.strictEqual(notices.length, 1, notices.join("\n"))
+      const told = /^pi-context: @user\/plan\.md changed both here and on another machine .*and that machine kept its own text: this machine's edit is no longer in the note\. .*\(git -C (\S+) show ([0-9a-f]+):user\/plan\.md\)\.$/.exec(notices[0]!)
+      assert.isNotNull(told, notices[0])
+      // The command the notice gives shows this machine's text.
+      assert.strictEqual(git(told![1]!, "show", `${told![2]}:user/plan.md`), "A's plan\n")
+      // Told once: the next pull brings nothing new.
+      yield* a.pull
+      assert.deepStrictEqual(yield* a.notices, [])
+      assert.deepStrictEqual(yield* b.notices, [])
+    }))
+
   it.effect("a note the other machine deleted is moved to this machine's wastebasket, never deleted, and the pull says so", () =>
     Effect.gen(function*() {
       const { remote, a, b } = yield* twoMachines(["user", "agent"])

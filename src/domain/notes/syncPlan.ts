@@ -213,6 +213,23 @@ export const conflictNotice = (remote: string, copies: ReadonlyArray<{ readonly 
     `the other side's is beside it (${first}${more}). Edit the note and retire the copy to resolve.`
 }
 
+/**
+ * The other side of a conflict: notes this machine had changed and pushed, whose text another machine kept its own
+ * over. Nothing is lost (that machine holds this one's text as a conflict copy, and the sync's history has it here),
+ * but the edit is no longer in the note, and the user should know where it is.
+ */
+export const overruledNotice = (
+  remote: string,
+  overruled: ReadonlyArray<{ readonly shown: string; readonly commit: string; readonly path: string }>,
+  mirror: string
+): string => {
+  const first = overruled[0]!
+  const more = overruled.length > 1 ? ` (and ${overruled.length - 1} more)` : ""
+  return `pi-context: ${shownName(first.shown)}${more} changed both here and on another machine syncing with ${remote}, and that machine kept its own text: ` +
+    `this machine's edit is no longer in the note. It is kept as a conflict copy on the other machine, and here in the sync's history ` +
+    `(git -C ${shownText(mirror)} show ${first.commit}:${shownText(first.path)}).`
+}
+
 /** The modes of a regular file in git's trees: anything else (a link, a submodule) is never a note. */
 const RegularModes: ReadonlySet<string> = new Set(["100644", "100755"])
 

@@ -213,9 +213,31 @@ export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: str
     yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "merge", "-q", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-s", "ours", tip])
     yield* withPaths(mirror, ["checkout", tip], plan.fromTheirs)
     yield* withPaths(mirror, ["rm", "-q"], plan.deleted)
-    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}`])
+    // Each note this machine kept over the remote's text is named, so the machine whose edit lost is told when it pulls.
+    const kept = plan.conflicts.map((conflict) => `\n${KeptOverTrailer}: ${conflict.path}`).join("")
+    yield* run(mirror, [...NoMaintenance, ...mirror.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", `pi-context sync: merge ${mirror.branch}${kept === "" ? "" : `\n${kept}`}`])
   }
   return { plan, head: (yield* headOf(mirror)) ?? head }
+})
+
+/** The trailer of a merge commit naming a note whose text the merging machine kept over the remote's. */
+export const KeptOverTrailer = "Pi-Context-Kept-Over"
+
+/**
+ * The notes whose text this machine pushed and the remote then overruled: another machine changed them too, kept
+ * its own text in its merge (naming them in its commit), and holds this machine's as a conflict copy. Each with this
+ * machine's last commit of it, where its text still is. Read before this machine merges `tip`.
+ */
+export const overruledHere = Effect.fnUntraced(function*(mirror: Mirror, head: string, tip: string) {
+  const messages = yield* run(mirror, ["log", "--format=%B", `${head}..${tip}`])
+  const paths = [...new Set([...messages.stdout.matchAll(new RegExp(`^${KeptOverTrailer}: (.+)$`, "gm"))].map((match) => match[1]!.trim()))]
+  const overruled: Array<{ readonly path: string; readonly commit: string }> = []
+  for (const path of paths) {
+    const commit = (yield* run(mirror, ["log", "-1", "--format=%h", head, "--", path])).stdout.trim()
+    // Only an edit of this machine's that the other side saw: its commit is in the remote's history.
+    if (commit !== "" && (yield* isAncestor(mirror, commit, tip))) overruled.push({ path, commit })
+  }
+  return overruled
 })
 
 /** The remote's `tip` is in HEAD now. */

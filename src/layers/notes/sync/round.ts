@@ -21,6 +21,7 @@ import {
   refsOf,
   mergeRemote,
   type Mirror,
+  overruledHere,
   pushHead,
   startFrom,
   SyncStepFailed,
@@ -59,6 +60,8 @@ export interface RoundResult {
   readonly fingerprint: string
   /** Entries of the remote (or notes here) that are no note this round could copy: skipped, each with why. */
   readonly skipped: ReadonlyArray<SkippedPath>
+  /** Notes this machine had changed whose text another machine kept its own over: the note and where this machine's text is. */
+  readonly overruled: ReadonlyArray<{ readonly home: SyncableHome; readonly note: string; readonly path: string; readonly commit: string }>
 }
 
 /** A push round that found the homes as the last settled round left them: nothing fetched, nothing pushed. */
@@ -147,8 +150,10 @@ const lockedRound = Effect.fnUntraced(function*(
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
+  let overruled: ReadonlyArray<{ readonly path: string; readonly commit: string }> = []
   if (diverged === undefined && tip !== undefined && head !== undefined) {
     if (!onTip) {
+      overruled = yield* overruledHere(mirror, head, tip)
       const merged = yield* mergeRemote(mirror, head, tip, rewritten)
       plan = merged.plan
       head = merged.head
@@ -214,6 +219,10 @@ const lockedRound = Effect.fnUntraced(function*(
     ahead,
     behind,
     fingerprint,
-    skipped
+    skipped,
+    overruled: overruled.flatMap(({ path: key, commit }) => {
+      const note = noteOf(key)
+      return note === undefined ? [] : [{ home: note.tree.home, note: note.relative, path: key, commit }]
+    })
   } satisfies RoundResult
 })
