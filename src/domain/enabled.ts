@@ -28,3 +28,14 @@ export const offNotice = (branchHasReset: boolean): string =>
       "(it would summarise erased history back): the window is yours to end with /wipe-memory, or run /pi-context on."
     : "pi-context is off: no reminders and no resets of its own; Pi's own compaction manages this branch again. " +
       "/wipe-memory still starts a fresh window from your notes."
+
+/**
+ * While off on a branch with resets, Pi's compaction stays cancelled and nothing ends the window by itself: once it
+ * passes the point where Pi would have compacted (its reserve left), the user is told, once per window. Undefined
+ * while there is room, or when the usage is unknown.
+ */
+export const offPastCompactionNotice = (left: number | null, reserve: number, shownUsage: string): string | undefined =>
+  left === null || left > reserve
+    ? undefined
+    : `pi-context is off, and Pi's compaction stays cancelled on this branch: this window (${shownUsage}) is past the point where Pi ` +
+      "would have compacted. /wipe-memory starts a fresh window from your notes; /pi-context on resets it by itself."

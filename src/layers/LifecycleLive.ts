@@ -1,12 +1,12 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../domain/checkpoint.ts"
 import { projectRequest } from "../domain/projection.ts"
-import { tokensLeft } from "../domain/window/usage.ts"
+import { percentShown, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import { hasMarker } from "../domain/window/branch.ts"
-import { offNotice } from "../domain/enabled.ts"
+import { offNotice, offPastCompactionNotice } from "../domain/enabled.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
   initialResetControl,
@@ -92,9 +92,20 @@ export const layerWithoutDependencies = Layer.effect(
       yield* session.setStatus(waiting ? `${text} · will reset when idle` : text, tone)
     })
 
+    /** Windows told, while off, that they passed the point where Pi would have compacted. */
+    const toldPastCompaction = new Set<string>()
     const emitNotices = Effect.gen(function*() {
       yield* budget.noticesDue
       yield* boundaries.resetNoticeDue(yield* currentWindow)
+      if (yield* enabled) return
+      const session = yield* PiSession
+      const window = yield* windows.current
+      if (toldPastCompaction.has(window.id) || !hasMarker(yield* session.branch)) return
+      const usage = yield* windows.usage
+      const notice = offPastCompactionNotice(tokensLeft(usage), (yield* thresholds.policy).reserve.value, percentShown(usage))
+      if (notice === undefined) return
+      toldPastCompaction.add(window.id)
+      yield* session.notify(notice, "warning")
     })
 
     const resetTransient = Effect.gen(function*() {

@@ -2,13 +2,13 @@ import { afterEach, describe, expect, it } from "vitest"
 import { conversation } from "../support/entries.ts"
 import { dirsWith, filler, markers, renderMarker, smallWindow } from "../support/resetMarkers.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
-import { say } from "../support/steps.ts"
+import { checkpointAndWipe, say } from "../support/steps.ts"
 
 /** `/pi-context on` after a while off, in Pi's real loop: a window that grew past its hard line meanwhile ends at once. */
 const { contextWindow, lines } = smallWindow
 const render = renderMarker
 
-describe("/pi-context on", () => {
+describe("/pi-context off, then on", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
@@ -46,4 +46,20 @@ describe("/pi-context on", () => {
     expect(markers(h)).toHaveLength(0)
   })
 
+
+  it("while off on a branch with resets, one notice when the window passes the point where Pi would have compacted", async () => {
+    h = await createHarness({ dirs: dirsWith({ "pi-context": lines, compaction: { reserveTokens: 3_000 } }), contextWindow })
+    h.script([checkpointAndWipe(), say("fresh"), say("small"), say("big one"), say("bigger")])
+    await h.prompt("checkpoint and wipe")
+    await h.prompt("/pi-context off")
+    const past = () => h.notices.filter((n) => n.message.includes("past the point where Pi would have compacted"))
+    await h.prompt("a small question")
+    expect(past()).toHaveLength(0)
+    await h.prompt(filler(8_000))
+    await h.prompt("and another")
+    expect(past().map((n) => n.message)).toEqual([
+      expect.stringMatching(/^pi-context is off, and Pi's compaction stays cancelled on this branch: this window \(~?\d+%\) is past the point where Pi would have compacted\. \/wipe-memory starts a fresh window from your notes; \/pi-context on resets it by itself\.$/)
+    ])
+    expect(past()[0]!.level).toBe("warning")
+  })
 })
