@@ -17,6 +17,7 @@ import { report, subcommand } from "./Subcommand.ts"
 import { notesLintLines } from "./notesLint.ts"
 import { readSyncStates } from "./notesSync.ts"
 import { type Home, homeLabel } from "../domain/notes/address.ts"
+import { plural } from "../domain/plural.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
 
@@ -73,7 +74,7 @@ export const doctorReport = Effect.gen(function*() {
         ? policy.notices.some((notice) => notice.key.startsWith(SyncSettingKey))
           ? check(false, "notes sync: no remote set, since each pi-context.sync entry was ignored (see settings); the notes stay on this machine")
           : check(true, "notes sync: no remote configured; the notes stay on this machine")
-        : check(false, `notes sync: ${policy.sync.length} ${policy.sync.length === 1 ? "remote" : "remotes"} configured, but notes sync is not running in this session`)
+        : check(false, `notes sync: ${plural(policy.sync.length, "remote")} configured, but notes sync is not running in this session`)
     )
   }
 

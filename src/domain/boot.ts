@@ -2,6 +2,7 @@ import { formatAddress, type Home, homeLabel, Homes, homeOrder } from "./notes/a
 import { shownName, shownText } from "./notes/names.ts"
 import type { HomeMap, HomeSnapshot, NoteRow, NotesSnapshot } from "./notes/snapshot.ts"
 import { textWindow } from "./textWindow.ts"
+import { plural } from "./plural.ts"
 
 /** Who wakes up in this window. */
 export interface BootIdentity {
@@ -67,7 +68,7 @@ const refusedLine = (home: HomeSnapshot & { readonly _tag: "Available" }): Reado
   if (refused.length === 0) return []
   const names = refused.map((relative) => formatAddress({ home: home.home, path: relative }))
   return [
-    `Left out: ${refused.length} ${refused.length === 1 ? "file" : "files"} whose name holds a control or invisible character (${refusedNamesText(names)}); ` +
+    `Left out: ${plural(refused.length, "file")} whose name holds a control or invisible character (${refusedNamesText(names)}); ` +
     "no note can be named so. The user was told; leave them alone."
   ]
 }
@@ -280,7 +281,7 @@ const render = (input: BootInput, selection: Selection, omittedRows: number): st
   const { identity, snapshot, now, budgetTokens } = input
   const omissions = omittedRows > 0 || selection.mapPointers.size > 0
     ? [
-      `${omittedRows} ${omittedRows === 1 ? "row" : "rows"} left out and ${selection.mapPointers.size} MAP ${selection.mapPointers.size === 1 ? "excerpt" : "excerpts"} shortened to fit the boot budget of ${budgetTokens} tokens (rule: the oldest rows go first, then MAP excerpts from @model back to the session). List them with notes_list.`
+      `${plural(omittedRows, "row")} left out and ${selection.mapPointers.size} MAP ${selection.mapPointers.size === 1 ? "excerpt" : "excerpts"} shortened to fit the boot budget of ${budgetTokens} tokens (rule: the oldest rows go first, then MAP excerpts from @model back to the session). List them with notes_list.`
     ]
     : []
   const sections = [

@@ -10,6 +10,7 @@ import { Trace } from "../services/Trace.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
+import { plural } from "../domain/plural.ts"
 
 /** The notes a snapshot holds, as a boot's index shows them: ages aside, two boots of one fingerprint index the same notes. */
 const notesFingerprint = (snapshot: NotesSnapshot): string =>
@@ -83,7 +84,7 @@ export const layerWithoutDependencies = Layer.effect(
           const key = `refused:${refused.join("\0")}`
           if ((yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, key]))).has(key)) return
           yield* session.notify(
-            `pi-context: ${refused.length} ${refused.length === 1 ? "file was" : "files were"} left out of your notes because ` +
+            `pi-context: ${plural(refused.length, "file was", "files were")} left out of your notes because ` +
               `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${refusedNamesText(refused)}. ` +
               "They are left where they are; rename them (for example with a file manager or `mv`) to use them as notes.",
             "warning"

@@ -96,14 +96,15 @@ export const layerWithoutDependencies = Layer.effect(
     const toldPastCompaction = new Set<string>()
     const emitNotices = Effect.gen(function*() {
       yield* budget.noticesDue
-      yield* boundaries.resetNoticeDue(yield* currentWindow)
+      const window = yield* currentWindow
+      yield* boundaries.resetNoticeDue(window)
       if (yield* enabled) return
       const session = yield* PiSession
-      const window = yield* windows.current
-      if (toldPastCompaction.has(window.id) || !hasMarker(yield* session.branch)) return
+      if (toldPastCompaction.has(window.id)) return
       const usage = yield* windows.usage
       const notice = offPastCompactionNotice(tokensLeft(usage), (yield* thresholds.policy).reserve.value, percentShown(usage))
-      if (notice === undefined) return
+      // The branch is walked only once the window is that full: an unmarked branch is Pi's compaction's to manage.
+      if (notice === undefined || !hasMarker(yield* session.branch)) return
       toldPastCompaction.add(window.id)
       yield* session.notify(notice, "warning")
     })

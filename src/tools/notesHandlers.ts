@@ -12,6 +12,7 @@ import type { NotesHomeUnavailable, SearchHit } from "../services/NotesStore.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { ChangeRefused, gateChange } from "./consentGate.ts"
 import { decodeParams, InvalidParams } from "./params.ts"
+import { plural } from "../domain/plural.ts"
 
 
 const Int = Schema.Int
@@ -118,7 +119,7 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
     edits.length === 0 && decoded.rename_to !== undefined ? { kind: "rename", renameTo: decoded.rename_to } : { kind: "edit", edits, renameTo: decoded.rename_to }
   )
   const result = yield* (yield* NotesHomes).update(decoded.address, edits, decoded.rename_to)
-  const applied = result.editsApplied === 0 ? "" : `${result.editsApplied} ${result.editsApplied === 1 ? "edit" : "edits"} applied`
+  const applied = result.editsApplied === 0 ? "" : `${plural(result.editsApplied, "edit")} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
   return ok(`Updated ${shownName(result.address)}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
 }, asOutcome)

@@ -5,6 +5,7 @@
  * wrote them, so every field is checked.
  */
 import { shownName, shownText } from "./names.ts"
+import { plural } from "../plural.ts"
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
@@ -36,7 +37,7 @@ export const notesCallView = (toolName: string, args: unknown): CallView => {
     case "notes_update": {
       const edits = Array.isArray(a.edits) ? a.edits as ReadonlyArray<{ oldText?: unknown; newText?: unknown }> : []
       const what = [
-        edits.length > 0 ? `${edits.length} ${edits.length === 1 ? "edit" : "edits"}` : undefined,
+        edits.length > 0 ? plural(edits.length, "edit") : undefined,
         str(a.rename_to) === undefined ? undefined : `rename to ${shownName(str(a.rename_to)!)}`,
         a.retire === true ? "retire" : undefined
       ].filter((part) => part !== undefined)

@@ -1,6 +1,7 @@
 import { fitLine, type Segment, type ViewLine } from "../window/view.ts"
 import { conflictsHeading } from "./syncConflictText.ts"
 import { shownName, shownText } from "./names.ts"
+import { plural } from "../plural.ts"
 
 /**
  * `/pi-context notes` at a glance: the notes root, the count per home, and the
@@ -24,7 +25,7 @@ const seg = (text: string, tone: Segment["tone"] = "text"): Segment => ({ text, 
 export const notesOverviewView = (overview: NotesOverview, width: number): ReadonlyArray<ViewLine> => {
   const total = overview.homes.reduce((sum, home) => sum + (home.count ?? 0), 0)
   const lines: Array<ViewLine> = [
-    [seg("pi-context notes", "accent"), seg(` · ${total} ${total === 1 ? "note" : "notes"} · root ${overview.root}`)],
+    [seg("pi-context notes", "accent"), seg(` · ${plural(total, "note")} · root ${overview.root}`)],
     overview.homes.flatMap((home, i): Array<Segment> => [
       seg(i === 0 ? "  " : " · ", "dim"),
       seg(`${home.home} `, "muted"),

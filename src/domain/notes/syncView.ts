@@ -2,6 +2,7 @@ import { formatAge } from "../boot.ts"
 import { formatAddress } from "./homes.ts"
 import { conflictFix } from "./syncConflictText.ts"
 import type { ConflictCopy, RemoteSyncState, SyncFailureKind, SyncOutcome } from "./syncTypes.ts"
+import { plural } from "../plural.ts"
 
 /**
  * What `/pi-context notes sync`, its `now` and doctor say about each remote,
@@ -68,7 +69,7 @@ const remoteLines = (state: RemoteSyncState, nowMs: number): ReadonlyArray<strin
   outcomeLine("last push", state.lastPush, state, nowMs),
   state.ahead === undefined || state.behind === undefined
     ? "  ahead/behind: not known until a fetch succeeds"
-    : `  ${state.ahead} ${state.ahead === 1 ? "commit" : "commits"} to push, ${state.behind} to pull`,
+    : `  ${plural(state.ahead, "commit")} to push, ${state.behind} to pull`,
   // A diverged remote takes no push until the user's sync now: its own line says so.
   ...(state.pushPending && state.diverged === undefined ? ["  push pending: tried again at the next window's commit"] : []),
   ...(state.diverged === undefined ? [] : [`  diverged ${formatAge(state.diverged.atMs, nowMs)}: ${divergedLine(state.diverged.backupRef)}`]),
@@ -106,7 +107,7 @@ export const noRemoteText = (setup: SyncSetup): string =>
       "and the project home from the project's .pi/settings.json (README: Notes sync)."
     ]).join("\n")
 
-const remotesCount = (count: number): string => `${count} ${count === 1 ? "remote" : "remotes"}`
+const remotesCount = (count: number): string => plural(count, "remote")
 
 /** `/pi-context notes sync`: a title line, then each remote. */
 export const syncStatusText = (states: ReadonlyArray<RemoteSyncState>, nowMs: number, setup: SyncSetup): string =>
@@ -128,7 +129,7 @@ export const syncNowText = (states: ReadonlyArray<RemoteSyncState>, nowMs: numbe
   const title = failed === 0
     ? `pi-context notes sync now: ${remotesCount(states.length)} synced`
     : `pi-context notes sync now: ${failed} of ${remotesCount(states.length)} failed`
-  const toResolve = conflicts === 0 ? "" : `, ${conflicts} ${conflicts === 1 ? "conflict" : "conflicts"} to resolve`
+  const toResolve = conflicts === 0 ? "" : `, ${plural(conflicts, "conflict")} to resolve`
   return [`${title}${toResolve}`, ...states.flatMap((state) => remoteLines(state, nowMs))].join("\n")
 }
 
@@ -150,7 +151,7 @@ export const syncDoctorLine = (state: RemoteSyncState, nowMs: number): { readonl
     problems.push(`${which} failed: ${failureWords[kind]}; ${failureFix(kind, state.remote)}`)
   }
   if (state.conflicts.length > 0) {
-    problems.push(`${state.conflicts.length} ${state.conflicts.length === 1 ? "conflict" : "conflicts"} pending (${state.conflicts.map(copyLine).join("; ")}): ${conflictFix}`)
+    problems.push(`${plural(state.conflicts.length, "conflict")} pending (${state.conflicts.map(copyLine).join("; ")}): ${conflictFix}`)
   }
   if (state.pushPending && !failures.some((failure) => failure.which === "push")) problems.push("a push is pending: tried again at the next window's commit")
   const head = `notes sync ${state.remote} (${homesOf(state)})`

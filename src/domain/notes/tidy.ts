@@ -106,7 +106,7 @@ const describeAction = (action: TidyAction): string => {
     case "Wrote":
       return `wrote ${shownName(action.address)}`
     case "Edited":
-      return `edited ${shownName(action.address)} (${action.edits} ${action.edits === 1 ? "edit" : "edits"})`
+      return `edited ${shownName(action.address)} (${plural(action.edits, "edit")})`
     case "Moved":
       return `moved ${action.from} to ${action.to}`
     case "Retired":
@@ -125,7 +125,7 @@ export const renderTidyReport = (input: TidyReportInput): string => {
   const userChanges = input.actions.filter(touchesUserHome)
   if (userChanges.length > 0) {
     lines.push(
-      `Your own @user notes: it ${verb} ${userChanges.length} ${userChanges.length === 1 ? "change" : "changes"} there:`,
+      `Your own @user notes: it ${verb} ${plural(userChanges.length, "change")} there:`,
       ...userChanges.map((action) => `  - ${describeAction(action)}`)
     )
   }

@@ -2,6 +2,7 @@ import type { ResetSource } from "../resetControl.ts"
 import type { WindowEnd } from "./facts.ts"
 import type { ResetShown } from "./resetData.ts"
 import { formatTokens } from "../tokenCount.ts"
+import { plural } from "../plural.ts"
 
 /** How each kind of reset reads, in the chat, the windows view and notices. */
 export const sourceLabel = (source: ResetSource | "unknown"): string => {
@@ -52,16 +53,10 @@ const fill = (shown: ResetShown): string => {
 }
 
 /** No checkpoint, and what the model had been told before it: guided and warned, it ignored both. */
-const noCheckpoint = (shown: ResetShown): string =>
-  shown.guided === true && shown.warned === true
-    ? "no checkpoint, though guided and warned"
-    : shown.warned === true
-    ? "no checkpoint, though warned"
-    : shown.guided === true
-    ? "no checkpoint, though guided"
-    : "no checkpoint"
-
-const notes = (count: number) => `${count} ${count === 1 ? "note" : "notes"}`
+const noCheckpoint = (shown: ResetShown): string => {
+  const told = [shown.guided === true ? "guided" : undefined, shown.warned === true ? "warned" : undefined].filter((word) => word !== undefined)
+  return told.length === 0 ? "no checkpoint" : `no checkpoint, though ${told.join(" and ")}`
+}
 
 /**
  * The divider's phrases laid out in `width` columns: whole phrases per line, joined by " · ", framed by "──"; a
@@ -100,7 +95,7 @@ export const resetChatLines = (input: {
   const phrases = [
     `context reset: ${sourceLabel(input.source)}`,
     fill(shown),
-    `w${shown.ordinal} starts from ${notes(shown.notesIndexed)}`,
+    `w${shown.ordinal} starts from ${plural(shown.notesIndexed, "note")}`,
     shown.checkpointed ? "checkpointed" : noCheckpoint(shown)
   ]
   return {

@@ -12,6 +12,7 @@ import { messageOfRole } from "../messageOfRole.ts"
 import { ToolName } from "../protocol.ts"
 import type { WindowFacts } from "./facts.ts"
 import { endLabel } from "./resetShown.ts"
+import { plural } from "../plural.ts"
 
 /** One window's signals, as `/pi-context report --json` gives them. */
 export interface WindowSignals {
@@ -188,16 +189,16 @@ export const signalsReport = (
       `${peakBar(s.peakTokens, model?.contextWindow)}w${s.w} (${s.end === "open" ? "open" : `ended by ${s.end}`})`,
       s.end === "open" ? undefined : s.checkpointWritten ? "checkpointed" : "no checkpoint",
       s.notesReadAfterReset === undefined ? undefined : s.notesReadAfterReset ? "picked up from its notes" : "did not read its notes",
-      s.filesReread > 0 ? `re-read ${s.filesReread} ${s.filesReread === 1 ? "file" : "files"}` : undefined,
-      s.commandsRerun > 0 ? `reran ${s.commandsRerun} ${s.commandsRerun === 1 ? "command" : "commands"}` : undefined,
+      s.filesReread > 0 ? `re-read ${plural(s.filesReread, "file")}` : undefined,
+      s.commandsRerun > 0 ? `reran ${plural(s.commandsRerun, "command")}` : undefined,
       s.userRepeated ? "you repeated a request" : undefined,
       s.bootTokens === undefined ? undefined : `boot ${integer(s.bootTokens)} tokens`,
       s.peakTokens === null ? undefined : `peak ${integer(s.peakTokens)}`,
-      `${s.turns} ${s.turns === 1 ? "turn" : "turns"}`
+      plural(s.turns, "turn")
     ].filter((part) => part !== undefined).join(" · ")
   const { totals } = signals
   return [
-    `pi-context report: ${totals.resets} ${totals.resets === 1 ? "reset" : "resets"}`,
+    `pi-context report: ${plural(totals.resets, "reset")}`,
     ...signals.windows.map(line),
     `totals: ${totals.checkpointed} of ${totals.resets} windows checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
     `${totals.filesReread} files re-read, ${totals.commandsRerun} commands rerun, ${totals.userRepeated} requests you repeated; ` +

@@ -2,6 +2,7 @@ import { changeTally, markedAddress, type WindowNoteChange } from "../notes/wind
 import type { WindowFacts } from "./facts.ts"
 import { endLabel, percentOf } from "./resetShown.ts"
 import { formatTokens } from "../tokenCount.ts"
+import { plural } from "../plural.ts"
 
 /**
  * The windows view (`/pi-context windows`): one block per window of the
@@ -113,7 +114,7 @@ const windowBlock = (facts: WindowFacts, options: ViewOptions): ReadonlyArray<Vi
     : ` · ${facts.end._tag === "Open" ? "open for" : "lasted"} ${formatDuration(until - facts.startedAt)}`
   const head: ViewLine = [
     seg(`w${facts.ordinal}`.padEnd(4), "accent"),
-    seg(`${started}${lasted} · ${facts.turns} ${facts.turns === 1 ? "turn" : "turns"} · `, "text"),
+    seg(`${started}${lasted} · ${plural(facts.turns, "turn")} · `, "text"),
     seg(facts.end._tag === "Open" ? "open (current)" : `ended: ${endLabel(facts.end)}`, endTone(facts))
   ]
   const percent = percentOf(facts.peakTokens, options.scale?.contextWindow ?? null)
@@ -143,7 +144,7 @@ const pickupSegments = (facts: WindowFacts): ViewLine => {
   return [
     seg(" · ", "muted"),
     seg(pickup.readNotes ? "read its notes" : "did not read its notes", pickup.readNotes ? "text" : "warning"),
-    ...(pickup.filesReread === 0 ? [] : [seg(` · re-read ${pickup.filesReread} ${pickup.filesReread === 1 ? "file" : "files"}`, "text")])
+    ...(pickup.filesReread === 0 ? [] : [seg(` · re-read ${plural(pickup.filesReread, "file")}`, "text")])
   ]
 }
 

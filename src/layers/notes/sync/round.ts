@@ -28,6 +28,7 @@ import {
   tidy,
   treeOf
 } from "./mirror.ts"
+import { plural } from "../../../domain/plural.ts"
 
 /**
  * One sync of a remote: fetch, copy the homes in, merge, copy back what the
@@ -146,7 +147,7 @@ const lockedRound = Effect.fnUntraced(function*(
   // HEAD was the remote's tip before this machine's changes were committed on it: the tip needs no merge.
   const onTip = tip !== undefined && head === tip
   const count = copied.changed.length
-  if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${count} ${count === 1 ? "note" : "notes"} changed here`)
+  if (count > 0) head = yield* commitPaths(mirror, head, copied.changed, `pi-context sync: ${plural(count, "note")} changed here`)
 
   const diverged = rewritten && mode !== "resolve" ? yield* backUpDiverged(mirror, head, atMs) : undefined
   let plan = emptyPlan
