@@ -5,9 +5,8 @@
  * its fix, and nothing has been written or deleted when it is said.
  */
 import { join } from "node:path"
-import { ModelRuntime } from "@earendil-works/pi-coding-agent"
 import type { EvalOptions } from "./args.ts"
-import { extensionPath } from "./session.ts"
+import { extensionPath, modelOf, userRuntime } from "./session.ts"
 import { tasksFrom } from "../tasks/index.ts"
 
 /** The names of the tasks to run, every one known; a folder of tasks read and checked whole. */
@@ -28,9 +27,8 @@ export const checkArms = (options: EvalOptions, invokedFrom: string): void => {
 /** A real model must be in the user's models (built in, or their models.json) with a key or login Pi can use. */
 export const checkModel = async (options: EvalOptions, userAgentDir: string): Promise<void> => {
   if (options.model === "scripted") return
-  const runtime = await ModelRuntime.create({ authPath: join(userAgentDir, "auth.json"), modelsPath: join(userAgentDir, "models.json"), allowModelNetwork: false })
-  const [provider, ...rest] = options.model.split("/")
-  const model = runtime.getModel(provider!, rest.join("/"))
+  const runtime = await userRuntime(userAgentDir)
+  const model = modelOf(runtime, options.model)
   if (model === undefined) {
     throw new Error(`model ${options.model} is not in your Pi set-up (${join(userAgentDir, "models.json")} and Pi's built-in models); \`pi --list-models\` lists the models it can reach. No run was started.`)
   }

@@ -92,8 +92,14 @@ const scriptedRuntime = async (
 }
 
 /** The user's Pi set-up: its models and credentials, read from the user's agent dir (never written by the eval). */
-const userRuntime = (spec: JobSpec) =>
-  ModelRuntime.create({ authPath: join(spec.userAgentDir, "auth.json"), modelsPath: join(spec.userAgentDir, "models.json"), allowModelNetwork: false })
+export const userRuntime = (userAgentDir: string) =>
+  ModelRuntime.create({ authPath: join(userAgentDir, "auth.json"), modelsPath: join(userAgentDir, "models.json"), allowModelNetwork: false })
+
+/** `provider/id` (the id may hold slashes) in a runtime's models. */
+export const modelOf = (runtime: ModelRuntime, ref: string) => {
+  const [provider, ...rest] = ref.split("/")
+  return runtime.getModel(provider!, rest.join("/"))
+}
 
 export const openSession = async (
   spec: JobSpec,
@@ -112,11 +118,10 @@ export const openSession = async (
   process.env.PI_CONTEXT_NOTES_ROOT = dirs.notesRoot
   const scripted = spec.model === "scripted"
   const requests: Array<TranscriptContext> = []
-  const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec)
+  const modelRuntime = scripted ? await scriptedRuntime(spec, task, dirs, failure, requests) : await userRuntime(spec.userAgentDir)
   // A real model's requests are kept as they go to the provider, as the scripted model keeps its own: the probes resend
   // the first of each new window, through the same runtime (its credentials) but not through this record.
-  const [provider, ...rest] = scripted ? [scriptedProvider, scriptedModelId] : spec.model.split("/")
-  const found = modelRuntime.getModel(provider!, rest.join("/"))
+  const found = modelOf(modelRuntime, scripted ? `${scriptedProvider}/${scriptedModelId}` : spec.model)
   if (found === undefined) throw new Error(`model ${spec.model} is not in your Pi set-up (pi --list-models shows the models it can reach)`)
   const window = runWindow(spec, found.contextWindow)
   const model: Model<Api> = { ...found, contextWindow: window }

@@ -9,13 +9,13 @@
 import { createAssistantMessageEventStream } from "@earendil-works/pi-ai/compat"
 import type { Api, AssistantMessage, AssistantMessageEventStream, Model, SimpleStreamOptions, TranscriptContext } from "@earendil-works/pi-ai"
 import { estimateTokens, requestText } from "../scripted/provider.ts"
+import { sentTokens } from "./metrics.ts"
 
 export type StreamSimple = (model: Model<Api>, context: TranscriptContext, options?: SimpleStreamOptions) => AssistantMessageEventStream
 
 /** Anthropic's words, which Pi's overflow detection knows; the eval's window named. */
 export const overflowText = (tokens: number, window: number) => `prompt is too long: ${tokens} tokens > ${window} maximum (the eval's --window)`
 
-const promptTokens = (message: AssistantMessage) => message.usage.input + message.usage.cacheRead + message.usage.cacheWrite
 
 /** An error reply nobody was billed for: the request was never sent, or its stream broke. */
 const unsent = (model: Model<Api>, errorMessage: string): AssistantMessage => ({
@@ -37,8 +37,8 @@ export const enforceWindow = (send: StreamSimple, window: number): StreamSimple 
   const inner = send(model, context, options)
   void (async () => {
     for await (const event of inner) {
-      if (event.type === "done" && promptTokens(event.message) > window) {
-        return refuse({ ...event.message, content: [], stopReason: "error", errorMessage: overflowText(promptTokens(event.message), window) })
+      if (event.type === "done" && sentTokens(event.message.usage) > window) {
+        return refuse({ ...event.message, content: [], stopReason: "error", errorMessage: overflowText(sentTokens(event.message.usage), window) })
       }
       outer.push(event)
     }

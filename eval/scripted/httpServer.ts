@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net"
 import type { AssistantMessage, Message, TranscriptContext } from "@earendil-works/pi-ai"
 import type { ScriptedSolver } from "../tasks/taskTypes.ts"
 import { scriptedAgent } from "./agent.ts"
-import { estimateTokens, requestText } from "./provider.ts"
+import { commonPrefix, estimateTokens, requestText } from "./provider.ts"
 
 interface OpenAiToolCall {
   readonly id: string
@@ -67,13 +67,6 @@ export const transcriptOf = (request: OpenAiRequest): TranscriptContext => {
     }
   }
   return { messages } as TranscriptContext
-}
-
-const commonPrefix = (a: string, b: string): number => {
-  const length = Math.min(a.length, b.length)
-  let index = 0
-  while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++
-  return index
 }
 
 export interface ScriptedServer {

@@ -54,7 +54,8 @@ const assistantText = (content: AssistantMessage["content"]): string =>
 
 const zeroCost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
 
-const commonPrefix = (a: string, b: string): number => {
+/** How many characters two requests share from their start: what a provider's prefix cache would read. */
+export const commonPrefix = (a: string, b: string): number => {
   const length = Math.min(a.length, b.length)
   let index = 0
   while (index < length && a.charCodeAt(index) === b.charCodeAt(index)) index++

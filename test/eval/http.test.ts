@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
@@ -8,6 +8,7 @@ import type { RunResult } from "../../eval/harness/types.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { startScriptedServer } from "../../eval/scripted/httpServer.ts"
 import { taskNamed } from "../../eval/tasks/index.ts"
+import { localModelsDir } from "../support/localModels.ts"
 
 /**
  * The eval's whole path on a model over HTTP, offline: an OpenAI-compatible
@@ -19,20 +20,7 @@ import { taskNamed } from "../../eval/tasks/index.ts"
 const arms = ["pi-context", "compaction", "masking", "none", "fresh"]
 const task = "log-clue"
 
-const userSetUp = (port: number) => {
-  const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-http-user-"))
-  writeFileSync(join(dir, "models.json"), JSON.stringify({
-    providers: {
-      local: {
-        baseUrl: `http://127.0.0.1:${port}/v1`,
-        api: "openai-completions",
-        apiKey: "local-key",
-        models: [{ id: "scripted", contextWindow: 1_000_000, maxTokens: 4_000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }]
-      }
-    }
-  }))
-  return dir
-}
+const userSetUp = (port: number) => localModelsDir(port, { id: "scripted", contextWindow: 1_000_000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } })
 
 const run = async (model: string, userAgentDir?: string): Promise<ReadonlyArray<RunResult>> => {
   const out = mkdtempSync(join(tmpdir(), "pi-context-eval-http-out-"))

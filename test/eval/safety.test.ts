@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { MarkerFile, planOut, startOut } from "../../eval/harness/outDir.ts"
 import { checkModel } from "../../eval/harness/preflight.ts"
+import { localModelsDir } from "../support/localModels.ts"
 
 const repoRoot = resolve(import.meta.dirname, "..", "..")
 const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
@@ -93,19 +94,13 @@ describe("npm run eval's flags are checked before anything is touched", () => {
   }, 120_000)
 
   it("refuses a model of the user's set-up that has no key, before any run, saying how to give it one", async () => {
-    const agentDir = temp("pi-eval-nokey-")
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({
-      providers: { local: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", models: [{ id: "m1", contextWindow: 32_000, maxTokens: 4_000 }] } }
-    }))
-    const refusal = await checkModel(parseArgs(["--model", "local/m1"]), agentDir).then(() => undefined, (error: Error) => error.message)
+    const refusal = await checkModel(parseArgs(["--model", "local/m1"]), localModelsDir(9, { id: "m1", contextWindow: 32_000 }, null))
+      .then(() => undefined, (error: Error) => error.message)
     assert.strictEqual(
       refusal,
       "model local/m1 has no key or login in your Pi set-up: run `pi` and /login, set the provider's API key variable, or give the provider an apiKey in models.json. No run was started."
     )
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({
-      providers: { local: { baseUrl: "http://127.0.0.1:9/v1", api: "openai-completions", apiKey: "k", models: [{ id: "m1", contextWindow: 32_000, maxTokens: 4_000 }] } }
-    }))
-    await checkModel(parseArgs(["--model", "local/m1"]), agentDir)
+    await checkModel(parseArgs(["--model", "local/m1"]), localModelsDir(9, { id: "m1", contextWindow: 32_000 }))
   })
 })
 

@@ -9,6 +9,7 @@ import { runPool } from "../../eval/harness/pool.ts"
 import { probeMark } from "../../eval/harness/probe.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { enforceWindow, type StreamSimple } from "../../eval/harness/window.ts"
+import { localModelsDir } from "../support/localModels.ts"
 
 /** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage (`promptTokens` for every request). */
 const chatServer = (promptTokens = 1_000) => {
@@ -28,20 +29,7 @@ const chatServer = (promptTokens = 1_000) => {
   return { server, bodies }
 }
 
-const userSetUp = (port: number) => {
-  const userAgentDir = mkdtempSync(join(tmpdir(), "pi-context-eval-user-"))
-  writeFileSync(join(userAgentDir, "models.json"), JSON.stringify({
-    providers: {
-      local: {
-        baseUrl: `http://127.0.0.1:${port}/v1`,
-        api: "openai-completions",
-        apiKey: "local-key",
-        models: [{ id: "m1", contextWindow: 200_000, maxTokens: 4_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } }]
-      }
-    }
-  }))
-  return userAgentDir
-}
+const userSetUp = (port: number) => localModelsDir(port, { id: "m1", contextWindow: 200_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } })
 
 describe("npm run eval --model provider/id", () => {
   it("starts no run once the runs so far cost --max-usd", async () => {
