@@ -2,7 +2,6 @@ import type { BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
 import type { ResetSource } from "./resetControl.ts"
 import type { ResetShown } from "./window/resetData.ts"
-import { compactionSummaryText } from "./window/resetShown.ts"
 import { isResetWindowOf } from "./windowId.ts"
 
 /** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
@@ -15,6 +14,7 @@ export type BoundaryDraft =
     readonly display: boolean
     readonly details?: unknown
   }
+  | { readonly type: "context_edit"; readonly targetId: string; readonly replacement: null }
   | { readonly type: "compaction"; readonly summary: string; readonly firstKeptEntryId: string | null; readonly details?: unknown }
 
 export const continuationText =
@@ -95,13 +95,13 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
 })
 
 /**
- * One reset boundary, in order: a compaction (Pi's own context build and
- * usage estimate then start at the boundary), the marker, the hidden boot,
- * the continuation. The compaction keeps the ending window's last exchange
- * from `keptFrom` (null: nothing), so that Pi's TUI, which rebuilds the chat
- * from it, still shows what just happened; the model never sees the kept
- * part, since the window's requests start at its boot. The marker records the
- * reset's `source`: how the window before it ended.
+ * One reset boundary, in order: a context edit hiding each entry Pi's own
+ * context still holds (`hidden`, see `stillInPiContext`), the marker, the
+ * hidden boot, the continuation. The edits make Pi count the new window from
+ * its boot (its footer, its compaction threshold); nothing is compacted, so
+ * Pi's chat keeps the whole conversation above the divider. The model never
+ * sees what came before the boot either way: a window's requests start at
+ * it. The marker records the reset's `source`: how the window before it ended.
  */
 export const resetDrafts = (
   windowId: string,
@@ -109,14 +109,9 @@ export const resetDrafts = (
   bootText: string,
   continuation: string = continuationText,
   shown?: ResetShown,
-  keptFrom: string | null = null
+  hidden: ReadonlyArray<string> = []
 ): ReadonlyArray<BoundaryDraft> => [
-  {
-    type: "compaction",
-    summary: compactionSummaryText({ source, shown }),
-    firstKeptEntryId: keptFrom,
-    details: { source: "pi-context", windowId }
-  },
+  ...hidden.map((targetId) => ({ type: "context_edit" as const, targetId, replacement: null })),
   { type: "custom", customType: CustomType.resetMarker, data: shown === undefined ? { windowId, source } : { windowId, source, shown } },
   bootMessage(windowId, bootText),
   continuationMessage(continuation)

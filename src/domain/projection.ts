@@ -96,13 +96,9 @@ const projectReset = <M extends ProjectableMessage>(messages: ReadonlyArray<M>, 
       }
     }
   }
-  let system: M | undefined
-  for (let i = (bootIndex === -1 ? messages.length : bootIndex) - 1; i >= 0; i--) {
-    if (messages[i]!.role === "system") {
-      system = messages[i]
-      break
-    }
-  }
+  // Pi's system messages before the boot are one prompt and tool set, each patching the last: they lead the request as one.
+  const systems = messages.slice(0, bootIndex === -1 ? messages.length : bootIndex).filter((message) => message.role === "system")
+  const system = systems.length <= 1 ? systems[0] : (currentSystemMessage(systems) as M)
   const head = system === undefined ? [] : [system]
   if (bootIndex === -1) return { _tag: "MissingBoot", safeHead: head }
   if (bootIndex === 0 || (bootIndex === 1 && system === messages[0])) return { _tag: "Unchanged" }
@@ -229,14 +225,54 @@ export const estimateRequestTokens = (messages: ReadonlyArray<ProjectableMessage
     if (reply !== undefined) return { _tag: "Measured", tokens: reply + trailing }
     trailing += estimateMessageTokens(message)
   }
-  // Pi counts only the newest system prompt; the others were summed above.
+  // Pi counts its current system message once: every system message replayed into one.
   let tokens = 0
-  let system: ProjectableMessage | undefined
   let compacted = false
   for (const message of messages) {
-    if (message.role === "system") system = message
-    else tokens += estimateMessageTokens(message)
+    if (message.role !== "system") tokens += estimateMessageTokens(message)
     if (message.role === "compactionSummary") compacted = true
   }
+  const system = currentSystemMessage(messages)
   return { _tag: "Estimated", tokens: tokens + (system === undefined ? 0 : estimateMessageTokens(system)), compacted }
 }
+
+/**
+ * The system message Pi leads a request with, as Pi's `getCurrentSystemMessage`
+ * replays the transcript's system messages: their prompts joined, sections
+ * patched by name, tools added and removed by name. A later system message
+ * only patches the first (a change of the tool set, say): keeping or counting
+ * the newest alone would leave Pi's prompt and most tools out.
+ */
+export const currentSystemMessage = (messages: ReadonlyArray<ProjectableMessage>): ProjectableMessage | undefined => {
+  const prompts: Array<string> = []
+  const sections = new Map<string, unknown>()
+  const tools = new Map<unknown, unknown>()
+  let first: (ProjectableMessage & Record<string, unknown>) | undefined
+  for (const message of messages) {
+    if (message.role !== "system") continue
+    const m = message as ProjectableMessage & Record<string, unknown>
+    first ??= m
+    const prompt = typeof m.content === "string" ? m.content : contentText(m.content)
+    if (prompt.length > 0) prompts.push(prompt)
+    if (typeof m.sections === "object" && m.sections !== null) {
+      for (const [name, value] of Object.entries(m.sections)) value === null ? sections.delete(name) : sections.set(name, value)
+    }
+    for (const tool of listed(m.toolsRemoved)) tools.delete(toolName(tool))
+    for (const tool of listed(m.toolsAdded)) tools.set(toolName(tool), tool)
+  }
+  if (first === undefined) return undefined
+  return {
+    role: "system",
+    content: prompts.join("\n\n"),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.size > 0 ? { toolsAdded: [...tools.values()] } : {}),
+    timestamp: first.timestamp ?? 0
+  } as ProjectableMessage
+}
+
+const listed = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+const toolName = (tool: unknown): unknown => (typeof tool === "object" && tool !== null ? (tool as { name?: unknown }).name : undefined)
+const contentText = (content: unknown): string =>
+  Array.isArray(content)
+    ? content.flatMap((block) => (typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" ? [String((block as { text?: unknown }).text ?? "")] : [])).join("\n")
+    : ""

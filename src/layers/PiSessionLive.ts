@@ -35,7 +35,7 @@ const readSessionId = (path: string | undefined): string | undefined => {
  */
 export type PiFault = (fault: { readonly operation: PiOperation; readonly error: unknown }) => void
 
-export type PiOperation = "context usage" | "model" | "settings" | "project trust" | "idle state" | "message queue"
+export type PiOperation = "context usage" | "model" | "settings" | "project trust" | "idle state" | "message queue" | "context edit"
 
 /** What pi-context does without each answer, for the one notice. */
 export const faultFallback: Readonly<Record<PiOperation, string>> = {
@@ -44,7 +44,8 @@ export const faultFallback: Readonly<Record<PiOperation, string>> = {
   settings: "pi-context uses its default settings",
   "project trust": "the project's .pi/settings.json is not applied",
   "idle state": "the agent counts as busy",
-  "message queue": "a waiting /wipe-memory counts every queued message as sent after it"
+  "message queue": "a waiting /wipe-memory counts every queued message as sent after it",
+  "context edit": "Pi's own context keeps that entry, so its footer counts it until the next reply (the model is sent only the new window)"
 }
 
 const ignoreFault: PiFault = () => {}
@@ -84,6 +85,8 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
   // On Pi's SessionManager (an O(1) count), not on the read-only type extensions get: used when it is there.
   const counted = sessionManager as { readonly getEntryCount?: () => number }
   const countEntries = typeof counted.getEntryCount === "function" ? () => counted.getEntryCount!() : undefined
+  // Pi's SessionManager appends context edits; the read-only type extensions get leaves it out. Used when it is there.
+  const editable = sessionManager as { readonly appendContextEdit?: (targetId: string, replacement: null) => string }
   const entries = Effect.sync(() => {
     if (countEntries === undefined) return asRaw(sessionManager.getEntries())
     const sessionId = sessionManager.getSessionId()
@@ -130,6 +133,9 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
     isIdle: guarded("idle state", false, () => ctx.isIdle()),
     hasQueuedMessages: guarded("message queue", false, () => ctx.hasPendingMessages()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
+    hideFromPiContext: (ids) =>
+      typeof editable.appendContextEdit !== "function" ? Effect.void : Effect.forEach(ids, (id) =>
+        guarded("context edit", undefined, () => void editable.appendContextEdit!(id, null)), { discard: true }),
     sendMessage: (message, options) =>
       Effect.sync(() =>
         pi.sendMessage(

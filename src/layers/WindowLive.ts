@@ -15,6 +15,7 @@ import {
   type WindowSpan
 } from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
+import { piView } from "../domain/window/piContext.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "../services/Window.ts"
@@ -90,9 +91,10 @@ export const layer = Layer.effect(
         if (piFigureHolds(window)) return reportedUsage(Option.getOrUndefined(yield* session.contextUsage), window)
         const contextWindow = yield* modelWindow
         if (contextWindow === undefined) return undefined
-        // Of what comes before the marker, the next request keeps only the newest system prompt.
-        const entries = window.entries.some(carriesSystemPrompt) ? window.entries : yield* session.branchTail(carriesSystemPrompt)
-        const tokens = nextRequestTokens(entries, window)
+        // Of what comes before the window, the next request keeps Pi's system prompt: every system message replayed.
+        const own = new Set(window.entries.map((entry) => entry.id))
+        const systems = piView(yield* session.rawBranch).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+        const tokens = nextRequestTokens([...systems, ...window.entries], window)
         const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
         if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })
         return usage

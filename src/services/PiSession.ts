@@ -60,6 +60,12 @@ export class PiSession extends Context.Service<PiSession, {
   /** Whether steering or follow-up messages are queued for the active run. */
   readonly hasQueuedMessages: Effect.Effect<boolean>
   readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
+  /**
+   * Leaves entries out of Pi's own context with context edits, while Pi is
+   * idle (a boundary during a run carries its edits as drafts). Pi then counts
+   * its context without them; a Pi without context edits keeps them.
+   */
+  readonly hideFromPiContext: (ids: ReadonlyArray<string>) => Effect.Effect<void>
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
   readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>

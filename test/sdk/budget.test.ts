@@ -136,12 +136,11 @@ describe("budget in Pi's agent loop", () => {
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)
-    expect(all.slice(marker[0]! - 5, marker[0]! + 3)).toEqual([
+    expect(all.slice(marker[0]! - 4, marker[0]! + 3)).toEqual([
       "message:assistant",
       "message:toolResult",
       "message:toolResult",
       "custom_message:pi-context/warning",
-      "compaction",
       "custom:pi-context/reset-marker",
       "custom_message:pi-context/boot",
       "custom_message:pi-context/continuation"
@@ -243,9 +242,8 @@ describe("budget in Pi's agent loop", () => {
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)
-    expect(all.slice(marker[0]! - 2)).toEqual([
+    expect(all.slice(marker[0]! - 1)).toEqual([
       "message:assistant",
-      "compaction",
       "custom:pi-context/reset-marker",
       "custom_message:pi-context/boot",
       "custom_message:pi-context/continuation"
@@ -278,10 +276,9 @@ describe("budget in Pi's agent loop", () => {
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)
-    expect(all.slice(marker[0]! - 3, marker[0]! + 1)).toEqual([
+    expect(all.slice(marker[0]! - 2, marker[0]! + 1)).toEqual([
       "message:assistant",
       "custom_message:pi-context/warning",
-      "compaction",
       "custom:pi-context/reset-marker"
     ])
     expect(h.requests).toHaveLength(2)

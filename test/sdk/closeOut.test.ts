@@ -47,7 +47,7 @@ describe("one close-out before an automatic reset mid-run", () => {
     const all = kinds(h.entries())
     const markers = markerIndexes(h.entries())
     expect(markers).toHaveLength(1)
-    expect(all.slice(markers[0]! - 4, markers[0]!)).toEqual(["message:assistant", "message:toolResult", "message:toolResult", "compaction"])
+    expect(all.slice(markers[0]! - 3, markers[0]!)).toEqual(["message:assistant", "message:toolResult", "message:toolResult"])
     // The close-out is hidden and never written to the session.
     expect(JSON.stringify(h.entries())).not.toContain(CLOSE_OUT)
     // The model asked for this reset: the continuation carries the pending request, not a digest.
@@ -67,7 +67,7 @@ describe("one close-out before an automatic reset mid-run", () => {
     expect(closeOutRequests(h)).toEqual([2])
     const markers = markerIndexes(h.entries())
     expect(markers).toHaveLength(1)
-    expect(kinds(h.entries()).slice(markers[0]! - 3, markers[0]!)).toEqual(["message:assistant", "message:toolResult", "compaction"])
+    expect(kinds(h.entries()).slice(markers[0]! - 2, markers[0]!)).toEqual(["message:assistant", "message:toolResult"])
     expect(h.requests).toHaveLength(4)
     const fresh = conversation(h.requests[3]!)
     expect(fresh[0]).toMatch(/^user: ## Context window/)

@@ -28,7 +28,7 @@ describe("continuity: the checkpoint check", () => {
     const markers = markerIndexes(h.entries())
     expect(markers).toHaveLength(1)
     // Nothing was committed at the refused call: the only boundary follows the honoured one.
-    expect(all.slice(markers[0]! - 2, markers[0]!)).toEqual(["message:toolResult", "compaction"])
+    expect(all.slice(markers[0]! - 1, markers[0]!)).toEqual(["message:toolResult"])
     expect(h.requests).toHaveLength(4)
     expect(conversation(h.requests[3]!)[0]).toMatch(/^user: ## Context window/)
   })
@@ -106,10 +106,9 @@ describe("continuity: no model call after a finished reply", () => {
     await h.prompt(filler(5_800, "BIG-QUESTION"))
     expect(h.faux.state.callCount).toBe(2)
     expect(h.requests).toHaveLength(2)
-    expect(kinds(h.entries()).slice(-6)).toEqual([
+    expect(kinds(h.entries()).slice(-5)).toEqual([
       "message:assistant",
       "custom_message:pi-context/warning",
-      "compaction",
       "custom:pi-context/reset-marker",
       "custom_message:pi-context/boot",
       "custom_message:pi-context/continuation"

@@ -11,7 +11,7 @@ const say = (text: string) => fauxAssistantMessage(text)
 const overflowError = () =>
   fauxAssistantMessage("", { stopReason: "error", errorMessage: "prompt is too long: 250000 tokens > 200000 maximum" })
 
-const boundaryKinds = ["compaction", "custom:pi-context/reset-marker", "custom_message:pi-context/boot", "custom_message:pi-context/continuation"]
+const boundaryKinds = ["custom:pi-context/reset-marker", "custom_message:pi-context/boot", "custom_message:pi-context/continuation"]
 
 /** Indexes of every reset marker in the entries. */
 const markerIndexes = (entries: ReadonlyArray<SessionEntry>) =>
@@ -31,7 +31,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     const all = kinds(h.entries())
     const marker = markerIndexes(h.entries())
     expect(marker).toHaveLength(1)
-    expect(all.slice(marker[0]! - 1, marker[0]! + 3)).toEqual(boundaryKinds)
+    expect(all.slice(marker[0]!, marker[0]! + 3)).toEqual(boundaryKinds)
     const markerEntry = h.entries()[marker[0]!]
     const boot = h.entries()[marker[0]! + 1] as { details: { windowId: string }; display: boolean }
     expect(boot.details.windowId).toBe(markerWindowId(markerEntry))
@@ -89,7 +89,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     await h.prompt("checkpoint and wipe")
     const all = kinds(h.entries())
     expect(markerIndexes(h.entries())).toHaveLength(1)
-    const firstBoundary = all.indexOf("compaction")
+    const firstBoundary = all.indexOf("custom:pi-context/reset-marker")
     expect(all.slice(firstBoundary - 4, firstBoundary)).toEqual(["message:toolResult", "message:toolResult", "message:toolResult", "message:toolResult"])
     const results = h.entries().slice(firstBoundary - 4, firstBoundary).map((entry) => JSON.stringify(entry))
     // The batch runs in order: the wipe before the note is refused, the one after it is honoured.
@@ -144,7 +144,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(h.requests).toHaveLength(3)
     expect(conversation(h.requests[2]!)[0]).toMatch(/^user: ## Context window/)
     expect(conversation(h.requests[2]!)[1]).toContain("a long question")
-    expect(kinds(h.entries()).filter((kind) => kind === "compaction")).toHaveLength(1)
+    expect(markerIndexes(h.entries())).toHaveLength(1)
   })
 
   it("an ordinary provider error stays Pi's and resets nothing", async () => {
@@ -190,7 +190,7 @@ describe("reset lifecycle in Pi's agent loop", () => {
     const calls = h.faux.state.callCount
     await h.prompt("/wipe-memory")
     expect(h.faux.state.callCount).toBe(calls)
-    expect(kinds(h.entries()).slice(-3)).toEqual(boundaryKinds.slice(1))
+    expect(kinds(h.entries()).slice(-3)).toEqual(boundaryKinds)
     h.script([say("two")])
     await h.prompt("continue")
     const fresh = conversation(h.requests.at(-1)!)

@@ -51,8 +51,9 @@ describe("one usage figure", () => {
     expect(await statusReport(h)).toContain(`(${fullPercent}%), ${full.details.tokensLeft!.toLocaleString("en-US")} left`)
 
     await h.prompt("/wipe-memory")
-    // Pi still counts the ended window: a command boundary has no compaction to stop its figure.
-    expect(h.session.getContextUsage()!.tokens).toBeGreaterThan(contextWindow / 4)
+    // Pi's footer counts the new window too: the boundary's context edits leave the ended window out of Pi's figure.
+    const piTokens = h.session.getContextUsage()!.tokens!
+    expect(piTokens).toBeLessThan(contextWindow / 10)
     // pi-context shows the new window as its next request will send it (system prompt, boot, continuation), as an estimate.
     const estimatedPercent = Number(/^pi-context · ~(\d+)% · w3$/.exec(statusLine(h)!)![1])
     expect(estimatedPercent).toBeLessThan(fullPercent)
@@ -61,11 +62,18 @@ describe("one usage figure", () => {
     expect(wiped.text).toContain(`~${estimatedPercent}% of this window used`)
     expect(wiped.text).toContain("an estimate until a reply in this window reports its usage")
     const estimatedTokens = contextWindow - wiped.details.tokensLeft!
+    // One figure for the new window: Pi's footer and pi-context estimate it alike (its system prompt and tools, the boot, the continuation).
+    expect(estimatedTokens).toBe(piTokens)
     expect(await statusReport(h)).toContain(`(~${estimatedPercent}%), ${wiped.details.tokensLeft!.toLocaleString("en-US")} left`)
 
     await h.prompt("go on")
     // The provider's figure for that request (the faux model reports chars/4 of it) matches the estimate, plus the prompt.
     const reported = h.session.getContextUsage()!.tokens!
+    const request = h.requests.at(-1)!.messages as ReadonlyArray<Record<string, unknown>>
+    // It is led by Pi's whole system prompt and tool set, not only the latest change to them (the history tools, offered at the first reset).
+    const tools = (request[0]!.toolsAdded as ReadonlyArray<{ name: string }>).map((tool) => tool.name)
+    expect(tools).toEqual(expect.arrayContaining(["notes_read", "notes_write", "wipe_memory", "context_remaining", "history_read"]))
+    expect(request[0]!.sections).toBeDefined()
     expect(Math.abs(reported - estimatedTokens)).toBeLessThan(100)
     const freshPercent = Number(/^pi-context · (\d+)% · w3$/.exec(statusLine(h)!)![1])
     expect(freshPercent).toBeLessThan(fullPercent)

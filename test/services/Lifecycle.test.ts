@@ -71,7 +71,7 @@ describe("Lifecycle", () => {
     }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(() => Effect.die(new Error("EIO: disk gone"))))))
   })
 
-  it.effect("a committed boundary is the incoming drafts, then compaction, marker, boot and continuation, with continue", () => {
+  it.effect("a committed boundary is the incoming drafts, then context edits hiding what Pi's context held, marker, boot and continuation, with continue", () => {
     const fake = makeFakeSession({ entries: [messageEntry("user", "hello"), checkpointEntry()] })
     return Effect.gen(function*() {
       const first = yield* requestWipe(fake)
@@ -80,15 +80,21 @@ describe("Lifecycle", () => {
       assert.include(second.text, "already scheduled")
       const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false, toolTurn: true })
       assert.strictEqual(reply?.continue, true)
-      const entries = reply!.entries as Array<{ type: string; customType?: string; data?: { windowId: string }; details?: { windowId: string } }>
+      const drafts = reply!.entries as Array<{ type: string; customType?: string; targetId?: string; data?: { windowId: string }; details?: { windowId: string } }>
+      // Every message Pi's own context held is hidden by one edit, before the marker.
+      const edited = drafts.filter((e) => e.type === "context_edit").map((e) => e.targetId)
+      const held = fake.entries.filter((e) => e.type === "message" || e.type === "custom_message").map((e) => e.id)
+      assert.isAbove(held.length, 1)
+      assert.deepStrictEqual(edited, held)
+      const entries = drafts.filter((e) => e.type !== "context_edit")
       assert.deepStrictEqual(entries.map((e) => e.customType ?? e.type), [
         "other-extension/state",
-        "compaction",
         CustomType.resetMarker,
         CustomType.boot,
         CustomType.continuation
       ])
-      assert.strictEqual(entries[3]!.details!.windowId, entries[2]!.data!.windowId)
+      assert.strictEqual(drafts.findIndex((e) => e.type === "context_edit"), 1)
+      assert.strictEqual(entries[2]!.details!.windowId, entries[1]!.data!.windowId)
       // The request was consumed: the next completed turn commits nothing.
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))
     }).pipe(Effect.provide(LifecycleLive.layerTestWith(notesWithSnapshot(emptySnapshot))))

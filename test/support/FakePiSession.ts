@@ -211,6 +211,7 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
         fake.appended.push({ customType, data })
         append({ type: "custom", customType, data })
       }),
+    hideFromPiContext: (ids) => Effect.sync(() => ids.forEach((targetId) => append({ type: "context_edit", targetId, replacement: null }))),
     sendMessage: (message, sendOptions) =>
       Effect.sync(() => {
         fake.sent.push({ ...message, triggerTurn: sendOptions?.triggerTurn === true })

@@ -77,7 +77,14 @@ export interface Harness {
   readonly prompt: (text: string) => Promise<void>
   /** Resolves after Pi settles, continuation runs included. */
   readonly waitForIdle: () => Promise<void>
+  /**
+   * The session's entries without the context edits each reset appends (one
+   * per entry Pi's own context still held): they would shift every index the
+   * tests count from a marker. `allEntries` keeps them; test/sdk/resetInChat.test.ts
+   * asserts them.
+   */
   readonly entries: () => ReadonlyArray<SessionEntry>
+  readonly allEntries: () => ReadonlyArray<SessionEntry>
   readonly branch: () => ReadonlyArray<SessionEntry>
   readonly dispose: () => Promise<void>
 }
@@ -213,7 +220,8 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
       await session.waitForIdle()
     },
     waitForIdle: () => session.waitForIdle(),
-    entries: () => session.sessionManager.getEntries(),
+    entries: () => session.sessionManager.getEntries().filter((entry) => entry.type !== "context_edit"),
+    allEntries: () => session.sessionManager.getEntries(),
     branch: () => session.sessionManager.getBranch(),
     dispose: async () => {
       session.dispose()

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { inspectBranch, inspectTail } from "../../src/domain/boundary.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
+import { getCurrentSystemMessage } from "@earendil-works/pi-ai"
 import { projectRequest } from "../../src/domain/projection.ts"
 import { isEnabled } from "../../src/domain/enabled.ts"
 
@@ -49,13 +50,23 @@ describe("projection", () => {
     assert.strictEqual(projectRequest([boot("root"), user("task"), reminder("guidance")], root("root"))._tag, "Unchanged")
   })
 
-  it("starts a reset window at its boot, keeping only the newest system prompt from before it", () => {
-    const messages = [system("old prompt"), user("erased"), system("current prompt"), user("erased too"), boot("w2"), user("after"), system("later patch"), user("last")]
+  it("starts a reset window at its boot, led by Pi's system messages from before it replayed into one, as Pi would send them", () => {
+    const tool = (name: string) => ({ name, description: name, parameters: {} })
+    const base = { role: "system", content: "base prompt", sections: { skills: "s1", cwd: "/a" }, toolsAdded: [tool("read"), tool("bash")], timestamp: 1 }
+    const patch = { role: "system", content: "", sections: { cwd: "/b", skills: null }, toolsAdded: [tool("history_read")], toolsRemoved: [tool("bash")], timestamp: 2 }
+    const later = { role: "system", content: "", toolsAdded: [tool("late")], timestamp: 3 }
+    const messages = [base, user("erased"), patch, user("erased too"), boot("w2"), user("after"), later, user("last")]
     const projection = projectRequest(messages, reset("w2"))
     assert.strictEqual(projection._tag, "Projected")
     if (projection._tag === "Projected") {
-      assert.deepStrictEqual(texts(projection.messages), ["current prompt", "boot w2", "after", "later patch", "last"])
+      const [head, ...rest] = projection.messages as ReadonlyArray<Record<string, unknown>>
+      // Pi's own replay (getCurrentSystemMessage): the prompt kept, sections patched, bash removed, history_read added.
+      assert.deepStrictEqual(head, getCurrentSystemMessage([base, patch] as never) as unknown as Record<string, unknown>)
+      assert.deepStrictEqual(rest.map((m) => m.text ?? m.role), ["boot w2", "after", "system", "last"])
     }
+    // A single system message before the boot leads as it is, the same object: the provider's prefix cache holds.
+    const single = projectRequest([base, user("erased"), boot("w2"), user("after")], reset("w2"))
+    assert.strictEqual(single._tag === "Projected" && single.messages[0], base)
   })
 
   it("finds the boot by details.windowId, never by text", () => {

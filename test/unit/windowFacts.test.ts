@@ -22,9 +22,9 @@ const noteResult = (toolName: string, address: string, isError = false) => ({
   type: "message",
   message: { role: "toolResult", toolName, toolCallId: "c", isError, content: [], details: isError ? { code: "locked" } : { address } }
 })
-/** A reset boundary as the lifecycle writes it: compaction, marker (with its source), boot, continuation. */
+/** A reset boundary as the lifecycle writes it: a context edit (here one), marker (with its source), boot, continuation. */
 const boundary = (windowId: string, source: Parameters<typeof resetDrafts>[1], boot = "b".repeat(400)) =>
-  resetDrafts(windowId, source, boot).map((draft) => ({ ...draft }))
+  resetDrafts(windowId, source, boot, undefined, undefined, ["e1"]).map((draft) => ({ ...draft }))
 const rootBoot = { type: "custom_message", customType: CustomType.boot, content: "r".repeat(80), display: false, details: { windowId: rootWindowId(sessionId) } }
 
 describe("windowFacts", () => {
@@ -52,12 +52,12 @@ describe("windowFacts", () => {
       reply("one", 1_200), // 2
       noteResult("notes_write", "session:MAP.md"), // 3
       reply("two", 3_400), // 4
-      ...boundary("pcx:w2", "tool"), // 5 compaction, 6 marker, 7 boot, 8 continuation
+      ...boundary("pcx:w2", "tool"), // 5 context edit, 6 marker, 7 boot, 8 continuation
       reply("three", 900), // 9
       noteResult("notes_update", "project:plan.md"), // 10
       noteResult("notes_update", "project:plan.md"), // 11
       noteResult("notes_write", "session:failed.md", true), // 12
-      ...boundary("pcx:w3", "command", "c".repeat(40)), // 13 compaction, 14 marker, 15 boot, 16 continuation
+      ...boundary("pcx:w3", "command", "c".repeat(40)), // 13 context edit, 14 marker, 15 boot, 16 continuation
       user("go on") // 17
     )
     const windows = windowFacts(branch, sessionId)

@@ -38,14 +38,16 @@ export const carriesSystemPrompt = (entry: RawEntry): boolean => entryMessages(e
 
 /**
  * The next request's size before one is built, from the branch: `entries`
- * (from the newest entry that carries a system prompt, or from the window's
- * start if that is later, to the leaf) as Pi puts them into its context and
- * pi-context projects them for `window`, estimated as Pi estimates a request
- * with no reply in it. Undefined when the window has no boot to start from.
+ * (every entry that carries a system prompt into Pi's context, then the
+ * window's own) as Pi puts them into its context and pi-context projects them
+ * for `window`, estimated as Pi estimates a request with no reply in it: led
+ * by Pi's current system message, all of the branch's system messages
+ * replayed. Undefined when the window has no boot to start from.
  */
 export const nextRequestTokens = (entries: ReadonlyArray<RawEntry>, window: ProjectionWindow): number | undefined => {
   const messages = entries.flatMap(entryMessages)
   const projection = projectRequest(messages, window)
   if (projection._tag === "MissingBoot") return undefined
-  return estimateRequestTokens(projection._tag === "Projected" ? projection.messages : messages).tokens
+  const sent = (projection._tag === "Projected" ? projection.messages : messages).filter((message) => message.role !== "system")
+  return estimateRequestTokens([...messages.filter((message) => message.role === "system"), ...sent]).tokens
 }

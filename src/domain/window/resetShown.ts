@@ -112,21 +112,11 @@ export const resetChatLines = (input: {
 }
 
 /**
- * The summary of the boundary's retain-none compaction entry. Pi shows it as
- * "[compaction]"; the projection drops it from every request (the window
- * starts at its boot), so only the user reads it: it says what the entry is.
- */
-export const compactionSummaryText = (input: { readonly source: ResetSource; readonly shown: ResetShown | undefined }): string => {
-  const window = input.shown === undefined ? "a new context window" : `context window w${input.shown.ordinal}`
-  return `pi-context reset (${sourceLabel(input.source)}), not a compaction: nothing was summarised. ` +
-    `The model starts ${window} from its notes; every earlier entry stays in this session and the history tools can read it back. ` +
-    "The model does not see this text."
-}
-
-/**
- * Said when a session with resets opens. Pi's own status line then reads
- * "Session compacted N times" (it counts the boundaries' compaction entries);
- * this notice, shown after it, takes its place and says what they were.
+ * Said when a session with resets opens: that its windows ended in resets,
+ * not compactions. (Sessions from before resets hid Pi's context with edits
+ * ended each window with a compaction entry, so Pi's own status line reads
+ * "Session compacted N times" for them; this notice, shown after it, says
+ * what they were.)
  */
 export const resumeNotice = (ordinal: number): string => {
   const resets = ordinal - 1
