@@ -86,7 +86,7 @@ export const doctorReport = Effect.gen(function*() {
       ? check(false, `reset boundary of ${inspection.windowId} lacks its ${inspection.missing.join(" and ")}; restart Pi or navigate /tree to repair it`)
       : check(true, "reset boundary: complete")
   )
-  const unreadable = (yield* session.branch).flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : []))
+  const unreadable = yield* (yield* Window).unreadable
   lines.push(
     unreadable.length === 0
       ? check(true, "pi-context entries: all readable")

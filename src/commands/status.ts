@@ -3,7 +3,6 @@ import { windowManager } from "../domain/enabled.ts"
 import { textReport } from "../domain/report.ts"
 import { overheadLine, requestOverhead, windowBootText } from "../domain/overhead.ts"
 import { ToolName } from "../domain/protocol.ts"
-import { hasMarker } from "../domain/window/branch.ts"
 import { Budget } from "../services/Budget.ts"
 import { Enabled } from "../services/Enabled.ts"
 import { PiSession } from "../services/PiSession.ts"
@@ -20,7 +19,7 @@ const statusText = Effect.gen(function*() {
   const manager = windowManager({
     enabled: on,
     automaticReset: (yield* (yield* Thresholds).policy).automaticReset.value,
-    branchHasReset: hasMarker(yield* (yield* PiSession).branch)
+    branchHasReset: yield* windows.hasReset
   })
   const session = yield* PiSession
   const overhead = requestOverhead({

@@ -1,12 +1,19 @@
 import type { BranchEntry } from "./entries.ts"
 
-/** Whether pi-context may start new resets: the last state entry on the branch, else the setting. */
-export const isEnabled = (branch: ReadonlyArray<BranchEntry>, settingDefault: boolean): boolean => {
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const entry = branch[i]!
-    if (entry._tag === "State") return entry.enabled
+/**
+ * What the user last set with `/pi-context on|off` on a branch read as its
+ * windows' classified entries, oldest first: the last state entry, or
+ * undefined when there is none (the setting then decides).
+ */
+export const enabledOnBranch = (windows: ReadonlyArray<{ readonly tail: ReadonlyArray<BranchEntry> }>): boolean | undefined => {
+  for (let w = windows.length - 1; w >= 0; w--) {
+    const tail = windows[w]!.tail
+    for (let i = tail.length - 1; i >= 0; i--) {
+      const entry = tail[i]!
+      if (entry._tag === "State") return entry.enabled
+    }
   }
-  return settingDefault
+  return undefined
 }
 
 /** What manages the active window, in words: on, off on a branch with resets (Pi's compaction stays cancelled), or off on a fresh branch. */

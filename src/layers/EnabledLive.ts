@@ -1,21 +1,22 @@
 import { Effect, Layer, Option, Ref } from "effect"
-import { isEnabled } from "../domain/enabled.ts"
 import { Enabled } from "../services/Enabled.ts"
-import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
+import { Window } from "../services/Window.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 
 export const layerWithoutDependencies = Layer.effect(
   Enabled,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
+    const window = yield* Window
     const cache = yield* Ref.make<Option.Option<boolean>>(Option.none())
 
     const current = Effect.gen(function*() {
       const cached = yield* Ref.get(cache)
       if (Option.isSome(cached)) return cached.value
       const policy = yield* thresholds.policy
-      const value = isEnabled(yield* (yield* PiSession).branch, policy.enabled.value)
+      const value = (yield* window.enabledOnBranch) ?? policy.enabled.value
       yield* Ref.set(cache, Option.some(value))
       return value
     })
@@ -29,7 +30,7 @@ export const layerWithoutDependencies = Layer.effect(
 )
 
 /** Whether pi-context is on, over the settings it falls back to. */
-export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(ThresholdsLive.layer, WindowLive.layer)))
 
 /** For tests: over the default policy, the policy kept in the context (shared with the other test layers that read it). */
-export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest))
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest), Layer.provide(WindowLive.layer))

@@ -1,7 +1,5 @@
 import { Effect, Layer, Ref } from "effect"
-import { classifyEntry } from "../domain/entries.ts"
 import { CommandName } from "../domain/protocol.ts"
-import { hasMarker } from "../domain/window/branch.ts"
 import type { ReportData } from "../domain/report.ts"
 import { Enabled } from "../services/Enabled.ts"
 import { Guards, type GuardVerdict } from "../services/Guards.ts"
@@ -39,7 +37,8 @@ export const layerWithoutDependencies = Layer.effect(
   Guards,
   Effect.gen(function*() {
     const trace = yield* Trace
-    const currentWindow = (yield* Window).current
+    const windows = yield* Window
+    const currentWindow = windows.current
     const enabled = (yield* Enabled).current
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
@@ -49,7 +48,7 @@ export const layerWithoutDependencies = Layer.effect(
     const compactionGuard = (reason: "manual" | "threshold" | "overflow") =>
       Effect.gen(function*() {
         const session = yield* PiSession
-        const marked = hasMarker(yield* session.branch)
+        const marked = yield* windows.hasReset
         const on = yield* enabled
         const block = on || marked
         yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
@@ -64,8 +63,7 @@ export const layerWithoutDependencies = Layer.effect(
       Effect.gen(function*() {
         yield* Ref.set(treeNoticeDue, false)
         if (!userWantsSummary) return "Allow" as GuardVerdict
-        const session = yield* PiSession
-        const marked = hasMarker(yield* session.branch) || hasMarker((yield* session.rawBranchAt(targetId)).map(classifyEntry))
+        const marked = (yield* windows.hasReset) || (yield* windows.hasResetAt(targetId))
         yield* trace.info("tree.guard", { marked })
         if (!marked) return "Allow" as GuardVerdict
         yield* Ref.set(treeNoticeDue, true)

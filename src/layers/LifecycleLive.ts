@@ -5,7 +5,6 @@ import { percentShown, tokensLeft } from "../domain/window/usage.ts"
 import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
-import { hasMarker } from "../domain/window/branch.ts"
 import { offNotice, offPastCompactionNotice } from "../domain/enabled.ts"
 import {
   boundaryNeeds as decideBoundaryNeeds,
@@ -104,7 +103,7 @@ export const layerWithoutDependencies = Layer.effect(
       const usage = yield* windows.usage
       const notice = offPastCompactionNotice(tokensLeft(usage), (yield* thresholds.policy).reserve.value, percentShown(usage))
       // The branch is walked only once the window is that full: an unmarked branch is Pi's compaction's to manage.
-      if (notice === undefined || !hasMarker(yield* session.branch)) return
+      if (notice === undefined || !(yield* windows.hasReset)) return
       toldPastCompaction.add(window.id)
       yield* session.notify(notice, "warning")
     })
@@ -345,7 +344,7 @@ export const layerWithoutDependencies = Layer.effect(
             ? past?.due === true
               ? "pi-context is on: this window grew past its hard line while it was off, so it ends now; the next prompt starts fresh from your notes."
               : "pi-context is on: context windows reset from your notes instead of compacting."
-            : offNotice(hasMarker(yield* session.branch)),
+            : offNotice(yield* windows.hasReset),
           "info"
         )
         if (past?.due === true) yield* commandWipe.appendWhenIdle("turned on past the hard line", "hard-line")

@@ -15,7 +15,8 @@ import {
   type WindowSpan
 } from "../domain/window/walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "../domain/window/contextMessages.ts"
-import { piView } from "../domain/window/piContext.ts"
+import { enabledOnBranch } from "../domain/enabled.ts"
+import { piView, stillInPiContext } from "../domain/window/piContext.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "../services/Window.ts"
@@ -225,6 +226,13 @@ export const layer = Layer.effect(
 
     return Window.of({
       current,
+      hasReset: Effect.map(current, (window) => !window.isRoot),
+      hasResetAt: (id) => Effect.gen(function*() {
+        return (yield* (yield* PiSession).rawBranchAt(id)).some(opensWindow)
+      }),
+      enabledOnBranch: Effect.map(spans, enabledOnBranch),
+      unreadable: Effect.map(spans, (all) => all.flatMap((span) => span.tail.flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : [])))),
+      heldByPi: Effect.map(spans, (all) => stillInPiContext(all.flatMap((span) => span.entries))),
       usage,
       measureRequest,
       rememberReply,

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Scope } from "effect"
+import type { BranchEntry } from "../domain/entries.ts"
 import type { ProjectableMessage } from "../domain/projection.ts"
 import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
@@ -71,6 +72,16 @@ export class Window extends Context.Service<Window, {
   readonly windows: Effect.Effect<ReadonlyArray<WindowFacts>, never, PiSession>
   /** Every window of the active branch, oldest first, with its raw entries (its marker first): one walk of the whole branch. */
   readonly spans: Effect.Effect<ReadonlyArray<WindowSpan>, never, PiSession>
+  /** Whether the branch holds a reset: the current window began at one. */
+  readonly hasReset: Effect.Effect<boolean, never, PiSession>
+  /** Whether the branch that ends at entry `id` (a /tree target) holds a reset. */
+  readonly hasResetAt: (id: string) => Effect.Effect<boolean, never, PiSession>
+  /** What the user last set with `/pi-context on|off` on the branch; undefined when they never did (the setting decides). */
+  readonly enabledOnBranch: Effect.Effect<boolean | undefined, never, PiSession>
+  /** Entries on the branch that claim to be pi-context's but do not decode: ignored, and told. */
+  readonly unreadable: Effect.Effect<ReadonlyArray<Extract<BranchEntry, { readonly _tag: "Foreign" }>>, never, PiSession>
+  /** The ids of the entries Pi's own context still holds on the branch, which a reset hides from it (domain/window/piContext.ts). */
+  readonly heldByPi: Effect.Effect<ReadonlyArray<string>, never, PiSession>
   /** Drops what was measured: the branch may have changed (reset, tree navigation, on/off). */
   readonly forget: Effect.Effect<void>
   /** Mints the window a reset of `from` opens: a fresh id of this session, the w-number after `from`'s. */

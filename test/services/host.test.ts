@@ -60,6 +60,7 @@ describe("the host runtime", () => {
         getSessionId: () => "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0000",
         getHeader: () => null,
         getLeafEntry: () => entries.at(-1),
+        getLeafId: () => entries.at(-1)?.id ?? null,
         getEntry: () => undefined,
         getBranch: () => entries,
         getEntries: () => entries

@@ -146,6 +146,21 @@ describe("the Window room", () => {
   })
 })
 
+describe("the branch's one model", () => {
+  /** Where the branch may be read whole or walked: the Window room, the PiSession port that reads Pi for it. */
+  const mayReadBranch = (file: string) =>
+    file.startsWith("src/domain/window/") || file === "src/layers/WindowLive.ts" || file === "src/services/Window.ts" ||
+    file === "src/layers/PiSessionLive.ts" || file === "src/services/PiSession.ts"
+  // The port's branch reads, and Pi's own. (The tidy adapter reads the branch of its own nested session, not the user's.)
+  const branchRead = /\.rawBranch\b|\.rawBranchAt\(|\.branchTail\(|\bsession\.branch\b|\(yield\* PiSession\)\.branch\b|\.getBranch\(/
+
+  it("has no room but Window read the branch: whether it has a reset, what was last set on or off, its unreadable entries come from Window", () => {
+    const offenders = src.filter((file) => !mayReadBranch(file) && file !== "src/adapters/tidySession.ts" && branchRead.test(text.get(file)!))
+    assert.deepStrictEqual(offenders, [])
+    assert.isTrue(branchRead.test(text.get("src/layers/WindowLive.ts")!))
+  })
+})
+
 describe("file sizes", () => {
   it("keeps every source and test file at 400 lines or fewer", () => {
     const long = [...src, ...tests]

@@ -3,7 +3,7 @@ import { inspectBranch, inspectTail } from "../../src/domain/boundary.ts"
 import type { BranchEntry } from "../../src/domain/entries.ts"
 import { getCurrentSystemMessage } from "@earendil-works/pi-ai"
 import { projectRequest } from "../../src/domain/projection.ts"
-import { isEnabled } from "../../src/domain/enabled.ts"
+import { enabledOnBranch } from "../../src/domain/enabled.ts"
 
 interface Msg {
   readonly role: string
@@ -198,10 +198,10 @@ describe("start-up repair inspection", () => {
 })
 
 describe("enabled", () => {
-  it("enabled follows the last state entry on the branch, else the setting", () => {
-    assert.isTrue(isEnabled([message], true))
-    assert.isFalse(isEnabled([at("State", { enabled: false })], true))
-    assert.isTrue(isEnabled([at("State", { enabled: false }), at("State", { enabled: true })], false))
+  it("enabled follows the last state entry on the branch, in any window, else nothing (the setting decides)", () => {
+    assert.isUndefined(enabledOnBranch([{ tail: [message] }]))
+    assert.isFalse(enabledOnBranch([{ tail: [at("State", { enabled: false })] }, { tail: [marker("w2"), message] }]))
+    assert.isTrue(enabledOnBranch([{ tail: [at("State", { enabled: false }), at("State", { enabled: true })] }]))
   })
 })
 

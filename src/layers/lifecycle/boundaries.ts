@@ -7,7 +7,6 @@ import { unansweredRequest } from "../../domain/pending.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { isAutomaticSource, type ResetSource } from "../../domain/resetControl.ts"
 import type { ResetShown } from "../../domain/window/resetData.ts"
-import { stillInPiContext } from "../../domain/window/piContext.ts"
 import { sourceLabel } from "../../domain/window/resetShown.ts"
 import { sessionSignals } from "../../domain/window/signals.ts"
 import { peakReplyTokens } from "../../domain/window/windowFacts.ts"
@@ -106,7 +105,7 @@ export const makeBoundaries = Effect.gen(function*() {
       return {
         next,
         ending,
-        drafts: resetDrafts(windowId, source, boot.text, continuation, shown, stillInPiContext(yield* session.rawBranch)),
+        drafts: resetDrafts(windowId, source, boot.text, continuation, shown, yield* window.heldByPi),
         boot
       }
     })

@@ -15,7 +15,7 @@ const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean
 export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   const trace = yield* Trace
   const boots = yield* Boots
-  const { current: currentWindow, spans: windowSpans } = yield* Window
+  const { current: currentWindow, spans: windowSpans, unreadable: unreadableEntries } = yield* Window
   const enabled = (yield* Enabled).current
 
   /** Appends what a marker tail is missing, or refuses with one notice. */
@@ -94,7 +94,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   /** Entries that claim to be pi-context's but do not decode are ignored; the user hears of it once. */
   const reportUnreadable = Effect.gen(function*() {
     const session = yield* PiSession
-    const unreadable = (yield* session.branch).flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : []))
+    const unreadable = yield* unreadableEntries
     if (unreadable.length === 0) return
     yield* trace.info("entries.unreadable", { count: unreadable.length, first: unreadable[0]!.reason })
     yield* session.notify(
