@@ -95,13 +95,16 @@ export const continuationMessage = (text: string = continuationText): Extract<Bo
 })
 
 /**
- * One reset boundary, in order: a context edit hiding each entry Pi's own
- * context still holds (`hidden`, see `stillInPiContext`), the marker, the
- * hidden boot, the continuation. The edits make Pi count the new window from
- * its boot (its footer, its compaction threshold); nothing is compacted, so
- * Pi's chat keeps the whole conversation above the divider. The model never
- * sees what came before the boot either way: a window's requests start at
- * it. The marker records the reset's `source`: how the window before it ended.
+ * One reset boundary, in order: the marker, a context edit hiding each entry
+ * Pi's own context still holds (`hidden`, see `stillInPiContext`), the hidden
+ * boot, the continuation. The edits make Pi count the new window from its
+ * boot (its footer, its compaction threshold); nothing is compacted, so Pi's
+ * chat keeps the whole conversation above the divider. The model never sees
+ * what came before the boot either way: a window's requests start at it.
+ * The edits follow the marker: a session cut off among them is a marker
+ * followed by metadata, which start-up completes (`inspectTail`); edits before
+ * a marker that never came would hide the open window's own boot from Pi.
+ * The marker records the reset's `source`: how the window before it ended.
  */
 export const resetDrafts = (
   windowId: string,
@@ -111,8 +114,8 @@ export const resetDrafts = (
   shown?: ResetShown,
   hidden: ReadonlyArray<string> = []
 ): ReadonlyArray<BoundaryDraft> => [
-  ...hidden.map((targetId) => ({ type: "context_edit" as const, targetId, replacement: null })),
   { type: "custom", customType: CustomType.resetMarker, data: shown === undefined ? { windowId, source } : { windowId, source, shown } },
+  ...hidden.map((targetId) => ({ type: "context_edit" as const, targetId, replacement: null })),
   bootMessage(windowId, bootText),
   continuationMessage(continuation)
 ]

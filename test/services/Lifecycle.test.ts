@@ -81,7 +81,7 @@ describe("Lifecycle", () => {
       const reply = yield* turn(fake, { incoming, outcome: "completed", overflow: false, toolTurn: true })
       assert.strictEqual(reply?.continue, true)
       const drafts = reply!.entries as Array<{ type: string; customType?: string; targetId?: string; data?: { windowId: string }; details?: { windowId: string } }>
-      // Every message Pi's own context held is hidden by one edit, before the marker.
+      // Every message Pi's own context held is hidden by one edit.
       const edited = drafts.filter((e) => e.type === "context_edit").map((e) => e.targetId)
       const held = fake.entries.filter((e) => e.type === "message" || e.type === "custom_message").map((e) => e.id)
       assert.isAbove(held.length, 1)
@@ -93,7 +93,8 @@ describe("Lifecycle", () => {
         CustomType.boot,
         CustomType.continuation
       ])
-      assert.strictEqual(drafts.findIndex((e) => e.type === "context_edit"), 1)
+      // The edits follow the marker: cut off among them, the boundary is a marker and metadata, which start-up completes.
+      assert.strictEqual(drafts.findIndex((e) => e.type === "context_edit"), 2)
       assert.strictEqual(entries[2]!.details!.windowId, entries[1]!.data!.windowId)
       // The request was consumed: the next completed turn commits nothing.
       assert.isUndefined(yield* turn(fake, { incoming: [], outcome: "completed", overflow: false }))

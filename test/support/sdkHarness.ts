@@ -78,7 +78,7 @@ export interface Harness {
   /** Resolves after Pi settles, continuation runs included. */
   readonly waitForIdle: () => Promise<void>
   /**
-   * The session's entries without the context edits each reset appends (one
+   * The session's entries (and `branch`, the active branch's) without the context edits each reset appends (one
    * per entry Pi's own context still held): they would shift every index the
    * tests count from a marker. `allEntries` keeps them; test/sdk/resetInChat.test.ts
    * asserts them.
@@ -222,7 +222,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     waitForIdle: () => session.waitForIdle(),
     entries: () => session.sessionManager.getEntries().filter((entry) => entry.type !== "context_edit"),
     allEntries: () => session.sessionManager.getEntries(),
-    branch: () => session.sessionManager.getBranch(),
+    branch: () => session.sessionManager.getBranch().filter((entry) => entry.type !== "context_edit"),
     dispose: async () => {
       session.dispose()
       faux.unregister()

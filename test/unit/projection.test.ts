@@ -144,6 +144,9 @@ describe("start-up repair inspection", () => {
   it("completes a marker followed only by metadata, then a boot-only tail", () => {
     assert.deepStrictEqual(inspectTail([marker(), meta]), { _tag: "Repair", windowId: "w", missing: ["boot", "continuation"] })
     assert.deepStrictEqual(inspectTail([marker(), meta, bootEntry(), meta]), { _tag: "Repair", windowId: "w", missing: ["continuation"] })
+    // A reset cut off among the context edits that follow its marker is completed the same way.
+    const edit = at("Metadata", { type: "context_edit" })
+    assert.deepStrictEqual(inspectTail([marker(), edit, edit]), { _tag: "Repair", windowId: "w", missing: ["boot", "continuation"] })
   })
 
   it("accepts a whole boundary, with any later work", () => {

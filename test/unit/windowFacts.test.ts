@@ -22,7 +22,7 @@ const noteResult = (toolName: string, address: string, isError = false) => ({
   type: "message",
   message: { role: "toolResult", toolName, toolCallId: "c", isError, content: [], details: isError ? { code: "locked" } : { address } }
 })
-/** A reset boundary as the lifecycle writes it: a context edit (here one), marker (with its source), boot, continuation. */
+/** A reset boundary as the lifecycle writes it: marker (with its source), a context edit (here one), boot, continuation. */
 const boundary = (windowId: string, source: Parameters<typeof resetDrafts>[1], boot = "b".repeat(400)) =>
   resetDrafts(windowId, source, boot, undefined, undefined, ["e1"]).map((draft) => ({ ...draft }))
 const rootBoot = { type: "custom_message", customType: CustomType.boot, content: "r".repeat(80), display: false, details: { windowId: rootWindowId(sessionId) } }
@@ -52,12 +52,12 @@ describe("windowFacts", () => {
       reply("one", 1_200), // 2
       noteResult("notes_write", "session:MAP.md"), // 3
       reply("two", 3_400), // 4
-      ...boundary("pcx:w2", "tool"), // 5 context edit, 6 marker, 7 boot, 8 continuation
+      ...boundary("pcx:w2", "tool"), // 5 marker, 6 context edit, 7 boot, 8 continuation
       reply("three", 900), // 9
       noteResult("notes_update", "project:plan.md"), // 10
       noteResult("notes_update", "project:plan.md"), // 11
       noteResult("notes_write", "session:failed.md", true), // 12
-      ...boundary("pcx:w3", "command", "c".repeat(40)), // 13 context edit, 14 marker, 15 boot, 16 continuation
+      ...boundary("pcx:w3", "command", "c".repeat(40)), // 13 marker, 14 context edit, 15 boot, 16 continuation
       user("go on") // 17
     )
     const windows = windowFacts(branch, sessionId)
@@ -67,11 +67,11 @@ describe("windowFacts", () => {
       ["pcx:w3", 3, false]
     ])
     const [w1, w2, w3] = windows
-    assert.deepStrictEqual(w1!.end, { _tag: "Reset", source: "tool", at: Date.parse(at(6)) })
-    assert.deepStrictEqual(w2!.end, { _tag: "Reset", source: "command", at: Date.parse(at(14)) })
+    assert.deepStrictEqual(w1!.end, { _tag: "Reset", source: "tool", at: Date.parse(at(5)) })
+    assert.deepStrictEqual(w2!.end, { _tag: "Reset", source: "command", at: Date.parse(at(13)) })
     assert.deepStrictEqual(w3!.end, { _tag: "Open" })
-    assert.deepStrictEqual(windows.map((w) => w.startedAt), [Date.parse(at(0)), Date.parse(at(6)), Date.parse(at(14))])
-    assert.deepStrictEqual(windows.map((w) => w.lastActivityAt), [Date.parse(at(6)), Date.parse(at(14)), Date.parse(at(17))])
+    assert.deepStrictEqual(windows.map((w) => w.startedAt), [Date.parse(at(0)), Date.parse(at(5)), Date.parse(at(13))])
+    assert.deepStrictEqual(windows.map((w) => w.lastActivityAt), [Date.parse(at(5)), Date.parse(at(13)), Date.parse(at(17))])
     assert.deepStrictEqual(windows.map((w) => w.turns), [2, 1, 0])
     assert.deepStrictEqual(windows.map((w) => w.peakTokens), [3_400, 900, null])
     assert.deepStrictEqual(windows.map((w) => w.notesWritten), [["session:MAP.md"], ["project:plan.md"], []])

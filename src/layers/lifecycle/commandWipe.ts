@@ -57,9 +57,9 @@ export const makeCommandWipe = (deps: {
     // Nothing may suspend from this check to the last append: a run cannot start in between.
     if (!(yield* session.isIdle)) return yield* wait(window.id)
     const transition = yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
-    yield* session.hideFromPiContext(built.value.drafts.flatMap((draft) => (draft.type === "context_edit" ? [draft.targetId] : [])))
     for (const draft of built.value.drafts) {
       if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
+      if (draft.type === "context_edit") yield* session.hideFromPiContext([draft.targetId])
       if (draft.type === "custom_message") yield* session.sendMessage(draft)
     }
     yield* resetTransient
