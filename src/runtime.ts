@@ -13,6 +13,7 @@ import * as GuardsLive from "./layers/GuardsLive.ts"
 import * as HistoryLive from "./layers/HistoryLive.ts"
 import * as LifecycleLive from "./layers/LifecycleLive.ts"
 import * as NotesVersionsLive from "./layers/NotesVersionsLive.ts"
+import * as NoticesLive from "./layers/NoticesLive.ts"
 import * as NotesHomesLive from "./layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "./layers/NotesStoreLive.ts"
 import * as NotesSyncLive from "./layers/NotesSyncLive.ts"
@@ -29,6 +30,7 @@ import {
   type ReplyFacts
 } from "./services/Lifecycle.ts"
 import { Guards, type GuardVerdict } from "./services/Guards.ts"
+import { Notices } from "./services/Notices.ts"
 import { NotesVersions } from "./services/NotesVersions.ts"
 import { NotesSync } from "./services/NotesSync.ts"
 import { PiSession } from "./services/PiSession.ts"
@@ -73,6 +75,7 @@ export const appLayer = (options: HostOptions = {}) =>
     ThresholdsLive.layer,
     TraceLive.layer,
     WindowLive.layer,
+    NoticesLive.layer,
     Platform.layer
   ).pipe(
     Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
@@ -150,12 +153,8 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
         ),
         Effect.tap(() =>
           Effect.gen(function*() {
-            const failure = yield* (yield* Trace).takeFailure
-            if (Option.isSome(failure)) yield* (yield* PiSession).notify(failure.value, "warning")
-            const historyNotice = yield* (yield* NotesVersions).takeNotice
-            if (Option.isSome(historyNotice)) yield* (yield* PiSession).notify(historyNotice.value, "warning")
-            const syncNotice = yield* (yield* NotesSync).takeNotice
-            if (Option.isSome(syncNotice)) yield* (yield* PiSession).notify(syncNotice.value, "warning")
+            // What the background jobs and the trace left since the last hook, oldest first.
+            for (const text of yield* (yield* Notices).takeAll) yield* (yield* PiSession).notify(text, "warning")
           })
         ),
         Effect.provideService(PiSession, port.session(ctx, traceInfo))

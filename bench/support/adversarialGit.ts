@@ -24,6 +24,7 @@ import { ToolName } from "../../src/domain/protocol.ts"
 import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
 import * as HistoryLive from "../../src/layers/HistoryLive.ts"
 import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
+import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
 import { systemGit } from "../../src/layers/notes/git.ts"
@@ -86,7 +87,9 @@ const world = (root: string, sessionId: string, windows: number) => {
     session.assistant(`answer of window ${w}`)
   }
   // The trace's events go nowhere: the bench prints only its table.
-  const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), WindowLive.layer, Platform.layer)
+  const quiet = Layer.mergeAll(NotesHomesLive.layer, NotesStoreLive.layer, TraceLive.layerWith(() => {}), WindowLive.layer, Platform.layer).pipe(
+    Layer.provideMerge(NoticesLive.layer)
+  )
   const history = NotesVersionsLive.layerWith(systemGit).pipe(Layer.provide(quiet))
   const runtime = ManagedRuntime.make(Layer.mergeAll(HistoryLive.layer, NotesStoreLive.layer, WindowLive.layer, history, quiet, session.layer))
   const call = (tool: string, params: unknown) => runtime.runPromise(withTimeLimit(tool)(handlers[tool]!(params)))

@@ -39,7 +39,6 @@ const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
   commitNow: () => Effect.succeed(""),
   sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
-  takeNotice: Effect.succeed(Option.none())
 }))
 
 export interface VersionsFigures {

@@ -9,6 +9,7 @@ import { shownPath } from "../domain/notes/syncView.ts"
 import { renderNotice } from "../domain/settingsNotice.ts"
 import type { GitRunner } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
+import { Notices } from "../services/Notices.ts"
 import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Thresholds } from "../services/Thresholds.ts"
@@ -18,7 +19,7 @@ import { hidePaths } from "./notes/repo.ts"
 import { readJson, writeJson } from "./notes/sync/copy.ts"
 import { SyncStepFailed } from "./notes/sync/mirror.ts"
 import { type RoundMode, type RoundResult, syncRound, type WrittenConflict } from "./notes/sync/round.ts"
-import { makeBackgroundNotices } from "./backgroundNotices.ts"
+import * as NoticesLive from "./NoticesLive.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
@@ -74,11 +75,13 @@ export const layerWith = (options: SyncOptions) =>
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
       const remotes = new Map<string, Remote>()
-      const notices = yield* makeBackgroundNotices
+      const notices = yield* Notices
       const network = options.network(options.budgetMs)
       const platform = Platform.withPlatform(fs, path)
 
-      const { tellOnce, forgetStartingWith: forget } = notices
+      // The sync's own keys: a remote's URL cannot then meet a key of the notes history's.
+      const tellOnce = (key: string, text: string) => notices.tellOnce(`sync\0${key}`, text)
+      const forget = (prefix: string) => notices.forgetStartingWith(`sync\0${prefix}`)
 
       const remoteFor = (setting: SyncRemoteSetting): Remote => {
         const key = keyOf(setting)
@@ -311,7 +314,6 @@ export const layerWith = (options: SyncOptions) =>
         syncNow,
         states,
         setup,
-        takeNotice: notices.take,
         flush
       })
     })
@@ -319,5 +321,5 @@ export const layerWith = (options: SyncOptions) =>
 
 /** The live sync on the system `git`, with this session's homes, settings and trace. */
 export const layer = layerWith({ git: systemGit, network: gitWithin, budgetMs: SyncBudgetMs }).pipe(
-  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, Platform.layer))
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, NoticesLive.layer, Platform.layer))
 )

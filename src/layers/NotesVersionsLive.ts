@@ -18,6 +18,7 @@ import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/no
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
 import { type GitFailed, type GitRunner, NotesVersions, type VersionsUnavailable } from "../services/NotesVersions.ts"
+import { Notices } from "../services/Notices.ts"
 import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
@@ -26,9 +27,9 @@ import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
 import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
 import { notOnBranch, restoreGoesOn, restoredLater, restoreSteps } from "./notes/versionsRestore.ts"
-import { makeBackgroundNotices } from "./backgroundNotices.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
+import * as NoticesLive from "./NoticesLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 import { answerWithin } from "./notes/answerWithin.ts"
@@ -83,7 +84,7 @@ export const layerWith = (git: GitRunner) =>
       const fibers = yield* FiberSet.make<void, never>()
       const repos = new Map<string, Repo>()
       const { serialized, serializedWithin } = makeRootLocks()
-      const notices = yield* makeBackgroundNotices
+      const notices = yield* Notices
       /** Window ids whose commit is queued or running, with how many. */
       const pending = new Map<string, number>()
       /** Window ids whose commit waited on a repository not on a branch, with why; until a commit goes through. */
@@ -136,7 +137,7 @@ export const layerWith = (git: GitRunner) =>
           }
           yield* notices.forget(waitingKey)
           const example = outcome.ignored[0]
-          if (example === undefined || notices.wasTold(`ignored:${identity.root}`)) return
+          if (example === undefined || (yield* notices.wasTold(`ignored:${identity.root}`))) return
           const rule = yield* ignoreRule(git, repo, example)
           yield* tellOnce(
             `ignored:${identity.root}`,
@@ -390,10 +391,9 @@ export const layerWith = (git: GitRunner) =>
         commitNow: commitNowFor,
         sessionChanges,
         describe,
-        takeNotice: notices.take
       })
     })
   )
 
 /** The live history on the system `git`, with this session's notes homes, the trace and the window room it follows. */
-export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, WindowLive.layer, Platform.layer)))
+export const layer = layerWith(systemGit).pipe(Layer.provide(Layer.mergeAll(NotesHomesLive.layer, TraceLive.layer, WindowLive.layer, NoticesLive.layer, Platform.layer)))

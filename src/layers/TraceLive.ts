@@ -1,8 +1,10 @@
 import { appendFileSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, Layer, Logger, Option, References } from "effect"
+import { Notices } from "../services/Notices.ts"
 import { Trace, type TraceLevel, type TraceStatus, type TraceTarget } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
+import * as NoticesLive from "./NoticesLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 
 /** Appends one line to a file. Throws on failure; the logger contains it. */
@@ -71,7 +73,7 @@ const makeLogger = (state: TraceState, sink: TraceSink) =>
  * Effect's default console logger: Pi owns stdout, so nothing may print there.
  * Its lines belong to the window the Window room last opened.
  */
-export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
+export const layerWith = (sink: TraceSink): Layer.Layer<Trace, never, Notices> =>
   Layer.unwrap(Effect.gen(function*() {
     const state: TraceState = {
       path: undefined,
@@ -82,9 +84,20 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
       failure: undefined,
       failureReported: false
     }
+    const notices = yield* Notices
+    /** The file's write failure, told once: the logger that met it cannot tell anyone itself. */
+    const tellFailure = Effect.suspend(() => {
+      if (state.failure === undefined || state.failureReported) return Effect.void
+      state.failureReported = true
+      return notices.tell(
+        `pi-context trace disabled: it cannot write its file (${state.failure}). ` +
+          "Nothing else is affected; /pi-context status shows where the file was."
+      )
+    })
     const record = (logLevel: "Info" | "Debug") => (event: string, fields: Readonly<Record<string, unknown>> = {}) =>
       (logLevel === "Info" ? Effect.logInfo(event) : Effect.logDebug(event)).pipe(
-        Effect.annotateLogs({ ...fields, [traceEventKey]: event })
+        Effect.annotateLogs({ ...fields, [traceEventKey]: event }),
+        Effect.andThen(tellFailure)
       )
     const service = Trace.of({
       open: (target: TraceTarget) =>
@@ -108,15 +121,7 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
           : { _tag: "Failed", path: state.path, reason: `cannot write ${state.path} (${state.failure})` }
       ),
       info: record("Info"),
-      debug: record("Debug"),
-      takeFailure: Effect.sync(() => {
-        if (state.failure === undefined || state.failureReported) return Option.none()
-        state.failureReported = true
-        return Option.some(
-          `pi-context trace disabled: it cannot write its file (${state.failure}). ` +
-            "Nothing else is affected; /pi-context status shows where the file was."
-        )
-      })
+      debug: record("Debug")
     })
     yield* (yield* Window).subscribe((event) =>
       Effect.sync(() => {
@@ -134,9 +139,9 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace> =>
     )
   })).pipe(Layer.provide(WindowLive.layer))
 
-export const layer: Layer.Layer<Trace> = layerWith(fileSink)
+export const layer: Layer.Layer<Trace> = layerWith(fileSink).pipe(Layer.provide(NoticesLive.layer))
 
 /** For tests: a trace that writes nowhere, or to the console when DEBUG_TRACE is set. */
 export const layerTest: Layer.Layer<Trace> = layerWith((_path, line) => {
   if (process.env.DEBUG_TRACE) console.log(line)
-})
+}).pipe(Layer.provide(NoticesLive.layer))

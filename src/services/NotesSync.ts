@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, type Effect } from "effect"
 import type { RemoteSyncState } from "../domain/notes/syncTypes.ts"
 import type { SyncSetup } from "../domain/notes/syncView.ts"
 import type { PiSession } from "./PiSession.ts"
@@ -25,8 +25,6 @@ export class NotesSync extends Context.Service<NotesSync, {
   readonly states: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
   /** Where a remote is set (this session's global settings file), and why each entry set was ignored. */
   readonly setup: Effect.Effect<SyncSetup, never, PiSession>
-  /** A notice a background sync left for the next hook to show, once per problem. */
-  readonly takeNotice: Effect.Effect<Option.Option<string>>
   /** Waits for the syncs forked so far (tests, the bench, shutdown). */
   readonly flush: Effect.Effect<void>
 }>()("pi-context/NotesSync") {}

@@ -74,6 +74,4 @@ export class NotesVersions extends Context.Service<NotesVersions, {
   readonly sessionChanges: (options: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
-  /** A notice a background commit left for the next hook to show, once. */
-  readonly takeNotice: Effect.Effect<Option.Option<string>>
 }>()("pi-context/NotesVersions") {}

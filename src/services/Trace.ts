@@ -42,6 +42,4 @@ export class Trace extends Context.Service<Trace, {
   readonly info: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>
   /** Detail for debugging; may carry sizes and excerpts. */
   readonly debug: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>
-  /** The write failure to report to the user, once; afterwards None. */
-  readonly takeFailure: Effect.Effect<Option.Option<string>>
 }>()("pi-context/Trace") {}

@@ -1,9 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { Notices } from "../../src/services/Notices.ts"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { rootWindowId } from "../../src/domain/windowId.ts"
+import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import { layer as traceLayer, layerWith, tracePath } from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { describeTrace, Trace } from "../../src/services/Trace.ts"
@@ -82,11 +84,12 @@ describe("Trace", () => {
       yield* trace.open({ sessionId: "s-2", agentDir: dir, level: "info" })
       yield* trace.info("first", {})
       yield* trace.info("second", {})
-      const failure = yield* trace.takeFailure
-      assert.isTrue(Option.isSome(failure))
-      assert.include(Option.getOrThrow(failure), "trace disabled")
-      assert.isTrue(Option.isNone(yield* trace.takeFailure))
-    }).pipe(Effect.provide(traceLayer)))
+      const failure = yield* Notices.use((notices) => notices.takeAll)
+      assert.strictEqual(failure.length, 1)
+      assert.include(failure[0], "trace disabled")
+      yield* trace.info("third", {})
+      assert.deepStrictEqual(yield* Notices.use((notices) => notices.takeAll), [])
+    }).pipe(Effect.provide(Layer.merge(traceLayer, NoticesLive.layer))))
 
   it.effect("after a write failure the status says why tracing is off, and no longer names a file being written", () =>
     Effect.gen(function*() {
@@ -101,12 +104,12 @@ describe("Trace", () => {
       assert.strictEqual(describeTrace(status), `trace off: cannot write ${tracePath(dir, "s-4")} (ENOTDIR)`)
       assert.isTrue(Option.isNone(yield* trace.filePath))
       // The notice names the problem, not the user's paths.
-      const notice = Option.getOrThrow(yield* trace.takeFailure)
+      const [notice] = yield* Notices.use((notices) => notices.takeAll)
       assert.include(notice, "(ENOTDIR)")
       assert.notInclude(notice, dir)
       yield* trace.open({ sessionId: "s-5", agentDir: dir, level: "off" })
       assert.strictEqual(describeTrace(yield* trace.status), "trace: off (pi-context.traceLevel)")
-    }).pipe(Effect.provide(traceLayer)))
+    }).pipe(Effect.provide(Layer.merge(traceLayer, NoticesLive.layer))))
 
   it.effect("stops calling a failing sink after the first failure", () =>
     Effect.gen(function*() {
@@ -120,7 +123,7 @@ describe("Trace", () => {
         yield* trace.open({ sessionId: "s-3", agentDir: "/nowhere", level: "info" })
         yield* trace.info("one", {})
         yield* trace.info("two", {})
-      }).pipe(Effect.provide(failing))
+      }).pipe(Effect.provide(failing.pipe(Layer.provide(NoticesLive.layer))))
       assert.strictEqual(calls, 1)
     }))
 })

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Notices } from "../../src/services/Notices.ts"
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
@@ -140,7 +141,7 @@ describe("the history's git runs", () => {
           `restore plan.md to ${gitIn(root, "rev-parse", first).trim().slice(0, 12)} (session histsess)`,
           "w2 of session histsess: +0 ~1 −0"
         ])
-        assert.match(Option.getOrThrow(yield* withHistory((history) => history.takeNotice)), /^pi-context: Restored plan\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
+        assert.match((yield* Notices.use((notices) => notices.takeAll))[0]!, /^pi-context: Restored plan\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
       }).pipe(Effect.provide(historyLayer(hangingCommits)))
     }).pipe(Effect.provide(nodeLayer)))
 

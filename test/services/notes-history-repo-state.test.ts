@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Notices } from "../../src/services/Notices.ts"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
-import { GitFailed, type GitRunner, NotesVersions } from "../../src/services/NotesVersions.ts"
+import { GitFailed, type GitRunner } from "../../src/services/NotesVersions.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
@@ -13,12 +14,7 @@ const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
 }
 
 /** Every notice the history has queued, in order. */
-const allNotices = Effect.gen(function*() {
-  const history = yield* NotesVersions
-  const taken: Array<string> = []
-  for (let notice = yield* history.takeNotice; Option.isSome(notice); notice = yield* history.takeNotice) taken.push(notice.value)
-  return taken
-})
+const allNotices = Notices.use((notices) => notices.takeAll)
 
 /** A user's repository with the notes root at `notes/`, one commit on `main` and a branch `other` that diverged from it. */
 const userRepo = (repo: string) => {

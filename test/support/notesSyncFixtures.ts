@@ -2,13 +2,15 @@ import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
 import type { PolicySettings } from "../../src/domain/thresholds.ts"
 import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
+import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import * as NotesSyncLive from "../../src/layers/NotesSyncLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import { Notices } from "../../src/services/Notices.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import type { GitRunner } from "../../src/services/NotesVersions.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
@@ -88,7 +90,8 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
         Layer.provideMerge(Layer.mergeAll(liveNotesLayer, ThresholdsLive.layerInjected(policy), TraceLive.layerWith((_path, line) => {
           traced.push(line)
           if (process.env.DEBUG_TRACE) console.log(line)
-        })))
+        }))),
+        Layer.provideMerge(NoticesLive.layer)
       )
     )
     const session = makeFakeSession({
@@ -115,16 +118,7 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       states: use((sync) => sync.states),
       setup: use((sync) => sync.setup),
       /** Every notice left so far. */
-      notices: use((sync) =>
-        Effect.gen(function*() {
-          const all: Array<string> = []
-          while (true) {
-            const next = yield* sync.takeNotice
-            if (Option.isNone(next)) return all
-            all.push(next.value)
-          }
-        })
-      )
+      notices: Notices.use((notices) => notices.takeAll).pipe(Effect.provide(context))
     }
   })
 

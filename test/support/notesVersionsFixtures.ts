@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process"
 import { Effect, FileSystem, Layer, Option } from "effect"
 import { systemGit } from "../../src/layers/notes/git.ts"
+import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
@@ -18,7 +19,7 @@ export const noNotesVersions = Layer.mock(NotesVersions, { sessionChanges: () =>
 
 /** The live store and a history on `git` (the system git unless a test injects one), with the window room it follows. */
 export const historyLayer = (git: GitRunner = systemGit) =>
-  NotesVersionsLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer)))
+  NotesVersionsLive.layerWith(git).pipe(Layer.provideMerge(Layer.mergeAll(liveNotesLayer, TraceLive.layerTest, WindowLive.layer, NoticesLive.layer)))
 
 /** `git args` in `cwd`, for checking what the history holds. */
 export const gitIn = (cwd: string, ...args: ReadonlyArray<string>): string =>
