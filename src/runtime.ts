@@ -46,20 +46,20 @@ import { withTimeLimit } from "./tools/timeLimit.ts"
 export interface HostOptions {
   /** A policy that replaces the settings files (SDK use); resolved live on every decision. */
   readonly policy?: PolicySettings | (() => PolicySettings)
-  /** The notes history's layer (tests inject a failing git); the system git by default. */
+  /** The note versions' layer (tests inject a failing git); the system git by default. */
   readonly notesVersions?: typeof NotesVersionsLive.layer
   /** The notes sync's layer (tests give it a short budget); the system git by default. */
   readonly notesSync?: typeof NotesSyncLive.layer
 }
 
-/** How long session shutdown waits for the notes history's last commits. */
+/** How long session shutdown waits for the last commits of the note versions. */
 export const ShutdownCommitWaitMs = 3_000
 /** How long session shutdown then waits for the notes sync's last push. */
 export const ShutdownSyncWaitMs = 3_000
 
 /**
  * Every service the hooks and tools need, except the per-event PiSession; each
- * layer brings its own dependencies. The notes history is optional to the
+ * layer brings its own dependencies. The note versions are optional to the
  * lifecycle, which reads it when it is built.
  */
 export const appLayer = (options: HostOptions = {}) =>

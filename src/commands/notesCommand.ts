@@ -75,10 +75,10 @@ type Needs =
   | Effect.Services<ReturnType<typeof notesVersionsCommand>>
   | Effect.Services<ReturnType<typeof notesSyncCommand>>
 
-const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | history | diff | restore | sync [now]]"
+const usage = "pi-context notes: /pi-context notes [read <address> | edit <address> | boot | versions | diff | restore | sync [now]]"
 
-/** The words after `notes` that belong to the notes history; anything else browses the notes. */
-const historyWords: ReadonlySet<string> = new Set(["history", "diff", "restore"])
+/** The words after `notes` that belong to the note versions; anything else browses the notes. */
+const versionsWords: ReadonlySet<string> = new Set(["versions", "history", "diff", "restore"])
 
 const showNote = (address: string): Step<Needs> =>
   Effect.map(noteText(address), (note): Reply<Step<Needs>> =>
@@ -127,13 +127,13 @@ const browse: Step<Needs> = Effect.map(notesOverview, (overview): Reply<Step<Nee
 /**
  * `/pi-context notes`: the overview (counts per home, the notes root, the
  * newest notes), `read|edit <address>`, `boot`; `history|diff|restore` are
- * the notes history's words, `sync [now]` the notes sync's.
+ * the note versions' words, `sync [now]` the notes sync's.
  */
 export const notes = subcommand({
   name: "notes",
   run: (args): Step<Needs> => {
     const [sub, address, ...extra] = args
-    if (sub !== undefined && historyWords.has(sub)) return notesVersionsCommand(args)
+    if (sub !== undefined && versionsWords.has(sub)) return notesVersionsCommand(args)
     if (sub === "sync") return notesSyncCommand(args.slice(1))
     if (extra.length > 0) return Effect.succeed(notice(usage, "warning"))
     if (sub === "boot" && address === undefined) return showBoot

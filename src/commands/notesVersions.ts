@@ -4,15 +4,15 @@ import { NotesVersions } from "../services/NotesVersions.ts"
 import { notice, type Reply, report } from "./Subcommand.ts"
 
 export const notesVersionsUsage = [
-  "pi-context notes history:",
-  "  /pi-context notes history [address|@home]   the commits of a note, a home, or every home",
+  "pi-context notes versions:",
+  "  /pi-context notes versions [address|@home]  the commits of a note, a home, or every home (or: notes history)",
   "  /pi-context notes diff <commit> [address]    what a commit changed",
   "  /pi-context notes restore <address> <commit> bring a note back to that version (a new commit)",
   "  /pi-context notes restore <@home|all> <commit> bring a home, or every home, back to that commit"
 ].join("\n")
 
 /**
- * `/pi-context notes history|diff|restore …`. A listing or a diff is a report,
+ * `/pi-context notes versions|diff|restore …` (`history`, the older word, still lists the versions). A listing or a diff is a report,
  * so it stays in the chat when the next notice comes; a restore's outcome, a
  * refusal and the usage are notices.
  */
@@ -23,6 +23,7 @@ export const notesVersionsCommand = (args: ReadonlyArray<string>) =>
     const run = (() => {
       if (extra.length > 0) return undefined
       switch (sub) {
+        case "versions":
         case "history":
           return second === undefined ? history.history(first) : undefined
         case "diff":
@@ -35,7 +36,7 @@ export const notesVersionsCommand = (args: ReadonlyArray<string>) =>
     })()
     if (run === undefined) return notice(notesVersionsUsage)
     const shown = (text: string): Reply<never> =>
-      sub === "history"
+      sub === "versions" || sub === "history"
         ? report(textReport(text))
         : sub === "diff"
         ? report({ kind: "text", title: `pi-context notes diff ${[first, second].filter((word) => word !== undefined).join(" ")}`, text })

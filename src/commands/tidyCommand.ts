@@ -49,7 +49,7 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
     return yield* store.withTidyLock(identity.root, limits.timeMs, (takenOver) => Effect.gen(function*() {
       // Without its before and after commits a tidy could not be reviewed or undone: then only a dry run goes ahead.
       const before = dryRun ? undefined : yield* history.commitNow({ _tag: "Tidy", phase: "before" }).pipe(
-        Effect.mapError((error) => new TidyRefused({ message: `${error.message} tidy needs the notes history to be undone; /pi-context tidy --dry-run still works.` }))
+        Effect.mapError((error) => new TidyRefused({ message: `${error.message} tidy needs the note versions to be undone; /pi-context tidy --dry-run still works.` }))
       )
       const actions = yield* Ref.make<ReadonlyArray<TidyAction>>([])
       const refused = yield* Ref.make(0)

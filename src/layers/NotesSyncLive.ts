@@ -79,7 +79,7 @@ export const layerWith = (options: SyncOptions) =>
       const network = options.network(options.budgetMs)
       const platform = Platform.withPlatform(fs, path)
 
-      // The sync's own keys: a remote's URL cannot then meet a key of the notes history's.
+      // The sync's own keys: a remote's URL cannot then meet a key of the note versions'.
       const tellOnce = (key: string, text: string) => notices.tellOnce(`sync\0${key}`, text)
       const forget = (prefix: string) => notices.forgetStartingWith(`sync\0${prefix}`)
 

@@ -68,7 +68,7 @@ const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File 
 
 const stillCommitting = "\n(A commit of the notes is still running; this shows what was committed before it.)"
 /** What a command that must take its turn at the repository says when a commit (the first of a large root takes seconds) holds it past the wait. */
-const stillBeingWritten = "pi-context: the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
+const stillBeingWritten = "pi-context: the note versions are still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
 /** How long `/pi-context doctor` waits for its turn at the repository before saying a commit is being written. */
 const DescribeWaitMs = 1_000
 
@@ -103,7 +103,7 @@ export const layerWith = (git: GitRunner) =>
           repos.set(root, repo)
           if (repo._tag === "Off") {
             yield* trace.info("history.off", { reason: repo.reason })
-            yield* tellOnce(`off:${root}`, `pi-context: notes history is off (${repo.reason}); notes work as before, without commits.`)
+            yield* tellOnce(`off:${root}`, `pi-context: note versions are off (${repo.reason}); notes work as before, without commits.`)
           } else {
             yield* trace.info("history.opened", { owned: repo.owned, nested: repo.prefix !== "" })
           }
@@ -142,7 +142,7 @@ export const layerWith = (git: GitRunner) =>
           yield* tellOnce(
             `ignored:${identity.root}`,
             `pi-context: git ignores notes in the notes root (${rule ?? "an ignore rule"}, e.g. ${describePath(layoutOf(repo, identity), example)}), ` +
-              "so the notes history never commits them; change that rule so it leaves the notes in."
+              "so no version of them is ever committed; change that rule so it leaves the notes in."
           )
         })
 
@@ -170,7 +170,7 @@ export const layerWith = (git: GitRunner) =>
                 trace.info("history.commit-failed", { reason: error.message }),
                 tellOnce(
                   `commit:${identity.root}`,
-                  `pi-context: could not commit the notes history (${hidePaths(error.message, identity.root)}); your notes are saved, only their history is behind.`
+                  `pi-context: could not commit the note versions (${hidePaths(error.message, identity.root)}); your notes are saved, only their versions are behind.`
                 )
               ))
           ))
@@ -225,10 +225,10 @@ export const layerWith = (git: GitRunner) =>
         const committing = yield* settle(CommandCommitWaitMs)
         const identity = yield* identityNow
         const found = yield* Effect.timeoutOption(knownOrOpen(identity.root), CommandCommitWaitMs)
-        if (Option.isNone(found)) return yield* unavailable("pi-context: the notes history's first commit is still running; try again in a moment.")
+        if (Option.isNone(found)) return yield* unavailable("pi-context: the first commit of the note versions is still running; try again in a moment.")
         const repo = found.value
-        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no notes history yet; it starts at the end of the first window that writes a note.")
-        if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
+        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no note versions yet; it starts at the end of the first window that writes a note.")
+        if (repo._tag === "Off") return yield* unavailable(`pi-context: note versions are off (${repo.reason}).`)
         return { identity, repo, committing }
       })
 
@@ -295,7 +295,7 @@ export const layerWith = (git: GitRunner) =>
           if (text === "") {
             return address === undefined
               ? `Commit ${hash.slice(0, 12)} changed no notes.`
-              : `Commit ${hash.slice(0, 12)} did not change ${address}; /pi-context notes history ${address} lists the commits that did.`
+              : `Commit ${hash.slice(0, 12)} did not change ${address}; /pi-context notes versions ${address} lists the commits that did.`
           }
           const cut = text.length <= DiffCharLimit
             ? text
@@ -346,7 +346,7 @@ export const layerWith = (git: GitRunner) =>
           return yield* serialized(identity.root, Effect.gen(function*() {
             const repo = yield* repoFor(identity.root, true)
             if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
-            if (repo._tag === "Off") return yield* unavailable(`pi-context: notes history is off (${repo.reason}).`)
+            if (repo._tag === "Off") return yield* unavailable(`pi-context: note versions are off (${repo.reason}).`)
             const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
               Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
             )
@@ -360,11 +360,11 @@ export const layerWith = (git: GitRunner) =>
         const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
         switch (repo._tag) {
           case "Busy":
-            return { ok: true, text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done" }
+            return { ok: true, text: "note versions: a commit of the notes is being written; /pi-context doctor shows its state once it is done" }
           case "NotYet":
-            return { ok: true, text: "notes history: starts at the end of the first window that writes a note" }
+            return { ok: true, text: "note versions: starts at the end of the first window that writes a note" }
           case "Off":
-            return { ok: false, text: `notes history: off (${repo.reason}); notes work without commits` }
+            return { ok: false, text: `note versions: off (${repo.reason}); notes work without commits` }
           case "Ready": {
             const kind = repo.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"
             const inProject = identity.projectDir === undefined ? "" : "; the in-project project home is committed with the project"
@@ -375,10 +375,10 @@ export const layerWith = (git: GitRunner) =>
             const ignoredText = example === undefined
               ? ""
               : `; ${ignoredNotesText({ count: ignored.length, rule: yield* ignoreRule(git, repo, example), example: describePath(layoutOf(repo, identity), example) })}`
-            return { ok: waiting === "" && ignoredText === "", text: `notes history: ${kind}${inProject}${waiting}${ignoredText}` }
+            return { ok: waiting === "" && ignoredText === "", text: `note versions: ${kind}${inProject}${waiting}${ignoredText}` }
           }
         }
-      }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "notes history: could not be checked" })))
+      }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "note versions: could not be checked" })))
 
       return NotesVersions.of({
         windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),

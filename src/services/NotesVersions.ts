@@ -49,7 +49,7 @@ export class NotesVersions extends Context.Service<NotesVersions, {
   readonly flush: Effect.Effect<void>
   /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */
   readonly awaitCommits: (timeoutMs: number) => Effect.Effect<void>
-  /** `/pi-context notes history [address|@home]`. */
+  /** `/pi-context notes versions [address|@home]`. */
   readonly history: (target: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /** `/pi-context notes diff <commit> [address]`. */
   readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>

@@ -30,7 +30,7 @@ const shownChange = (change: AskedChange, before: string, address: string): stri
     case "rename":
       return `${shownName(address)} → ${shownName(change.renameTo)}`
     case "retire":
-      return `${shownName(address)} leaves the boot and notes_list for the wastebasket (it stays in the notes history).`
+      return `${shownName(address)} leaves the boot and notes_list for the wastebasket (it stays in the note versions).`
   }
 }
 

@@ -49,7 +49,7 @@ const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error),
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)
 
-/** How long `history_windows` waits for the notes history's log: a tool call stays well under a quarter second. */
+/** How long `history_windows` waits for the note versions' log: a tool call stays well under a quarter second. */
 export const ToolLogBudgetMs = 200
 
 const historyWindows = Effect.fn("tools.history_windows")(function*(params: unknown): Effect.fn.Return<ToolOutcome, never, History | Window | NotesVersions | PiSession> {

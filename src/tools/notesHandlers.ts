@@ -133,7 +133,7 @@ const retireNote = Effect.fnUntraced(function*(address: string, alsoEdits: boole
   const result = yield* (yield* NotesHomes).retire(address)
   return ok(
     `Retired ${shownName(result.address)} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
-      `(notes_list { "wastebasket": true }) and in the notes history. Remove it from the home's MAP if the MAP lists it.`,
+      `(notes_list { "wastebasket": true }) and in the note versions. Remove it from the home's MAP if the MAP lists it.`,
     { address: result.address, retired: true }
   )
 })
@@ -190,7 +190,7 @@ const listWastebasket = Effect.fnUntraced(function*(home: Home | undefined, patt
   const rows = (yield* (yield* NotesHomes).listRetired(home)).filter((row) => matches(row.address))
   const now = yield* Clock.currentTimeMillis
   const fitted = fitLines(
-    [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their history: /pi-context notes history <address>):"],
+    [rows.length === 0 ? "The wastebasket is empty." : "Retired notes, most recently retired first (their versions: /pi-context notes versions <address>):"],
     rows.slice(0, limit).map((row) => `- ${shownName(row.address)} · ${formatBytes(row.bytes)} · retired ${formatAge(row.updatedMs, now)}`),
     (shown) => [shown < rows.length ? `${rows.length - shown} more retired notes not shown; narrow with home or pattern.` : "End of wastebasket."]
   )

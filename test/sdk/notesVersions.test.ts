@@ -10,7 +10,7 @@ const call = (name: string, args: JsonObject) => fauxAssistantMessage([fauxToolC
 const say = (text: string) => fauxAssistantMessage(text)
 const git = (cwd: string, ...args: ReadonlyArray<string>) => execFileSync("git", [...args], { cwd, encoding: "utf8" })
 
-describe("notes history in Pi's agent loop", () => {
+describe("note versions in Pi's agent loop", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
@@ -20,15 +20,18 @@ describe("notes history in Pi's agent loop", () => {
     h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
     await h.prompt("decide, then wipe")
     // The history command waits for a commit still in flight on this root (the faux model answers faster than git commits).
-    await h.prompt("/pi-context notes history")
+    await h.prompt("/pi-context notes versions")
     expect(h.notices.at(-1)!.message).toContain(`w1 of session ${short}: +1 ~0 −0`)
     h.script([call("notes_write", { address: "@project/decisions", content: "overwritten by mistake\n" }), call("wipe_memory", {}), say("another window")])
     await h.prompt("overwrite, then wipe")
 
-    await h.prompt("/pi-context notes history @project/decisions")
+    await h.prompt("/pi-context notes versions @project/decisions")
     const listing = h.notices.at(-1)!.message
     expect(listing).toContain(`w2 of session ${short}: +0 ~1 −0`)
     expect(listing).toContain(`w1 of session ${short}: +1 ~0 −0`)
+    // `history`, the word the command had before, still lists the versions.
+    await h.prompt("/pi-context notes history @project/decisions")
+    expect(h.notices.at(-1)!.message).toBe(listing)
     const subjects = git(h.dirs.notesRoot, "log", "--format=%h %s").trim().split("\n")
     expect(subjects).toHaveLength(2)
     const first = subjects[1]!.split(" ")[0]!
@@ -48,16 +51,16 @@ describe("notes history in Pi's agent loop", () => {
     h = await createHarness({ mode: "tui" })
     h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
     await h.prompt("decide, then wipe")
-    await h.prompt("/pi-context notes history")
+    await h.prompt("/pi-context notes versions")
     const first = git(h.dirs.notesRoot, "log", "-1", "--format=%h").trim()
     await h.prompt(`/pi-context notes diff ${first} @project/decisions`)
     await h.prompt("/pi-context notes diff")
     const reports = h.entries().flatMap((entry) => entry.type === "custom" && entry.customType === "pi-context/report" ? [entry.data as { title: string; text: string }] : [])
-    expect(reports.map((report) => report.title)).toEqual(["Notes history, newest first:", `pi-context notes diff ${first} @project/decisions`])
+    expect(reports.map((report) => report.title)).toEqual(["Note versions, newest first:", `pi-context notes diff ${first} @project/decisions`])
     expect(reports[0]!.text).toContain(first)
     expect(reports[1]!.text).toContain("+use sqlite")
     // The usage is still a notice; neither report was one.
-    expect(h.notices.filter((notice) => notice.message.includes("use sqlite") || notice.message.startsWith("Notes history"))).toEqual([])
+    expect(h.notices.filter((notice) => notice.message.includes("use sqlite") || notice.message.startsWith("Note versions"))).toEqual([])
     expect(h.notices.at(-1)!.message).toContain("/pi-context notes diff <commit> [address]")
     expect(h.errors).toEqual([])
   })
@@ -67,7 +70,7 @@ describe("notes history in Pi's agent loop", () => {
     const short = h.session.sessionManager.getSessionId().replace(/[^A-Za-z0-9]/g, "").slice(0, 8)
     h.script([call("notes_write", { address: "@project/decisions", content: "# Decisions\nuse sqlite\n" }), call("wipe_memory", {}), say("fresh window")])
     await h.prompt("decide, then wipe")
-    await h.prompt("/pi-context notes history @project/decisions")
+    await h.prompt("/pi-context notes versions @project/decisions")
     const first = git(h.dirs.notesRoot, "rev-parse", "--short", "HEAD").trim()
     // The user edits the note in their editor and saves it; no boundary has committed it yet.
     const file = git(h.dirs.notesRoot, "ls-files", "projects").trim()

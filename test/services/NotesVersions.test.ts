@@ -172,7 +172,7 @@ describe("NotesVersions", () => {
       assert.deepStrictEqual(filesOf(repo, "HEAD"), [`A\tnotes/sessions/${SessionId}/plan.md`])
       assert.strictEqual(gitIn(repo, "diff", "--cached", "--name-only").trim(), "todo.txt")
       const doctor = yield* withHistory((history) => history.describe)
-      assert.deepStrictEqual(doctor, { ok: true, text: "notes history: your git repository, used as it is" })
+      assert.deepStrictEqual(doctor, { ok: true, text: "note versions: your git repository, used as it is" })
       const listed = yield* withHistory((history) => history.history(undefined))
       assert.include(listed, "w1 of session histsess: +1 ~0 −0")
       assert.include(listed, "+ plan.md")
@@ -195,10 +195,10 @@ describe("NotesVersions", () => {
         yield* endWindow(2)
         // Told once, though two windows ended on the read-only root.
         assert.deepStrictEqual(yield* Notices.use((notices) => notices.takeAll), [
-          "pi-context: notes history is off (git init: fatal: cannot mkdir <notes root>/.git: Read-only file system); notes work as before, without commits."
+          "pi-context: note versions are off (git init: fatal: cannot mkdir <notes root>/.git: Read-only file system); notes work as before, without commits."
         ])
         assert.include(ok(yield* tool("notes_read", { address: "plan" })), "v2")
-        assert.include((yield* withHistory((h) => Effect.flip(h.history("plan")))).message, "notes history is off")
+        assert.include((yield* withHistory((h) => Effect.flip(h.history("plan")))).message, "note versions are off")
         assert.isFalse((yield* withHistory((h) => h.describe)).ok)
       }).pipe(Effect.provide(historyLayer(readOnlyGit)))
     }).pipe(Effect.provide(nodeLayer)))
@@ -325,7 +325,7 @@ describe("NotesVersions", () => {
       const head = gitIn(root, "rev-parse", "HEAD").trim().slice(0, 12)
       assert.strictEqual(
         yield* withHistory((history) => history.diff("HEAD", "plan")),
-        `Commit ${head} did not change plan; /pi-context notes history plan lists the commits that did.`
+        `Commit ${head} did not change plan; /pi-context notes versions plan lists the commits that did.`
       )
       const refused = yield* withHistory((history) => Effect.flip(history.restore("../../etc/passwd", "HEAD")))
       assert.notInclude(refused.message, "[object Object]")

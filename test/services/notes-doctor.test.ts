@@ -33,7 +33,7 @@ describe("doctor notes lint", () => {
       put(join(root, "user", "ancient.md"), "# Ancient\n", 200)
       const { session } = historySession(root)
       const report = yield* Effect.provide(doctorReport, session.layer)
-      assert.include(report, "ok   notes history: starts at the end of the first window that writes a note")
+      assert.include(report, "ok   note versions: starts at the end of the first window that writes a note")
       assert.include(report, "FAIL notes lint: 1 MAP entries that point nowhere\n       MAP.md:3 points at \"gone.md\", which is no note")
       assert.include(report, "FAIL notes lint: 1 notes larger than a boot can show\n       MAP.md has ")
       assert.include(report, "FAIL notes lint: 1 duplicate notes\n       @agent/copy-b.md, @user/copy-a.md have the same content")

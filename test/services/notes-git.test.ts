@@ -122,7 +122,7 @@ describe("the history's git runs", () => {
           yield* TestClock.adjust("1 second")
         }
         assert.isTrue([tidy, restore, doctor].every((fiber) => fiber.pollUnsafe() !== undefined), "a command waited on the hanging commit")
-        const stillWritten = "the notes history is still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
+        const stillWritten = "the note versions are still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
         assert.include((yield* Fiber.join(tidy)).message, stillWritten)
         assert.strictEqual(
           yield* Fiber.join(restore),
@@ -130,7 +130,7 @@ describe("the history's git runs", () => {
         )
         assert.deepStrictEqual(yield* Fiber.join(doctor), {
           ok: true,
-          text: "notes history: a commit of the notes is being written; /pi-context doctor shows its state once it is done"
+          text: "note versions: a commit of the notes is being written; /pi-context doctor shows its state once it is done"
         })
         assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "1")
 

@@ -84,7 +84,7 @@ describe("the notes history in a repository it did not make", () => {
         assert.strictEqual(gitIn(repo, "diff", "--cached", "--name-only"), staged)
         const notices = yield* allNotices
         assert.strictEqual(notices.length, 1, notices.join("\n"))
-        assert.include(notices[0], `the notes root's git repository is ${state.said}, so the notes history does not commit there`)
+        assert.include(notices[0], `the notes root's git repository is ${state.said}, so no note versions are committed there`)
       }).pipe(Effect.provide(historyLayer())))
   }
 
@@ -144,7 +144,7 @@ describe("the notes history in a repository it did not make", () => {
         assert.strictEqual(gitIn(repo, "log", "-1", "--format=%s").trim(), "ours")
         const notices = yield* allNotices
         assert.deepStrictEqual(notices, [
-          "pi-context: could not commit the notes history (git commit: hook prepare-commit-msg exited with 1); your notes are saved, only their history is behind."
+          "pi-context: could not commit the note versions (git commit: hook prepare-commit-msg exited with 1); your notes are saved, only their versions are behind."
         ])
       }).pipe(Effect.provide(historyLayer(failingCommit)))
     }).pipe(Effect.provide(nodeLayer)))
@@ -181,7 +181,7 @@ describe("the notes history in a repository it did not make", () => {
       const notices = yield* allNotices
       assert.deepStrictEqual(notices, [
         "pi-context: git ignores notes in the notes root (.gitignore:2 \"*.md\", e.g. plan.md), " +
-        "so the notes history never commits them; change that rule so it leaves the notes in."
+        "so no version of them is ever committed; change that rule so it leaves the notes in."
       ])
       const doctor = yield* withHistory((history) => history.describe)
       assert.isFalse(doctor.ok)

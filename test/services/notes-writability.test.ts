@@ -30,7 +30,7 @@ const readOnlyAt = (readOnly: string) =>
   ).pipe(Layer.provide(NodeServices.layer))
 
 /** The notes history has its own doctor line and tests; here it only answers. */
-const quietHistory = Layer.mock(NotesVersions)({ describe: Effect.succeed({ ok: true, text: "notes history: not under test" }) })
+const quietHistory = Layer.mock(NotesVersions)({ describe: Effect.succeed({ ok: true, text: "note versions: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
   Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, ThresholdsLive.layerTest, TraceLive.layerTest, WindowLive.layer, quietHistory).pipe(

@@ -68,7 +68,7 @@ describe("tidy", () => {
         const refused = yield* Effect.provide(Effect.flip(tidyCommand([], listingPass([]))), session.layer)
         assert.strictEqual(
           refused.message,
-          "pi-context: notes history is off (git is not installed: no git on PATH). tidy needs the notes history to be undone; /pi-context tidy --dry-run still works."
+          "pi-context: note versions are off (git is not installed: no git on PATH). tidy needs the note versions to be undone; /pi-context tidy --dry-run still works."
         )
         assert.isTrue(existsSync(join(root, "sessions", "hist-session-0001", "plan.md")))
         assert.include(yield* Effect.provide(tidyCommand(["--dry-run"], listingPass([])), session.layer), "  - retired plan.md")

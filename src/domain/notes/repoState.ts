@@ -34,7 +34,7 @@ export const describeRepoState = (state: Exclude<RepoState, { readonly _tag: "On
 
 /** The notice, once per such state: nothing is lost, the commit only waits. */
 export const waitingNotice = (state: Exclude<RepoState, { readonly _tag: "OnBranch" }>): string =>
-  `pi-context: the notes root's git repository is ${describeRepoState(state)}, so the notes history does not commit there; ` +
+  `pi-context: the notes root's git repository is ${describeRepoState(state)}, so no note versions are committed there; ` +
   "your notes are saved, and they are committed at the next window's end once the repository is back on a branch."
 
 /** One line for doctor on notes a `.gitignore` keeps out of the history. */

@@ -84,7 +84,7 @@ export const tidyInstructions = (dryRun: boolean): string =>
     "Never reword the user's own words in @user: move or retire a @user note only when it is clearly a duplicate or misfiled, and say so.",
     dryRun
       ? "This is a DRY RUN: your write calls are recorded, not applied. Make the calls you would make, as if they were applied."
-      : "Your changes are committed to the notes history before and after this pass, so a person can review and undo them.",
+      : "Your changes are committed as note versions before and after this pass, so a person can review and undo them.",
     "When done, reply with a short plain-text account: what you merged, moved and retired, and why, one line each."
   ].join("\n")
 

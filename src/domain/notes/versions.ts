@@ -2,7 +2,7 @@ import { formatAddress, type Home, Homes } from "./homes.ts"
 import { homeSegments, type NotesIdentity, WastebasketFolder } from "./identity.ts"
 
 /**
- * The notes history, as pure text in and out: which notes a window changed
+ * The note versions, as pure text in and out: which notes a window changed
  * (from `git status`), the commit message, the log of a note or a home, and
  * where each home and its wastebasket sit inside the repository.
  */
@@ -114,7 +114,7 @@ export const commitTrailers = (reason: CommitReason, sessionId: string): string 
   return reason._tag === "Window" || reason._tag === "Shutdown" ? `${session}\n${WindowTrailer}: ${trailerValue(reason.windowId)}` : session
 }
 
-/** A commit as `/pi-context notes history` shows it. */
+/** A commit as `/pi-context notes versions` shows it. */
 export interface HistoryCommit {
   readonly hash: string
   readonly short: string

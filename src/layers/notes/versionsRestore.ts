@@ -91,7 +91,7 @@ export const restoreSteps = ({ git, homes, trace, commitHomes, run, headOf, plat
       const version = yield* run(repo, ["show", `${hash}:${places.live}`]).pipe(
         Effect.catch(() => run(repo, ["show", `${hash}:${places.retired}`])),
         Effect.mapError(() =>
-          unavailable(`pi-context: ${address} has no version in commit ${hash.slice(0, 12)}; /pi-context notes history ${address} lists the commits that hold it.`)
+          unavailable(`pi-context: ${address} has no version in commit ${hash.slice(0, 12)}; /pi-context notes versions ${address} lists the commits that hold it.`)
         )
       )
       const written = yield* homes.write(address, parseNote(version.stdout).body).pipe(

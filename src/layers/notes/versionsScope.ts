@@ -27,18 +27,18 @@ export interface HistoryScope {
 export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effect.Effect<HistoryScope, VersionsUnavailable> =>
   Effect.suspend(() => {
     const identity = layout.identity
-    if (target === undefined) return Effect.succeed({ title: "Notes history", specs: homePathspecs(layout, historyHomes(identity)) })
+    if (target === undefined) return Effect.succeed({ title: "Note versions", specs: homePathspecs(layout, historyHomes(identity)) })
     const home = target.startsWith("@") && !target.slice(1).includes("/") || target === "session" ? parseHome(target) : undefined
     const projectInside = (h: string) => h === "project" && identity.projectDir !== undefined
     if (home !== undefined) {
       if (projectInside(home)) return Effect.fail(unavailable(inProjectMessage))
-      return Effect.succeed({ title: `History of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) })
+      return Effect.succeed({ title: `Versions of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) })
     }
     const parsed = parseAddress(target)
     if (Result.isFailure(parsed)) return Effect.fail(unavailable(`pi-context: "${target}" is not a note address or a home: ${parsed.failure.reason}.`))
     if (projectInside(parsed.success.home)) return Effect.fail(unavailable(inProjectMessage))
     const places = notePaths(layout, parsed.success.home, parsed.success.path)
-    return Effect.succeed({ title: `History of ${target}`, specs: [literal(places.live), literal(places.retired)], places, address: parsed.success })
+    return Effect.succeed({ title: `Versions of ${target}`, specs: [literal(places.live), literal(places.retired)], places, address: parsed.success })
   })
 
 /** A commit the user named, as its full hash, after checking it is a plain revision (never an option or a range). */
@@ -49,6 +49,6 @@ export const resolveCommit = (
   isCommitRef(commit)
     ? run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
       Effect.map(({ stdout }) => stdout.trim()),
-      Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the notes history; /pi-context notes history lists them.`))
+      Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the note versions; /pi-context notes versions lists them.`))
     )
-    : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes history.`))
+    : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes versions.`))
