@@ -44,6 +44,9 @@ import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { Window } from "../services/Window.ts"
 
+/** A boundary built at one of Pi's hooks goes back to Pi, which commits it when the hook returns. */
+const returnedToPi = { _tag: "ReturnedToPi" } as const
+
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
 
@@ -283,7 +286,7 @@ export const layerWithoutDependencies = Layer.effect(
         : undefined
       const effect = transition.effect
       if (effect._tag !== "commit-boundary") return keep
-      const commit = yield* boundaries.commitBoundary(window, effect.source, effect.reason)
+      const commit = yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi)
       switch (commit._tag) {
         case "Interrupted":
           return undefined
@@ -304,8 +307,8 @@ export const layerWithoutDependencies = Layer.effect(
       const effect = transition.effect
       if (effect._tag !== "recover-overflow" && effect._tag !== "commit-boundary") return undefined
       const commit = effect._tag === "recover-overflow"
-        ? yield* boundaries.commitBoundary(window, "overflow", effect.reason)
-        : yield* boundaries.commitBoundary(window, effect.source, effect.reason)
+        ? yield* boundaries.commit(window, "overflow", effect.reason, returnedToPi)
+        : yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi)
       if (commit._tag !== "Committed") return undefined
       const resume = effect._tag === "recover-overflow" || effect.continue
       return { entries: [...input.incoming, ...commit.drafts], ...(resume ? { continue: true } : {}) }

@@ -32,10 +32,10 @@ describe("window events in Pi's agent loop", () => {
     const lines = readFileSync(tracePath(h.dirs.agentDir, sessionId), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
     const commits = lines.flatMap((line, i) => (line.event === "boundary.commit" ? [i] : []))
     expect(lines.filter((line) => line.event === "boundary.commit").map((line) => [line.source, line.to])).toEqual([["tool", markers[0]], ["command", markers[1]]])
-    // The model's boundary is traced in the window it ends; the command's once its boundary is on the branch.
+    // Either path's boundary is traced in the window it ends (one commit for both); every later line is the new window's.
     const windowOf = (i: number) => [lines[i].windowId, lines[i].window]
     const expected = lines.map((_, i) =>
-      i <= commits[0]! ? [rootWindowId(sessionId), "w1"] : i < commits[1]! ? [markers[0], "w2"] : [markers[1], "w3"]
+      i <= commits[0]! ? [rootWindowId(sessionId), "w1"] : i <= commits[1]! ? [markers[0], "w2"] : [markers[1], "w3"]
     )
     expect(lines.map((_, i) => windowOf(i))).toEqual(expected)
     // Each window has lines of its own after its boundary (the debug level traces every settlement).

@@ -27,11 +27,26 @@ export const announceReset = (ordinal: number, source: ResetSource) =>
     if (!(yield* session.chatShowsEntries)) yield* session.notify(resetNotice(ordinal, source), "info")
   })
 
-/** A boundary's drafts, or why none was built. */
+/** A boundary's drafts, or why none was written. */
 export type BoundaryCommit =
   | { readonly _tag: "Committed"; readonly drafts: ReturnType<typeof resetDrafts> }
   | { readonly _tag: "Interrupted" }
   | { readonly _tag: "Failed" }
+  /** An append that found a run started meanwhile: nothing was written. */
+  | { readonly _tag: "Busy" }
+
+/**
+ * How a boundary reaches the branch: returned for Pi to commit at the hook
+ * that asked for it (`turn_end`, `agent_before_settle`), or appended now
+ * while Pi is idle; `append` writes the drafts and answers false, writing
+ * nothing, when a run started meanwhile.
+ */
+export type BoundaryWrite =
+  | { readonly _tag: "ReturnedToPi" }
+  | {
+    readonly _tag: "AppendedNow"
+    readonly append: (drafts: ReturnType<typeof resetDrafts>) => Effect.Effect<boolean, never, PiSession>
+  }
 
 /**
  * Builds reset boundaries: the new window's boot (with what the ending window
@@ -123,10 +138,14 @@ export const makeBoundaries = Effect.gen(function*() {
     })
 
   /**
-   * Builds the drafts of a boundary that Pi will commit at this event. An
-   * abort interrupts it silently; any other failure is told and writes nothing.
+   * Commits one reset of `from`, for either path: the model's and the
+   * automatic ones (drafts returned to Pi at its hook) and the user's
+   * `/wipe-memory` (drafts appended while Pi is idle). The ending window's
+   * signals and the commit are traced while the rooms still follow it, then
+   * they move to the new window. An abort interrupts the build silently; any
+   * other failure is told and writes nothing.
    */
-  const commitBoundary = (from: CurrentWindow, source: ResetSource, reason: string) =>
+  const commit = (from: CurrentWindow, source: ResetSource, reason: string, write: BoundaryWrite) =>
     Effect.gen(function*() {
       const built = yield* Effect.exit(buildReset(from, source))
       if (built._tag === "Failure") {
@@ -137,10 +156,10 @@ export const makeBoundaries = Effect.gen(function*() {
         yield* reportBootFailure(from.id, built.cause)
         return { _tag: "Failed" } as BoundaryCommit
       }
-      const { next, ending } = built.value
-      yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
-      // How the ending window went, in the words of /pi-context report: its signals as the boundary sees them.
+      const { next, ending, drafts, boot } = built.value
+      // How the ending window went, in the words of /pi-context report: read before an append adds the new window.
       const ended = sessionSignals(yield* window.spans, yield* window.windows, (yield* thresholds.policy).reserve.value).windows.at(-1)
+      if (write._tag === "AppendedNow" && !(yield* write.append(drafts))) return { _tag: "Busy" } as BoundaryCommit
       if (ended !== undefined) {
         yield* trace.info("reset.signals", {
           window: `w${ended.w}`,
@@ -154,10 +173,14 @@ export const makeBoundaries = Effect.gen(function*() {
         })
       }
       yield* trace.info("boundary.commit", { from: from.id, to: next.id, toWindow: `w${next.ordinal}`, source, reason })
-      yield* boots.tellIncomplete(next.id, built.value.boot)
-      // Pi commits the drafts at this event: the rooms follow the new window from here (the notes of `ending` are committed for its id).
+      // Told now that the boot is written or about to be: a boot dropped for a run that started meanwhile is never announced.
+      yield* boots.tellIncomplete(next.id, boot)
+      // Returned to Pi, the boundary is committed after this hook: its notice waits until it is on the branch.
+      if (write._tag === "ReturnedToPi") yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
+      // The rooms follow the new window from here (the notes of `ending` are committed for its id).
       yield* window.reset({ from: ending, to: next, source })
-      return { _tag: "Committed", drafts: built.value.drafts } as BoundaryCommit
+      if (write._tag === "AppendedNow") yield* announceReset(next.ordinal, source)
+      return { _tag: "Committed", drafts } as BoundaryCommit
     })
 
   /** The reset notice, once the committed boundary of `window` is on the branch. */
@@ -169,7 +192,7 @@ export const makeBoundaries = Effect.gen(function*() {
       yield* announceReset(pending.value.ordinal, pending.value.source)
     })
 
-  return { buildReset, commitBoundary, reportBootFailure, resetNoticeDue, tellIncomplete: boots.tellIncomplete }
+  return { commit, reportBootFailure, resetNoticeDue }
 })
 
 export type Boundaries = Effect.Success<typeof makeBoundaries>

@@ -3,7 +3,8 @@ import type { ResetEvent, Transition } from "../../domain/resetControl.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
-import { announceReset, type Boundaries } from "./boundaries.ts"
+import type { BoundaryDraft } from "../../domain/boundary.ts"
+import type { Boundaries } from "./boundaries.ts"
 import type { Window } from "../../services/Window.ts"
 
 export const waitingNotice =
@@ -43,39 +44,31 @@ export const makeCommandWipe = (deps: {
     })
 
   /**
-   * Renders the boundary and appends it if Pi is still idle; otherwise waits
-   * for the run to settle. `waited`: the run this command waited for has settled.
-   * `source`: `hard-line` when `/pi-context on` finds the idle window past its
-   * hard line, so the divider says why the window ended.
+   * Commits the boundary, appended while Pi is idle; when a run has started
+   * (before the boot was rendered, or while it was), waits for it to settle.
+   * `waited`: the run this command waited for has settled. `source`:
+   * `hard-line` when `/pi-context on` finds the idle window past its hard
+   * line, so the divider says why the window ended.
    */
   const appendWhenIdle = (waited: string | undefined, source: "command" | "hard-line" = "command") => Effect.gen(function*() {
     const session = yield* PiSession
     const window = yield* windows.current
     if (!(yield* session.isIdle)) return yield* wait(window.id)
-    const built = yield* Effect.exit(boundaries.buildReset(window, source))
-    if (built._tag === "Failure") return yield* boundaries.reportBootFailure(window.id, built.cause)
-    // Nothing may suspend from this check to the last append: a run cannot start in between.
-    if (!(yield* session.isIdle)) return yield* wait(window.id)
-    const transition = yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
-    for (const draft of built.value.drafts) {
-      if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
-      if (draft.type === "context_edit") yield* session.hideFromPiContext([draft.targetId])
-      if (draft.type === "custom_message") yield* session.sendMessage(draft)
-    }
-    yield* resetTransient
-    const { next, ending } = built.value
-    // The boundary is on the branch: the rooms follow the new window (the notes of `ending` are committed for its id).
-    yield* windows.reset({ from: ending, to: next, source })
-    yield* trace.info("boundary.commit", {
-      from: window.id,
-      to: next.id,
-      toWindow: `w${next.ordinal}`,
-      source,
-      reason: waited ?? transition.effect.reason ?? ""
-    })
-    // Told now that the boot is written: a boot dropped for a run that started meanwhile is never announced.
-    yield* boundaries.tellIncomplete(next.id, built.value.boot)
-    yield* announceReset(next.ordinal, source)
+    const append = (drafts: ReadonlyArray<BoundaryDraft>) =>
+      Effect.gen(function*() {
+        // Nothing may suspend from this check to the last append: a run cannot start in between.
+        if (!(yield* session.isIdle)) return false
+        yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
+        for (const draft of drafts) {
+          if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
+          if (draft.type === "context_edit") yield* session.hideFromPiContext([draft.targetId])
+          if (draft.type === "custom_message") yield* session.sendMessage(draft)
+        }
+        yield* resetTransient
+        return true
+      })
+    const commit = yield* boundaries.commit(window, source, waited ?? "/wipe-memory while idle", { _tag: "AppendedNow", append })
+    if (commit._tag === "Busy") return yield* wait(window.id)
     yield* updateStatus
   })
 
