@@ -82,7 +82,7 @@ export const layerWithoutDependencies = Layer.effect(
     // Before the first reset the history tools could read nothing the window does not hold: they are offered
     // from the window a reset opens on, which saves every earlier request their words.
     yield* window.subscribe((event) =>
-      event._tag === "WindowOpened" ? event.session.offerTools(HistoryToolNames, event.ordinal > 1) : Effect.void
+      event._tag === "WindowOpened" ? PiSession.use((session) => session.offerTools(HistoryToolNames, event.ordinal > 1)) : Effect.void
     )
 
     return History.of({ windows, list, search, read, stats })

@@ -209,11 +209,7 @@ export const layerWith = (git: GitRunner) =>
 
       // A window's notes are committed for its id when the Window room says it ended; `fork` takes what it needs of Pi now.
       yield* (yield* Window).subscribe((event) =>
-        event._tag !== "WindowEnded" ? Effect.void : Effect.provideService(
-          fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal }),
-          PiSession,
-          event.session
-        )
+        event._tag !== "WindowEnded" ? Effect.void : fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal })
       )
 
       /** Waits for the commits in flight at most `waitMs`; whether some are still running. */

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Layer, Option, PubSub, Random, Ref } from "effect"
+import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
 import type { ResetSource } from "../domain/resetControl.ts"
 import type { WindowFacts } from "../domain/window/facts.ts"
 import { newWindowId } from "../domain/windowId.ts"
@@ -23,12 +23,8 @@ import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
-/** An event on its way to the subscribers: the publisher waits until the last of them has handled it. */
-interface Delivery {
-  readonly event: WindowEvent
-  unheard: number
-  readonly heard: Deferred.Deferred<void>
-}
+/** A subscriber, run in the publisher's fiber with its Pi session. */
+type Handler = (event: WindowEvent) => Effect.Effect<void, never, PiSession>
 
 /** The facts of a window as it ends: what it holds now, and how it ended. */
 const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
@@ -165,32 +161,19 @@ export const layer = Layer.effect(
         return facts
       })).pipe(Effect.withSpan("Window.windows"))
 
-    const deliveries = yield* PubSub.unbounded<Delivery>()
-    const subscribers = yield* Ref.make(0)
+    const handlers = yield* Ref.make<ReadonlyArray<Handler>>([])
 
-    const heardBy = (delivery: Delivery) =>
-      Effect.suspend(() => --delivery.unheard > 0 ? Effect.void : Deferred.succeed(delivery.heard, undefined))
+    const subscribe = (handler: Handler) =>
+      Effect.acquireRelease(Ref.update(handlers, (all) => [...all, handler]), () => Ref.update(handlers, (all) => all.filter((h) => h !== handler)))
 
-    const subscribe = (handler: (event: WindowEvent) => Effect.Effect<void>) =>
-      Effect.gen(function*() {
-        const subscription = yield* PubSub.subscribe(deliveries)
-        yield* Effect.acquireRelease(Ref.update(subscribers, (n) => n + 1), () => Ref.update(subscribers, (n) => n - 1))
-        yield* PubSub.take(subscription).pipe(
-          // A subscriber's defect is its own: the publisher is still answered, and the next event still handled.
-          Effect.flatMap((delivery) => handler(delivery.event).pipe(Effect.exit, Effect.andThen(heardBy(delivery)))),
-          Effect.forever,
-          Effect.forkScoped
-        )
-      })
-
-    /** Hands `event` to every subscriber and waits until each has handled it: what follows the event sees its effects. */
+    /**
+     * Runs every subscriber on `event`, in the order they subscribed, in this
+     * fiber and with this event's Pi session: what follows the event sees
+     * their effects. A subscriber's defect is its own: the next one still runs.
+     */
     const publish = (event: WindowEvent) =>
       Effect.gen(function*() {
-        const unheard = yield* Ref.get(subscribers)
-        if (unheard === 0) return
-        const delivery: Delivery = { event, unheard, heard: yield* Deferred.make<void>() }
-        yield* PubSub.publish(deliveries, delivery)
-        yield* Deferred.await(delivery.heard)
+        for (const handler of yield* Ref.get(handlers)) yield* Effect.exit(handler(event))
       })
 
     const nextWindow = (from: CurrentWindow) =>
@@ -203,23 +186,18 @@ export const layer = Layer.effect(
       })
 
     const ended = (window: CurrentWindow, reason: WindowEndReason, end: WindowFacts["end"]) =>
-      Effect.gen(function*() {
-        const session = yield* PiSession
-        yield* publish({ _tag: "WindowEnded", id: window.id, ordinal: window.ordinal, reason, facts: endingFacts(window, end), session })
-      })
+      publish({ _tag: "WindowEnded", id: window.id, ordinal: window.ordinal, reason, facts: endingFacts(window, end) })
 
     const reset = ({ from, to, source }: { readonly from: CurrentWindow; readonly to: NextWindow; readonly source: ResetSource }) =>
       Effect.gen(function*() {
-        const session = yield* PiSession
         yield* ended(from, source, { _tag: "Reset", source, at: yield* Clock.currentTimeMillis })
-        yield* publish({ _tag: "WindowOpened", id: to.id, ordinal: to.ordinal, reason: source, session })
+        yield* publish({ _tag: "WindowOpened", id: to.id, ordinal: to.ordinal, reason: source })
       })
 
     const follow = (reason: "session-start" | "tree") =>
       Effect.gen(function*() {
-        const session = yield* PiSession
         const window = yield* current
-        yield* publish({ _tag: "WindowOpened", id: window.id, ordinal: window.ordinal, reason, session })
+        yield* publish({ _tag: "WindowOpened", id: window.id, ordinal: window.ordinal, reason })
       })
 
     const sessionEnding = Effect.flatMap(current, (window) => ended(window, "session-end", { _tag: "Open" }))

@@ -22,9 +22,10 @@ export type WindowOpenReason = ResetSource | "session-start" | "tree"
 export type WindowEndReason = ResetSource | "session-end"
 
 /**
- * What the Window room tells the rooms that follow it. `session` is the Pi
- * session of the event: valid while the subscriber handles it (the publisher
- * waits), so what a subscriber needs of Pi later it takes then.
+ * What the Window room tells the rooms that follow it: data only. A
+ * subscriber runs in the publisher's fiber, with the event's Pi session in
+ * its context; what it needs of Pi later (a commit forked past the hook) it
+ * takes then.
  */
 export type WindowEvent =
   | {
@@ -32,7 +33,6 @@ export type WindowEvent =
     readonly id: string
     readonly ordinal: number
     readonly reason: WindowOpenReason
-    readonly session: PiSession["Service"]
   }
   | {
     readonly _tag: "WindowEnded"
@@ -41,7 +41,6 @@ export type WindowEvent =
     readonly reason: WindowEndReason
     /** The ending window's facts, as the windows view shows them. */
     readonly facts: WindowFacts
-    readonly session: PiSession["Service"]
   }
 
 /**
@@ -98,8 +97,9 @@ export class Window extends Context.Service<Window, {
   readonly sessionEnding: Effect.Effect<void, never, PiSession>
   /**
    * Runs `handler` on every event published from now until `scope` closes,
-   * one event at a time, in order. The publisher waits for every handler, so
-   * a handler only records or forks: it never waits itself.
+   * in the publisher's fiber (with its Pi session), after the handlers that
+   * subscribed before it. The publisher waits for each, so a handler only
+   * records or forks: it never waits itself.
    */
-  readonly subscribe: (handler: (event: WindowEvent) => Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+  readonly subscribe: (handler: (event: WindowEvent) => Effect.Effect<void, never, PiSession>) => Effect.Effect<void, never, Scope.Scope>
 }>()("pi-context/Window") {}
