@@ -36,6 +36,7 @@ import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { withTimeLimit } from "../../src/tools/timeLimit.ts"
 import { type FakeSession, makeFakeSession } from "../../test/support/FakePiSession.ts"
+import { windowEnds } from "../../test/support/notesVersionsFixtures.ts"
 
 export interface GitRow {
   readonly name: string
@@ -164,7 +165,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
         Effect.suspend(() => {
           queued++
           writeNote(join(root, "sessions", sessionId, "burst", `queued-${queued}.md`), `queued ${queued}\n`)
-          return history.windowEnded({ id: windowIdOf(Windows), ordinal: Windows })
+          return windowEnds(Windows, windowIdOf(Windows))
         })))
   const windowsRow = await timeCall(
     `history_windows ${Windows}w/${Notes / 1000}k, 3 queued`,
@@ -222,7 +223,7 @@ const repositoryCase = async (
     await timeCall(`history_windows, ${label}`, runs, () => call(ToolName.historyWindows, {}))
   ]
   const start = performance.now()
-  await onSession((history) => Effect.andThen(history.windowEnded({ id: windowIdOf(2), ordinal: 2 }), history.flush))
+  await onSession((history) => Effect.andThen(windowEnds(2, windowIdOf(2)), history.flush))
   const ms = performance.now() - start
   await runtime.dispose()
   return { rows, commits: [{ name: `window commit, ${label}`, ms, outcome: leftAsItMust() ? "ok" : "REPOSITORY CHANGED" }] }

@@ -2,7 +2,7 @@
  * The notes history's figures, for bench/notes.ts, over its 10,000-note root:
  *
  * - commit_window_ms: one window's commit of 20 changed notes (4 in each of
- *   the five homes, rewritten outside the timing), from `windowEnded` to the
+ *   the five homes, rewritten outside the timing), from the window's end to the
  *   commit landing: git status over the homes, add, commit. The target is 100 ms.
  * - first_commit_ms: the first boundary, which creates the repository and
  *   commits every note (once per notes root).
@@ -21,6 +21,7 @@ import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/services/Lifecycle.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
+import { windowEnds } from "../../test/support/notesVersionsFixtures.ts"
 import { median, pairedRounds } from "./stats.ts"
 
 const Runs = 9
@@ -29,8 +30,6 @@ const ChangedNotes = 20
 
 
 const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
-  windowEnded: () => Effect.void,
-  sessionEnded: () => Effect.void,
   flush: Effect.void,
   awaitCommits: () => Effect.void,
   history: () => Effect.succeed(""),
@@ -76,7 +75,7 @@ export const benchNotesVersions = async (
   const commitWindow = (runtime: typeof withCommit) =>
     runtime.runPromise(onSession(Effect.gen(function*() {
       const history = yield* NotesVersions
-      yield* history.windowEnded({ id: `pcx:bench:w${round}`, ordinal: round })
+      yield* windowEnds(round, `pcx:bench:w${round}`)
       yield* history.flush
     })))
   const boundary = async (runtime: typeof withCommit | typeof withoutCommit): Promise<number> => {

@@ -377,8 +377,6 @@ export const layerWith = (git: GitRunner) =>
       }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "note versions: could not be checked" })))
 
       return NotesVersions.of({
-        windowEnded: ({ id, ordinal }) => fork({ _tag: "Window", windowId: id, ordinal }),
-        sessionEnded: ({ id, ordinal }) => fork({ _tag: "Shutdown", windowId: id, ordinal }),
         flush,
         awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
         history,

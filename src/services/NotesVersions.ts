@@ -24,12 +24,6 @@ export interface GitResult {
 /** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
 export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
 
-/** The window a boundary or the session's end commits for: its id keys the commit, its w-number is for the subject. */
-export interface EndedWindow {
-  readonly id: string
-  readonly ordinal: number
-}
-
 /** What a history command could not do, as the sentence the user reads. */
 export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>()("VersionsUnavailable", {
   message: Schema.String
@@ -41,10 +35,6 @@ export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>
  * end), off the hooks' critical path, one commit at a time per root.
  */
 export class NotesVersions extends Context.Service<NotesVersions, {
-  /** Forks the commit of the notes this window changed; returns at once. */
-  readonly windowEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
-  /** Forks the commit of what the session's last window changed; returns at once. */
-  readonly sessionEnded: (window: EndedWindow) => Effect.Effect<void, never, PiSession>
   /** Waits for the commits forked so far (tests, the bench). */
   readonly flush: Effect.Effect<void>
   /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */

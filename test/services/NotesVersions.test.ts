@@ -9,7 +9,7 @@ import { systemGit } from "../../src/layers/notes/git.ts"
 import type { PiSession } from "../../src/services/PiSession.ts"
 import { Window } from "../../src/services/Window.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
+import { gitIn, historyLayer, historySession, SessionId, tempRoot, windowEnds } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -211,8 +211,8 @@ describe("NotesVersions", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
-        // windowEnded completes while every git run is still held at the gate.
-        yield* withHistory((history) => history.windowEnded(testWindow(1)))
+        // The window's end returns while every git run is still held at the gate.
+        yield* withHistory(() => windowEnds(1))
         const flushing = yield* Effect.forkChild(NotesVersions.use((history) => history.flush))
         assert.isUndefined(flushing.pollUnsafe())
         yield* Deferred.succeed(gate, undefined)
@@ -224,9 +224,10 @@ describe("NotesVersions", () => {
   it.effect("at session shutdown the last window's notes are committed, waiting a bounded time", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot("pi-hist-shutdown-")
-      const { tool, withHistory } = historySession(root)
+      const { tool, withHistory, endSession } = historySession(root)
       ok(yield* tool("notes_write", { address: "plan", content: "unfinished\n" }))
-      yield* withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(4)), history.awaitCommits(3_000)))
+      yield* endSession(4)
+      yield* withHistory((history) => history.awaitCommits(3_000))
       assert.deepStrictEqual(subjects(root), ["w4 of session histsess (shutdown): +1 ~0 −0"])
     }).pipe(Effect.provide(historyLayer())))
 
@@ -235,9 +236,9 @@ describe("NotesVersions", () => {
       const root = yield* tempRoot("pi-hist-hang-")
       const hangingGit: GitRunner = () => Effect.never
       return yield* Effect.gen(function*() {
-        const { tool, withHistory } = historySession(root)
+        const { tool, withHistory, endSession } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        const ending = yield* Effect.forkChild(withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(1)), history.awaitCommits(3_000))))
+        const ending = yield* Effect.forkChild(Effect.andThen(endSession(1), withHistory((history) => history.awaitCommits(3_000))))
         yield* TestClock.adjust(3_000)
         yield* Fiber.join(ending)
       }).pipe(Effect.provide(historyLayer(hangingGit)))
@@ -274,7 +275,7 @@ describe("NotesVersions", () => {
       return yield* Effect.gen(function*() {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
-        yield* withHistory((history) => history.windowEnded(testWindow(1)))
+        yield* withHistory(() => windowEnds(1))
         yield* NotesVersions.use((history) => history.flush)
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
         assert.strictEqual(refusals, -1)

@@ -13,7 +13,7 @@ import type { GitRunner } from "../../src/services/NotesVersions.ts"
 import { historyToolHandlers } from "../../src/tools/historyHandlers.ts"
 import { messageEntry } from "../support/FakePiSession.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
-import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
+import { gitIn, historyLayer, historySession, tempRoot, testWindow, windowEnds } from "../support/notesVersionsFixtures.ts"
 
 const ok = (outcome: { readonly _tag: string; readonly text: string }) => {
   assert.strictEqual(outcome._tag, "Ok", outcome.text)
@@ -88,7 +88,7 @@ describe("the history's git runs", () => {
         yield* endWindow(1, rootWindowId(session.sessionId))
         commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
-        yield* withHistory((history) => history.windowEnded({ id: "pcx:hist0000:0000000b", ordinal: 2 }))
+        yield* withHistory(() => windowEnds(2, "pcx:hist0000:0000000b"))
         // Nothing moves the test clock: a call that waited on the commit would never answer.
         const answer = yield* Effect.provide(historyToolHandlers.history_windows({}), session.layer)
         assert.strictEqual(answer._tag, "Ok")
@@ -111,7 +111,7 @@ describe("the history's git runs", () => {
         // What the first commit of a large root is to a user: a commit that holds the repository for seconds.
         commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
-        yield* withHistory((history) => history.windowEnded(testWindow(2)))
+        yield* withHistory(() => windowEnds(2))
 
         const tidy = yield* Effect.forkChild(Effect.flip(withHistory((history) => history.commitNow({ _tag: "Tidy", phase: "before" }))))
         const restore = yield* Effect.forkChild(withHistory((history) => history.restore("plan", first)))
@@ -175,7 +175,7 @@ describe("the history's git runs", () => {
         yield* endWindow(1)
         commits.hang = true
         ok(yield* tool("notes_write", { address: "plan", content: "v2\n" }))
-        yield* withHistory((history) => history.windowEnded(testWindow(2)))
+        yield* withHistory(() => windowEnds(2))
 
         // history_windows never waits on it: the window is named as being committed.
         const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))

@@ -126,7 +126,7 @@ describe("NotesVersions.sessionChanges", () => {
       writeFileSync(join(root, "user", "mine.md"), "the user's own note\n")
       gitIn(repo, "add", "-A")
       gitIn(repo, "commit", "-q", "-m", "w1 of my notes: +1 ~0 −0")
-      const { tool, endWindow, withHistory } = historySession(root)
+      const { tool, endWindow, withHistory, endSession } = historySession(root)
 
       ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
       ok(yield* tool("notes_write", { address: "@user/prefs", content: "tabs\n" }))
@@ -137,7 +137,8 @@ describe("NotesVersions.sessionChanges", () => {
       ok(yield* tool("notes_update", { address: "plan", edits: [{ oldText: "v1", newText: "v2" }] }))
       yield* endWindow(2)
       ok(yield* tool("notes_write", { address: "late", content: "at the end\n" }))
-      yield* withHistory((history) => Effect.andThen(history.sessionEnded(testWindow(3)), history.awaitCommits(5_000)))
+      yield* endSession(3)
+      yield* withHistory((history) => history.awaitCommits(5_000))
 
       const changes = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 5_000 }))
       assert.deepStrictEqual(summary(changes), Option.some([

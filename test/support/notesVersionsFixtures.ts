@@ -7,6 +7,8 @@ import * as TraceLive from "../../src/layers/TraceLive.ts"
 import * as WindowLive from "../../src/layers/WindowLive.ts"
 import type { GitRunner } from "../../src/services/NotesVersions.ts"
 import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { Window } from "../../src/services/Window.ts"
+import { resetDrafts } from "../../src/domain/boundary.ts"
 import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
 import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
@@ -30,6 +32,20 @@ export const SessionId = "hist-session-0001"
 /** A window as a boundary hands it to the history: the id a real one gets from its marker, here made up per w-number. */
 export const testWindow = (ordinal: number, id = `pcx:test:w${ordinal}`) => ({ id, ordinal })
 
+/**
+ * Window `ordinal` ends at a reset, as the Window room tells the rooms that
+ * follow it (the notes history commits it then): a window of no entries of
+ * its own, since the notes are what the commit reads.
+ */
+export const windowEnds = (ordinal: number, id = testWindow(ordinal).id) =>
+  Window.use((window) =>
+    window.reset({
+      from: { id, ordinal, isRoot: ordinal === 1, startedAt: undefined, entries: [], tail: [] },
+      to: { id: `${id}:next`, ordinal: ordinal + 1 },
+      source: "tool"
+    })
+  )
+
 /** A fake Pi session whose notes root is `root`, calls to the notes tools, and to the history. */
 export const historySession = (root: string, options: FakeSessionOptions = {}) => {
   const session = makeFakeSession({
@@ -40,12 +56,22 @@ export const historySession = (root: string, options: FakeSessionOptions = {}) =
     ...options
   })
   const tool = (name: keyof typeof notesToolHandlers, params: unknown) => Effect.provide(notesToolHandlers[name](params), session.layer)
-  const withHistory = <A, E>(f: (history: NotesVersions["Service"]) => Effect.Effect<A, E, import("../../src/services/PiSession.ts").PiSession>) =>
-    Effect.provide(NotesVersions.use(f), session.layer)
+  const withHistory = <A, E, R>(f: (history: NotesVersions["Service"]) => Effect.Effect<A, E, R>) => Effect.provide(NotesVersions.use(f), session.layer)
   /** A window boundary, then waiting for its commit (a hook never waits). */
-  const endWindow = (ordinal: number, id?: string) =>
-    Effect.andThen(withHistory((history) => history.windowEnded(testWindow(ordinal, id))), NotesVersions.use((history) => history.flush))
-  return { session, tool, withHistory, endWindow }
+  const endWindow = (ordinal: number, id?: string) => Effect.andThen(withHistory(() => windowEnds(ordinal, id)), NotesVersions.use((history) => history.flush))
+  /**
+   * The session ends in window `ordinal` (the branch given its markers first,
+   * each window's id as `testWindow` names it), as Pi's shutdown tells the Window room.
+   */
+  const endSession = (ordinal: number) =>
+    Effect.gen(function*() {
+      for (let w = 2; w <= ordinal; w++) {
+        const windowId = testWindow(w).id
+        for (const draft of resetDrafts(windowId, "tool", "boot")) if (draft.type === "custom" || draft.type === "custom_message") session.append(draft)
+      }
+      yield* withHistory(() => Window.use((window) => window.sessionEnding))
+    })
+  return { session, tool, withHistory, endWindow, endSession }
 }
 
 export const tempRoot = (prefix: string) => FileSystem.FileSystem.use((fs) => fs.makeTempDirectoryScoped({ prefix }))
