@@ -183,6 +183,24 @@ describe("reset lifecycle in Pi's agent loop", () => {
     expect(seen[0]).toContain("## Context window")
   })
 
+  it("/wipe-memory in a window where nothing was said since its boot ends nothing and says so", async () => {
+    h = await createHarness()
+    h.script([say("one")])
+    await h.prompt("hello")
+    await h.prompt("/wipe-memory")
+    await h.prompt("/wipe-memory")
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    expect(h.notices.at(-1)!.message).toBe(
+      "pi-context: w2 started from your notes and nothing has happened in it since, so /wipe-memory has nothing to end. Your next prompt goes to w2."
+    )
+    h.script([say("two")])
+    await h.prompt("continue")
+    // Once something was said in it, the window ends as before.
+    await h.prompt("/wipe-memory")
+    expect(markerIndexes(h.entries())).toHaveLength(2)
+    expect(h.errors).toEqual([])
+  })
+
   it("/wipe-memory appends marker, boot and continuation without calling a model", async () => {
     h = await createHarness()
     h.script([say("one")])

@@ -5,7 +5,17 @@ import { PiSession } from "../../services/PiSession.ts"
 import type { Trace } from "../../services/Trace.ts"
 import type { BoundaryDraft } from "../../domain/boundary.ts"
 import type { Boundaries } from "./boundaries.ts"
-import type { Window } from "../../services/Window.ts"
+import type { CurrentWindow, Window } from "../../services/Window.ts"
+
+/** Said when `/wipe-memory` finds a window nothing happened in since it started from the notes. */
+export const untouchedNotice = (ordinal: number) =>
+  `pi-context: w${ordinal} started from your notes and nothing has happened in it since, so /${CommandName.wipeMemory} has nothing to end. ` +
+  `Your next prompt goes to w${ordinal}.`
+
+/** A reset window that holds nothing said since its boot: no message (the user's, the model's, a `!` command's), no reminder, no summary. */
+const isUntouched = (window: CurrentWindow): boolean =>
+  !window.isRoot &&
+  !window.tail.some((entry) => entry._tag === "Message" || entry._tag === "Reminder" || entry._tag === "Compaction" || entry._tag === "BranchSummary")
 
 export const waitingNotice =
   `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call); ` +
@@ -54,6 +64,11 @@ export const makeCommandWipe = (deps: {
     const session = yield* PiSession
     const window = yield* windows.current
     if (!(yield* session.isIdle)) return yield* wait(window.id)
+    // A window where nothing was said since its boot has nothing to end: another reset would only open an empty one.
+    if (waited === undefined && source === "command" && isUntouched(window)) {
+      yield* trace.info("command.wipe", { effect: "none", reason: `w${window.ordinal} is untouched since its boot` })
+      return yield* session.notify(untouchedNotice(window.ordinal), "info")
+    }
     const append = (drafts: ReadonlyArray<BoundaryDraft>) =>
       Effect.gen(function*() {
         // Nothing may suspend from this check to the last append: a run cannot start in between.
