@@ -35,6 +35,19 @@ import * as WindowLive from "./WindowLive.ts"
 import { answerWithin } from "./notes/answerWithin.ts"
 import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
+import {
+  commitFailed,
+  commitFailedNotice,
+  firstCommitRunning,
+  ignoredByGitNotice,
+  noNotesYet,
+  noVersionsYet,
+  stillBeingWritten,
+  stillCommitting,
+  versionsDoctorLine,
+  versionsOff,
+  versionsOffNotice
+} from "../domain/notes/versionsView.ts"
 
 /**
  * Why the system `git` and not isomorphic-git: measured side by side on this
@@ -66,9 +79,6 @@ const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ pre
 /** Another git (another Pi, the user) holds the repository's lock for a moment: worth a retry. */
 const isLockContention = (error: GitFailed): boolean => /\.lock\b.*(exists|File exists)|Unable to create .*\.lock/i.test(error.detail)
 
-const stillCommitting = "\n(A commit of the notes is still running; this shows what was committed before it.)"
-/** What a command that must take its turn at the repository says when a commit (the first of a large root takes seconds) holds it past the wait. */
-const stillBeingWritten = "pi-context: the note versions are still being written (a first commit of many notes takes a while); it goes on in the background: try again in a moment."
 /** How long `/pi-context doctor` waits for its turn at the repository before saying a commit is being written. */
 const DescribeWaitMs = 1_000
 
@@ -103,7 +113,7 @@ export const layerWith = (git: GitRunner) =>
           repos.set(root, repo)
           if (repo._tag === "Off") {
             yield* trace.info("history.off", { reason: repo.reason })
-            yield* tellOnce(`off:${root}`, `pi-context: note versions are off (${repo.reason}); notes work as before, without commits.`)
+            yield* tellOnce(`off:${root}`, versionsOffNotice(repo.reason))
           } else {
             yield* trace.info("history.opened", { owned: repo.owned, nested: repo.prefix !== "" })
           }
@@ -139,11 +149,7 @@ export const layerWith = (git: GitRunner) =>
           const example = outcome.ignored[0]
           if (example === undefined || (yield* notices.wasTold(`ignored:${identity.root}`))) return
           const rule = yield* ignoreRule(git, repo, example)
-          yield* tellOnce(
-            `ignored:${identity.root}`,
-            `pi-context: git ignores notes in the notes root (${rule ?? "an ignore rule"}, e.g. ${describePath(layoutOf(repo, identity), example)}), ` +
-              "so no version of them is ever committed; change that rule so it leaves the notes in."
-          )
+          yield* tellOnce(`ignored:${identity.root}`, ignoredByGitNotice(rule, describePath(layoutOf(repo, identity), example)))
         })
 
       /** Commits every home's changed notes now, with the notices the outcome owes. */
@@ -168,10 +174,7 @@ export const layerWith = (git: GitRunner) =>
             Effect.catchTag("GitFailed", (error) =>
               Effect.andThen(
                 trace.info("history.commit-failed", { reason: error.message }),
-                tellOnce(
-                  `commit:${identity.root}`,
-                  `pi-context: could not commit the note versions (${hidePaths(error.message, identity.root)}); your notes are saved, only their versions are behind.`
-                )
+                tellOnce(`commit:${identity.root}`, commitFailedNotice(hidePaths(error.message, identity.root)))
               ))
           ))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
@@ -221,10 +224,10 @@ export const layerWith = (git: GitRunner) =>
         const committing = yield* settle(CommandCommitWaitMs)
         const identity = yield* identityNow
         const found = yield* Effect.timeoutOption(knownOrOpen(identity.root), CommandCommitWaitMs)
-        if (Option.isNone(found)) return yield* unavailable("pi-context: the first commit of the note versions is still running; try again in a moment.")
+        if (Option.isNone(found)) return yield* unavailable(firstCommitRunning)
         const repo = found.value
-        if (repo._tag === "NotYet") return yield* unavailable("pi-context: no note versions yet; it starts at the end of the first window that writes a note.")
-        if (repo._tag === "Off") return yield* unavailable(`pi-context: note versions are off (${repo.reason}).`)
+        if (repo._tag === "NotYet") return yield* unavailable(noVersionsYet)
+        if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
         return { identity, repo, committing }
       })
 
@@ -341,10 +344,10 @@ export const layerWith = (git: GitRunner) =>
         Effect.gen(function*() {
           return yield* serialized(identity.root, Effect.gen(function*() {
             const repo = yield* repoFor(identity.root, true)
-            if (repo._tag === "NotYet") return yield* unavailable("pi-context: there are no notes yet.")
-            if (repo._tag === "Off") return yield* unavailable(`pi-context: note versions are off (${repo.reason}).`)
+            if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
+            if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
             const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
-              Effect.mapError((error) => unavailable(`pi-context: could not commit the notes (${hidePaths(error.message, repo.toplevel)}).`))
+              Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
             )
             if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
             return yield* headOf(repo)
@@ -354,27 +357,20 @@ export const layerWith = (git: GitRunner) =>
       const describe = Effect.gen(function*() {
         const identity = yield* identityNow
         const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
-        switch (repo._tag) {
-          case "Busy":
-            return { ok: true, text: "note versions: a commit of the notes is being written; /pi-context doctor shows its state once it is done" }
-          case "NotYet":
-            return { ok: true, text: "note versions: starts at the end of the first window that writes a note" }
-          case "Off":
-            return { ok: false, text: `note versions: off (${repo.reason}); notes work without commits` }
-          case "Ready": {
-            const kind = repo.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"
-            const inProject = identity.projectDir === undefined ? "" : "; the in-project project home is committed with the project"
-            const state = yield* platform(stateOf(repo))
-            const waiting = state._tag === "OnBranch" ? "" : `; waiting: the repository is ${describeRepoState(state)}, the notes are committed once it is back on a branch`
-            const ignored = yield* ignoredNotes(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity))).pipe(Effect.orElseSucceed(() => []))
-            const example = ignored[0]
-            const ignoredText = example === undefined
-              ? ""
-              : `; ${ignoredNotesText({ count: ignored.length, rule: yield* ignoreRule(git, repo, example), example: describePath(layoutOf(repo, identity), example) })}`
-            return { ok: waiting === "" && ignoredText === "", text: `note versions: ${kind}${inProject}${waiting}${ignoredText}` }
-          }
-        }
-      }).pipe(Effect.catchCause(() => Effect.succeed({ ok: false, text: "note versions: could not be checked" })))
+        if (repo._tag !== "Ready") return versionsDoctorLine(repo)
+        const state = yield* platform(stateOf(repo))
+        const ignored = yield* ignoredNotes(git, repo, homePathspecs(layoutOf(repo, identity), historyHomes(identity))).pipe(Effect.orElseSucceed(() => []))
+        const example = ignored[0]
+        return versionsDoctorLine({
+          _tag: "Ready",
+          owned: repo.owned,
+          inProject: identity.projectDir !== undefined,
+          waiting: state._tag === "OnBranch" ? undefined : describeRepoState(state),
+          ignored: example === undefined
+            ? undefined
+            : ignoredNotesText({ count: ignored.length, rule: yield* ignoreRule(git, repo, example), example: describePath(layoutOf(repo, identity), example) })
+        })
+      }).pipe(Effect.catchCause(() => Effect.succeed(versionsDoctorLine({ _tag: "Unknown" }))))
 
       return NotesVersions.of({
         flush,
