@@ -198,10 +198,12 @@ describe("history seqs", () => {
 })
 
 describe("reset compactions", () => {
-  it("a reset's empty compaction gets no seq, a real compaction summary gets one", async () => {
+  it("a reset's compaction (older sessions: empty, then a note to the user) gets no seq, a real compaction summary gets one", async () => {
     const { draftsOfEntry } = await import("../../src/domain/history/events.ts")
     const base = { type: "compaction", id: "c", parentId: null, timestamp: "", firstKeptEntryId: "c", tokensBefore: 0 }
     assert.deepStrictEqual(draftsOfEntry({ ...base, summary: "", details: { source: "pi-context", windowId: "w" } }), [])
+    const noted = "pi-context reset (/wipe-memory), not a compaction: nothing was summarised."
+    assert.deepStrictEqual(draftsOfEntry({ ...base, summary: noted, details: { source: "pi-context", windowId: "w" } }), [])
     assert.lengthOf(draftsOfEntry({ ...base, summary: "what happened so far" }), 1)
   })
 })

@@ -228,9 +228,9 @@ const visitMessage = (entry: RawEntry, sink: EventSink): void => {
   }
 }
 
+/** The compaction a reset wrote before resets hid Pi's context with edits (empty in the first releases, then a note to the user). */
 const isResetCompaction = (entry: RawEntry): boolean =>
-  entry.summary === "" && typeof entry.details === "object" && entry.details !== null &&
-  (entry.details as { source?: unknown }).source === "pi-context"
+  typeof entry.details === "object" && entry.details !== null && (entry.details as { source?: unknown }).source === "pi-context"
 
 /** Hands `sink` the events one raw entry contributes, in seq order. Never throws on odd shapes. */
 export const visitEvents = (entry: RawEntry, sink: EventSink): void => {
@@ -240,7 +240,7 @@ export const visitEvents = (entry: RawEntry, sink: EventSink): void => {
     case "custom_message":
       return sink.plain("context", customKind(entry.customType), undefined, customEntryDocument)
     case "compaction":
-      // A reset's retain-none compaction says nothing; the marker after it starts the window.
+      // A reset's compaction (older sessions) says nothing to the model: the marker after it starts the window.
       if (isResetCompaction(entry)) return
       return sink.plain("context", "compaction", undefined, compactionDocument)
     case "branch_summary":
