@@ -44,9 +44,10 @@ const piViewStart = (branch: ReadonlyArray<RawEntry>): number => {
  * The ids of the entries Pi's context still holds on `branch` and lets a
  * context edit hide, oldest first: those of its view that no edit has hidden
  * yet (a later edit replaces an earlier one, so only the last edit of each
- * entry counts). What is left is what Pi refuses to edit (its system prompt,
- * a `!` command's output, a `/tree` summary): small, and never sent by
- * pi-context either.
+ * entry counts). What is left is what Pi refuses to edit: its system prompt
+ * (sent in every request anyway), a `/tree` summary, and the output of the
+ * user's `!` commands, which can be large. pi-context never sends the ended
+ * window's, but Pi counts them until the new window's first reply.
  */
 export const stillInPiContext = (branch: ReadonlyArray<RawEntry>): ReadonlyArray<string> => {
   const view = piView(branch)
