@@ -133,7 +133,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* startup.orReportBootFailure(startup.repairTail)
       yield* startup.orReportBootFailure(startup.ensureRootBoot)
       yield* updateStatus
-      // On resume Pi says "Session compacted N times", counting the boundaries' compaction entries.
+      // On resume, a branch with resets says so: they were not compactions (on older sessions Pi also says "Session compacted N times").
       if (!window.isRoot) yield* session.notify(resumeNotice(window.ordinal), "info")
       return yield* boundaryNeeds()
     })
