@@ -152,10 +152,8 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
   }
 }
 
-/** The text of a user message entry (its text parts joined), or undefined for any other entry. */
-export const userMessageText = (raw: RawEntry): string | undefined => {
-  if (raw.type !== "message" || messageRole(raw.message) !== "user") return undefined
-  const content = (raw.message as { content?: unknown }).content
+/** The text of a message body as Pi reads it: a string as it is, else its text parts joined by line breaks; undefined for anything else. */
+export const bodyText = (content: unknown): string | undefined => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
   return content
@@ -167,3 +165,7 @@ export const userMessageText = (raw: RawEntry): string | undefined => {
     )
     .join("\n")
 }
+
+/** The text of a user message entry (its text parts joined), or undefined for any other entry. */
+export const userMessageText = (raw: RawEntry): string | undefined =>
+  raw.type !== "message" || messageRole(raw.message) !== "user" ? undefined : bodyText((raw.message as { content?: unknown }).content)

@@ -1,5 +1,5 @@
 import { ownBootFromEnd } from "./boundary.ts"
-import type { BranchEntry } from "./entries.ts"
+import { bodyText, type BranchEntry } from "./entries.ts"
 import { CustomType } from "./protocol.ts"
 
 /** The fields of a Pi agent message that the projection reads. */
@@ -252,7 +252,7 @@ export const currentSystemMessage = (messages: ReadonlyArray<ProjectableMessage>
     if (message.role !== "system") continue
     const m = message as ProjectableMessage & Record<string, unknown>
     first ??= m
-    const prompt = typeof m.content === "string" ? m.content : contentText(m.content)
+    const prompt = bodyText(m.content) ?? ""
     if (prompt.length > 0) prompts.push(prompt)
     if (typeof m.sections === "object" && m.sections !== null) {
       for (const [name, value] of Object.entries(m.sections)) value === null ? sections.delete(name) : sections.set(name, value)
@@ -272,7 +272,3 @@ export const currentSystemMessage = (messages: ReadonlyArray<ProjectableMessage>
 
 const listed = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
 const toolName = (tool: unknown): unknown => (typeof tool === "object" && tool !== null ? (tool as { name?: unknown }).name : undefined)
-const contentText = (content: unknown): string =>
-  Array.isArray(content)
-    ? content.flatMap((block) => (typeof block === "object" && block !== null && (block as { type?: unknown }).type === "text" ? [String((block as { text?: unknown }).text ?? "")] : [])).join("\n")
-    : ""

@@ -90,7 +90,7 @@ export const layer = Layer.effect(
         if (contextWindow === undefined) return undefined
         // Of what comes before the window, the next request keeps Pi's system prompt: every system message replayed.
         const own = new Set(window.entries.map((entry) => entry.id))
-        const systems = piView(yield* session.rawBranch).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+        const systems = piView(yield* branchEntries).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
         const tokens = nextRequestTokens([...systems, ...window.entries], window)
         const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
         if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })
@@ -152,6 +152,9 @@ export const layer = Layer.effect(
       return next
     }).pipe(Effect.withSpan("Window.spans"))
 
+    /** The branch's entries in order, from the cached windows: no second read of the branch. */
+    const branchEntries = Effect.map(spans, (all) => all.flatMap((span) => span.entries))
+
     const windows = Effect.map(spans, (all) =>
       all.map((span) => {
         const known = factsBySpan.get(span)
@@ -210,7 +213,7 @@ export const layer = Layer.effect(
       }),
       enabledOnBranch: Effect.map(spans, enabledOnBranch),
       unreadable: Effect.map(spans, (all) => all.flatMap((span) => span.tail.flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : [])))),
-      heldByPi: Effect.map(spans, (all) => stillInPiContext(all.flatMap((span) => span.entries))),
+      heldByPi: Effect.map(branchEntries, stillInPiContext),
       usage,
       measureRequest,
       rememberReply,
