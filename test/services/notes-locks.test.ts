@@ -4,7 +4,7 @@ import { hostname } from "node:os"
 import { fileURLToPath } from "node:url"
 import { Effect, FileSystem, Option, Path } from "effect"
 import { NotesStore } from "../../src/services/NotesStore.ts"
-import { lockProtocol } from "../../src/layers/notes/noteLockFile.ts"
+import { lockProtocol } from "../../src/layers/notes/lockFile.ts"
 import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
 
 /** Above Linux's largest pid: never a running process. */

@@ -1,9 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { tidyCommand } from "../../src/commands/tidyCommand.ts"
+import { parseLockOwner } from "../../src/domain/notes/lockRules.ts"
+import { tidyLimitsOf } from "../../src/domain/notes/tidy.ts"
+import { TidyLockGraceMs } from "../../src/domain/notes/tidyLockRules.ts"
 import type { TidyPass } from "../../src/services/TidyModel.ts"
 import { GitFailed, type GitRunner } from "../../src/services/NotesVersions.ts"
 import { historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
@@ -18,7 +21,7 @@ const listingPass = (seen: Array<string>): TidyPass => (request) =>
     return { _tag: "Done" as const, account: "Retired plan: done.", model: "test/model" }
   }) as ReturnType<TidyPass>
 
-const lockText = (pid: number, host: string, limitMs: number) => JSON.stringify({ pid, host, token: "other-1-x", at: 0, limitMs })
+const lockText = (pid: number, host: string, limitMs: number) => JSON.stringify({ pid, host, token: "other-1-x", at: 0, holdMs: limitMs + 60_000 })
 
 describe("tidy", () => {
   it.effect("works on this session's homes only: another session's notes are neither listed nor touched", () =>
@@ -116,6 +119,25 @@ describe("tidy", () => {
         assert.include(report, "  - retired plan.md")
         assert.isFalse(existsSync(lock))
       }
+    }).pipe(Effect.provide(historyLayer())))
+
+  it.effect("the tidy lock is a lock file like a note's: its owner, and a hold of the pass's time limit and a minute", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot("pi-tidy-lock-kind-")
+      const { session, tool } = historySession(root)
+      yield* tool("notes_write", { address: "plan", content: "mine\n" })
+      const seen: Array<string> = []
+      const reading: TidyPass = (request) =>
+        Effect.gen(function*() {
+          seen.push(readFileSync(join(root, ".tidy.lock"), "utf8"))
+          return yield* listingPass([])(request)
+        }) as ReturnType<TidyPass>
+      yield* Effect.provide(tidyCommand(["--dry-run"], reading), session.layer)
+      const owner = parseLockOwner(seen[0] ?? "")
+      assert.strictEqual(owner?.pid, process.pid)
+      assert.strictEqual(owner?.host, hostname())
+      assert.strictEqual(owner?.holdMs, tidyLimitsOf(undefined, undefined).timeMs + TidyLockGraceMs)
+      assert.isFalse(existsSync(join(root, ".tidy.lock")))
     }).pipe(Effect.provide(historyLayer())))
 
   it.effect("a .tidy.lock that is a folder is named with the command that clears it, and left alone", () =>

@@ -3,10 +3,12 @@ import {
   AbandonedTempMs,
   FutureToleranceMs,
   judgeLock,
+  holdOf,
   judgeMarker,
   type LockJudge,
   leftoverIsStale,
   leftoverOf,
+  MaxLockHoldMs,
   parseLockOwner,
   StaleLockMs,
   StaleTempMs,
@@ -42,6 +44,17 @@ describe("note lock verdicts", () => {
     assert.deepStrictEqual(verdict(JSON.stringify(owner({ host: "elsewhere", at: Date.UTC(2999, 0) })), StaleLockMs + 1), { _tag: "Stale", reason: "old" })
     // A live owner too: no write holds a lock that long.
     assert.deepStrictEqual(verdict(JSON.stringify(owner()), StaleLockMs + 1), { _tag: "Stale", reason: "old" })
+  })
+
+  it("honours the hold a lock's owner wrote (a tidy's pass), up to a day; a lock that names none is held as long as the taker's own", () => {
+    const tidy = JSON.stringify({ ...owner({ host: "elsewhere" }), holdMs: 660_000 })
+    assert.deepStrictEqual(verdict(tidy, StaleLockMs + 1), { _tag: "Held" })
+    assert.deepStrictEqual(verdict(tidy, 660_001), { _tag: "Stale", reason: "old" })
+    const forever = parseLockOwner(JSON.stringify({ ...owner(), holdMs: 1e15 }))
+    assert.strictEqual(holdOf(forever, StaleLockMs), MaxLockHoldMs)
+    assert.deepStrictEqual(judgeLock({ owner: forever, ageMs: MaxLockHoldMs + 1 }, { ...judge, host: "there" }), { _tag: "Stale", reason: "old" })
+    assert.strictEqual(holdOf(parseLockOwner(JSON.stringify(owner())), 5_000), 5_000)
+    assert.strictEqual(holdOf(undefined, 5_000), 5_000)
   })
 
   it("takes over a lock whose file is dated in the future beyond clock jitter", () => {

@@ -20,8 +20,18 @@ export const StaleTempMs = 60_000
 /** A temporary file this old is removed whoever wrote it (its pid may be another machine's). */
 export const AbandonedTempMs = 3_600_000
 
+/** The longest hold a lock's owner may claim for itself; a longer one (a tidy without end, a forged lock) counts as this. */
+export const MaxLockHoldMs = 86_400_000
+
 const Pid = Schema.Int.check(Schema.isGreaterThan(0))
-export const LockOwner = Schema.Struct({ pid: Pid, host: Schema.String, token: Schema.String, at: Schema.Number })
+/** What every lock file of the notes root holds: its owner, and how long that owner may hold it (absent: as long as the taker's own). */
+export const LockOwner = Schema.Struct({
+  pid: Pid,
+  host: Schema.String,
+  token: Schema.String,
+  at: Schema.Number,
+  holdMs: Schema.optionalKey(Schema.Number)
+})
 export type LockOwner = typeof LockOwner.Type
 
 const decodeOwner = Schema.decodeUnknownOption(Schema.fromJsonString(LockOwner))
@@ -48,20 +58,28 @@ export type LockVerdict =
   | { readonly _tag: "Held" }
   | { readonly _tag: "Stale"; readonly reason: "unreadable" | "future" | "old" | "dead-owner" | "not-ours" }
 
+/** Why a lock could not be had: a live owner (with how long it may still hold it), or something at its name that is no lock. */
+export type LockBlocked =
+  | { readonly _tag: "Held"; readonly owner: LockOwner | undefined; readonly ageMs: number; readonly holdMs: number }
+  | { readonly _tag: "Misfit"; readonly kind: "folder" | "other" }
+
 const held: LockVerdict = { _tag: "Held" }
 const stale = (reason: Extract<LockVerdict, { _tag: "Stale" }>["reason"]): LockVerdict => ({ _tag: "Stale", reason })
 
+/** How long the owner of a lock may hold it: what it wrote (up to a day), else what the taker would. */
+export const holdOf = (owner: LockOwner | undefined, ownHoldMs: number): number => Math.min(owner?.holdMs ?? ownHoldMs, MaxLockHoldMs)
+
 /**
  * Held or stale. A lock from another host is judged by age alone (older than
- * `staleAfterMs`, the longest its owner may hold it); one from this host also
- * by whether its pid runs (this very process: whether the
- * token is one it holds, since a pid is reused across restarts).
+ * the hold its owner wrote, else `ownHoldMs`); one from this host also by
+ * whether its pid runs (this very process: whether the token is one it holds,
+ * since a pid is reused across restarts).
  */
-export const judgeLock = (observation: LockObservation, judge: LockJudge, staleAfterMs: number = StaleLockMs): LockVerdict => {
+export const judgeLock = (observation: LockObservation, judge: LockJudge, ownHoldMs: number = StaleLockMs): LockVerdict => {
   const { owner, ageMs } = observation
   if (ageMs < -FutureToleranceMs) return stale("future")
   if (owner === undefined) return ageMs > UnreadableLockGraceMs ? stale("unreadable") : held
-  if (ageMs > staleAfterMs) return stale("old")
+  if (ageMs > holdOf(owner, ownHoldMs)) return stale("old")
   if (owner.host !== judge.host) return held
   if (owner.pid === judge.pid) return judge.holds(owner.token) ? held : stale("not-ours")
   return judge.isAlive(owner.pid) ? held : stale("dead-owner")

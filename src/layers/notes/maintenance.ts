@@ -1,12 +1,15 @@
-import { Effect } from "effect"
+import { Effect, type PlatformError } from "effect"
 import { Homes } from "../../domain/notes/address.ts"
 import { parseNote } from "../../domain/notes/frontmatter.ts"
 import { homeDirectory, type NotesIdentity } from "../../domain/notes/identity.ts"
 import type { LintNote } from "../../domain/notes/lint.ts"
 import { describeMisplaced } from "../../domain/notes/placement.ts"
 import { TidyReportsFolder } from "../../domain/notes/tidy.ts"
+import { describeTakenOver, describeTidyLockRefused, TidyLockGraceMs, TidyLockName } from "../../domain/notes/tidyLockRules.ts"
+import { TidyLockUnavailable } from "../../services/NotesStore.ts"
 import { placeUnder } from "./contain.ts"
 import { type DiskOps, describePlatformError, readTexts, statPaths, walkNotes } from "./disk.ts"
+import { type LockUnavailable, withLock } from "./lockFile.ts"
 
 /** Every readable note of the five homes, with its body; an unreadable home or note is left out (doctor reports homes). */
 export const readAllNotes = (ops: DiskOps, identity: NotesIdentity): Effect.Effect<ReadonlyArray<LintNote>> =>
@@ -40,3 +43,23 @@ export const saveTidyReport = (ops: DiskOps, root: string, name: string, text: s
     yield* ops.fs.writeFileString(ops.path.join(dir, name), text, { flag: "wx" })
     return undefined
   }).pipe(Effect.catch((error) => Effect.succeed(describePlatformError(error))))
+
+/**
+ * Runs `use` holding `<root>/.tidy.lock` for the pass's time limit and a
+ * grace, refusing at once while another pass holds it; `use` gets the line to
+ * report when a lock whose owner was gone was taken over.
+ */
+export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: number, use: (takenOver: string | undefined) => Effect.Effect<A, E, R>) => {
+  const file = ops.path.join(root, TidyLockName)
+  const refused = (error: LockUnavailable | PlatformError.PlatformError) =>
+    new TidyLockUnavailable({
+      message: error._tag === "LockUnavailable"
+        ? describeTidyLockRefused(error.blocked, file)
+        : `pi-context: tidy could not take its lock in the notes root: ${error.message}`
+    })
+  return ops.fs.makeDirectory(root, { recursive: true }).pipe(
+    Effect.mapError(refused),
+    Effect.andThen(withLock(ops, file, limitMs + TidyLockGraceMs, refused, (tookOver) =>
+      use(tookOver === undefined ? undefined : describeTakenOver(tookOver.owner, tookOver.ageMs))))
+  )
+}

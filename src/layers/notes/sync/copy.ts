@@ -4,7 +4,7 @@ import { Effect, FileSystem, Path, PlatformError } from "effect"
 import { isGitFolder } from "../../../domain/notes/address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SkippedPath, type SyncTree } from "../../../domain/notes/syncPlan.ts"
 import { type DiskOps, readRegularText, readTexts, writableWithoutLinks, writeAtomically } from "../disk.ts"
-import { makeNoteLocks } from "../noteLockFile.ts"
+import { makeNoteLocks } from "../lockFile.ts"
 import { moveToWastebasket } from "../wastebasket.ts"
 
 /**

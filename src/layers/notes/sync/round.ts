@@ -3,7 +3,7 @@ import type { NotesIdentity } from "../../../domain/notes/identity.ts"
 import { type MergePlan, MirrorsFolder, type SkippedPath, type SyncTree, treeOfKey } from "../../../domain/notes/syncPlan.ts"
 import type { ConflictCopy, SyncableHome } from "../../../domain/notes/syncTypes.ts"
 import type { DiskOps } from "../disk.ts"
-import { makeNoteLocks } from "../noteLockFile.ts"
+import { makeNoteLocks } from "../lockFile.ts"
 import { copyBack, type CopyBack, copyIn, fingerprintOf, type HomesListing, listHomes, readJson, TrackedMap, type TreeNote, writeConflictCopy, writeJson } from "./copy.ts"
 import {
   aheadBehind,

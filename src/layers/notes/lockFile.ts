@@ -1,23 +1,29 @@
 import { hostname } from "node:os"
-import { Clock, Effect, FileSystem, Option, PlatformError, Random } from "effect"
+import { Clock, Data, Effect, FileSystem, Option, PlatformError, Random } from "effect"
 import {
   judgeLock,
+  type LockBlocked,
   judgeMarker,
   type LockJudge,
   type LockOwner,
   leftoverIsStale,
+  holdOf,
   leftoverOf,
-  parseLockOwner
+  parseLockOwner,
+  StaleLockMs
 } from "../../domain/notes/lockRules.ts"
 import { NoteLocked } from "../../services/NotesStore.ts"
 import { type DiskOps, isAlreadyExists, isNotFound, uniqueToken } from "./disk.ts"
 
 /**
- * The cross-process lock of a note: `<note>.lock`, created whole (written
- * beside it, then hard-linked into place) so a live writer's lock is never
- * seen empty. A stale or corrupt lock is taken over under a marker named
- * after that very lock file, so of two takers only one removes it, and
- * neither can remove a lock taken after it looked.
+ * The notes root's one kind of cross-process lock: `<name>.lock`, created
+ * whole (written beside it, then hard-linked into place) so a live owner's
+ * lock is never seen empty, naming its owner and how long it may hold it.
+ * A note's write holds one for milliseconds, a sync round one on its remote's
+ * folder, a tidy pass `.tidy.lock` for its time limit. A stale or corrupt lock
+ * is taken over under a marker named after that very lock file, so of two
+ * takers only one removes it, and neither can remove a lock taken after it
+ * looked.
  */
 
 /** How long a writer waits for another writer before giving up. */
@@ -91,7 +97,8 @@ const linkUnsupported = (error: PlatformError.PlatformError): boolean => {
   return code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS" || code === "EMLINK"
 }
 
-const ownerText = (token: string, at: number): string => JSON.stringify({ pid: process.pid, host: thisHost, token, at } satisfies LockOwner)
+const ownerText = (token: string, at: number, holdMs: number = StaleLockMs): string =>
+  JSON.stringify({ pid: process.pid, host: thisHost, token, at, holdMs } satisfies LockOwner)
 
 /**
  * Takes over the stale lock `seen` at most once among all takers: the one
@@ -124,32 +131,71 @@ interface HeldLock {
   readonly token: string
   /** The file system's clock when the lock was taken. */
   readonly fsNow: number
+  /** The stale lock taken over on the way, if one was. */
+  readonly tookOver: TookOver | undefined
 }
 
-/** One attempt: the lock taken, or whether to try again at once (a stale lock was taken over) or after a pause. */
-type Attempt = { readonly _tag: "Taken"; readonly fsNow: number } | { readonly _tag: "Retry"; readonly now: boolean }
+/** A stale lock taken over: whose it was, and how old. */
+export interface TookOver {
+  readonly owner: LockOwner | undefined
+  readonly ageMs: number
+}
 
-const attempt = Effect.fnUntraced(function*(ops: DiskOps, lockPath: string, candidate: string, token: string) {
+/**
+ * One attempt: the lock taken; a stale one taken over (or gone) so try again
+ * at once; or blocked by a live owner or by something that is no lock.
+ */
+type Attempt =
+  | { readonly _tag: "Taken"; readonly fsNow: number }
+  | { readonly _tag: "Again"; readonly tookOver: TookOver | undefined }
+  | { readonly _tag: "Blocked"; readonly blocked: LockBlocked }
+
+const misfitOf = (type: FileSystem.File.Type): "folder" | "other" | undefined =>
+  type === "Directory" ? "folder" : type === "File" || type === "SymbolicLink" ? undefined : "other"
+
+const attempt = Effect.fnUntraced(function*(ops: DiskOps, lockPath: string, candidate: string, token: string, holdMs: number) {
   // Written anew each attempt: its mtime is the file system's now, the clock a lock's age is read on.
-  yield* ops.fs.writeFileString(candidate, ownerText(token, yield* Clock.currentTimeMillis))
+  yield* ops.fs.writeFileString(candidate, ownerText(token, yield* Clock.currentTimeMillis, holdMs))
   const fsNow = mtimeOf(yield* ops.fs.stat(candidate))
   const linked = yield* Effect.result(ops.fs.link(candidate, lockPath))
   if (linked._tag === "Success") return { _tag: "Taken", fsNow } satisfies Attempt
   if (!isAlreadyExists(linked.failure)) {
     if (!linkUnsupported(linked.failure)) return yield* linked.failure
-    const created = yield* Effect.result(ops.fs.writeFileString(lockPath, ownerText(token, yield* Clock.currentTimeMillis), { flag: "wx" }))
+    const created = yield* Effect.result(ops.fs.writeFileString(lockPath, ownerText(token, yield* Clock.currentTimeMillis, holdMs), { flag: "wx" }))
     if (created._tag === "Success") return { _tag: "Taken", fsNow } satisfies Attempt
     if (!isAlreadyExists(created.failure)) return yield* created.failure
   }
+  const kind = yield* ops.fs.lstat(lockPath).pipe(
+    Effect.map((info) => misfitOf(info.type)),
+    Effect.catchIf(isNotFound, () => Effect.succeed(undefined))
+  )
+  // A folder (or a socket, a fifo) at a lock's name is nobody's lock, and no taker could remove it.
+  if (kind !== undefined) return { _tag: "Blocked", blocked: { _tag: "Misfit", kind } } satisfies Attempt
   const seen = yield* look(ops, lockPath)
-  if (Option.isNone(seen)) return { _tag: "Retry", now: true } satisfies Attempt
-  const verdict = judgeLock({ owner: parseLockOwner(seen.value.text), ageMs: fsNow - seen.value.mtimeMs }, judge)
-  if (verdict._tag === "Held") return { _tag: "Retry", now: false } satisfies Attempt
+  if (Option.isNone(seen)) return { _tag: "Again", tookOver: undefined } satisfies Attempt
+  const owner = parseLockOwner(seen.value.text)
+  const observation = { owner, ageMs: fsNow - seen.value.mtimeMs }
+  if (judgeLock(observation, judge, holdMs)._tag === "Held") {
+    return { _tag: "Blocked", blocked: { _tag: "Held", ...observation, holdMs: holdOf(owner, holdMs) } } satisfies Attempt
+  }
   yield* takeOver(ops, lockPath, seen.value, token, fsNow)
-  return { _tag: "Retry", now: true } satisfies Attempt
+  return { _tag: "Again", tookOver: observation } satisfies Attempt
 })
 
-const acquire = (ops: DiskOps, lockPath: string, address: string): Effect.Effect<HeldLock, NoteLocked | PlatformError.PlatformError> =>
+/** The lock could not be had within its wait: what blocked it last (none when takers kept racing for it). */
+export class LockUnavailable extends Data.TaggedError("LockUnavailable")<{
+  readonly lockPath: string
+  readonly waitedMs: number
+  readonly blocked: LockBlocked | undefined
+}> {}
+
+/** How a lock is held and waited for: its owner's hold, and how long to wait for another owner (0: not at all). */
+interface LockTerms {
+  readonly holdMs: number
+  readonly waitMs: number
+}
+
+const acquire = (ops: DiskOps, lockPath: string, terms: LockTerms): Effect.Effect<HeldLock, LockUnavailable | PlatformError.PlatformError> =>
   Effect.gen(function*() {
     const token = yield* uniqueToken
     const candidate = `${lockPath}.tmp-${token}`
@@ -157,13 +203,16 @@ const acquire = (ops: DiskOps, lockPath: string, address: string): Effect.Effect
     yield* Effect.sync(() => heldTokens.add(token))
     const started = yield* Clock.currentTimeMillis
     let immediate = 0
+    let tookOver: TookOver | undefined
     return yield* Effect.gen(function*() {
       while (true) {
-        const result = yield* attempt(ops, lockPath, candidate, token)
-        if (result._tag === "Taken") return { lockPath, token, fsNow: result.fsNow }
-        const now = yield* Clock.currentTimeMillis
-        if (now - started > LockWaitMs) return yield* new NoteLocked({ address, waitedMs: now - started })
-        if (result.now && ++immediate <= 3) continue
+        const result = yield* attempt(ops, lockPath, candidate, token, terms.holdMs)
+        if (result._tag === "Taken") return { lockPath, token, fsNow: result.fsNow, tookOver }
+        tookOver = result._tag === "Again" ? result.tookOver ?? tookOver : tookOver
+        if (result._tag === "Again" && ++immediate <= 3) continue
+        const waitedMs = (yield* Clock.currentTimeMillis) - started
+        const blocked = result._tag === "Blocked" ? result.blocked : undefined
+        if (waitedMs >= terms.waitMs) return yield* new LockUnavailable({ lockPath, waitedMs, blocked })
         immediate = 0
         yield* Effect.sleep(yield* Random.nextIntBetween(1, 8))
       }
@@ -182,7 +231,25 @@ const release = (ops: DiskOps, held: HeldLock): Effect.Effect<void> =>
     Effect.ensuring(Effect.sync(() => heldTokens.delete(held.token)))
   )
 
-/** Note locks over `ops`, and the sweep of leftovers that rides on them. */
+/**
+ * Runs `use` holding the lock file `lockPath` for up to `holdMs`, waiting
+ * for no other owner; `use` learns of a stale lock taken over on the way,
+ * and `refused` words why the lock could not be had.
+ */
+export const withLock = <A, E, R, E2>(
+  ops: DiskOps,
+  lockPath: string,
+  holdMs: number,
+  refused: (error: LockUnavailable | PlatformError.PlatformError) => E2,
+  use: (tookOver: TookOver | undefined) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | E2, R> =>
+  Effect.acquireUseRelease(
+    acquire(ops, lockPath, { holdMs, waitMs: 0 }).pipe(Effect.mapError(refused)),
+    (held) => use(held.tookOver),
+    (held) => release(ops, held)
+  )
+
+/** Note locks over `ops` (waiting for another writer), and the sweep of leftovers that rides on them. */
 export const makeNoteLocks = (ops: DiskOps) => {
   const lastSwept = new Map<string, number>()
 
@@ -219,7 +286,13 @@ export const makeNoteLocks = (ops: DiskOps) => {
     const lockPaths = [...new Set(notePaths)].sort().map((notePath) => `${notePath}.lock`)
     // Each lock is released on its own, so a second lock that cannot be had never strands the first.
     return Effect.scoped(Effect.gen(function*() {
-      const held = yield* Effect.forEach(lockPaths, (lockPath) => Effect.acquireRelease(acquire(ops, lockPath, address), (lock) => release(ops, lock)))
+      const held = yield* Effect.forEach(lockPaths, (lockPath) =>
+        Effect.acquireRelease(
+          acquire(ops, lockPath, { holdMs: StaleLockMs, waitMs: LockWaitMs }).pipe(
+            Effect.catchTag("LockUnavailable", (error) => Effect.fail(new NoteLocked({ address, waitedMs: error.waitedMs })))
+          ),
+          (lock) => release(ops, lock)
+        ))
       yield* Effect.forEach(held, sweepOnce, { discard: true })
       return yield* use
     }))
@@ -231,10 +304,3 @@ export const makeNoteLocks = (ops: DiskOps) => {
 /** The takeover protocol's steps, for tests that play two takers against each other. */
 export const lockProtocol = { look, takeOver, markerPath, ownerText } as const
 
-/** This process as the judge of a lock, for the other locks of the notes root (tidy's). */
-export const lockJudge = judge
-
-/** Marks `token` as a lock this process holds (before the lock exists), and no longer. */
-export const holdToken = (token: string): Effect.Effect<void> => Effect.sync(() => heldTokens.add(token))
-export const dropToken = (token: string): Effect.Effect<void> => Effect.sync(() => heldTokens.delete(token))
-export { mtimeOf as lockMtimeOf }
