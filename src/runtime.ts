@@ -78,9 +78,9 @@ export const appLayer = (options: HostOptions = {}) =>
     NoticesLive.layer,
     Platform.layer
   ).pipe(
-    Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
-    // The history hands each landed commit to the sync, which it finds when it is built.
+    // The sync follows the note versions: it pushes after each window's commit.
     Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
+    Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
     Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
   )
 

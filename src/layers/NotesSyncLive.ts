@@ -7,7 +7,7 @@ import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/
 import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
 import { shownPath } from "../domain/notes/syncView.ts"
 import { renderNotice } from "../domain/settingsNotice.ts"
-import type { GitRunner } from "../services/NotesVersions.ts"
+import { type GitRunner, NotesVersions } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Notices } from "../services/Notices.ts"
 import { NotesSync } from "../services/NotesSync.ts"
@@ -307,9 +307,11 @@ export const layerWith = (options: SyncOptions) =>
         }
       })
 
+      // A window's notes commit: a bounded push of every remote, forked; the commit's fiber never waits for it.
+      yield* (yield* NotesVersions).subscribe(() => forkAll("push"))
+
       return NotesSync.of({
         started: forkAll("pull"),
-        committed: forkAll("push"),
         shutdown: (timeoutMs) => Effect.andThen(forkAll("push"), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
         syncNow,
         states,

@@ -17,9 +17,8 @@ import { formatAddress } from "../domain/notes/homes.ts"
 import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitFailed, type GitRunner, NotesVersions, type VersionsUnavailable } from "../services/NotesVersions.ts"
+import { type GitFailed, type GitRunner, NotesVersions, type VersionsEvent, type VersionsUnavailable } from "../services/NotesVersions.ts"
 import { Notices } from "../services/Notices.ts"
-import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
@@ -33,6 +32,7 @@ import * as NoticesLive from "./NoticesLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 import { answerWithin } from "./notes/answerWithin.ts"
+import { makeSubscribers } from "./subscribers.ts"
 import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 import {
@@ -88,7 +88,7 @@ export const layerWith = (git: GitRunner) =>
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
-      const pushAfterCommit = Option.match(yield* Effect.serviceOption(NotesSync), { onNone: () => Effect.void, onSome: (sync) => sync.committed })
+      const { subscribe, publish } = yield* makeSubscribers<VersionsEvent>()
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
@@ -204,7 +204,7 @@ export const layerWith = (git: GitRunner) =>
           })
           yield* track(reason.windowId, 1)
           yield* FiberSet.run(fibers, { startImmediately: false })(
-            Effect.provideService(Effect.andThen(commitNow(reason), pushAfterCommit), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
+            Effect.provideService(Effect.andThen(commitNow(reason), publish({ _tag: "WindowCommitted", windowId: reason.windowId })), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
           )
         })
 
@@ -381,6 +381,7 @@ export const layerWith = (git: GitRunner) =>
         commitNow: commitNowFor,
         sessionChanges,
         describe,
+        subscribe
       })
     })
   )

@@ -11,12 +11,12 @@ export type { SyncSetup } from "../domain/notes/syncView.ts"
  * pull and push runs in the background, bounded, and never on a hook's path:
  * the first prompt never waits for a remote, and a failure is a notice and a
  * state for doctor, never an error. No remote configured: nothing leaves the machine.
+ * After each window's notes commit (the note versions' event) it pushes every
+ * remote, retrying a failed one.
  */
 export class NotesSync extends Context.Service<NotesSync, {
   /** Session start: forks a bounded pull of every remote; returns at once. */
   readonly started: Effect.Effect<void, never, PiSession>
-  /** A window's notes commit landed: forks a bounded push of every remote (retrying a failed one); returns at once. */
-  readonly committed: Effect.Effect<void, never, PiSession>
   /** Shutdown: pushes what is not pushed yet, waiting at most `timeoutMs`. */
   readonly shutdown: (timeoutMs: number) => Effect.Effect<void, never, PiSession>
   /** `/pi-context notes sync now`: one pull and push of every remote, waited for; the states after. */

@@ -8,6 +8,7 @@ import type { PolicySettings } from "../../src/domain/thresholds.ts"
 import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
 import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import * as NotesSyncLive from "../../src/layers/NotesSyncLive.ts"
+import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
 import { Notices } from "../../src/services/Notices.ts"
@@ -91,7 +92,9 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
           traced.push(line)
           if (process.env.DEBUG_TRACE) console.log(line)
         }))),
-        Layer.provideMerge(NoticesLive.layer)
+        Layer.provideMerge(NoticesLive.layer),
+        // The versions the sync follows: no window ends here, so none commits.
+        Layer.provideMerge(NotesVersionsLive.layer)
       )
     )
     const session = makeFakeSession({
@@ -110,8 +113,8 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       fetches: () => fetched.count,
       /** A pull as at session start, waited for. */
       pull: use((sync) => Effect.andThen(sync.started, sync.flush)),
-      /** A push as after a window's commit, waited for. */
-      push: use((sync) => Effect.andThen(sync.committed, sync.flush)),
+      /** A push as after a window's commit (or at the session's end), waited for. */
+      push: use((sync) => Effect.andThen(sync.shutdown(0), sync.flush)),
       started: use((sync) => sync.started),
       flush: use((sync) => sync.flush),
       now: use((sync) => sync.syncNow),
