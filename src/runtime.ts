@@ -78,9 +78,8 @@ export const appLayer = (options: HostOptions = {}) =>
     NoticesLive.layer,
     Platform.layer
   ).pipe(
-    // The sync follows the note versions: it pushes after each window's commit.
-    Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
     Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
+    Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),
     Layer.provide(Layer.succeed(ThresholdsLive.InjectedPolicy, options.policy))
   )
 

@@ -90,7 +90,7 @@ export const benchNotesSync = async (
     await runtime.runPromise(Effect.provide(NotesSync.use((sync) => Effect.andThen(f(sync), sync.flush)), session.layer))
     return performance.now() - start
   }
-  // The push a window's commit starts (and the session's end), waited for.
+  // The push a window's end starts (and the session's end), waited for.
   const push = () => timed(syncOn, here, (sync) => sync.shutdown(0))
   const pull = () => timed(otherMachine, there, (sync) => sync.started)
   const boundary = async (runtime: typeof syncOn): Promise<number> => {

@@ -38,7 +38,6 @@ const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
   commitNow: () => Effect.succeed(""),
   sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
-  subscribe: () => Effect.void
 }))
 
 export interface VersionsFigures {

@@ -7,11 +7,12 @@ import type { RemoteSyncState, SyncOutcome, SyncRemoteSetting } from "../domain/
 import { SyncSettingKey } from "../domain/notes/syncSettings.ts"
 import { shownPath } from "../domain/notes/syncView.ts"
 import { renderNotice } from "../domain/settingsNotice.ts"
-import { type GitRunner, NotesVersions } from "../services/NotesVersions.ts"
+import type { GitRunner } from "../services/NotesVersions.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Notices } from "../services/Notices.ts"
 import { NotesSync } from "../services/NotesSync.ts"
 import { PiSession } from "../services/PiSession.ts"
+import { Window } from "../services/Window.ts"
 import { Thresholds } from "../services/Thresholds.ts"
 import { Trace } from "../services/Trace.ts"
 import { gitWithin, systemGit } from "./notes/git.ts"
@@ -24,6 +25,7 @@ import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as ThresholdsLive from "./ThresholdsLive.ts"
 import * as TraceLive from "./TraceLive.ts"
+import * as WindowLive from "./WindowLive.ts"
 import { plural } from "../domain/plural.ts"
 
 /** How long one pull or push of a remote may take before it is cut. */
@@ -307,8 +309,8 @@ export const layerWith = (options: SyncOptions) =>
         }
       })
 
-      // A window's notes commit: a bounded push of every remote, forked; the commit's fiber never waits for it.
-      yield* (yield* NotesVersions).subscribe(() => forkAll("push"))
+      // A window ended (a reset, the session's end): a bounded push of every remote, forked; the hook never waits for it.
+      yield* (yield* Window).subscribe((event) => event._tag === "WindowEnded" ? forkAll("push") : Effect.void)
 
       return NotesSync.of({
         started: forkAll("pull"),
@@ -323,5 +325,5 @@ export const layerWith = (options: SyncOptions) =>
 
 /** The live sync on the system `git`, with this session's homes, settings and trace. */
 export const layer = layerWith({ git: systemGit, network: gitWithin, budgetMs: SyncBudgetMs }).pipe(
-  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, NoticesLive.layer, Platform.layer))
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, NoticesLive.layer, WindowLive.layer, Platform.layer))
 )

@@ -17,7 +17,7 @@ import { formatAddress } from "../domain/notes/homes.ts"
 import { describeRepoState, ignoredNotesText, waitingNotice } from "../domain/notes/repoState.ts"
 import { windowNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { NotesIdentity } from "../domain/notes/identity.ts"
-import { type GitFailed, type GitRunner, NotesVersions, type VersionsEvent, type VersionsUnavailable } from "../services/NotesVersions.ts"
+import { type GitFailed, type GitRunner, NotesVersions, type VersionsUnavailable } from "../services/NotesVersions.ts"
 import { Notices } from "../services/Notices.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { Trace } from "../services/Trace.ts"
@@ -32,7 +32,6 @@ import * as NoticesLive from "./NoticesLive.ts"
 import * as TraceLive from "./TraceLive.ts"
 import * as WindowLive from "./WindowLive.ts"
 import { answerWithin } from "./notes/answerWithin.ts"
-import { makeSubscribers } from "./subscribers.ts"
 import { makeRootLocks } from "./notes/rootLocks.ts"
 import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./notes/repo.ts"
 import {
@@ -88,7 +87,6 @@ export const layerWith = (git: GitRunner) =>
     Effect.gen(function*() {
       const homes = yield* NotesHomes
       const trace = yield* Trace
-      const { subscribe, publish } = yield* makeSubscribers<VersionsEvent>()
       const fs = yield* FileSystem.FileSystem
       const path = yield* Path.Path
       const fibers = yield* FiberSet.make<void, never>()
@@ -159,25 +157,22 @@ export const layerWith = (git: GitRunner) =>
           Effect.tap((outcome) => noticeOutcome(repo, identity, outcome))
         )
 
-      const commitNow = (reason: CommitReason) =>
-        Effect.gen(function*() {
-          const session = yield* PiSession
-          const identity = yield* identityNow
-          yield* serialized(identity.root, Effect.gen(function*() {
-            const repo = yield* repoFor(identity.root, true)
-            if (repo._tag !== "Ready") return
-            const outcome = yield* commitHomes(repo, identity, reason, session.sessionId)
-            if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: commitReasonText(reason) })
-            if (outcome._tag !== "Waiting") waiting.clear()
-            else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
-          }).pipe(
-            Effect.catchTag("GitFailed", (error) =>
-              Effect.andThen(
-                trace.info("history.commit-failed", { reason: error.message }),
-                tellOnce(`commit:${identity.root}`, commitFailedNotice(hidePaths(error.message, identity.root)))
-              ))
-          ))
-        }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
+      /** Commits `identity`'s changed notes for `reason`; what goes wrong is traced and told, never failed. */
+      const commitOf = (identity: NotesIdentity, sessionId: string, reason: CommitReason) =>
+        serialized(identity.root, Effect.gen(function*() {
+          const repo = yield* repoFor(identity.root, true)
+          if (repo._tag !== "Ready") return
+          const outcome = yield* commitHomes(repo, identity, reason, sessionId)
+          if (outcome._tag === "Committed") yield* trace.info("history.commit", { files: outcome.files, reason: commitReasonText(reason) })
+          if (outcome._tag !== "Waiting") waiting.clear()
+          else if (reason._tag === "Window" || reason._tag === "Shutdown") waiting.set(reason.windowId, describeRepoState(outcome.state))
+        }).pipe(
+          Effect.catchTag("GitFailed", (error) =>
+            Effect.andThen(
+              trace.info("history.commit-failed", { reason: error.message }),
+              tellOnce(`commit:${identity.root}`, commitFailedNotice(hidePaths(error.message, identity.root)))
+            ))
+        )).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
 
       const track = (windowId: string, by: 1 | -1) =>
         Effect.sync(() => {
@@ -188,29 +183,23 @@ export const layerWith = (git: GitRunner) =>
 
       /**
        * Forked into the layer's fiber set, after the hook returns: a hook never
-       * waits on git. The commit holds the homes as they are when it runs,
-       * tens of milliseconds after the boundary: a note written in the next
-       * window before then (no model answers that fast) lands in it too. Once it landed, the notes sync (if any) pushes.
+       * waits on git. Which notes root and session it commits for is read at
+       * the event, since Pi's context may be stale by the time it runs. The
+       * commit holds the homes as they are when it runs, tens of milliseconds
+       * after the boundary: a note written in the next window before then (no
+       * model answers that fast) lands in it too.
        */
       const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
           const session = yield* PiSession
-          // What the identity reads of Pi, taken now: Pi's context may be stale by the time the commit runs.
-          const frozen = PiSession.of({
-            ...session,
-            settings: Effect.succeed(yield* session.settings),
-            model: Effect.succeed(yield* session.model),
-            isProjectTrusted: Effect.succeed(yield* session.isProjectTrusted)
-          })
+          const identity = yield* identityNow
           yield* track(reason.windowId, 1)
-          yield* FiberSet.run(fibers, { startImmediately: false })(
-            Effect.provideService(Effect.andThen(commitNow(reason), publish({ _tag: "WindowCommitted", windowId: reason.windowId })), PiSession, frozen).pipe(Effect.ensuring(track(reason.windowId, -1)))
-          )
-        })
+          yield* FiberSet.run(fibers, { startImmediately: false })(commitOf(identity, session.sessionId, reason).pipe(Effect.ensuring(track(reason.windowId, -1))))
+        }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
 
       const flush = FiberSet.awaitEmpty(fibers)
 
-      // A window's notes are committed for its id when the Window room says it ended; `fork` takes what it needs of Pi now.
+      // A window's notes are committed for its id when the Window room says it ended.
       yield* (yield* Window).subscribe((event) =>
         event._tag !== "WindowEnded" ? Effect.void : fork({ _tag: event.reason === "session-end" ? "Shutdown" : "Window", windowId: event.id, ordinal: event.ordinal })
       )
@@ -381,7 +370,6 @@ export const layerWith = (git: GitRunner) =>
         commitNow: commitNowFor,
         sessionChanges,
         describe,
-        subscribe
       })
     })
   )

@@ -20,9 +20,11 @@ import { piView, stillInPiContext } from "../domain/window/piContext.ts"
 import { piFigureHolds, reportedUsage, requestUsage, type WindowUsage } from "../domain/window/usage.ts"
 import { PiSession } from "../services/PiSession.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "../services/Window.ts"
-import { makeSubscribers } from "./subscribers.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+
+/** A subscriber, run in the publisher's fiber with its Pi session. */
+type Handler = (event: WindowEvent) => Effect.Effect<void, never, PiSession>
 
 /** The facts of a window as it ends: what it holds now, and how it ended. */
 const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
@@ -162,7 +164,20 @@ export const layer = Layer.effect(
         return facts
       })).pipe(Effect.withSpan("Window.windows"))
 
-    const { subscribe, publish } = yield* makeSubscribers<WindowEvent>()
+    const handlers = yield* Ref.make<ReadonlyArray<Handler>>([])
+
+    const subscribe = (handler: Handler) =>
+      Effect.acquireRelease(Ref.update(handlers, (all) => [...all, handler]), () => Ref.update(handlers, (all) => all.filter((h) => h !== handler)))
+
+    /**
+     * Runs every subscriber on `event`, in the order they subscribed, in this
+     * fiber and with this event's Pi session: what follows the event sees
+     * their effects. A subscriber's defect is its own: the next one still runs.
+     */
+    const publish = (event: WindowEvent) =>
+      Effect.gen(function*() {
+        for (const handler of yield* Ref.get(handlers)) yield* Effect.exit(handler(event))
+      })
 
     const nextWindow = (from: CurrentWindow) =>
       Effect.gen(function*() {

@@ -11,8 +11,8 @@ export type { SyncSetup } from "../domain/notes/syncView.ts"
  * pull and push runs in the background, bounded, and never on a hook's path:
  * the first prompt never waits for a remote, and a failure is a notice and a
  * state for doctor, never an error. No remote configured: nothing leaves the machine.
- * After each window's notes commit (the note versions' event) it pushes every
- * remote, retrying a failed one.
+ * When a window ends (the Window room's event) it pushes every remote,
+ * retrying a failed one.
  */
 export class NotesSync extends Context.Service<NotesSync, {
   /** Session start: forks a bounded pull of every remote; returns at once. */

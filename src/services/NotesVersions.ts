@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option, Schema, type Scope } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 import type { CommitReason } from "../domain/notes/versions.ts"
 import type { SessionNoteChanges } from "../domain/notes/windowChanges.ts"
 import type { PiSession } from "./PiSession.ts"
@@ -34,9 +34,6 @@ export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>
  * committed when the Window room says it ended (its boundary, the session's
  * end), off the hooks' critical path, one commit at a time per root.
  */
-/** What the note versions tell the rooms that follow them (the sync): data only. */
-export type VersionsEvent = { readonly _tag: "WindowCommitted"; readonly windowId: string }
-
 export class NotesVersions extends Context.Service<NotesVersions, {
   /** Waits for the commits forked so far (tests, the bench). */
   readonly flush: Effect.Effect<void>
@@ -67,10 +64,4 @@ export class NotesVersions extends Context.Service<NotesVersions, {
   readonly sessionChanges: (options: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
-  /**
-   * Runs `subscriber` after each window's commit (landed or not) until `scope`
-   * closes, in the commit's background fiber with the Pi session of the event
-   * that ended the window; it only forks, never waits.
-   */
-  readonly subscribe: (subscriber: (event: VersionsEvent) => Effect.Effect<void, never, PiSession>) => Effect.Effect<void, never, Scope.Scope>
 }>()("pi-context/NotesVersions") {}

@@ -8,9 +8,9 @@ import type { PolicySettings } from "../../src/domain/thresholds.ts"
 import { gitWithin, systemGit } from "../../src/layers/notes/git.ts"
 import * as NoticesLive from "../../src/layers/NoticesLive.ts"
 import * as NotesSyncLive from "../../src/layers/NotesSyncLive.ts"
-import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
 import * as ThresholdsLive from "../../src/layers/ThresholdsLive.ts"
 import * as TraceLive from "../../src/layers/TraceLive.ts"
+import * as WindowLive from "../../src/layers/WindowLive.ts"
 import { Notices } from "../../src/services/Notices.ts"
 import { NotesSync } from "../../src/services/NotesSync.ts"
 import type { GitRunner } from "../../src/services/NotesVersions.ts"
@@ -93,8 +93,8 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
           if (process.env.DEBUG_TRACE) console.log(line)
         }))),
         Layer.provideMerge(NoticesLive.layer),
-        // The versions the sync follows: no window ends here, so none commits.
-        Layer.provideMerge(NotesVersionsLive.layer)
+        // The room whose ended windows the sync pushes after: no window ends here.
+        Layer.provideMerge(WindowLive.layer)
       )
     )
     const session = makeFakeSession({
@@ -113,7 +113,7 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       fetches: () => fetched.count,
       /** A pull as at session start, waited for. */
       pull: use((sync) => Effect.andThen(sync.started, sync.flush)),
-      /** A push as after a window's commit (or at the session's end), waited for. */
+      /** A push as after a window ends (and at the session's end), waited for. */
       push: use((sync) => Effect.andThen(sync.shutdown(0), sync.flush)),
       started: use((sync) => sync.started),
       flush: use((sync) => sync.flush),
