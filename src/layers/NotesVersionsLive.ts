@@ -24,8 +24,8 @@ import { Trace } from "../services/Trace.ts"
 import { NotesHomes } from "../services/NotesHomes.ts"
 import { Window } from "../services/Window.ts"
 import { systemGit } from "./notes/git.ts"
-import { resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
-import { notOnBranch, restoreGoesOn, restoredLater, restoreSteps } from "./notes/versionsRestore.ts"
+import { gitIn, headOf, resolveCommit, scopeOf, unavailable } from "./notes/versionsScope.ts"
+import { laterOutcome, restoreScopeAt } from "./notes/versionsRestore.ts"
 import * as NotesHomesLive from "./NotesHomesLive.ts"
 import * as Platform from "./platform.ts"
 import * as NoticesLive from "./NoticesLive.ts"
@@ -40,7 +40,12 @@ import {
   firstCommitRunning,
   ignoredByGitNotice,
   noNotesYet,
+  notOnBranch,
+  notSavedBeforeRestore,
   noVersionsYet,
+  restoredLater,
+  restoreGoesOn,
+  restoreWaitsForBranch,
   stillBeingWritten,
   stillCommitting,
   versionsDoctorLine,
@@ -220,8 +225,7 @@ export const layerWith = (git: GitRunner) =>
         return { identity, repo, committing }
       })
 
-      const run = (repo: Ready, args: ReadonlyArray<string>, stdin?: string) =>
-        git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
+      const run = (repo: Ready, args: ReadonlyArray<string>, stdin?: string) => gitIn(git, repo, args, stdin)
 
       const history = (target: string | undefined) =>
         Effect.gen(function*() {
@@ -291,10 +295,15 @@ export const layerWith = (git: GitRunner) =>
           return `${cut}${committing ? stillCommitting : ""}`
         })
 
-      /** The short hash of HEAD. */
-      const headOf = (repo: Ready) => Effect.map(run(repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())
-
-      const { saveBefore, restoreHomes, restoreNote } = restoreSteps({ git, homes, trace, commitHomes, run, headOf, platform })
+      /**
+       * Before a restore rewrites notes, the notes as they are (a hand edit not yet committed) become a commit of their
+       * own, so the restore can itself be undone.
+       */
+      const saveBefore = (repo: Ready, identity: NotesIdentity, what: string, sessionId: string) =>
+        commitHomes(repo, identity, { _tag: "BeforeRestore", address: what }, sessionId).pipe(
+          Effect.mapError((error) => unavailable(notSavedBeforeRestore(hidePaths(error.message, repo.toplevel)))),
+          Effect.flatMap((outcome) => outcome._tag === "Waiting" ? Effect.fail(unavailable(restoreWaitsForBranch(notOnBranch(outcome.state)))) : Effect.void)
+        )
 
       const restore = (target: string, commit: string): Effect.Effect<string, VersionsUnavailable, PiSession> =>
         Effect.gen(function*() {
@@ -307,11 +316,14 @@ export const layerWith = (git: GitRunner) =>
           const work = serialized(identity.root, Effect.gen(function*() {
             const hash = yield* resolveCommit((args) => run(repo, args), commit)
             yield* saveBefore(repo, identity, what, session.sessionId)
-            return yield* scope.places === undefined
-              ? restoreHomes(identity, repo, scope, target, hash, session.sessionId)
-              : restoreNote(repo, scope, scope.places, target, hash, session.sessionId)
+            return yield* restoreScopeAt({ git, repo, scope, target, hash, sessionId: session.sessionId }).pipe(
+              Effect.provideService(NotesHomes, homes),
+              Effect.provideService(Trace, trace),
+              Effect.provideService(FileSystem.FileSystem, fs),
+              Effect.provideService(Path.Path, path)
+            )
           }))
-          const answer = yield* answerWithin(fibers, work, CommandCommitWaitMs, (outcome) => notices.tell(restoredLater(what, outcome)))
+          const answer = yield* answerWithin(fibers, work, CommandCommitWaitMs, (outcome) => notices.tell(restoredLater(what, laterOutcome(outcome))))
           if (Option.isNone(answer)) return restoreGoesOn(what)
           return yield* answer.value
         })
@@ -339,7 +351,7 @@ export const layerWith = (git: GitRunner) =>
               Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
             )
             if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
-            return yield* headOf(repo)
+            return yield* headOf(git, repo)
           }))
         })
 

@@ -1,3 +1,6 @@
+import { plural } from "../plural.ts"
+import { describeRepoState, type RepoState } from "./repoState.ts"
+
 /**
  * What the note versions say to the user: the notices their background
  * commits leave, the refusals of their commands and their doctor line. The
@@ -55,3 +58,44 @@ export const versionsDoctorLine = (
     }
   }
 }
+
+/** Why a restore or a tidy cannot commit now. */
+export const notOnBranch = (state: Exclude<RepoState, { readonly _tag: "OnBranch" }>) =>
+  `the notes root's git repository is ${describeRepoState(state)}; nothing is committed there until it is back on a branch.`
+
+export const notSavedBeforeRestore = (detail: string) =>
+  `pi-context: could not commit the notes as they are before restoring (${detail}); nothing was restored.`
+
+export const restoreWaitsForBranch = (why: string) => `pi-context: ${why} Nothing was restored; run the restore again then.`
+
+export const restoreNotCommitted = (what: string, detail: string) => `pi-context: restored ${what}, but could not commit it (${detail}).`
+
+export const restoreWaiting = (what: string, why: string) => `pi-context: restored ${what}, but ${why}`
+
+export const restoreFailed = (what: string, detail: string) => `pi-context: could not restore ${what}: ${detail}`
+
+export const noVersionIn = (address: string, hash: string) =>
+  `pi-context: ${address} has no version in commit ${hash.slice(0, 12)}; /pi-context notes versions ${address} lists the commits that hold it.`
+
+/** What a restore did: `files` restored and committed as `head`, or nothing (the notes already matched). */
+export const restoredText = (restore: {
+  readonly what: string
+  readonly note: boolean
+  readonly hash: string
+  readonly files: number | undefined
+  readonly head: string | undefined
+}): string => {
+  const at = restore.hash.slice(0, 12)
+  if (restore.files === undefined) return `${restore.what} already matches ${restore.note ? `its version in ${at}` : at}; nothing to commit.`
+  return restore.note
+    ? `Restored ${restore.what} to its version in ${at}; the restore is commit ${restore.head}.`
+    : `Restored ${restore.what} to ${at} (${plural(restore.files, "note")}); the restore is commit ${restore.head}.`
+}
+
+/** What a restore that outlasts the command's wait (many notes, or a commit ahead of it) says at once. */
+export const restoreGoesOn = (what: string) =>
+  `pi-context: the restore of ${what} takes longer than a moment (many notes, or a commit ahead of it); it goes on in the background, and you are told when it is done.`
+
+/** What the user is told when that restore is done: its sentence, its refusal, or where to look. */
+export const restoredLater = (what: string, outcome: { readonly _tag: "Done" | "Refused"; readonly text: string } | { readonly _tag: "Failed" }) =>
+  outcome._tag === "Done" ? `pi-context: ${outcome.text}` : outcome._tag === "Refused" ? outcome.text : `pi-context: the restore of ${what} failed; /pi-context trace says why.`

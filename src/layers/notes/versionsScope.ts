@@ -1,7 +1,8 @@
 import { Effect, Result } from "effect"
 import { type NoteAddress, parseAddress, parseHome } from "../../domain/notes/address.ts"
 import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "../../domain/notes/versions.ts"
-import { VersionsUnavailable } from "../../services/NotesVersions.ts"
+import { type GitRunner, VersionsUnavailable } from "../../services/NotesVersions.ts"
+import { hidePaths, type Repo } from "./repo.ts"
 
 /**
  * What a history command names (a note, a home, every home, a commit), as
@@ -52,3 +53,11 @@ export const resolveCommit = (
       Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the note versions; /pi-context notes versions lists them.`))
     )
     : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes versions.`))
+
+/** A git command in the versions' repository, its failure worded for the user (paths of the root hidden). */
+export const gitIn = (git: GitRunner, repo: Repo & { readonly _tag: "Ready" }, args: ReadonlyArray<string>, stdin?: string) =>
+  git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
+
+/** The short hash of HEAD. */
+export const headOf = (git: GitRunner, repo: Repo & { readonly _tag: "Ready" }) =>
+  Effect.map(gitIn(git, repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())
