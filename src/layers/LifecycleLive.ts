@@ -6,14 +6,9 @@ import { CommandName, CustomType } from "../domain/protocol.ts"
 import { closeOutText, type ReminderDraft } from "../domain/budget.ts"
 import { resumeNotice } from "../domain/window/resetShown.ts"
 import { offNotice, offPastCompactionNotice } from "../domain/enabled.ts"
-import {
-  boundaryNeeds as decideBoundaryNeeds,
-  initialResetControl,
-  reduceResetControl,
-  type ResetEvent,
-  type Transition
-} from "../domain/resetControl.ts"
+import { boundaryNeeds as decideBoundaryNeeds } from "../domain/resetControl.ts"
 import { makeBoundaries } from "./lifecycle/boundaries.ts"
+import { makeResetControl } from "./lifecycle/control.ts"
 import { makeCommandWipe } from "./lifecycle/commandWipe.ts"
 import { makeStartup } from "./lifecycle/startup.ts"
 import { inheritForkNotes } from "./notes/forkNotes.ts"
@@ -58,41 +53,15 @@ export const layerWithoutDependencies = Layer.effect(
     const budget = yield* Budget
     const notes = yield* NotesStore
     const homes = yield* NotesHomes
-    const control = yield* Ref.make(initialResetControl)
     const windows = yield* Window
     const currentWindow = windows.current
-    const { current: enabled, remember: rememberEnabled, forget: forgetEnabled } = yield* Enabled
+    const { current: enabled, remember: rememberEnabled } = yield* Enabled
     const boundaries = yield* makeBoundaries
+    const resetControl = yield* makeResetControl
+    const { step, updateStatus, resetTransient } = resetControl
     const startup = yield* makeStartup(boundaries)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
     const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
-
-    /** One reducer step; every effect is traced with the reason the reducer gave. */
-    const step = (event: ResetEvent) =>
-      Effect.gen(function*() {
-        const transition: Transition = yield* Ref.modify(control, (state) => {
-          const next = reduceResetControl(state, event)
-          return [next, next.state]
-        })
-        const { effect } = transition
-        if (effect._tag !== "none" || effect.reason !== undefined) {
-          yield* trace.info("reset.transition", {
-            on: event._tag,
-            effect: effect._tag,
-            ...(effect._tag === "commit-boundary" ? { source: effect.source, continue: effect.continue } : {}),
-            reason: effect.reason ?? "",
-            overflow: transition.state.overflow
-          })
-        }
-        return transition
-      })
-
-    const updateStatus = Effect.gen(function*() {
-      const session = yield* PiSession
-      const { text, tone } = yield* budget.statusLine(yield* enabled)
-      const waiting = (yield* Ref.get(control)).commandWipe?.windowId === (yield* currentWindow).id
-      yield* session.setStatus(waiting ? `${text} · will reset when idle` : text, tone)
-    })
 
     /** Windows told, while off, that they passed the point where Pi would have compacted. */
     const toldPastCompaction = new Set<string>()
@@ -111,13 +80,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* session.notify(notice, "warning")
     })
 
-    const resetTransient = Effect.gen(function*() {
-      yield* step({ _tag: "Cleared" })
-      yield* forgetEnabled
-      yield* windows.forget
-    })
-
-    const commandWipe = makeCommandWipe({ trace, boundaries, step, window: windows, resetTransient, updateStatus })
+    const commandWipe = yield* makeCommandWipe(boundaries, resetControl)
 
     const sessionStarted = Effect.fn("Lifecycle.sessionStarted")(function*(reason: string) {
       const session = yield* PiSession
@@ -149,7 +112,7 @@ export const layerWithoutDependencies = Layer.effect(
 
     const needsNow = (facts: Omit<Parameters<typeof decideBoundaryNeeds>[0], "control" | "reminderStaged">) =>
       Effect.map(
-        Effect.all([Ref.get(control), budget.hasStaged]),
+        Effect.all([resetControl.state, budget.hasStaged]),
         ([state, reminderStaged]) => decideBoundaryNeeds({ control: state, reminderStaged, ...facts })
       )
 

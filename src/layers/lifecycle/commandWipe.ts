@@ -1,11 +1,11 @@
 import { Clock, Effect } from "effect"
-import type { ResetEvent, Transition } from "../../domain/resetControl.ts"
 import { CommandName } from "../../domain/protocol.ts"
 import { PiSession } from "../../services/PiSession.ts"
-import type { Trace } from "../../services/Trace.ts"
+import { Trace } from "../../services/Trace.ts"
 import type { BoundaryDraft } from "../../domain/boundary.ts"
 import type { Boundaries } from "./boundaries.ts"
-import type { CurrentWindow, Window } from "../../services/Window.ts"
+import { type CurrentWindow, Window } from "../../services/Window.ts"
+import type { ResetControl } from "./control.ts"
 
 /** Said when `/wipe-memory` finds a window nothing happened in since it started from the notes. */
 export const untouchedNotice = (ordinal: number) =>
@@ -27,16 +27,9 @@ export const waitingNotice =
  * checked again after the boot is rendered (a prompt may have started a run
  * meanwhile); a busy session gets its boundary when the run settles.
  */
-export const makeCommandWipe = (deps: {
-  readonly trace: Trace["Service"]
-  readonly boundaries: Boundaries
-  readonly step: (event: ResetEvent) => Effect.Effect<Transition>
-  readonly window: Window["Service"]
-  /** Drops transient state once the new window exists. */
-  readonly resetTransient: Effect.Effect<void>
-  readonly updateStatus: Effect.Effect<void, never, PiSession>
-}) => {
-  const { trace, boundaries, step, window: windows, resetTransient, updateStatus } = deps
+export const makeCommandWipe = (boundaries: Boundaries, { step, resetTransient, updateStatus }: ResetControl) => Effect.gen(function*() {
+  const trace = yield* Trace
+  const windows = yield* Window
 
   const wait = (windowId: string) =>
     Effect.gen(function*() {
@@ -88,4 +81,4 @@ export const makeCommandWipe = (deps: {
   })
 
   return { appendWhenIdle }
-}
+})
