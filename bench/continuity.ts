@@ -41,12 +41,12 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type FauxResponseStep, fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
-import { estimateTokens } from "../src/domain/boot.ts"
-import { DigestHeading } from "../src/domain/digest.ts"
-import { CustomType } from "../src/domain/protocol.ts"
+import { DigestHeading } from "../src/boot/digest.ts"
+import { CustomType } from "../src/kernel/protocol.ts"
 import { createPiContext } from "../src/main.ts"
 import { conversation, ofCustomType, toolResults } from "../test/support/entries.ts"
 import { createHarness, type Harness } from "../test/support/sdkHarness.ts"
+import { estimateTokens } from "../src/kernel/tokenCount.ts"
 
 const SESSIONS = Number(process.argv[2] ?? 200)
 const SEED = 9

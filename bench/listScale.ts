@@ -13,11 +13,11 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { homeSegments, type NotesIdentity } from "../src/domain/notes/identity.ts"
-import { scanDeadlineOf } from "../src/domain/scanDeadline.ts"
-import { layerWithoutDependencies as notesLayer } from "../src/layers/NotesStoreLive.ts"
-import { NotesStore } from "../src/services/NotesStore.ts"
-import { CurrentScanDeadline } from "../src/services/ScanDeadline.ts"
+import { homeSegments, type NotesIdentity } from "../src/notes/identity.ts"
+import { scanDeadlineOf } from "../src/kernel/scanDeadline.ts"
+import { layerWithoutDependencies as notesLayer } from "../src/notes/NotesStoreLive.ts"
+import { NotesStore } from "../src/notes/NotesStore.ts"
+import { CurrentScanDeadline } from "../src/kernel/CurrentScanDeadline.ts"
 
 const Homes = ["session", "project", "user", "agent"] as const
 const PerHome = 5_000

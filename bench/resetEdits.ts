@@ -14,8 +14,8 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { SessionManager } from "@earendil-works/pi-coding-agent"
-import type { RawEntry } from "../src/domain/entries.ts"
-import { stillInPiContext } from "../src/domain/window/piContext.ts"
+import type { RawEntry } from "../src/kernel/entries.ts"
+import { stillInPiContext } from "../src/window/piContext.ts"
 
 const message = (i: number) => ({ role: i % 2 === 0 ? "user" : "assistant", content: [{ type: "text", text: "x".repeat(400) }], timestamp: i }) as never
 

@@ -1,12 +1,12 @@
 import * as PiCodingAgent from "@earendil-works/pi-coding-agent"
 import type { ExtensionAPI, ExtensionFactory } from "@earendil-works/pi-coding-agent"
-import { registerCommands } from "./adapters/commands.ts"
-import { registerHooks } from "./adapters/hooks.ts"
-import { registerRenderers } from "./adapters/renderers.ts"
-import { registerReportRenderer } from "./adapters/reportView.ts"
-import { registerTools } from "./adapters/tools.ts"
-import type { PiHost } from "./adapters/host.ts"
-import { missingApiMethods, missingEvents, unsupportedHostNotice } from "./domain/hostApi.ts"
+import { registerCommands } from "./pi/commands.ts"
+import { registerHooks } from "./pi/hooks.ts"
+import { registerRenderers } from "./pi/renderers.ts"
+import { registerReportRenderer } from "./pi/reportView.ts"
+import { registerTools } from "./pi/tools.ts"
+import type { PiHost } from "./pi/host.ts"
+import { missingApiMethods, missingEvents, unsupportedHostNotice } from "./pi/hostApi.ts"
 import type { HostOptions } from "./runtime.ts"
 
 export interface PiContextOptions extends HostOptions {
@@ -32,7 +32,7 @@ export const createPiContext = (options: PiContextOptions = {}): ExtensionFactor
   if (refusesHost(pi)) return
   let host: Promise<PiHost> | undefined
   const load = (): Promise<PiHost> =>
-    (host ??= (options.beforeLoad?.() ?? nextMacrotask()).then(() => import("./adapters/host.ts")).then(({ makePiHost }) => makePiHost(pi, options)))
+    (host ??= (options.beforeLoad?.() ?? nextMacrotask()).then(() => import("./pi/host.ts")).then(({ makePiHost }) => makePiHost(pi, options)))
   const hooks = registerHooks(pi, load)
   registerTools(pi, load, hooks.applyNeeds)
   // A command waits for start-up, so its entries never land before the root boot.

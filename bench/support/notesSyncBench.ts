@@ -24,14 +24,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, ManagedRuntime } from "effect"
-import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identity.ts"
-import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
+import { homeSegments, type NotesIdentity } from "../../src/notes/identity.ts"
 import { appLayer } from "../../src/runtime.ts"
-import { Lifecycle } from "../../src/services/Lifecycle.ts"
-import { NotesVersions } from "../../src/services/NotesVersions.ts"
-import { NotesSync } from "../../src/services/NotesSync.ts"
+import { Lifecycle } from "../../src/reset/Lifecycle.ts"
+import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
+import { NotesSync } from "../../src/notes/sync/NotesSync.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 import { median, pairedRounds } from "./stats.ts"
+import type { SyncableHome } from "../../src/settings/sync.ts"
 
 const Runs = 9
 const Warmup = 2

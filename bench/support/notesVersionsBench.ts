@@ -14,15 +14,15 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
-import { Homes } from "../../src/domain/notes/address.ts"
-import { homeSegments, type NotesIdentity } from "../../src/domain/notes/identity.ts"
-import * as NotesVersionsLive from "../../src/layers/NotesVersionsLive.ts"
+import { homeSegments, type NotesIdentity } from "../../src/notes/identity.ts"
+import * as NotesVersionsLive from "../../src/notes/versions/NotesVersionsLive.ts"
 import { appLayer } from "../../src/runtime.ts"
-import { Lifecycle } from "../../src/services/Lifecycle.ts"
-import { NotesVersions } from "../../src/services/NotesVersions.ts"
+import { Lifecycle } from "../../src/reset/Lifecycle.ts"
+import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 import { windowEnds } from "../../test/support/notesVersionsFixtures.ts"
 import { median, pairedRounds } from "./stats.ts"
+import { Homes } from "../../src/kernel/homes.ts"
 
 const Runs = 9
 const Warmup = 2

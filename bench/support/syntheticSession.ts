@@ -10,8 +10,8 @@
  */
 import { randomUUID } from "node:crypto"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
-import { CustomType } from "../../src/domain/protocol.ts"
-import { newWindowId, rootWindowId } from "../../src/domain/windowId.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { newWindowId, rootWindowId } from "../../src/kernel/windowId.ts"
 
 export const ENTRIES = 50_000
 export const WINDOWS = 20

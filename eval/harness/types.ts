@@ -1,6 +1,6 @@
 /** The eval's records: what one job is, and what one run measured. */
 import type { InjectedFailure } from "../scripted/provider.ts"
-import type { WindowSignals } from "../../src/domain/window/signals.ts"
+import type { WindowSignals } from "../../src/window/signals.ts"
 import type { Probe } from "./probe.ts"
 
 export interface JobSpec {

@@ -1,12 +1,12 @@
-import type { Subcommand } from "./Subcommand.ts"
+import type { Subcommand } from "../kernel/Subcommand.ts"
 import { doctor } from "./doctor.ts"
-import { off, on } from "./enable.ts"
+import { off, on } from "./enableCommand.ts"
 import { notes } from "./notesCommand.ts"
-import { status } from "./status.ts"
-import { tidy } from "./tidyCommand.ts"
-import { trace } from "./trace.ts"
-import { windows } from "./windows.ts"
-import { resetReport } from "./resetReport.ts"
+import { status } from "../budget/statusCommand.ts"
+import { tidy } from "../notes/tidy/tidyCommand.ts"
+import { trace } from "../trace/traceCommand.ts"
+import { windows } from "./windowsCommand.ts"
+import { resetReport } from "../reset/resetReport.ts"
 
 /**
  * Every `/pi-context` subcommand, in the order the menu lists them. A new

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { rootWindowId } from "../../src/domain/windowId.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
 import { fauxPromptArgs, jsonEvents, piDirsIn, piEnv, repoRoot, runPi } from "./fixtures/piCli.ts"
 import { finalPrefix, noteAddress, noteBody } from "./fixtures/fauxNotesScript.ts"
 

@@ -2,11 +2,11 @@ import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { estimateTokens } from "../../src/domain/boot.ts"
 import { conversation, kinds, ofCustomType } from "../support/entries.ts"
 import { boundaryViolation, dirsWith, filler, lostPendingRequest, markerIndexes } from "../support/invariants.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
+import { estimateTokens } from "../../src/kernel/tokenCount.ts"
 
 /**
  * A 10,000-token window with the hard line at 2,000 tokens left: a prompt of

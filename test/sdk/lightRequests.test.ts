@@ -1,6 +1,6 @@
 import { getCurrentTools } from "@earendil-works/pi-ai"
 import { afterEach, describe, expect, it } from "vitest"
-import { ToolName } from "../../src/domain/protocol.ts"
+import { ToolName } from "../../src/kernel/protocol.ts"
 import { conversation } from "../support/entries.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 import { say } from "../support/steps.ts"

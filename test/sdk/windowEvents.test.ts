@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs"
 import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
-import { CustomType } from "../../src/domain/protocol.ts"
-import { rootWindowId } from "../../src/domain/windowId.ts"
-import { tracePath } from "../../src/layers/TraceLive.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
+import { tracePath } from "../../src/trace/TraceLive.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 
 const call = (name: string, args: JsonObject) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })

@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as BootsLive from "../../src/layers/BootsLive.ts"
-import { Boots } from "../../src/services/Boots.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import * as BootsLive from "../../src/boot/BootsLive.ts"
+import { Boots } from "../../src/boot/Boots.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const hour = 3_600_000

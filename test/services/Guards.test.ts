@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { CustomType } from "../../src/domain/protocol.ts"
-import * as GuardsLive from "../../src/layers/GuardsLive.ts"
-import { Guards } from "../../src/services/Guards.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import * as GuardsLive from "../../src/reset/GuardsLive.ts"
+import { Guards } from "../../src/reset/Guards.ts"
 import { type FakeSession, makeFakeSession } from "../support/FakePiSession.ts"
 
 describe("Guards", () => {

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
-import { CustomType } from "../../src/domain/protocol.ts"
-import { rootWindowId } from "../../src/domain/windowId.ts"
-import { Lifecycle } from "../../src/services/Lifecycle.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
+import { Lifecycle } from "../../src/reset/Lifecycle.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
 import { checkpointEntry, fakeEntry, type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
-import * as LifecycleLive from "../../src/layers/LifecycleLive.ts"
+import * as LifecycleLive from "../../src/reset/LifecycleLive.ts"
 
 /** A notes store whose snapshot is supplied by the test; nothing else is used by a boundary. */
 const notesWithSnapshot = (snapshot: NotesStore["Service"]["snapshot"]) =>

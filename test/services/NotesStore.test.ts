@@ -3,9 +3,9 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { Effect, Exit, Fiber, FileSystem, Layer, Path, PlatformError } from "effect"
 import { TestClock } from "effect/testing"
-import { renderBoot } from "../../src/domain/boot.ts"
-import { NoteByteLimit, NotesStore } from "../../src/services/NotesStore.ts"
-import { layerWithoutDependencies as notesLayer } from "../../src/layers/NotesStoreLive.ts"
+import { renderBoot } from "../../src/boot/boot.ts"
+import { NoteByteLimit, NotesStore } from "../../src/notes/NotesStore.ts"
+import { layerWithoutDependencies as notesLayer } from "../../src/notes/NotesStoreLive.ts"
 import { identityAt, liveNotesLayer, nodeLayer } from "../support/notesStoreFixtures.ts"
 
 

@@ -2,9 +2,9 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import type { SyncableHome } from "../../src/domain/notes/syncTypes.ts"
-import { syncStatusText } from "../../src/domain/notes/syncView.ts"
+import { syncStatusText } from "../../src/notes/sync/syncView.ts"
 import { bareRemote, filesIn, git, isolateGit, machine, readNote, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
+import type { SyncableHome } from "../../src/settings/sync.ts"
 
 let restoreGit: () => void = () => {}
 beforeAll(() => {

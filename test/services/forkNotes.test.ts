@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { inheritForkNotes } from "../../src/layers/notes/forkNotes.ts"
-import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import { NotesIoError, NotesStore } from "../../src/services/NotesStore.ts"
-import { Trace } from "../../src/services/Trace.ts"
+import { inheritForkNotes } from "../../src/notes/forkNotes.ts"
+import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
+import { NotesIoError, NotesStore } from "../../src/notes/NotesStore.ts"
+import { Trace } from "../../src/trace/Trace.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const parentId = "0199aaaa-0000-7000-8000-000000000001"

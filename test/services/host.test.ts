@@ -4,7 +4,7 @@ import { join } from "node:path"
 import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent"
 import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { makePiHost } from "../../src/adapters/host.ts"
+import { makePiHost } from "../../src/pi/host.ts"
 import { partialOf } from "../support/partial.ts"
 
 describe("the host runtime", () => {

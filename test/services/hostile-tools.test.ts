@@ -1,12 +1,12 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Fiber, FileSystem } from "effect"
 import { TestClock } from "effect/testing"
-import { ToolName, ToolResultByteLimit } from "../../src/domain/protocol.ts"
-import { ok, type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import { CurrentScanDeadline } from "../../src/services/ScanDeadline.ts"
-import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
-import { ToolTimeLimits, withTimeLimit } from "../../src/tools/timeLimit.ts"
+import { ToolName, ToolResultByteLimit } from "../../src/kernel/protocol.ts"
+import { ok, type ToolOutcome, utf8Length } from "../../src/kernel/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
+import { CurrentScanDeadline } from "../../src/kernel/CurrentScanDeadline.ts"
+import { notesToolHandlers } from "../../src/notes/notesHandlers.ts"
+import { ToolTimeLimits, withTimeLimit } from "../../src/kernel/timeLimit.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
 const storeLayer = NotesHomesLive.layerTest

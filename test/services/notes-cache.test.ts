@@ -2,9 +2,9 @@ import { assert, layer } from "@effect/vitest"
 import { mkdirSync, renameSync, rmSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, FileSystem } from "effect"
-import type { HomeSnapshot, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
-import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
+import type { HomeSnapshot, NotesSnapshot } from "../../src/notes/snapshot.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
+import type { NotesIdentity } from "../../src/notes/identity.ts"
 import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import { Effect, PlatformError } from "effect"
-import { readNoteHead, readTexts, statPaths } from "../../src/layers/notes/disk.ts"
+import { readNoteHead, readTexts, statPaths } from "../../src/notes/disk.ts"
 
 const made: Array<string> = []
 const scratch = () => {

@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { NotesHomes } from "../../src/services/NotesHomes.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import { NotesHomes } from "../../src/notes/NotesHomes.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
 import { historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const outcome = (result: { readonly _tag: string; readonly text: string }, tag: "Ok" | "Failed") => {

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Notices } from "../../src/services/Notices.ts"
+import { Notices } from "../../src/kernel/Notices.ts"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Option } from "effect"
-import { systemGit } from "../../src/layers/notes/git.ts"
-import { GitFailed, type GitRunner } from "../../src/services/NotesVersions.ts"
+import { systemGit } from "../../src/notes/versions/git.ts"
+import { GitFailed, type GitRunner } from "../../src/notes/versions/NotesVersions.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, SessionId, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 

@@ -3,15 +3,15 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Fiber, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { windowsWithNoteChanges } from "../../src/commands/windows.ts"
-import { shortSessionId } from "../../src/domain/notes/versions.ts"
-import { rootWindowId } from "../../src/domain/windowId.ts"
-import * as HistoryLive from "../../src/layers/HistoryLive.ts"
-import { systemGit } from "../../src/layers/notes/git.ts"
-import * as WindowLive from "../../src/layers/WindowLive.ts"
-import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/services/NotesVersions.ts"
-import { Window } from "../../src/services/Window.ts"
-import { historyToolHandlers, ToolLogBudgetMs } from "../../src/tools/historyHandlers.ts"
+import { windowsWithNoteChanges } from "../../src/commands/windowsCommand.ts"
+import { shortSessionId } from "../../src/notes/versions/versions.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
+import * as HistoryLive from "../../src/history/HistoryLive.ts"
+import { systemGit } from "../../src/notes/versions/git.ts"
+import * as WindowLive from "../../src/window/WindowLive.ts"
+import { GitFailed, type GitRunner, type SessionNoteChanges } from "../../src/notes/versions/NotesVersions.ts"
+import { Window } from "../../src/window/Window.ts"
+import { historyToolHandlers, ToolLogBudgetMs } from "../../src/history/historyHandlers.ts"
 import { nodeLayer } from "../support/notesStoreFixtures.ts"
 import { gitIn, historyLayer, historySession, tempRoot, testWindow } from "../support/notesVersionsFixtures.ts"
 
@@ -29,7 +29,7 @@ const summary = (changes: Option.Option<SessionNoteChanges>) =>
 const viewLayer = (git?: GitRunner) => Layer.mergeAll(HistoryLive.layer, WindowLive.layer).pipe(Layer.provideMerge(historyLayer(git)))
 
 /** Each window of the branch with the notes its commits changed, as the windows view joins them. */
-const viewedChanges = (session: { readonly layer: Layer.Layer<import("../../src/services/PiSession.ts").PiSession> }) =>
+const viewedChanges = (session: { readonly layer: Layer.Layer<import("../../src/kernel/PiSession.ts").PiSession> }) =>
   Effect.provide(
     Effect.map(windowsWithNoteChanges(0), (windows) => windows.map((w) => ({ id: w.id, ordinal: w.ordinal, notes: w.noteChanges?.notes.map((n) => `${n.kind} ${n.address}`) }))),
     session.layer

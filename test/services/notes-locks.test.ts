@@ -3,8 +3,8 @@ import { spawn } from "node:child_process"
 import { hostname } from "node:os"
 import { fileURLToPath } from "node:url"
 import { Effect, FileSystem, Option, Path } from "effect"
-import { NotesStore } from "../../src/services/NotesStore.ts"
-import { lockProtocol } from "../../src/layers/notes/lockFile.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
+import { lockProtocol } from "../../src/notes/lockFile.ts"
 import { identityAt, liveNotesLayer } from "../support/notesStoreFixtures.ts"
 
 /** Above Linux's largest pid: never a running process. */

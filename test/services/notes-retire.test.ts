@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { NotesHomes } from "../../src/services/NotesHomes.ts"
+import { NotesHomes } from "../../src/notes/NotesHomes.ts"
 import { gitIn, historyLayer, historySession, tempRoot } from "../support/notesVersionsFixtures.ts"
 
 const text = (outcome: { readonly _tag: string; readonly text: string }, tag = "Ok") => {

@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { join } from "node:path"
 import * as fc from "fast-check"
 import { Effect } from "effect"
-import { hasUnshowableCharacter } from "../../src/domain/notes/names.ts"
+import { hasUnshowableCharacter } from "../../src/kernel/names.ts"
 import { bareRemote, git, isolateGit, machine, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
 
 let restoreGit: () => void = () => {}

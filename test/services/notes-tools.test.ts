@@ -1,13 +1,13 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Effect, FileSystem } from "effect"
-import type { Home } from "../../src/domain/notes/address.ts"
-import { ToolResultByteLimit } from "../../src/domain/protocol.ts"
-import { type ToolOutcome, utf8Length } from "../../src/domain/toolOutcome.ts"
-import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
-import { notesToolHandlers } from "../../src/tools/notesHandlers.ts"
+import { ToolResultByteLimit } from "../../src/kernel/protocol.ts"
+import { type ToolOutcome, utf8Length } from "../../src/kernel/toolOutcome.ts"
+import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
+import { notesToolHandlers } from "../../src/notes/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
+import type { Home } from "../../src/kernel/homes.ts"
 
 const storeLayer = NotesHomesLive.layerTest
 

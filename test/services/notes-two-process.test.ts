@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Effect, FileSystem } from "effect"
-import { parseNote } from "../../src/domain/notes/frontmatter.ts"
-import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import { parseNote } from "../../src/notes/frontmatter.ts"
+import * as NotesStoreLive from "../../src/notes/NotesStoreLive.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
 
 const appender = fileURLToPath(new URL("../support/notesAppender.ts", import.meta.url))
 const perProcess = 200

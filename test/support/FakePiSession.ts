@@ -1,10 +1,10 @@
 import { Effect, Layer, Option } from "effect"
-import { classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
-import { CustomType } from "../../src/domain/protocol.ts"
-import type { WindowUsage } from "../../src/domain/window/usage.ts"
-import { interruptWhenAborted } from "../../src/layers/abort.ts"
-import { reportPlainText } from "../../src/adapters/reportView.ts"
-import { type CustomMessageDraft, type ModelInfo, type NoticeLevel, PiSession } from "../../src/services/PiSession.ts"
+import { classifyEntry, type RawEntry } from "../../src/kernel/entries.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { interruptWhenAborted } from "../../src/kernel/abort.ts"
+import { reportPlainText } from "../../src/pi/reportView.ts"
+import { type CustomMessageDraft, type ModelInfo, type NoticeLevel, PiSession } from "../../src/kernel/PiSession.ts"
+import type { WindowUsage } from "../../src/kernel/facts.ts"
 
 export interface FakeSessionOptions {
   readonly sessionId?: string

@@ -1,7 +1,7 @@
-import type { HistoryEvent } from "../../src/domain/history/events.ts"
-import { eventAt, eventCount, type SessionIndex } from "../../src/domain/history/sessionIndex.ts"
-import { catchUp } from "../../src/domain/history/sync.ts"
-import { branchWindows } from "../../src/domain/window/walk.ts"
+import type { HistoryEvent } from "../../src/history/events.ts"
+import { eventAt, eventCount, type SessionIndex } from "../../src/history/sessionIndex.ts"
+import { catchUp } from "../../src/history/sync.ts"
+import { branchWindows } from "../../src/window/walk.ts"
 import { type FakeSession, makeFakeSession } from "./FakePiSession.ts"
 
 /** The shared fake session, with ids counted in the session and times a second apart, as the history tests read them. */

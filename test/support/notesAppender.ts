@@ -5,8 +5,8 @@
  * Usage: node notesAppender.ts <root> <tag> <count>
  */
 import { Effect } from "effect"
-import * as NotesStoreLive from "../../src/layers/NotesStoreLive.ts"
-import { NotesStore } from "../../src/services/NotesStore.ts"
+import * as NotesStoreLive from "../../src/notes/NotesStoreLive.ts"
+import { NotesStore } from "../../src/notes/NotesStore.ts"
 
 export const EndAnchor = "<!-- end -->"
 

@@ -1,6 +1,6 @@
-import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
-import * as NotesHomesLive from "../../src/layers/NotesHomesLive.ts"
-import * as Platform from "../../src/layers/platform.ts"
+import type { NotesIdentity } from "../../src/notes/identity.ts"
+import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
+import * as Platform from "../../src/kernel/platform.ts"
 
 /** Node's file system and paths, for stores and tests on real temp directories. */
 export const nodeLayer = Platform.layer

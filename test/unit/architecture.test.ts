@@ -28,14 +28,17 @@ const localImports = (file: string): ReadonlyArray<string> =>
 
 const isPi = (spec: string) => spec.startsWith("@earendil-works/")
 
-/** The only files that may name a Pi package: the PiSession port's live layer, the entry and the adapters. */
-const mayImportPi = (file: string) =>
-  file === "src/layers/PiSessionLive.ts" || file === "src/main.ts" || file === "src/extension.ts" || file.startsWith("src/adapters/")
+/** The only files that may name a Pi package: the host door (src/pi/: the adapters and the PiSession port's live layer) and the entry. */
+const mayImportPi = (file: string) => file.startsWith("src/pi/") || file === "src/main.ts" || file === "src/extension.ts"
 
-/** Every import from a file under `from` of a file under `to`, as `file -> dependency`. */
-const importsFromTo = (from: string, to: string): ReadonlyArray<string> =>
-  src.filter((file) => file.startsWith(from))
-    .flatMap((file) => localImports(file).filter((dep) => dep.startsWith(to)).map((dep) => `${file} -> ${dep}`))
+/** Every import from a file matching `from` of a file matching `to`, as `file -> dependency`. */
+const importsFromTo = (from: (file: string) => boolean, to: (file: string) => boolean): ReadonlyArray<string> =>
+  src.filter(from).flatMap((file) => localImports(file).filter(to).map((dep) => `${file} -> ${dep}`))
+
+const under = (folder: string) => (file: string) => file.startsWith(folder)
+const named = (pattern: RegExp) => (file: string) => pattern.test(posix.basename(file))
+/** The feature rooms: everything under src/ but the entry, the runtime, the kernel, the host door and the command's router. */
+const inFeature = (file: string) => /^src\/(?!kernel\/|pi\/|commands\/)[^/]+\//.test(file)
 
 describe("the import graph", () => {
   it("has no cycle among the source files", () => {
@@ -56,29 +59,43 @@ describe("the import graph", () => {
     assert.deepStrictEqual(cycles, [])
   })
 
-  it("names Pi packages only in PiSession's live layer, main.ts, extension.ts and the adapters", () => {
+  it("has no cycle among the rooms: drawn by folder, each room stands only on rooms below it", () => {
+    // A file at the top of src/ (the entry, main.ts, the runtime) is a room of its own.
+    const roomOf = (file: string) => (posix.dirname(file) === "src" ? file : posix.dirname(file))
+    const arrows = new Map<string, Set<string>>()
+    for (const file of src) {
+      for (const dep of localImports(file).filter((dep) => text.has(dep) && roomOf(dep) !== roomOf(file))) {
+        if (!arrows.has(roomOf(file))) arrows.set(roomOf(file), new Set())
+        arrows.get(roomOf(file))!.add(roomOf(dep))
+      }
+    }
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      [...arrows.get(from) ?? []].some((next) => next === to || (!seen.has(next) && (seen.add(next), reaches(next, to, seen))))
+    const circles = [...arrows].flatMap(([room, deps]) => [...deps].filter((dep) => reaches(dep, room)).map((dep) => `${room} -> ${dep}`))
+    assert.deepStrictEqual(circles, [])
+    // The rooms it checks are the features: the window, reset and notes rooms stand on the kernel.
+    for (const room of ["src/window", "src/reset", "src/notes", "src/notes/versions"]) assert.isTrue(arrows.get(room)?.has("src/kernel"), room)
+  })
+
+  it("names Pi packages only in the host door (src/pi/), main.ts and extension.ts", () => {
     const offenders = src.filter((file) => !mayImportPi(file) && specifiers(file).some(isPi))
     assert.deepStrictEqual(offenders, [])
   })
 
-  it("has no layer importing an adapter: what the port needs of Pi's views, the adapters hand in", () => {
-    assert.deepStrictEqual(importsFromTo("src/layers/", "src/adapters/"), [])
+  it("has the kernel import nothing but the kernel: it is the ground floor every room stands on", () => {
+    assert.deepStrictEqual(importsFromTo(under("src/kernel/"), (dep) => !dep.startsWith("src/kernel/")), [])
   })
 
-  it("has no layer importing a tool handler", () => {
-    assert.deepStrictEqual(importsFromTo("src/layers/", "src/tools/"), [])
+  it("has no feature import the host door or the command's router: what Pi's views need, the door hands in", () => {
+    assert.deepStrictEqual(importsFromTo(inFeature, (dep) => dep.startsWith("src/pi/") || dep.startsWith("src/commands/")), [])
   })
 
-  it("has no tool importing a command: what both need lives in a service or the domain", () => {
-    assert.deepStrictEqual(importsFromTo("src/tools/", "src/commands/"), [])
+  it("has no live layer import a tool handler or a command", () => {
+    assert.deepStrictEqual(importsFromTo(named(/Live\.ts$/), named(/(Handlers|Command)\.ts$/)), [])
   })
 
-  it("has no command importing a layer: commands reach the disk and Pi through services", () => {
-    assert.deepStrictEqual(importsFromTo("src/commands/", "src/layers/"), [])
-  })
-
-  it("has no tool importing a layer: tools reach the disk and Pi through services", () => {
-    assert.deepStrictEqual(importsFromTo("src/tools/", "src/layers/"), [])
+  it("has no tool handler or command import a live layer: they reach the disk and Pi through services", () => {
+    assert.deepStrictEqual(importsFromTo(named(/(Handlers|Command)\.ts$/), named(/Live\.ts$/)), [])
   })
 
   it("loads no Effect at extension load: main.ts's static imports never reach the effect package", () => {
@@ -117,23 +134,22 @@ describe("the import graph", () => {
 })
 
 describe("the Window room", () => {
-  /** The one reader of the branch's window structure: domain/window/walk.ts walks it, the service and its layer expose it. */
-  const inWindowRoom = (file: string) => file.startsWith("src/domain/window/") || file === "src/layers/WindowLive.ts" || file === "src/services/Window.ts"
+  /** The one reader of the branch's window structure: window/walk.ts walks it, the service and its layer expose it. */
+  const inWindowRoom = (file: string) => file.startsWith("src/window/")
 
   /**
    * Ways to read reset markers, each with the files outside the room that
    * may: entries.ts defines the marker's shape and decodes it (classifyEntry),
    * boundary.ts writes it, the renderer draws its chat entry, protocol.ts names
-   * its type. boundary.ts also checks that the tail Window.current gives starts
-   * with its marker: the projection and repair judge that tail themselves (the
-   * marker's id names the window's own boot), without walking the branch.
+   * its type. Judging a window's tail (its marker, then its own boot) is the
+   * room's own (window/tail.ts), for the projection and start-up's repair.
    */
   const markerReads: ReadonlyArray<{ readonly what: string; readonly pattern: RegExp; readonly allowed: ReadonlyArray<string> }> = [
-    { what: "isMarkerEntry", pattern: /\bisMarkerEntry\b/, allowed: ["src/domain/entries.ts"] },
-    { what: "the marker decoder's schema", pattern: /\bResetMarkerData\b/, allowed: ["src/domain/entries.ts"] },
+    { what: "isMarkerEntry", pattern: /\bisMarkerEntry\b/, allowed: ["src/kernel/entries.ts"] },
+    { what: "the marker decoder's schema", pattern: /\bResetMarkerData\b/, allowed: ["src/kernel/entries.ts"] },
     { what: "a walk back from the leaf (branchTail)", pattern: /\.branchTail\(/, allowed: [] },
-    { what: "the marker's custom type", pattern: /CustomType\.resetMarker\b|["']pi-context\/reset-marker["']/, allowed: ["src/domain/entries.ts", "src/domain/boundary.ts", "src/adapters/renderers.ts", "src/domain/protocol.ts"] },
-    { what: "a classified marker", pattern: /_tag\s*[!=]==\s*["']Marker["']|_tag: "Marker" \}>/, allowed: ["src/domain/boundary.ts"] }
+    { what: "the marker's custom type", pattern: /CustomType\.resetMarker\b|["']pi-context\/reset-marker["']/, allowed: ["src/kernel/entries.ts", "src/reset/boundary.ts", "src/pi/renderers.ts", "src/kernel/protocol.ts"] },
+    { what: "a classified marker", pattern: /_tag\s*[!=]==\s*["']Marker["']|_tag: "Marker" \}>/, allowed: [] }
   ]
 
   it("is the only reader of reset markers: nothing else walks the branch for them or decodes them", () => {
@@ -149,15 +165,15 @@ describe("the Window room", () => {
 describe("the branch's one model", () => {
   /** Where the branch may be read whole or walked: the Window room, the PiSession port that reads Pi for it. */
   const mayReadBranch = (file: string) =>
-    file.startsWith("src/domain/window/") || file === "src/layers/WindowLive.ts" || file === "src/services/Window.ts" ||
-    file === "src/layers/PiSessionLive.ts" || file === "src/services/PiSession.ts"
+    file.startsWith("src/window/") ||
+    file === "src/pi/PiSessionLive.ts" || file === "src/kernel/PiSession.ts"
   // The port's branch reads, and Pi's own. (The tidy adapter reads the branch of its own nested session, not the user's.)
   const branchRead = /\.rawBranch\b|\.rawBranchAt\(|\.branchTail\(|\bsession\.branch\b|\(yield\* PiSession\)\.branch\b|\.getBranch\(/
 
   it("has no room but Window read the branch: whether it has a reset, what was last set on or off, its unreadable entries come from Window", () => {
-    const offenders = src.filter((file) => !mayReadBranch(file) && file !== "src/adapters/tidySession.ts" && branchRead.test(text.get(file)!))
+    const offenders = src.filter((file) => !mayReadBranch(file) && file !== "src/pi/tidySession.ts" && branchRead.test(text.get(file)!))
     assert.deepStrictEqual(offenders, [])
-    assert.isTrue(branchRead.test(text.get("src/layers/WindowLive.ts")!))
+    assert.isTrue(branchRead.test(text.get("src/window/WindowLive.ts")!))
   })
 })
 
@@ -172,6 +188,6 @@ describe("file sizes", () => {
 })
 
 it("reads the tree it checks", () => {
-  assert.isTrue(src.includes("src/main.ts") && src.includes("src/layers/PiSessionLive.ts"))
+  assert.isTrue(src.includes("src/main.ts") && src.includes("src/pi/PiSessionLive.ts"))
   assert.isTrue(specifiers("src/main.ts").some(isPi))
 })

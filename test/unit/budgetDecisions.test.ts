@@ -11,9 +11,9 @@ import {
   reminderText,
   statusReport,
   statusText
-} from "../../src/domain/budget.ts"
-import type { BranchEntry } from "../../src/domain/entries.ts"
-import { resolvePolicy } from "../../src/domain/thresholds.ts"
+} from "../../src/budget/reminders.ts"
+import type { BranchEntry } from "../../src/kernel/entries.ts"
+import { resolvePolicy } from "../../src/settings/policy.ts"
 
 const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
 const policy = resolvePolicy([], model) // lines: guidance 40960, warning 28672, hard 16384

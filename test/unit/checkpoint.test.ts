@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { checkWipe, windowActivity } from "../../src/domain/checkpoint.ts"
-import type { RawEntry } from "../../src/domain/entries.ts"
-import { resolvePolicy } from "../../src/domain/thresholds.ts"
+import { checkWipe, windowActivity } from "../../src/window/checkpoint.ts"
+import type { RawEntry } from "../../src/kernel/entries.ts"
+import { resolvePolicy } from "../../src/settings/policy.ts"
 
 let n = 0
 const raw = (message: unknown): RawEntry => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message })

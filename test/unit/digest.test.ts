@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { estimateTokens } from "../../src/domain/boot.ts"
-import { CarriedRequestLimit } from "../../src/domain/boundary.ts"
-import { DefaultDigestTokens, windowDigest, windowFacts } from "../../src/domain/digest.ts"
+import { windowDigest, windowFacts, CarriedRequestLimit } from "../../src/boot/digest.ts"
 import { historySession } from "../support/historySession.ts"
+import { estimateTokens } from "../../src/kernel/tokenCount.ts"
+import { DefaultDigestTokens } from "../../src/settings/digestTokens.ts"
 
 /** A window: the marker and boot, then a user's work. */
 const window = () => {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { checkDigestTokens, DigestTokenRange } from "../../src/domain/digestTokens.ts"
-import { resolvePolicy } from "../../src/domain/thresholds.ts"
+import { checkDigestTokens, DigestTokenRange } from "../../src/settings/digestTokens.ts"
+import { resolvePolicy } from "../../src/settings/policy.ts"
 
 describe("the digest's token setting", () => {
   const policy = (settings: Record<string, unknown>) => resolvePolicy([{ source: "global", settings: { "pi-context": settings } }], undefined)

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { failureDetail } from "../../src/layers/notes/git.ts"
+import { failureDetail } from "../../src/notes/versions/git.ts"
 
 describe("git's words in a notice", () => {
   it("keep each of git's lines a sentence of its own, so two never run together", () => {

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { compileGlob, hasGlobSyntax } from "../../src/domain/glob.ts"
-import { addressMatcher } from "../../src/domain/notes/paging.ts"
-import { resolvePolicy } from "../../src/domain/thresholds.ts"
+import { compileGlob, hasGlobSyntax } from "../../src/kernel/glob.ts"
+import { addressMatcher } from "../../src/notes/paging.ts"
+import { resolvePolicy } from "../../src/settings/policy.ts"
 
 // Under a backtracking matcher each `*` multiplies the work: these never finish there.
 const starBomb = (stars: string, count: number) => `${`${stars}a`.repeat(count)}!`

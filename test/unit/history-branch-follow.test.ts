@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { emptyBranchView, followSpans } from "../../src/domain/history/branchView.ts"
-import { buildIndex, extendIndex } from "../../src/domain/history/sessionIndex.ts"
-import type { RawEntry } from "../../src/domain/entries.ts"
-import { branchOfEntries, branchWindows, extendedSpans } from "../../src/domain/window/walk.ts"
+import { emptyBranchView, followSpans } from "../../src/history/branchView.ts"
+import { buildIndex, extendIndex } from "../../src/history/sessionIndex.ts"
+import type { RawEntry } from "../../src/kernel/entries.ts"
+import { branchOfEntries, branchWindows, extendedSpans } from "../../src/window/walk.ts"
 import { historySession } from "../support/historySession.ts"
 
 /** A branch of three windows: the root, one opened by a marker that decodes, and one after a marker that does not (it opens none). */

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { documentText } from "../../src/domain/history/events.ts"
-import { buildIndex, eventAt, seqsAt } from "../../src/domain/history/sessionIndex.ts"
-import { readPage } from "../../src/domain/history/readPage.ts"
-import { windowSummaries } from "../../src/domain/history/render.ts"
-import { rootWindowId } from "../../src/domain/windowId.ts"
+import { documentText } from "../../src/history/events.ts"
+import { buildIndex, eventAt, seqsAt } from "../../src/history/sessionIndex.ts"
+import { readPage } from "../../src/history/readPage.ts"
+import { windowSummaries } from "../../src/history/render.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
 import { allEvents, historySession, syncIndex } from "../support/historySession.ts"
 
 /** The seqs each entry created, by entry id, for entries that created any. */
@@ -199,7 +199,7 @@ describe("history seqs", () => {
 
 describe("reset compactions", () => {
   it("a reset's compaction (older sessions: empty, then a note to the user) gets no seq, a real compaction summary gets one", async () => {
-    const { draftsOfEntry } = await import("../../src/domain/history/events.ts")
+    const { draftsOfEntry } = await import("../../src/history/events.ts")
     const base = { type: "compaction", id: "c", parentId: null, timestamp: "", firstKeptEntryId: "c", tokensBefore: 0 }
     assert.deepStrictEqual(draftsOfEntry({ ...base, summary: "", details: { source: "pi-context", windowId: "w" } }), [])
     const noted = "pi-context reset (/wipe-memory), not a compaction: nothing was summarised."

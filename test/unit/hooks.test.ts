@@ -1,8 +1,8 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Option } from "effect"
 import { describe, expect, it } from "vitest"
-import { registerHooks } from "../../src/adapters/hooks.ts"
-import type { PiHost } from "../../src/adapters/host.ts"
+import { registerHooks } from "../../src/pi/hooks.ts"
+import type { PiHost } from "../../src/pi/host.ts"
 import { partialOf } from "../support/partial.ts"
 
 /** A Pi stand-in that records handlers by event name. */

@@ -1,6 +1,6 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { describe, expect, it } from "vitest"
-import { missingApiMethods, missingEvents } from "../../src/domain/hostApi.ts"
+import { missingApiMethods, missingEvents } from "../../src/pi/hostApi.ts"
 import { createPiContext } from "../../src/main.ts"
 import { partialOf } from "../support/partial.ts"
 

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type BranchEntry, classifyEntry, type RawEntry } from "../../src/domain/entries.ts"
-import { CustomType } from "../../src/domain/protocol.ts"
-import { carriesSystemPrompt, nextRequestTokens } from "../../src/domain/window/contextMessages.ts"
-import { requestUsage } from "../../src/domain/window/usage.ts"
+import { type BranchEntry, classifyEntry, type RawEntry } from "../../src/kernel/entries.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { carriesSystemPrompt, nextRequestTokens } from "../../src/window/contextMessages.ts"
+import { requestUsage } from "../../src/window/usage.ts"
 
 const windowId = "pcx:s:2"
 /** Entries in order, each the child of the one before. */

@@ -1,14 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import {
-  addressRefusal,
-  formatAddress,
-  normalizeAddress,
-  NoteAddressFromString,
-  parseAddress,
-  parseHome,
-  refuseAddress
-} from "../../src/domain/notes/address.ts"
+import { addressRefusal, normalizeAddress, NoteAddressFromString, parseAddress, refuseAddress } from "../../src/notes/address.ts"
+import { formatAddress, parseHome } from "../../src/kernel/homes.ts"
 
 const decode = Schema.decodeUnknownResult(NoteAddressFromString)
 

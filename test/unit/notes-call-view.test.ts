@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { notesRenderers } from "../../src/adapters/notesRenderers.ts"
-import { notesCallView, notesResultView } from "../../src/domain/notes/callView.ts"
+import { notesRenderers } from "../../src/pi/notesRenderers.ts"
+import { notesCallView, notesResultView } from "../../src/notes/callView.ts"
 
 const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never
 const context = (expanded: boolean) => ({ expanded, isError: false }) as never

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { changeDiff, decideChange, protectionOf } from "../../src/domain/notes/consent.ts"
+import { changeDiff, decideChange, protectionOf } from "../../src/notes/consent.ts"
 
 describe("the user's say over their notes", () => {
   const protection = { protectedHomes: ["user"] as const, readOnlyHomes: ["project"] as const }

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
-import { ambiguousLinesShown, applyEdits, describeEditRefusal } from "../../src/domain/notes/edits.ts"
+import { ambiguousLinesShown, applyEdits, describeEditRefusal } from "../../src/notes/edits.ts"
 
 const note = "# Plan\n- step one\n- step two\n- step one\nend\n"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { noteTitle, parseNote, serializeNote, stampFrontmatter } from "../../src/domain/notes/frontmatter.ts"
+import { noteTitle, parseNote, serializeNote, stampFrontmatter } from "../../src/notes/frontmatter.ts"
 
 describe("note frontmatter", () => {
   it("keeps unknown keys verbatim and in order across a rewrite", () => {

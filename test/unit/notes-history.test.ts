@@ -10,8 +10,8 @@ import {
   parseLog,
   parseStatus,
   pathspecFolder
-} from "../../src/domain/notes/versions.ts"
-import type { NotesIdentity } from "../../src/domain/notes/identity.ts"
+} from "../../src/notes/versions/versions.ts"
+import type { NotesIdentity } from "../../src/notes/identity.ts"
 
 const identity: NotesIdentity = { root: "/n", sessionId: "0123abcd-0000", projectKey: "repo-00ab", agentName: "pi", modelSlug: "m" }
 

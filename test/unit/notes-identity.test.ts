@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { posix } from "node:path"
-import { agentSlug, homeSegments, modelSlug, projectKeyOf, resolveNotesRoot, sessionSegment } from "../../src/domain/notes/identity.ts"
+import { agentSlug, homeSegments, modelSlug, projectKeyOf, resolveNotesRoot, sessionSegment } from "../../src/notes/identity.ts"
 
 const base = { agentDir: "/home/u/.pi/agent", cwd: "/work/repo", home: "/home/u", resolve: posix.resolve }
 

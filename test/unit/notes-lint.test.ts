@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type LintNote, lintNotes, mapReferences, renderLint } from "../../src/domain/notes/lint.ts"
+import { type LintNote, lintNotes, mapReferences, renderLint } from "../../src/notes/lint.ts"
 
 const day = 86_400_000
 const now = 1_000 * day

@@ -13,7 +13,7 @@ import {
   StaleLockMs,
   StaleTempMs,
   UnreadableLockGraceMs
-} from "../../src/domain/notes/lockRules.ts"
+} from "../../src/notes/lockRules.ts"
 
 const alive = new Set([1, 4242])
 const judge: LockJudge = { host: "here", pid: 4242, holds: (token) => token === "mine", isAlive: (pid) => alive.has(pid) }

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type BootIdentity, renderBoot } from "../../src/domain/boot.ts"
-import { type Home, Homes } from "../../src/domain/notes/address.ts"
-import { hasUnshowableCharacter, shownName, shownText } from "../../src/domain/notes/names.ts"
-import type { HomeSnapshot, NotesSnapshot } from "../../src/domain/notes/snapshot.ts"
+import { type BootIdentity, renderBoot } from "../../src/boot/boot.ts"
+import { hasUnshowableCharacter, shownName, shownText } from "../../src/kernel/names.ts"
+import type { HomeSnapshot, NotesSnapshot } from "../../src/notes/snapshot.ts"
+import { type Home, Homes } from "../../src/kernel/homes.ts"
 
 const now = Date.UTC(2026, 11, 3, 12, 0, 0)
 const hour = 3_600_000

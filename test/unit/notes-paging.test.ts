@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Option } from "effect"
-import { addressMatcher, decodeListCursor, encodeListCursor, pageRecentFirst } from "../../src/domain/notes/paging.ts"
-import type { NoteRow } from "../../src/domain/notes/snapshot.ts"
+import { addressMatcher, decodeListCursor, encodeListCursor, pageRecentFirst } from "../../src/notes/paging.ts"
+import type { NoteRow } from "../../src/notes/snapshot.ts"
 
 const rowsArbitrary = fc.uniqueArray(
   fc.record({

@@ -10,7 +10,7 @@ import {
   remoteForGit,
   sidesOfChanges,
   treeOfKey
-} from "../../src/domain/notes/syncPlan.ts"
+} from "../../src/notes/sync/syncPlan.ts"
 import { identityAt } from "../support/notesStoreFixtures.ts"
 
 describe("notes sync decisions", () => {

@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Result } from "effect"
 import { RE2JS } from "re2js"
-import { foldCase } from "../../src/domain/caseFold.ts"
-import { compileQuery, InvalidPattern, maxRegexLength, regexPieceLength, type TextPattern } from "../../src/domain/patterns.ts"
-import type { ScanDeadline } from "../../src/domain/scanDeadline.ts"
+import { foldCase } from "../../src/kernel/caseFold.ts"
+import { compileQuery, InvalidPattern, maxRegexLength, regexPieceLength, type TextPattern } from "../../src/kernel/patterns.ts"
+import type { ScanDeadline } from "../../src/kernel/scanDeadline.ts"
 
 const compiled = (query: string, regex: boolean): TextPattern => {
   const result = compileQuery(query, regex, RE2JS)

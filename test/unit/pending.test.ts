@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { RawEntry } from "../../src/domain/entries.ts"
-import { pendingRequest, unansweredRequest } from "../../src/domain/pending.ts"
+import type { RawEntry } from "../../src/kernel/entries.ts"
+import { pendingRequest, unansweredRequest } from "../../src/reset/pending.ts"
 
 let n = 0
 const raw = (message: unknown): RawEntry => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message })

@@ -1,8 +1,8 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import type { RawEntry } from "../../src/domain/entries.ts"
-import * as PiSessionLive from "../../src/layers/PiSessionLive.ts"
+import type { RawEntry } from "../../src/kernel/entries.ts"
+import * as PiSessionLive from "../../src/pi/PiSessionLive.ts"
 
 /** Pi's SessionManager as the port reads it: getEntries() copies, getEntryCount() counts; both are counted here. */
 const sessionManager = (withCount: boolean) => {

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { inspectBranch, inspectTail } from "../../src/domain/boundary.ts"
-import type { BranchEntry } from "../../src/domain/entries.ts"
+import type { BranchEntry } from "../../src/kernel/entries.ts"
 import { getCurrentSystemMessage } from "@earendil-works/pi-ai"
-import { projectRequest } from "../../src/domain/projection.ts"
-import { enabledOnBranch } from "../../src/domain/enabled.ts"
+import { projectRequest } from "../../src/window/projection.ts"
+import { enabledOnBranch } from "../../src/window/onOff.ts"
+import { inspectBranch, inspectTail } from "../../src/window/tail.ts"
 
 interface Msg {
   readonly role: string
@@ -210,7 +210,8 @@ describe("enabled", () => {
 
 describe("continuation", () => {
   it("carries the pending request over every reset, cut at a stated length; an automatic reset carries the digest instead", async () => {
-    const { continuationFor, continuationText, CarriedRequestLimit } = await import("../../src/domain/boundary.ts")
+    const { continuationFor, continuationText } = await import("../../src/reset/boundary.ts")
+    const { CarriedRequestLimit } = await import("../../src/boot/digest.ts")
     assert.strictEqual(continuationFor({ pending: undefined, digest: undefined }), continuationText)
     assert.strictEqual(continuationFor({ pending: "   ", digest: undefined }), continuationText)
     assert.isTrue(continuationFor({ pending: "fix the login bug", digest: undefined }).endsWith("take it up now:\n\nfix the login bug"))
@@ -227,7 +228,7 @@ describe("continuation", () => {
   })
 
   it("quotes a request the user cancelled as cancelled, line by line, after the digest too, and never asks to take it up", async () => {
-    const { continuationFor, cancelledIntro } = await import("../../src/domain/boundary.ts")
+    const { continuationFor, cancelledIntro } = await import("../../src/reset/boundary.ts")
     const cancelled = continuationFor({ pending: undefined, cancelled: "rm -rf build\nthen push", digest: undefined })
     assert.include(cancelled, `${cancelledIntro}\n\n> rm -rf build\n> then push`)
     assert.notInclude(cancelled, "take it up now")
@@ -236,7 +237,7 @@ describe("continuation", () => {
   })
 
   it("reads a user message's text from a raw entry, and nothing from other entries", async () => {
-    const { userMessageText } = await import("../../src/domain/entries.ts")
+    const { userMessageText } = await import("../../src/kernel/entries.ts")
     const entry = (message: unknown) => ({ type: "message", id: "a", parentId: null, timestamp: "", message })
     assert.strictEqual(userMessageText(entry({ role: "user", content: "plain" })), "plain")
     assert.strictEqual(userMessageText(entry({ role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] })), "a\nb")

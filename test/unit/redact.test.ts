@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { redactRemote, redactText } from "../../src/domain/notes/redact.ts"
+import { redactRemote, redactText } from "../../src/kernel/redact.ts"
 
 /** What git and its helpers print about a remote, in the forms seen in the wild. */
 const gitSays = (url: string, user: string, password: string): ReadonlyArray<string> => [

@@ -1,6 +1,6 @@
 import { calculateContextTokens, estimateTokens } from "@earendil-works/pi-coding-agent"
 import { describe, expect, it } from "vitest"
-import { estimateRequestTokens, projectRequest } from "../../src/domain/projection.ts"
+import { estimateRequestTokens, projectRequest } from "../../src/window/projection.ts"
 
 const usage = (totalTokens: number) => ({ input: totalTokens, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } })
 const system = { role: "system", content: "", sections: { preamble: "You are a test." }, toolsAdded: [{ name: "read" }], timestamp: 1 }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type SessionSignals, signalsReport } from "../../src/domain/window/signals.ts"
+import { type SessionSignals, signalsReport } from "../../src/window/signals.ts"
 
 const signals: SessionSignals = {
   windows: [
@@ -32,7 +32,7 @@ describe("the reset signals", () => {
     ({ id: `w${ordinal}`, ordinal, isRoot: ordinal === 1, startedAt: 0, end: open ? { _tag: "Open" } : { _tag: "Reset", source: "command", at: 0 }, lastActivityAt: 0, turns: 1, peakTokens: 1_000, notesWritten: [], bootTokens: null }) as never
 
   it("counts the provider's cache reads per window, and a request the user makes again in a later window", async () => {
-    const { sessionSignals } = await import("../../src/domain/window/signals.ts")
+    const { sessionSignals } = await import("../../src/window/signals.ts")
     const signals = sessionSignals([{ entries: [user("fix it"), reply(300), reply(200)] }, { entries: [user("fix it"), reply(50)] }], [fact(1, false), fact(2, true)], 16_384)
     assert.deepStrictEqual(signals.windows.map((w) => w.cacheReadTokens), [500, 50])
     assert.deepStrictEqual(signals.windows.map((w) => w.userRepeated), [false, true])

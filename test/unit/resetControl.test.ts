@@ -11,7 +11,7 @@ import {
   type ResetEvent,
   type TurnOutcome,
   type WaitingCommand
-} from "../../src/domain/resetControl.ts"
+} from "../../src/reset/resetControl.ts"
 
 const W = "pcx:w:1"
 const W2 = "pcx:w:2"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
-import { closestKey, editDistance, settingsKeys } from "../../src/domain/settingsKeys.ts"
-import { injectedSource, renderNotice, resolvePolicy, type SettingsSource, WrittenNumber } from "../../src/domain/thresholds.ts"
+import { closestKey, editDistance, settingsKeys } from "../../src/settings/keys.ts"
+import { injectedSource, renderNotice, resolvePolicy, type SettingsSource, WrittenNumber } from "../../src/settings/policy.ts"
 
 const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
 const global = (section: unknown): SettingsSource => ({ source: "global", settings: { "pi-context": section } })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { attributeSettings } from "../../src/domain/settingsSources.ts"
-import { keepWrittenNumbers, WrittenNumber } from "../../src/domain/settingsNotice.ts"
-import type { SettingsSource } from "../../src/domain/thresholds.ts"
+import { attributeSettings } from "../../src/settings/sources.ts"
+import { keepWrittenNumbers, WrittenNumber } from "../../src/settings/notice.ts"
+import type { SettingsSource } from "../../src/settings/policy.ts"
 
 const file = (source: "global" | "project", text: string): SettingsSource => ({ source, settings: JSON.parse(text, keepWrittenNumbers) })
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { badBranchName, DefaultSyncBranch, parseSyncSettings, type SyncSource } from "../../src/domain/notes/syncSettings.ts"
-import { injectedSource, renderNotice, resolvePolicy } from "../../src/domain/thresholds.ts"
+import { badBranchName, DefaultSyncBranch, parseSyncSettings, type SyncSource } from "../../src/settings/sync.ts"
+import { injectedSource, renderNotice, resolvePolicy } from "../../src/settings/policy.ts"
 
 const global = (sync: unknown): SyncSource => ({ source: "global", settings: { "pi-context": { sync } } })
 const project = (sync: unknown): SyncSource => ({ source: "project", settings: { "pi-context": { sync } } })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { RemoteSyncState } from "../../src/domain/notes/syncTypes.ts"
-import { pendingConflicts, shownPath, syncDoctorLine, syncNeedsAttention, syncNowText, syncStatusText } from "../../src/domain/notes/syncView.ts"
+import type { RemoteSyncState } from "../../src/notes/sync/syncTypes.ts"
+import { pendingConflicts, shownPath, syncDoctorLine, syncNeedsAttention, syncNowText, syncStatusText } from "../../src/notes/sync/syncView.ts"
 
 const now = 1_800_000_000_000
 const minutes = (count: number) => now - count * 60_000

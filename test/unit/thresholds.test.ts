@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Defaults, injectedSource, renderNotice, resolvePolicy, type SettingsSource } from "../../src/domain/thresholds.ts"
+import { Defaults, injectedSource, renderNotice, resolvePolicy, type SettingsSource } from "../../src/settings/policy.ts"
 
 const model = { provider: "anthropic", id: "claude-sonnet-4", contextWindow: 200_000 }
 const global = (settings: unknown): SettingsSource => ({ source: "global", settings })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { formatTokens } from "../../src/domain/tokenCount.ts"
+import { formatTokens } from "../../src/kernel/tokenCount.ts"
 
 describe("formatTokens", () => {
   it("groups thousands as en-US does, rounded and never negative", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { collisionNotice, collisions, describeSource } from "../../src/domain/toolCollisions.ts"
+import { collisionNotice, collisions, describeSource } from "../../src/pi/toolCollisions.ts"
 
 describe("tool-name collisions", () => {
   const mine = { name: "notes_write", parameters: {} }

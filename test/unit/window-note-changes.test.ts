@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { commitMessage, type HistoryCommit, shortSessionId } from "../../src/domain/notes/versions.ts"
-import { changeTally, legacyWindowOfSubject, noteChangesOf, windowNoteChanges } from "../../src/domain/notes/windowChanges.ts"
+import { commitMessage, type HistoryCommit, shortSessionId } from "../../src/notes/versions/versions.ts"
+import { legacyWindowOfSubject, noteChangesOf, windowNoteChanges } from "../../src/notes/versions/windowChanges.ts"
+import { changeTally } from "../../src/window/view.ts"
 
 const session = "0123abcd-ef45-7000-8000-000000000000"
 // Created in the same minute: the same first 8 characters, another session.

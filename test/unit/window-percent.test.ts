@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { dividerLines, percentOf, resetChatLines } from "../../src/domain/window/resetShown.ts"
-import { percentShown, usedPercent } from "../../src/domain/window/usage.ts"
+import { dividerLines, percentOf, resetChatLines } from "../../src/window/resetShown.ts"
+import { percentShown, usedPercent } from "../../src/window/usage.ts"
 
 describe("a window's share, as a user reads it", () => {
   it("is never clamped: a window that grew past its size (pi-context off, an overflow) reads as more than 100%", () => {

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { resetDrafts } from "../../src/domain/boundary.ts"
-import type { RawEntry } from "../../src/domain/entries.ts"
-import { CustomType } from "../../src/domain/protocol.ts"
-import { branchWindows, extendedSpans } from "../../src/domain/window/walk.ts"
-import { factsOfSpans, factsOfWindow, windowFacts } from "../../src/domain/window/windowFacts.ts"
-import { rootWindowId } from "../../src/domain/windowId.ts"
+import { resetDrafts } from "../../src/reset/boundary.ts"
+import type { RawEntry } from "../../src/kernel/entries.ts"
+import { CustomType } from "../../src/kernel/protocol.ts"
+import { branchWindows, extendedSpans } from "../../src/window/walk.ts"
+import { factsOfSpans, factsOfWindow, windowFacts } from "../../src/window/windowFacts.ts"
+import { rootWindowId } from "../../src/kernel/windowId.ts"
 
 const sessionId = "019a0000-0000-7000-8000-00000000beef"
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 10, minute)).toISOString()

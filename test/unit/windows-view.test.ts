@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest"
 import { visibleWidth as terminalColumns } from "@earendil-works/pi-tui"
-import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/adapters/reportView.ts"
-import type { NotesOverview } from "../../src/domain/notes/overviewView.ts"
-import type { WindowFacts } from "../../src/domain/window/facts.ts"
-import { usageBar, windowFactsSummary } from "../../src/domain/window/view.ts"
-import { NoNoteChanges, type WindowNoteChanges } from "../../src/domain/notes/windowChanges.ts"
+import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/pi/reportView.ts"
+import type { WindowFacts } from "../../src/kernel/facts.ts"
+import { usageBar, windowFactsSummary } from "../../src/window/view.ts"
+import { NoNoteChanges } from "../../src/notes/versions/windowChanges.ts"
+import { type WindowNoteChanges } from "../../src/kernel/facts.ts"
+import type { NotesOverview } from "../../src/kernel/report.ts"
 
 /** Pi's TUI components render to lines; a theme that adds no colour leaves the text to compare. */
 const plainTheme = { fg: (_color: string, text: string) => text, bg: (_color: string, text: string) => text } as never

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
-import { wrapLine } from "../../src/domain/wrap.ts"
+import { wrapLine } from "../../src/kernel/wrap.ts"
 
 describe("wrapLine", () => {
   it("keeps a line that fits as it is, leading spaces included", () => {

@@ -1,0 +1,53 @@
+import { Effect } from "effect"
+import { NotesHomes } from "./NotesHomes.ts"
+import type { Writability } from "./NotesStore.ts"
+import { PiSession } from "../kernel/PiSession.ts"
+
+/** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
+export const notesWritability = Effect.gen(function*() {
+  return yield* (yield* NotesHomes).writability()
+})
+
+/** What is wrong, relative to the folder the user knows (`the notes root`, `the project home`). */
+export const blockedReason = (blocked: Extract<Writability, { _tag: "Blocked" }>, dir: string, name: string): string => {
+  const self = blocked.at === dir
+  switch (blocked.problem) {
+    case "not-a-folder":
+      return self ? `${name} is a file, not a folder` : `${name} is below a file, not a folder`
+    case "read-only":
+      return self ? `${name} is read-only` : `${name} is inside a read-only folder`
+    case "not-accessible":
+      return `${name} is inside a folder pi-context may not open`
+    case "link-outside":
+      return `${name} is reached through a symbolic link that leads outside ${blocked.root ?? "the folder it belongs to"}`
+    case "dangling-link":
+      return `${name} is reached through a symbolic link to a folder that does not exist`
+  }
+}
+
+export const notesRootFix = "point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions"
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/**
+ * At session start: one notice when notes cannot be written, so the user
+ * hears of it before the model's first note fails. Names no paths; the
+ * doctor shows them.
+ */
+export const reportNotesWritability = Effect.gen(function*() {
+  const session = yield* PiSession
+  const { root, rootWritability, homes } = yield* notesWritability
+  if (rootWritability._tag === "Blocked") {
+    return yield* session.notify(
+      `pi-context cannot write notes: ${blockedReason(rootWritability, root, "the notes root")}. ${capitalized(notesRootFix)}; /pi-context doctor shows where it is.`,
+      "warning"
+    )
+  }
+  const blocked = homes.filter((home) => home.writability._tag === "Blocked")
+  if (blocked.length === 0) return
+  yield* session.notify(
+    `pi-context cannot write notes in the ${blocked.map((home) => home.home).join(", ")} ${blocked.length === 1 ? "home" : "homes"} ` +
+      `(a file, a read-only folder or a symbolic link that leads out of its folder is in the way). /pi-context doctor shows where.`,
+    "warning"
+  )
+})

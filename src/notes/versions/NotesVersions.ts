@@ -1,0 +1,67 @@
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { CommitReason } from "./versions.ts"
+import type { SessionNoteChanges } from "./windowChanges.ts"
+import type { PiSession } from "../../kernel/PiSession.ts"
+
+export type { SessionNoteChanges } from "./windowChanges.ts"
+
+/** One `git` run that could not be started or did not succeed. */
+export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
+  command: Schema.String,
+  /** `missing` when there is no git to run; `failed` for a non-zero exit or a time-out. */
+  reason: Schema.Literals(["missing", "failed"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.reason === "missing" ? "git is not installed: no git on PATH" : `git ${this.command}: ${this.detail}`
+  }
+}
+
+export interface GitResult {
+  readonly stdout: string
+}
+
+/** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
+export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
+
+/** What a history command could not do, as the sentence the user reads. */
+export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>()("VersionsUnavailable", {
+  message: Schema.String
+}) {}
+
+/**
+ * The notes root as a git repository: each window's changed notes are
+ * committed when the Window room says it ended (its boundary, the session's
+ * end), off the hooks' critical path, one commit at a time per root.
+ */
+export class NotesVersions extends Context.Service<NotesVersions, {
+  /** Waits for the commits forked so far (tests, the bench). */
+  readonly flush: Effect.Effect<void>
+  /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */
+  readonly awaitCommits: (timeoutMs: number) => Effect.Effect<void>
+  /** `/pi-context notes versions [address|@home]`. */
+  readonly history: (target: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>
+  /** `/pi-context notes diff <commit> [address]`. */
+  readonly diff: (commit: string, address: string | undefined) => Effect.Effect<string, VersionsUnavailable, PiSession>
+  /**
+   * `/pi-context notes restore <address|@home|all> <commit>`: a note, a home or
+   * every home back to that commit's version; the restore is itself a commit.
+   */
+  readonly restore: (target: string, commit: string) => Effect.Effect<string, VersionsUnavailable, PiSession>
+  /**
+   * Commits what changed in the homes now, creating the repository if need be
+   * (tidy's before and after); the short hash of HEAD afterwards.
+   */
+  readonly commitNow: (reason: CommitReason) => Effect.Effect<string, VersionsUnavailable, PiSession>
+  /**
+   * This session's window commits (the newest 200), by window id, once the
+   * commits in flight have landed or `waitForCommitsMs` has passed, with the
+   * windows whose commit is still queued or running; none when the history
+   * is off, git is missing or there is no repository yet, and when git does
+   * not answer within `logBudgetMs` (default 2 s). For the windows view and
+   * `history_windows` only, never a hook.
+   */
+  readonly sessionChanges: (options: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
+  /** One line for `/pi-context doctor`. */
+  readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
+}>()("pi-context/NotesVersions") {}

@@ -1,0 +1,91 @@
+import { Effect, Layer, Ref } from "effect"
+import { CommandName } from "../kernel/protocol.ts"
+import type { ReportData } from "../kernel/report.ts"
+import { Enabled } from "../window/Enabled.ts"
+import { Guards, type GuardVerdict } from "./Guards.ts"
+import { PiSession } from "../kernel/PiSession.ts"
+import { Trace } from "../trace/Trace.ts"
+import { Window } from "../window/Window.ts"
+import * as EnabledLive from "../window/EnabledLive.ts"
+import * as TraceLive from "../trace/TraceLive.ts"
+import * as WindowLive from "../window/WindowLive.ts"
+
+/**
+ * The /compact notice, fitted to the branch: erased history exists only on a
+ * branch with a reset, and there, while off, only the user ends the window.
+ */
+export const compactionNotice = (branchHasReset: boolean, enabled: boolean): string =>
+  branchHasReset
+    ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
+      (enabled
+        ? `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
+        : `pi-context is off, so nothing resets this window by itself: run /${CommandName.wipeMemory} to start a fresh window ` +
+          `from your notes, or /${CommandName.piContext} on for reminders and automatic resets.`)
+    : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
+      `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
+      `or /${CommandName.piContext} off to let Pi compact this branch.`
+
+const treeNotice: ReportData = {
+  kind: "text",
+  level: "warning",
+  title: "pi-context: the /tree summary was left empty",
+  text: "A branch on either side contains a context reset, and a summary would carry erased history across it. " +
+    "Use the history tools to look back instead."
+}
+
+export const layerWithoutDependencies = Layer.effect(
+  Guards,
+  Effect.gen(function*() {
+    const trace = yield* Trace
+    const windows = yield* Window
+    const currentWindow = windows.current
+    const enabled = (yield* Enabled).current
+    /** Windows in which the user was told that automatic compaction is cancelled. */
+    const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
+    /** A /tree summary was blocked: its notice waits for the branch Pi navigates to. */
+    const treeNoticeDue = yield* Ref.make(false)
+
+    const compactionGuard = (reason: "manual" | "threshold" | "overflow") =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const marked = yield* windows.hasReset
+        const on = yield* enabled
+        const block = on || marked
+        yield* trace.info("compaction.guard", { reason, verdict: block ? "Block" : "Allow" })
+        if (!block) return "Allow" as GuardVerdict
+        const window = yield* currentWindow
+        const told = yield* Ref.getAndUpdate(compactionNoticeShown, (shown) => new Set([...shown, window.id]))
+        if (reason === "manual" || !told.has(window.id)) yield* session.notify(compactionNotice(marked, on), "warning")
+        return "Block" as GuardVerdict
+      })
+
+    const treeSummaryGuard = (targetId: string, userWantsSummary: boolean) =>
+      Effect.gen(function*() {
+        yield* Ref.set(treeNoticeDue, false)
+        if (!userWantsSummary) return "Allow" as GuardVerdict
+        const marked = (yield* windows.hasReset) || (yield* windows.hasResetAt(targetId))
+        yield* trace.info("tree.guard", { marked })
+        if (!marked) return "Allow" as GuardVerdict
+        yield* Ref.set(treeNoticeDue, true)
+        return "Block" as GuardVerdict
+      })
+
+    /**
+     * After the navigation, on the branch it reached: Pi redraws the chat from
+     * that branch and then shows "Navigated to selected point", which would
+     * replace a notice, and a chat entry made before it would stay on the old branch.
+     */
+    const showTreeNotice = Effect.gen(function*() {
+      if (!(yield* Ref.getAndSet(treeNoticeDue, false))) return
+      yield* (yield* PiSession).showReport(treeNotice)
+    })
+
+    return Guards.of({ compactionGuard, treeSummaryGuard, showTreeNotice })
+  })
+)
+
+/** The guards with the trace, the window room and the on/off state they read. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(TraceLive.layer, WindowLive.layer, EnabledLive.layer)))
+
+/** For tests: over a silent trace and the default policy, the services they read kept in the context. */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TraceLive.layerTest, WindowLive.layer, EnabledLive.layerTest)))

@@ -1,0 +1,84 @@
+import { Clock, Effect } from "effect"
+import { CommandName } from "../kernel/protocol.ts"
+import { PiSession } from "../kernel/PiSession.ts"
+import { Trace } from "../trace/Trace.ts"
+import type { BoundaryDraft } from "./boundary.ts"
+import type { Boundaries } from "./boundaries.ts"
+import { type CurrentWindow, Window } from "../window/Window.ts"
+import type { ResetControl } from "./control.ts"
+
+/** Said when `/wipe-memory` finds a window nothing happened in since it started from the notes. */
+export const untouchedNotice = (ordinal: number) =>
+  `pi-context: w${ordinal} started from your notes and nothing has happened in it since, so /${CommandName.wipeMemory} has nothing to end. ` +
+  `Your next prompt goes to w${ordinal}.`
+
+/** A reset window that holds nothing said since its boot: no message (the user's, the model's, a `!` command's), no reminder, no summary. */
+const isUntouched = (window: CurrentWindow): boolean =>
+  !window.isRoot &&
+  !window.tail.some((entry) => entry._tag === "Message" || entry._tag === "Reminder" || entry._tag === "Compaction" || entry._tag === "BranchSummary")
+
+export const waitingNotice =
+  `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call); ` +
+  `a follow-up you queue now runs in the new window.`
+
+/**
+ * The user's `/wipe-memory`: marker, boot and continuation appended in a row
+ * while Pi is idle, never between a tool call and its result. Idleness is
+ * checked again after the boot is rendered (a prompt may have started a run
+ * meanwhile); a busy session gets its boundary when the run settles.
+ */
+export const makeCommandWipe = (boundaries: Boundaries, { step, resetTransient, updateStatus }: ResetControl) => Effect.gen(function*() {
+  const trace = yield* Trace
+  const windows = yield* Window
+
+  const wait = (windowId: string) =>
+    Effect.gen(function*() {
+      const session = yield* PiSession
+      const transition = yield* step({
+        _tag: "CommandWipe",
+        windowId,
+        idle: false,
+        at: yield* Clock.currentTimeMillis,
+        queuedBefore: yield* session.hasQueuedMessages
+      })
+      yield* trace.info("command.wipe", { effect: transition.effect._tag, reason: transition.effect.reason ?? "" })
+      yield* session.notify(waitingNotice, "info")
+      yield* updateStatus
+    })
+
+  /**
+   * Commits the boundary, appended while Pi is idle; when a run has started
+   * (before the boot was rendered, or while it was), waits for it to settle.
+   * `waited`: the run this command waited for has settled. `source`:
+   * `hard-line` when `/pi-context on` finds the idle window past its hard
+   * line, so the divider says why the window ended.
+   */
+  const appendWhenIdle = (waited: string | undefined, source: "command" | "hard-line" = "command") => Effect.gen(function*() {
+    const session = yield* PiSession
+    const window = yield* windows.current
+    if (!(yield* session.isIdle)) return yield* wait(window.id)
+    // A window where nothing was said since its boot has nothing to end: another reset would only open an empty one.
+    if (waited === undefined && source === "command" && isUntouched(window)) {
+      yield* trace.info("command.wipe", { effect: "none", reason: `w${window.ordinal} is untouched since its boot` })
+      return yield* session.notify(untouchedNotice(window.ordinal), "info")
+    }
+    const append = (drafts: ReadonlyArray<BoundaryDraft>) =>
+      Effect.gen(function*() {
+        // Nothing may suspend from this check to the last append: a run cannot start in between.
+        if (!(yield* session.isIdle)) return false
+        yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
+        for (const draft of drafts) {
+          if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
+          if (draft.type === "context_edit") yield* session.hideFromPiContext([draft.targetId])
+          if (draft.type === "custom_message") yield* session.sendMessage(draft)
+        }
+        yield* resetTransient
+        return true
+      })
+    const commit = yield* boundaries.commit(window, source, waited ?? "/wipe-memory while idle", { _tag: "AppendedNow", append })
+    if (commit._tag === "Busy") return yield* wait(window.id)
+    yield* updateStatus
+  })
+
+  return { appendWhenIdle }
+})

@@ -1,0 +1,113 @@
+import { Cause, Effect, Option, Ref } from "effect"
+import { bootMessage, continuationMessage } from "./boundary.ts"
+import { messageOfRole } from "../kernel/messageOfRole.ts"
+import { CommandName } from "../kernel/protocol.ts"
+import { type BootBuildFailed, Boots } from "../boot/Boots.ts"
+import { Enabled } from "../window/Enabled.ts"
+import { PiSession } from "../kernel/PiSession.ts"
+import { Trace } from "../trace/Trace.ts"
+import { Window } from "../window/Window.ts"
+import type { Boundaries } from "./boundaries.ts"
+import { inspectBranch } from "../window/tail.ts"
+
+const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean => messageOfRole(entry, "assistant") !== undefined
+
+/** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
+export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
+  const trace = yield* Trace
+  const boots = yield* Boots
+  const { current: currentWindow, spans: windowSpans, unreadable: unreadableEntries } = yield* Window
+  const enabled = (yield* Enabled).current
+
+  /** Appends what a marker tail is missing, or refuses with one notice. */
+  const repairTail = Effect.gen(function*() {
+    const session = yield* PiSession
+    // Every window: repair must know which window ids already have a boot before the marker.
+    const inspection = inspectBranch(yield* windowSpans, session.sessionId)
+    switch (inspection._tag) {
+      case "NoMarker":
+      case "Complete":
+        return
+      case "Refuse": {
+        yield* trace.info("repair.refused", { windowId: inspection.windowId, reason: inspection.reason })
+        yield* session.notify(
+          `pi-context: the reset boundary of window w${(yield* currentWindow).ordinal} is incomplete and cannot be repaired safely: ` +
+            `${inspection.reason}. Run /${CommandName.wipeMemory} to start a fresh window.`,
+          "warning"
+        )
+        return
+      }
+      case "Repair": {
+        const rendered = inspection.missing.includes("boot")
+          ? yield* boots.renderCounted({ windowId: inspection.windowId, previousWindowId: undefined })
+          : undefined
+        if (rendered !== undefined) {
+          yield* session.sendMessage(bootMessage(inspection.windowId, rendered.text))
+          yield* boots.tellIncomplete(inspection.windowId, rendered)
+        }
+        yield* session.sendMessage(continuationMessage())
+        yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
+      }
+    }
+  })
+
+  /** The root boot this process wrote, with the notes it indexed: rebuilt while nothing has been sent if they changed. */
+  const rootBoot = yield* Ref.make(Option.none<{ readonly windowId: string; readonly notesFingerprint: string }>())
+
+  /** A root window gets this session's boot, so a fork never keeps its parent's identity. */
+  const ensureRootBoot = Effect.gen(function*() {
+    const session = yield* PiSession
+    const window = yield* currentWindow
+    if (!window.isRoot || !(yield* enabled)) return
+    if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
+    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
+    yield* session.sendMessage(bootMessage(window.id, boot.text))
+    yield* boots.tellIncomplete(window.id, boot)
+    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
+    yield* trace.info("boot.root", { windowId: window.id })
+  })
+
+  /**
+   * Before a prompt's run: while the model has not yet been asked anything in
+   * the root window, notes that arrived since its boot was written (the
+   * start-up pull of a synced home, a note saved by hand) are in a boot
+   * written afresh. The root window's requests use its newest boot, in the
+   * first one's place, so nothing the model saw changes under it.
+   */
+  const refreshRootBoot = Effect.gen(function*() {
+    const written = yield* Ref.get(rootBoot)
+    if (Option.isNone(written)) return
+    const session = yield* PiSession
+    const window = yield* currentWindow
+    if (!window.isRoot || window.id !== written.value.windowId || window.entries.some(isAssistantMessage)) {
+      // Once the model answered, the root boot is what it saw: it stays.
+      return yield* Ref.set(rootBoot, Option.none())
+    }
+    if (!(yield* enabled)) return
+    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
+    if (boot.notesFingerprint === written.value.notesFingerprint) return
+    yield* session.sendMessage(bootMessage(window.id, boot.text))
+    yield* boots.tellIncomplete(window.id, boot)
+    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
+    yield* trace.info("boot.root-refreshed", { windowId: window.id, notesIndexed: boot.notesIndexed })
+  })
+
+  /** Entries that claim to be pi-context's but do not decode are ignored; the user hears of it once. */
+  const reportUnreadable = Effect.gen(function*() {
+    const session = yield* PiSession
+    const unreadable = yield* unreadableEntries
+    if (unreadable.length === 0) return
+    yield* trace.info("entries.unreadable", { count: unreadable.length, first: unreadable[0]!.reason })
+    yield* session.notify(
+      `pi-context: ignored ${unreadable.length} of its entries on this branch that could not be read ` +
+        `(${unreadable[0]!.reason}${unreadable.length > 1 ? ", …" : ""}). Nothing else is affected; /${CommandName.piContext} doctor has details.`,
+      "warning"
+    )
+  })
+
+  /** Start-up and `/pi-context on` boots: a failure is told, and start-up goes on. */
+  const orReportBootFailure = <A, R>(effect: Effect.Effect<A, BootBuildFailed, R>) =>
+    Effect.catchTag(effect, "BootBuildFailed", (error) => boundaries.reportBootFailure(error.windowId, Cause.fail(error)))
+
+  return { repairTail, ensureRootBoot, refreshRootBoot, reportUnreadable, orReportBootFailure }
+})

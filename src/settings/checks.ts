@@ -1,0 +1,193 @@
+import { noticeKey, type ThresholdNotice, type ValueSource, WrittenNumber } from "./notice.ts"
+import { type Home, parseHome } from "../kernel/homes.ts"
+
+/**
+ * Validation of single settings values: each check says what is wrong with a
+ * value (or how it was fixed), and `pick` chooses among the sources. Pure.
+ */
+
+export type TraceLevel = "off" | "info" | "debug"
+
+/** A resolved value and where it came from. */
+export interface Sourced<A> {
+  readonly value: A
+  readonly source: ValueSource
+  /** The settings key the value was read from, absent for a default. */
+  readonly key?: string
+  /** The settings file that wrote it, when `source` is a model override's rank. */
+  readonly file?: ValueSource
+}
+
+export interface Candidate {
+  readonly key: string
+  readonly value: unknown
+  readonly source: ValueSource
+  /** The settings file that wrote it, where `source` names its rank instead (a model override): what a notice names. */
+  readonly file?: ValueSource
+}
+
+export type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
+
+export const checkBoolean: Check<boolean> = (value) =>
+  typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
+
+/** A list of note homes (`"user"` or `"@user"`); a name that is no home makes the whole list wrong, not half of it. */
+export const checkHomeList: Check<ReadonlyArray<Home>> = (value) => {
+  if (!Array.isArray(value)) return { reason: "is not a list of homes (session, project, user, agent, model)" }
+  const homes: Array<Home> = []
+  for (const item of value) {
+    const home = typeof item === "string" ? parseHome(item) : undefined
+    if (home === undefined) return { reason: `names ${typeof item === "string" ? JSON.stringify(item) : "a value"} that is no home (session, project, user, agent, model)` }
+    if (!homes.includes(home)) homes.push(home)
+  }
+  return { ok: homes }
+}
+
+/** How long the user's own instruction for every new window may be: it is never cut, so it is bounded. */
+export const AfterResetLimit = 1_000
+
+export const checkAfterReset: Check<string> = (value) => {
+  if (typeof value !== "string") return { reason: "is not a text" }
+  const text = value.trim()
+  if (text === "") return { reason: "is empty" }
+  if (Array.from(text).length > AfterResetLimit) return { reason: `is longer than ${AfterResetLimit.toLocaleString("en-US")} characters` }
+  return { ok: text }
+}
+
+export const checkTrace: Check<TraceLevel> = (value) =>
+  value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }
+
+/** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
+export const checkTokens = (positive: boolean): Check<number> => (value) => {
+  if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
+  if (value < 0) return { reason: "is negative" }
+  if (value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
+  if (positive && value < 1) return { reason: "must be at least 1" }
+  if (!Number.isInteger(value)) return { fix: Math.floor(value), reason: "is not a whole number of tokens" }
+  return { ok: value }
+}
+
+/**
+ * Picks the winning candidate (the last one, i.e. the most specific source)
+ * that passes `check`. Every rejected candidate above the winner yields a notice
+ * naming the value used instead.
+ */
+export const pick = <A>(
+  candidates: ReadonlyArray<Candidate>,
+  check: Check<A>,
+  fallback: Sourced<A>,
+  notices: Array<ThresholdNotice>
+): Sourced<A> => {
+  const rejected: Array<{ readonly candidate: Candidate; readonly reason: string }> = []
+  let chosen: Sourced<A> = fallback
+  for (let i = candidates.length - 1; i >= 0; i--) {
+    const candidate = candidates[i]!
+    // A number the file wrote beyond what JS holds exactly is checked as the number it parses to
+    // (1e400 is Infinity: too large); the notice still names it as written.
+    const result = check(candidate.value instanceof WrittenNumber ? candidate.value.value : candidate.value)
+    if ("ok" in result) {
+      chosen = { value: result.ok, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
+      break
+    }
+    if ("fix" in result) {
+      chosen = { value: result.fix, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
+      rejected.push({ candidate, reason: result.reason })
+      break
+    }
+    rejected.push({ candidate, reason: result.reason })
+  }
+  for (const { candidate, reason } of rejected) {
+    notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.file ?? candidate.source })
+  }
+  return chosen
+}
+
+/**
+ * `notesRoot`, `agentName` and the notes and tidy keys are used from Pi's merged settings, where the
+ * most specific source wins whole: only that value is judged, and a bad one
+ * is told with what the notes code does instead.
+ */
+export const checkNames = (
+  candidates: (name: string) => ReadonlyArray<Candidate>,
+  notices: Array<ThresholdNotice>
+): void => {
+  const root = candidates("notesRoot").at(-1)
+  if (root !== undefined && !(typeof root.value === "string" && root.value.trim() !== "")) {
+    notices.push({
+      key: root.key,
+      value: root.value,
+      used: undefined,
+      reason: typeof root.value === "string" ? "is empty" : "is not a folder path (a string)",
+      outcome: "it is ignored",
+      source: root.source
+    })
+  }
+  const agent = candidates("agentName").at(-1)
+  if (agent !== undefined && (typeof agent.value !== "string" || slugify(agent.value, "") === "")) {
+    notices.push({
+      key: agent.key,
+      value: agent.value,
+      used: defaultAgentName,
+      reason: typeof agent.value === "string" ? "has no letters or digits" : "is not a name (a string)",
+      source: agent.source
+    })
+  }
+  checkNotesSettings(candidates, notices)
+}
+
+/** The keys of the notes and tidy, read from the merged settings like `notesRoot`: a bad value is told with what is used instead. */
+const checkNotesSettings = (candidates: (name: string) => ReadonlyArray<Candidate>, notices: Array<ThresholdNotice>): void => {
+  const judge = (name: string, problem: (value: unknown) => string | undefined, used: unknown, outcome?: string) => {
+    const candidate = candidates(name).at(-1)
+    const reason = candidate === undefined ? undefined : problem(candidate.value)
+    if (candidate === undefined || reason === undefined) return
+    notices.push({ key: candidate.key, value: candidate.value, used, reason, source: candidate.source, ...(outcome === undefined ? {} : { outcome }) })
+  }
+  const wholeNumber = (value: unknown) => (positiveWhole(value) === undefined ? "is not a positive whole number" : undefined)
+  judge("projectNotes", (value) => (value === "in-project" ? undefined : `is not "in-project"`), undefined, "the project home stays in the notes root")
+  judge("staleNoteDays", wholeNumber, DefaultStaleDays)
+  judge(
+    "tidyModel",
+    (value) => (typeof value === "string" && /^[^/\s]+\/\S+$/.test(value.trim()) ? undefined : "is not provider/model-id"),
+    undefined,
+    "tidy uses the session's model"
+  )
+  judge("tidyTurnLimit", wholeNumber, DefaultTidyTurnLimit)
+  judge("tidyTimeLimitSeconds", wholeNumber, DefaultTidyTimeLimitSeconds)
+}
+
+/** Each distinct problem once. */
+export const dedupe = (notices: ReadonlyArray<ThresholdNotice>): ReadonlyArray<ThresholdNotice> => {
+  const seen = new Set<string>()
+  return notices.filter((notice) => {
+    const key = noticeKey(notice)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
+// The defaults of the features' own settings, checked here.
+
+/** The agent's name when `agentName` is not set: the `@agent` home is `agents/pi`. */
+export const defaultAgentName = "pi"
+
+/** Lowercase `[a-z0-9]+(-[a-z0-9]+)*`; `fallback` when nothing is left. */
+export const slugify = (text: string, fallback: string): string => {
+  const slug = text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
+  return slug === "" ? fallback : slug.slice(0, 80).replace(/-+$/, "")
+}
+
+export const DefaultStaleDays = 90
+
+/** A tidy pass ends after this many model turns (setting `tidyTurnLimit`). */
+export const DefaultTidyTurnLimit = 40
+/** A tidy pass ends after this long (setting `tidyTimeLimitSeconds`). */
+export const DefaultTidyTimeLimitSeconds = 600
+
+/** A positive whole number, or undefined. */
+export const positiveWhole = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined
+
+/** The homes protected when nothing is set: the user's own preferences and rules. */
+export const DefaultProtectedHomes: ReadonlyArray<Home> = ["user"]

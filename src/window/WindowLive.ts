@@ -1,0 +1,230 @@
+import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
+import type { WindowFacts, ResetSource } from "../kernel/facts.ts"
+import { newWindowId } from "../kernel/windowId.ts"
+import { factsOfSpan, factsOfWindow } from "./windowFacts.ts"
+import {
+  branchOfEntries,
+  branchWindows,
+  currentWindowOf,
+  extendedSpans,
+  extendedWindow,
+  opensWindow,
+  ordinalAtLeaf,
+  windowOpening,
+  type WindowSpan
+} from "./walk.ts"
+import { carriesSystemPrompt, nextRequestTokens } from "./contextMessages.ts"
+import { enabledOnBranch } from "./onOff.ts"
+import { piView, stillInPiContext } from "./piContext.ts"
+import { piFigureHolds, reportedUsage, requestUsage } from "./usage.ts"
+import { PiSession } from "../kernel/PiSession.ts"
+import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "./Window.ts"
+import { type WindowUsage } from "../kernel/facts.ts"
+
+const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
+
+/** A subscriber, run in the publisher's fiber with its Pi session. */
+type Handler = (event: WindowEvent) => Effect.Effect<void, never, PiSession>
+
+/** The facts of a window as it ends: what it holds now, and how it ended. */
+const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
+
+const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000${windowId}`
+
+const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
+  Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
+
+export const layer = Layer.effect(
+  Window,
+  Effect.gen(function*() {
+    /**
+     * The last window found, by session and leaf. Entries never change once
+     * appended, so when the walk back from a new leaf meets the cached leaf
+     * before any marker, the window is the cached tail plus what was walked:
+     * each request then costs the entries appended since the last one, not
+     * the window (the loop asks on every request, turn end and status update).
+     */
+    const cache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly window: CurrentWindow } | undefined>(undefined)
+    /** W-numbers by window id: counting markers reads the whole branch, so it is done once per window. */
+    const ordinals = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+    const measured = yield* Ref.make<{ readonly windowId: string; readonly usage: WindowUsage } | undefined>(undefined)
+
+    const ordinalOf = (sessionId: string, windowId: string) =>
+      Effect.gen(function*() {
+        const key = ordinalKey(sessionId, windowId)
+        const known = (yield* Ref.get(ordinals)).get(key)
+        if (known !== undefined) return known
+        const ordinal = ordinalAtLeaf(yield* (yield* PiSession).rawBranch)
+        yield* Ref.update(ordinals, (map) => new Map([...map, [key, ordinal]]))
+        return ordinal
+      })
+
+    const current = Effect.gen(function*() {
+      const session = yield* PiSession
+      const cached = yield* Ref.get(cache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      const walked = yield* session.branchTail((entry) => opensWindow(entry) || entry.id === known?.leafId)
+      const leaf = walked[walked.length - 1]
+      let window: CurrentWindow
+      if (known !== undefined && walked[0]?.id === known.leafId && !opensWindow(walked[0]!)) {
+        window = extendedWindow(known.window, walked.slice(1))
+      } else {
+        const opening = walked[0] === undefined ? undefined : windowOpening(walked[0])
+        window = currentWindowOf(walked, session.sessionId, opening === undefined ? 1 : yield* ordinalOf(session.sessionId, opening.windowId))
+      }
+      yield* Ref.set(cache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, window })
+      return window
+    })
+
+    /**
+     * The window's usage before a request measured it: Pi's own figure where
+     * it holds (it costs Pi a walk of the whole session), else the next
+     * request estimated from the branch, kept until a request or a reply
+     * measures the window.
+     */
+    const reported = (window: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        if (piFigureHolds(window)) return reportedUsage(Option.getOrUndefined(yield* session.contextUsage), window)
+        const contextWindow = yield* modelWindow
+        if (contextWindow === undefined) return undefined
+        // Of what comes before the window, the next request keeps Pi's system prompt: every system message replayed.
+        const own = new Set(window.entries.map((entry) => entry.id))
+        const systems = piView(yield* branchEntries).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+        const tokens = nextRequestTokens([...systems, ...window.entries], window)
+        const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
+        if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })
+        return usage
+      })
+
+    const usage = Effect.gen(function*() {
+      const window = yield* current
+      const last = yield* Ref.get(measured)
+      return last !== undefined && last.windowId === window.id && last.usage.tokens !== null ? last.usage : yield* reported(window)
+    })
+
+    /**
+     * Pi's `getContextUsage()` gives the same figure (last reply's usage +
+     * chars/4 of what follows) but rebuilds the whole session's projection and
+     * walks the whole branch on every call: 37 ms per request on a
+     * 50,000-entry session (bench/projection.ts), against a request build of
+     * about 5 ms. This reads the request itself.
+     */
+    const measureRequest = (window: CurrentWindow, messages: ReadonlyArray<{ readonly role: string }>) =>
+      Effect.gen(function*() {
+        const contextWindow = yield* modelWindow
+        if (contextWindow === undefined) return undefined
+        const usage = requestUsage(messages, window, contextWindow)
+        yield* Ref.set(measured, { windowId: window.id, usage })
+        return usage
+      })
+
+    const rememberReply = (window: CurrentWindow, tokens: number) =>
+      Effect.gen(function*() {
+        const contextWindow = yield* modelWindow
+        if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
+      })
+
+    /**
+     * Every window of the branch, by session and leaf, as `current` is: when
+     * the walk back from the leaf meets the cached leaf, the windows are the
+     * cached ones grown by what was walked (the ended ones the same objects),
+     * so the history tools and the windows view pay for the whole branch once.
+     */
+    const spanCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly spans: ReadonlyArray<WindowSpan> } | undefined>(undefined)
+    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
+    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+
+    const spans = Effect.gen(function*() {
+      const session = yield* PiSession
+      const cached = yield* Ref.get(spanCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
+      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
+      const walked = known === undefined
+        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
+        : yield* session.branchTail((entry) => entry.id === known.leafId)
+      const next = known !== undefined && walked[0]?.id === known.leafId
+        ? extendedSpans(known.spans, walked.slice(1))
+        : branchWindows(walked, session.sessionId)
+      const leaf = walked[walked.length - 1]
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next })
+      return next
+    }).pipe(Effect.withSpan("Window.spans"))
+
+    /** The branch's entries in order, from the cached windows: no second read of the branch. */
+    const branchEntries = Effect.map(spans, (all) => all.flatMap((span) => span.entries))
+
+    const windows = Effect.map(spans, (all) =>
+      all.map((span) => {
+        const known = factsBySpan.get(span)
+        if (known !== undefined) return known
+        const facts = factsOfSpan(span)
+        factsBySpan.set(span, facts)
+        return facts
+      })).pipe(Effect.withSpan("Window.windows"))
+
+    const handlers = yield* Ref.make<ReadonlyArray<Handler>>([])
+
+    const subscribe = (handler: Handler) =>
+      Effect.acquireRelease(Ref.update(handlers, (all) => [...all, handler]), () => Ref.update(handlers, (all) => all.filter((h) => h !== handler)))
+
+    /**
+     * Runs every subscriber on `event`, in the order they subscribed, in this
+     * fiber and with this event's Pi session: what follows the event sees
+     * their effects. A subscriber's defect is its own: the next one still runs.
+     */
+    const publish = (event: WindowEvent) =>
+      Effect.gen(function*() {
+        for (const handler of yield* Ref.get(handlers)) yield* Effect.exit(handler(event))
+      })
+
+    const nextWindow = (from: CurrentWindow) =>
+      Effect.gen(function*() {
+        const session = yield* PiSession
+        const next: NextWindow = { id: newWindowId(session.sessionId, yield* randomHex8), ordinal: from.ordinal + 1 }
+        // Born here with its w-number: once Pi commits its marker, `current` needs no count of the branch's markers.
+        yield* Ref.update(ordinals, (map) => new Map([...map, [ordinalKey(session.sessionId, next.id), next.ordinal]]))
+        return next
+      })
+
+    const ended = (window: CurrentWindow, reason: WindowEndReason, end: WindowFacts["end"]) =>
+      publish({ _tag: "WindowEnded", id: window.id, ordinal: window.ordinal, reason, facts: endingFacts(window, end) })
+
+    const reset = ({ from, to, source }: { readonly from: CurrentWindow; readonly to: NextWindow; readonly source: ResetSource }) =>
+      Effect.gen(function*() {
+        yield* ended(from, source, { _tag: "Reset", source, at: yield* Clock.currentTimeMillis })
+        yield* publish({ _tag: "WindowOpened", id: to.id, ordinal: to.ordinal, reason: source })
+      })
+
+    const follow = (reason: "session-start" | "tree") =>
+      Effect.gen(function*() {
+        const window = yield* current
+        yield* publish({ _tag: "WindowOpened", id: window.id, ordinal: window.ordinal, reason })
+      })
+
+    const sessionEnding = Effect.flatMap(current, (window) => ended(window, "session-end", { _tag: "Open" }))
+
+    return Window.of({
+      current,
+      hasReset: Effect.map(current, (window) => !window.isRoot),
+      hasResetAt: (id) => Effect.gen(function*() {
+        return (yield* (yield* PiSession).rawBranchAt(id)).some(opensWindow)
+      }),
+      enabledOnBranch: Effect.map(spans, enabledOnBranch),
+      unreadable: Effect.map(spans, (all) => all.flatMap((span) => span.tail.flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : [])))),
+      heldByPi: Effect.map(branchEntries, stillInPiContext),
+      usage,
+      measureRequest,
+      rememberReply,
+      windows,
+      spans,
+      forget: Ref.set(measured, undefined),
+      nextWindow,
+      reset,
+      follow,
+      sessionEnding,
+      subscribe
+    })
+  })
+)

@@ -1,0 +1,66 @@
+import type { RawEntry } from "../kernel/entries.ts"
+import { replyTokens } from "./projection.ts"
+import type { WindowEnd, WindowFacts, ResetSource } from "../kernel/facts.ts"
+import { tallyOf, type WindowTally } from "./tally.ts"
+import { branchWindows, epochMs, type WindowEntries, type WindowSpan } from "./walk.ts"
+
+const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command", "hard-line", "close-out", "overflow"])
+
+/** A marker's recorded source; markers written before the source was recorded, or by a newer version, say `unknown`. */
+export const resetSourceOf = (recorded: string | undefined): ResetSource | "unknown" =>
+  recorded !== undefined && resetSources.has(recorded) ? recorded as ResetSource : "unknown"
+
+/**
+ * Every window of a branch (root to leaf), oldest first, with its facts: the
+ * windows as `branchWindows` reads them, each ended by the next marker, whose
+ * recorded source says how it ended.
+ */
+export const windowFacts = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowFacts> =>
+  factsOfSpans(branchWindows(branch, sessionId))
+
+/** The facts of windows `branchWindows` read. */
+export const factsOfSpans = (spans: ReadonlyArray<WindowSpan>): ReadonlyArray<WindowFacts> => spans.map(factsOfSpan)
+
+/** The epoch ms of the newest entry whose timestamp parses, else `fallback`: parsing only from the end. */
+const lastTimestamp = (entries: ReadonlyArray<RawEntry>, fallback: number | undefined): number | undefined => {
+  for (let position = entries.length - 1; position >= 0; position--) {
+    const ms = epochMs(entries[position]!.timestamp)
+    if (ms !== undefined) return ms
+  }
+  return fallback
+}
+
+/** The facts of one window `branchWindows` read: its tally, counted as its entries were classified. */
+export const factsOfSpan = (span: WindowSpan): WindowFacts => factsOf(span, span.tally, span.endedBy)
+
+/** The facts of a window that is still being read entry by entry (the current window as it ends). */
+export const factsOfWindow = (window: WindowEntries): WindowFacts =>
+  factsOf(window, tallyOf(window.entries, window.tail, window.id), undefined)
+
+const factsOf = (window: WindowEntries, tally: WindowTally, endedBy: WindowSpan["endedBy"]): WindowFacts => {
+  const endedAt = endedBy === undefined ? undefined : epochMs(endedBy.timestamp)
+  const end: WindowEnd = endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(endedBy.source), at: endedAt }
+  return {
+    id: window.id,
+    ordinal: window.ordinal,
+    isRoot: window.isRoot,
+    startedAt: window.startedAt,
+    end,
+    lastActivityAt: endedAt ?? lastTimestamp(window.entries, window.startedAt),
+    turns: tally.turns,
+    peakTokens: tally.peakTokens,
+    notesWritten: tally.notesWritten,
+    bootTokens: tally.bootTokens
+  }
+}
+
+/** The highest usage a successful reply among `entries` reported, or null. */
+export const peakReplyTokens = (entries: ReadonlyArray<RawEntry>): number | null => {
+  let peak: number | null = null
+  for (const entry of entries) {
+    if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) continue
+    const tokens = replyTokens(entry.message as { readonly role: string })
+    if (tokens !== undefined && (peak === null || tokens > peak)) peak = tokens
+  }
+  return peak
+}
