@@ -266,5 +266,3 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
     }
   }
 }
-
-export type RuntimeHost<Ctx> = ReturnType<typeof makeRuntimeHost<Ctx>>

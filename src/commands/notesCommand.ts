@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { pendingConflicts } from "../notes/sync/syncView.ts"
 import { shownName, shownText } from "../kernel/names.ts"
-import type { HomeSnapshot } from "../notes/snapshot.ts"
+import { formatAge, formatBytes, type HomeSnapshot } from "../notes/snapshot.ts"
 import { windowBootText } from "../budget/overhead.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
 import { describeStoreFailure, type StoreFailure } from "../notes/notesStoreFailure.ts"
@@ -10,7 +10,6 @@ import { notesVersionsCommand } from "../notes/versions/versionsCommand.ts"
 import { notesSyncCommand, readSyncStates } from "../notes/sync/syncCommand.ts"
 import { notice, type Reply, report, type Step, subcommand } from "../kernel/Subcommand.ts"
 import type { NotesOverview } from "../kernel/report.ts"
-import { formatAge, formatBytes } from "../notes/snapshot.ts"
 
 /** How many notes the overview lists, newest first. */
 export const OverviewRows = 30

@@ -1,8 +1,7 @@
 import { conflictsHeading } from "./syncConflictText.ts"
 import { shownName, shownText } from "../kernel/names.ts"
 import { plural } from "../kernel/plural.ts"
-import type { NotesOverview } from "../kernel/report.ts"
-import { fitLine, type Segment, type ViewLine } from "../kernel/report.ts"
+import { fitLine, type NotesOverview, type Segment, type ViewLine } from "../kernel/report.ts"
 
 /**
  * `/pi-context notes` at a glance: the notes root, the count per home, and the

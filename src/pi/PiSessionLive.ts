@@ -1,6 +1,5 @@
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent"
+import { type ExtensionAPI, type ExtensionContext, getAgentDir } from "@earendil-works/pi-coding-agent"
 import { closeSync, openSync, readSync } from "node:fs"
-import { getAgentDir } from "@earendil-works/pi-coding-agent"
 import { Effect, Option } from "effect"
 import type { ReportData, StatusTone } from "../kernel/report.ts"
 import { classifyEntry, type RawEntry } from "../kernel/entries.ts"

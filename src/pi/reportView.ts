@@ -2,13 +2,10 @@ import type { ExtensionAPI, ExtensionContext, Theme } from "@earendil-works/pi-c
 import { type Component, visibleWidth } from "@earendil-works/pi-tui"
 import { notesOverviewView } from "../notes/overviewView.ts"
 import { CustomType } from "../kernel/protocol.ts"
-import type { ReportData } from "../kernel/report.ts"
+import { type BarScale, type NotesOverview, plainText, type ReportData, type ViewLine } from "../kernel/report.ts"
 import type { WindowFacts } from "../kernel/facts.ts"
 import { wrapLine } from "../kernel/wrap.ts"
 import { windowsView } from "../window/view.ts"
-import { type NotesOverview } from "../kernel/report.ts"
-import { type BarScale } from "../kernel/report.ts"
-import { plainText, type ViewLine } from "../kernel/report.ts"
 
 /** What a `pi-context/report` entry holds (defined in the domain, where the subcommands build it). */
 export { type ReportData, textReport } from "../kernel/report.ts"

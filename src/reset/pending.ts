@@ -1,5 +1,4 @@
-import type { RawEntry } from "../kernel/entries.ts"
-import { userMessageText } from "../kernel/entries.ts"
+import { type RawEntry, userMessageText } from "../kernel/entries.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
 
 interface AssistantShape {

@@ -1,5 +1,5 @@
 import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
-import type { WindowFacts, ResetSource } from "../kernel/facts.ts"
+import type { ResetSource, WindowFacts, WindowUsage } from "../kernel/facts.ts"
 import { newWindowId } from "../kernel/windowId.ts"
 import { factsOfSpan, factsOfWindow } from "./windowFacts.ts"
 import {
@@ -19,7 +19,6 @@ import { piView, stillInPiContext } from "./piContext.ts"
 import { piFigureHolds, reportedUsage, requestUsage } from "./usage.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "./Window.ts"
-import { type WindowUsage } from "../kernel/facts.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 

@@ -1,5 +1,5 @@
 import type { RawEntry } from "../kernel/entries.ts"
-import { estimateMessageTokens, estimateRequestTokens, type ProjectableMessage, projectRequest, type ProjectionWindow } from "./projection.ts"
+import { estimateRequestTokens, type ProjectableMessage, projectRequest, type ProjectionWindow } from "./projection.ts"
 import { isRecord } from "../kernel/record.ts"
 
 /**
@@ -28,10 +28,6 @@ export const entryMessages = (entry: RawEntry): ReadonlyArray<ProjectableMessage
       return []
   }
 }
-
-/** Pi's estimate of what an entry adds to a request. */
-export const entryTokens = (entry: RawEntry): number =>
-  entryMessages(entry).reduce((sum, message) => sum + estimateMessageTokens(message), 0)
 
 /** Whether an entry carries a system prompt into Pi's context: a system message, or a compaction that recorded one. */
 export const carriesSystemPrompt = (entry: RawEntry): boolean => entryMessages(entry).some((message) => message.role === "system")

@@ -1,9 +1,8 @@
 import { shownName } from "../kernel/names.ts"
-import type { WindowFacts } from "../kernel/facts.ts"
+import type { ChangeKind, WindowFacts, WindowNoteChange, WindowNoteChanges } from "../kernel/facts.ts"
 import { endLabel, percentOf } from "./resetShown.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
 import { plural } from "../kernel/plural.ts"
-import type { ChangeKind, WindowNoteChange, WindowNoteChanges } from "../kernel/facts.ts"
 import { type BarScale, fitLine, type Segment, type Tone, type ViewLine } from "../kernel/report.ts"
 
 const kindMark: Readonly<Record<ChangeKind, string>> = { added: "+", modified: "~", deleted: "−" }

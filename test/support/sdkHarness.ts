@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
-import type { Context as ProviderContext } from "@earendil-works/pi-ai"
+import { type Context as ProviderContext, InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import {
   type FauxProviderRegistration,
   type FauxResponseStep,

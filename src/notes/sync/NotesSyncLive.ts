@@ -4,7 +4,7 @@ import type { NotesIdentity } from "../identity.ts"
 import { redactRemote, redactText } from "../../kernel/redact.ts"
 import { conflictNotice, failureNotice, mirrorName, MirrorsFolder, overruledNotice, pullDetail, remoteForGit, skippedNotice, syncTrees } from "./syncPlan.ts"
 import type { RemoteSyncState, SyncOutcome } from "./syncTypes.ts"
-import { SyncSettingKey } from "../../settings/sync.ts"
+import { type SyncRemoteSetting, SyncSettingKey } from "../../settings/sync.ts"
 import { shownPath } from "./syncView.ts"
 import { renderNotice } from "../../settings/notice.ts"
 import type { GitRunner } from "../versions/NotesVersions.ts"
@@ -27,7 +27,6 @@ import * as ThresholdsLive from "../../settings/ThresholdsLive.ts"
 import * as TraceLive from "../../trace/TraceLive.ts"
 import * as WindowLive from "../../window/WindowLive.ts"
 import { plural } from "../../kernel/plural.ts"
-import type { SyncRemoteSetting } from "../../settings/sync.ts"
 
 /** How long one pull or push of a remote may take before it is cut. */
 export const SyncBudgetMs = 10_000

@@ -116,7 +116,6 @@ export const revision = (mirror: Mirror, ref: string) =>
   )
 
 export const headOf = (mirror: Mirror) => revision(mirror, "HEAD")
-export const pulledOf = (mirror: Mirror) => revision(mirror, PulledRef)
 
 /** A round cut short (the budget, Pi's exit) may have left a half copy or a merge: the work tree goes back to HEAD. */
 export const tidy = Effect.fnUntraced(function*(mirror: Mirror) {

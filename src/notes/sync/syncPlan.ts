@@ -177,9 +177,6 @@ export const failureKind = (reason: "missing" | "failed", detail: string): SyncF
 /** Git's words about a remote branch that does not exist yet: an empty remote, not a failure. */
 export const isMissingBranch = (detail: string): boolean => /couldn't find remote ref/i.test(detail)
 
-/** A push the remote refused because it moved on meanwhile: merged and retried at the next sync. */
-export const isPushRace = (detail: string): boolean => /non-fast-forward|fetch first|rejected|stale info/i.test(detail)
-
 const describeKind: Readonly<Record<SyncFailureKind, string>> = {
   unreachable: "could not reach",
   auth: "was refused by",

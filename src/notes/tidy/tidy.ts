@@ -32,8 +32,6 @@ export const describeTidyLimit = (limit: "turns" | "time", limits: TidyLimits): 
 export const TidyTools = [ToolName.notesList, ToolName.notesRead, ToolName.notesSearch, ToolName.notesWrite, ToolName.notesUpdate] as const
 export type TidyTool = (typeof TidyTools)[number]
 
-export const isTidyTool = (name: string): name is TidyTool => (TidyTools as ReadonlyArray<string>).includes(name)
-
 /** One change the pass made (or, in a dry run, would have made). */
 export type TidyAction =
   | { readonly _tag: "Wrote"; readonly address: string }
