@@ -7,7 +7,8 @@
  * guides or warns it, `wipe_memory` after the warning, and a summary of what
  * it still sees when Pi asks it to summarise.
  */
-import { type AssistantMessage, getCurrentSystemPrompt, getCurrentTools, type Message, type TextContent, type ToolCall, type TranscriptContext } from "@earendil-works/pi-ai"
+import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
+import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
 import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/taskTypes.ts"
 import { probeMark } from "../harness/probe.ts"
 import type { Reply } from "./provider.ts"

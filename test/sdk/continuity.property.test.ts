@@ -1,4 +1,5 @@
-import { fauxAssistantMessage, type FauxResponseStep } from "@earendil-works/pi-ai/compat"
+import type { FauxResponseStep } from "@earendil-works/pi-ai/compat"
+import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
 import type { SessionEntry } from "@earendil-works/pi-coding-agent"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"

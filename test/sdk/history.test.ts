@@ -1,4 +1,5 @@
-import { getCurrentTools, type JsonObject } from "@earendil-works/pi-ai"
+import { getCurrentTools } from "@earendil-works/pi-ai"
+import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
 import { ofCustomType, toolResults } from "../support/entries.ts"

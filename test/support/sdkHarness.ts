@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { type Context as ProviderContext, InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
+import type { Context as ProviderContext } from "@earendil-works/pi-ai"
 import {
   type FauxProviderRegistration,
   type FauxResponseStep,

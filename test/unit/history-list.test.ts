@@ -5,9 +5,10 @@ import type { HistoryRole } from "../../src/history/events.ts"
 import { type ListPage, type ListQuery, listPage } from "../../src/history/listing.ts"
 import { renderList } from "../../src/history/render.ts"
 import { rowSeqs } from "../../src/history/rows.ts"
-import { roleAt, type SessionIndex } from "../../src/history/sessionIndex.ts"
+import type { SessionIndex } from "../../src/history/sessionIndex.ts"
 import { ToolResultByteLimit } from "../../src/kernel/protocol.ts"
 import { utf8Length } from "../../src/kernel/toolOutcome.ts"
+import { roleAt } from "../../src/history/sessionIndex.ts"
 import { historySession, syncIndex, type HistorySession } from "../support/historySession.ts"
 
 const page = (index: SessionIndex, query: ListQuery): ListPage => {

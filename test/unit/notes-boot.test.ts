@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type BootContinuity, type BootIdentity, DefaultBootBudgetTokens, LatestExcerptLimit, renderBoot } from "../../src/boot/boot.ts"
-import { type HomeSnapshot, MapExcerptLimit, type NoteRow, type NotesSnapshot } from "../../src/notes/snapshot.ts"
+import type { HomeSnapshot, NoteRow, NotesSnapshot } from "../../src/notes/snapshot.ts"
 import { ToolName } from "../../src/kernel/protocol.ts"
 import { type Home, Homes } from "../../src/kernel/homes.ts"
 import { estimateTokens } from "../../src/kernel/tokenCount.ts"
+import { MapExcerptLimit } from "../../src/notes/snapshot.ts"
 
 const now = Date.UTC(2025, 4, 1, 12, 0, 0)
 const hour = 3_600_000

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest"
 import { visibleWidth as terminalColumns } from "@earendil-works/pi-tui"
 import { notesComponent, registerReportRenderer, showReport, textReport, windowsComponent, windowsPlainText } from "../../src/pi/reportView.ts"
-import type { WindowFacts, WindowNoteChanges } from "../../src/kernel/facts.ts"
+import type { WindowFacts } from "../../src/kernel/facts.ts"
 import { usageBar, windowFactsSummary } from "../../src/window/view.ts"
 import { NoNoteChanges } from "../../src/notes/versions/windowChanges.ts"
+import { type WindowNoteChanges } from "../../src/kernel/facts.ts"
 import type { NotesOverview } from "../../src/kernel/report.ts"
 
 /** Pi's TUI components render to lines; a theme that adds no colour leaves the text to compare. */

@@ -1,7 +1,8 @@
 /** A failing command whose cause must be remembered later: the first build prints, once, the key the final build needs. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
 import { createHash } from "node:crypto"
-import { type Action, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
   const random = rng(seed * 13 + 5)
@@ -18,6 +19,7 @@ const hintFile = ".build/first-run-hint"
 const keyHash = (key: string) => createHash("sha256").update(key).digest("hex")
 
 const buildScript = (key: string) => `// Checks that every module is an ES module, then writes dist/bundle.txt.
+import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 const hint = "${hintFile}"
 if (createHash("sha256").update(process.env.BUILD_KEY ?? "").digest("hex") !== "${keyHash(key)}") {

@@ -7,7 +7,8 @@
  * the repository to be found again.
  */
 import { call, fillerFunction, listFact, moduleNames, read, rng, verdict, writeTree } from "../common.ts"
-import { type Action, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const base = { rateLimit: 100, tenantHeader: "X-Tenant", retentionDays: 30, region: "eu-west" }
 

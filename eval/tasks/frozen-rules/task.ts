@@ -1,6 +1,7 @@
 /** Constraints stated once at the start that must still hold at the end: how to validate, and a frozen directory. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { type Action, countAnswer, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { countAnswer, literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const helpers = ["requireField", "ensureField", "mustHave"] as const
 const fieldPool = ["userId", "amount", "email", "orderId", "quantity", "currency", "token", "region", "sku", "note"]

@@ -1,6 +1,7 @@
 /** A feature built in steps from a specification given only at the start: a ledger module in three stages. */
 import { call, fillerFunction, moduleNames, rng, runNode, verdict, writeTree } from "../common.ts"
-import { type Action, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
   const random = rng(seed * 31 + 7)

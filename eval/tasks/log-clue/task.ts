@@ -1,6 +1,7 @@
 /** A bug whose clue appears early in a long log: one config warning near the top, the failure at the very end. */
 import { call, latestRead, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { type Action, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const keys = ["retry_limit", "batch_size", "pool_size", "timeout_ms", "max_rows", "flush_every", "page_size", "shard_count", "queue_depth", "backoff_ms", "worker_count", "lease_ms"]
 const pageSize = 200

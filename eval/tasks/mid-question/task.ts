@@ -1,6 +1,7 @@
 /** A user request that arrives mid-task and must be answered: a question steered in while the agent documents a codebase. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, verdict, writeTree } from "../common.ts"
-import { type Action, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
   const random = rng(seed * 7 + 3)

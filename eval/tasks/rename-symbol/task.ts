@@ -1,6 +1,7 @@
 /** A rename across many files: one function, its definition, every import and call, the test and the docs. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { type Action, countAnswer, type Knowledge, literally, type Task } from "../taskTypes.ts"
+import { countAnswer, literally } from "../taskTypes.ts"
+import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const pairs = [["getUserRecord", "fetchAccount"], ["loadCustomer", "readClient"], ["findMember", "lookupPerson"]] as const
 
