@@ -7,7 +7,7 @@ import { estimateTokens } from "../kernel/tokenCount.ts"
 export interface WindowDigest {
   /** Markdown to append to the continuation; says visibly what the budget cut. Empty string when nothing to say. */
   readonly text: string
-  /** estimateTokens(text) (domain/boot.ts), always <= budgetTokens. */
+  /** estimateTokens(text) (kernel/tokenCount.ts), always <= budgetTokens. */
   readonly tokens: number
   /** What the budget left out, for the trace (e.g. ["2 user requests", "3 files"]). */
   readonly cut: ReadonlyArray<string>

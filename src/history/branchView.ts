@@ -16,7 +16,7 @@ export interface BranchSource {
 
 /**
  * Which events the active branch holds, and in which window: the windows of
- * the Window room's spans (domain/window/walk.ts), each with the seqs its
+ * the Window room's spans (window/walk.ts), each with the seqs its
  * entries created. It follows the spans incrementally: a window whose span
  * still starts with what was folded keeps its seqs and folds only its new
  * entries; from the first window that does not (the leaf moved elsewhere),

@@ -184,7 +184,7 @@ const reasonOf = (error: unknown): string => {
  * RE2 for JavaScript (re2js): a third of the runtime's bundled code (149 of
  * 486 KB), evaluated before the first request when it was imported with the
  * runtime; the layers import it on the first regex a tool is given
- * (layers/regexEngine.ts).
+ * (kernel/regexEngine.ts).
  */
 export type RegexEngine = typeof RE2JS
 

@@ -2,7 +2,7 @@ import type { TSchema } from "typebox"
 
 /**
  * The Pi-facing half of a tool: its name, words and typebox parameters.
- * Its behaviour lives in `src/tools/*` as an Effect handler of the same name,
+ * Its behaviour lives in its room's `*Handlers.ts` as an Effect handler of the same name,
  * so registering a tool costs nothing until the model first calls it.
  */
 export interface ToolSpec {

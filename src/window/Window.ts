@@ -45,7 +45,7 @@ export type WindowEvent =
  * The one owner of "the windows of this branch": which window is current,
  * its w-number, start and entries (raw and classified), its usage (with the
  * reset correction), and every window with its facts, all read by the one
- * walk of domain/window/walk.ts: nothing else walks the branch for markers.
+ * walk of window/walk.ts: nothing else walks the branch for markers.
  * Cached per extension instance: the loop asks before every request and at
  * every turn end.
  */
@@ -77,7 +77,7 @@ export class Window extends Context.Service<Window, {
   readonly enabledOnBranch: Effect.Effect<boolean | undefined, never, PiSession>
   /** Entries on the branch that claim to be pi-context's but do not decode: ignored, and told. */
   readonly unreadable: Effect.Effect<ReadonlyArray<Extract<BranchEntry, { readonly _tag: "Foreign" }>>, never, PiSession>
-  /** The ids of the entries Pi's own context still holds on the branch, which a reset hides from it (domain/window/piContext.ts). */
+  /** The ids of the entries Pi's own context still holds on the branch, which a reset hides from it (window/piContext.ts). */
   readonly heldByPi: Effect.Effect<ReadonlyArray<string>, never, PiSession>
   /** Drops what was measured: the branch may have changed (reset, tree navigation, on/off). */
   readonly forget: Effect.Effect<void>

@@ -63,7 +63,7 @@ describe("the prebuilt bundle in the real pi CLI", () => {
     expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/pi-context\.cjs-[0-9a-f]{16}\.v8$/))
     expect(bundleCodeCaches(root)).toContainEqual(expect.stringMatching(/host-[\w-]+\.cjs-[0-9a-f]{16}\.v8$/))
     expect(result.stderr).not.toContain("src/main.ts")
-    expect(result.stderr).not.toContain("src/adapters/")
+    expect(result.stderr).not.toContain("src/pi/")
     const events = jsonEvents(result.stdout)
     expect(events.some((event) => event.type === "message_end" && event.message?.customType === "pi-context/boot")).toBe(true)
     const tools = events.filter((event) => event.type === "tool_execution_end")
