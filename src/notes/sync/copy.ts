@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto"
-import * as NodeFs from "node:fs"
 import { Effect, FileSystem, Path, PlatformError } from "effect"
-import { isGitFolder } from "../address.ts"
 import { conflictCopyPath, copyInAction, isConflictCopy, type SkippedPath, type SyncTree } from "./syncPlan.ts"
-import { type DiskOps, readRegularText, readTexts, writableWithoutLinks, writeAtomically } from "../disk.ts"
+import { type DiskOps, readRegularText, readTexts, type StatedNote, statNotesUnder, writableWithoutLinks, writeAtomically } from "../disk.ts"
 import { makeNoteLocks } from "../lockFile.ts"
 import { moveToWastebasket } from "../wastebasket.ts"
 
@@ -82,66 +80,6 @@ const readText = (_ops: DiskOps, file: string) => readRegularText(file)
 /** Why a note's file cannot be written on one side: a link or a non-folder on its way, put there by the other side or by hand. */
 const blockedReason = "a link or another non-note stands where it would be written"
 
-/** A note of a home as its folder listed it: its path in the home and its size and time (undefined: gone meanwhile, or not a file). */
-interface StatedNote {
-  readonly relative: string
-  readonly file: string
-  readonly stat: { readonly bytes: number; readonly updatedMs: number } | undefined
-}
-
-const listFailed = (method: string, target: string, error: unknown): PlatformError.PlatformError => {
-  const code = (error as NodeJS.ErrnoException).code
-  return PlatformError.systemError({
-    _tag: code === "EACCES" || code === "EPERM" ? "PermissionDenied" : "Unknown",
-    module: "FileSystem",
-    method,
-    pathOrDescriptor: target,
-    cause: error
-  })
-}
-
-const isGone = (error: unknown) => {
-  const code = (error as NodeJS.ErrnoException).code
-  return code === "ENOENT" || code === "ENOTDIR"
-}
-
-/**
- * Every note of a home (conflict copies aside, no symlink followed) with
- * its size and time, one folder at a time on this thread: a sync looks at
- * every synced note, thousands of them, and a stat through the thread pool
- * costs several times the stat itself. The fiber yields after each folder.
- */
-const statNotesUnder = (ops: DiskOps, dir: string): Effect.Effect<ReadonlyArray<StatedNote>, PlatformError.PlatformError> =>
-  Effect.gen(function*() {
-    const notes: Array<StatedNote> = []
-    const folders: Array<{ readonly absolute: string; readonly relative: string }> = [{ absolute: dir, relative: "" }]
-    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-      const { absolute, relative } = folder
-      yield* Effect.try({
-        try: () => {
-          for (const entry of NodeFs.readdirSync(absolute, { withFileTypes: true })) {
-            const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`
-            const child = ops.path.join(absolute, entry.name)
-            if (entry.isDirectory()) {
-              if (!isGitFolder(entry.name)) folders.push({ absolute: child, relative: childRelative })
-              continue
-            }
-            if (!entry.isFile() || !entry.name.endsWith(".md") || isConflictCopy(childRelative)) continue
-            const stats = NodeFs.lstatSync(child, { throwIfNoEntry: false })
-            notes.push({
-              relative: childRelative,
-              file: child,
-              stat: stats?.isFile() === true ? { bytes: stats.size, updatedMs: Math.trunc(stats.mtimeMs) } : undefined
-            })
-          }
-        },
-        catch: (error) => ({ error, absolute })
-      }).pipe(Effect.catch(({ error, absolute: failed }) => (isGone(error) ? Effect.void : Effect.fail(listFailed("readdirSync", failed, error)))))
-      yield* Effect.yieldNow
-    }
-    return notes
-  })
-
 /** Where a mirror holds a note. */
 const mirrorFile = (ops: DiskOps, mirrorDir: string, note: TreeNote) => ops.path.join(mirrorDir, ...note.key.split("/"))
 const homeFile = (ops: DiskOps, note: TreeNote) => ops.path.join(note.tree.dir, ...note.relative.split("/"))
@@ -159,7 +97,7 @@ export type HomesListing = ReadonlyArray<ReadonlyArray<StatedNote>>
 export const listHomes = (trees: ReadonlyArray<SyncTree>): Effect.Effect<HomesListing, PlatformError.PlatformError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-    return yield* Effect.forEach(trees, (tree) => statNotesUnder(ops, tree.dir))
+    return yield* Effect.forEach(trees, (tree) => statNotesUnder(ops, tree.dir, isConflictCopy))
   })
 
 /** One hash of every listed note's path, size and time: equal fingerprints, homes unchanged (as far as a stat can tell). */
