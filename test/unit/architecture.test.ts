@@ -162,6 +162,19 @@ describe("the Window room", () => {
   })
 })
 
+describe("the notes' door", () => {
+  /** A notes module that reaches the disk, git or a lock file itself. */
+  const touchesRoot = (file: string) => /from "node:fs|\bFileSystem\b|\/(?:lockFile|disk|git)\.ts"/.test(text.get(file)!)
+  const inNotes = under("src/notes/")
+
+  it("is their services: outside src/notes/, nothing imports a notes module that touches the disk, git or a lock (their layers aside, which are composed)", () => {
+    const offenders = importsFromTo((file) => !inNotes(file), (dep) => inNotes(dep) && !named(/Live\.ts$/)(dep) && touchesRoot(dep))
+    assert.deepStrictEqual(offenders, [])
+    // The rule has something to keep behind the door: the disk, the locks, the store's layer.
+    for (const file of ["src/notes/disk.ts", "src/notes/lockFile.ts", "src/notes/NotesStoreLive.ts"]) assert.isTrue(touchesRoot(file), file)
+  })
+})
+
 describe("the branch's one model", () => {
   /** Where the branch may be read whole or walked: the Window room, the PiSession port that reads Pi for it. */
   const mayReadBranch = (file: string) =>
