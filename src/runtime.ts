@@ -8,7 +8,6 @@ import type { PolicySettings } from "./settings/policy.ts"
 import { failed, type ToolOutcome } from "./kernel/toolOutcome.ts"
 import * as BootsLive from "./boot/BootsLive.ts"
 import * as BudgetLive from "./budget/BudgetLive.ts"
-import * as EnabledLive from "./window/EnabledLive.ts"
 import * as GuardsLive from "./reset/GuardsLive.ts"
 import * as HistoryLive from "./history/HistoryLive.ts"
 import * as LifecycleLive from "./reset/LifecycleLive.ts"
@@ -67,7 +66,6 @@ export const appLayer = (options: HostOptions = {}) =>
     LifecycleLive.layer,
     BootsLive.layer,
     BudgetLive.layer,
-    EnabledLive.layer,
     GuardsLive.layer,
     HistoryLive.layer,
     NotesHomesLive.layer,

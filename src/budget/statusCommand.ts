@@ -4,7 +4,6 @@ import { textReport } from "../kernel/report.ts"
 import { overheadLine, requestOverhead, windowBootText } from "./overhead.ts"
 import { ToolName } from "../kernel/protocol.ts"
 import { Budget } from "./Budget.ts"
-import { Enabled } from "../window/Enabled.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
 import { describeTrace, Trace } from "../trace/Trace.ts"
@@ -15,7 +14,7 @@ import { report, subcommand } from "../kernel/Subcommand.ts"
 const statusText = Effect.gen(function*() {
   const windows = yield* Window
   const window = yield* windows.current
-  const on = yield* (yield* Enabled).current
+  const on = yield* (yield* Window).enabled
   const manager = windowManager({
     enabled: on,
     automaticReset: (yield* (yield* Thresholds).policy).automaticReset.value,

@@ -1,12 +1,10 @@
 import { Effect, Layer, Ref } from "effect"
 import { CommandName } from "../kernel/protocol.ts"
 import type { ReportData } from "../kernel/report.ts"
-import { Enabled } from "../window/Enabled.ts"
 import { Guards, type GuardVerdict } from "./Guards.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
-import * as EnabledLive from "../window/EnabledLive.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
 
@@ -39,7 +37,7 @@ export const layerWithoutDependencies = Layer.effect(
     const trace = yield* Trace
     const windows = yield* Window
     const currentWindow = windows.current
-    const enabled = (yield* Enabled).current
+    const enabled = (yield* Window).enabled
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** A /tree summary was blocked: its notice waits for the branch Pi navigates to. */
@@ -85,7 +83,7 @@ export const layerWithoutDependencies = Layer.effect(
 )
 
 /** The guards with the trace, the window room and the on/off state they read. */
-export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(TraceLive.layer, WindowLive.layer, EnabledLive.layer)))
+export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.mergeAll(TraceLive.layer, WindowLive.layer)))
 
 /** For tests: over a silent trace and the default policy, the services they read kept in the context. */
-export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TraceLive.layerTest, WindowLive.layer, EnabledLive.layerTest)))
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(Layer.mergeAll(TraceLive.layerTest, WindowLive.layerTest)))

@@ -14,14 +14,12 @@ import { makeStartup } from "./startup.ts"
 import { inheritForkNotes } from "../notes/forkNotes.ts"
 import * as BootsLive from "../boot/BootsLive.ts"
 import * as BudgetLive from "../budget/BudgetLive.ts"
-import * as EnabledLive from "../window/EnabledLive.ts"
 import * as NotesHomesLive from "../notes/NotesHomesLive.ts"
 import * as NotesStoreLive from "../notes/NotesStoreLive.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
 import { Budget } from "../budget/Budget.ts"
-import { Enabled } from "../window/Enabled.ts"
 import {
   type BoundaryNeeds,
   type BoundaryOutcome,
@@ -55,7 +53,7 @@ export const layerWithoutDependencies = Layer.effect(
     const homes = yield* NotesHomes
     const windows = yield* Window
     const currentWindow = windows.current
-    const { current: enabled, remember: rememberEnabled } = yield* Enabled
+    const enabled = windows.enabled
     const boundaries = yield* makeBoundaries
     const resetControl = yield* makeResetControl
     const { step, updateStatus, resetTransient } = resetControl
@@ -299,7 +297,6 @@ export const layerWithoutDependencies = Layer.effect(
         yield* session.appendCustomEntry(CustomType.state, { enabled: on })
         yield* resetTransient
         yield* budget.discard
-        yield* rememberEnabled(on)
         yield* trace.info("enabled.set", { enabled: on })
         if (on) yield* startup.orReportBootFailure(startup.ensureRootBoot)
         // Turned on in a window that grew past its hard line while off: it ends now, while idle, rather than at the
@@ -337,7 +334,7 @@ export const layerWithoutDependencies = Layer.effect(
 
 /** The lifecycle with every service it orchestrates. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, EnabledLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
+  Layer.provide(Layer.mergeAll(BootsLive.layer, BudgetLive.layer, NotesHomesLive.layer, NotesStoreLive.layer, ThresholdsLive.layer, TraceLive.layer, WindowLive.layer))
 )
 
 /**
@@ -347,6 +344,6 @@ export const layer = layerWithoutDependencies.pipe(
  */
 export const layerTestWith = (notes: Layer.Layer<NotesStore>) =>
   layerWithoutDependencies.pipe(
-    Layer.provideMerge(Layer.mergeAll(BootsLive.layerTest, BudgetLive.layerTest, EnabledLive.layerTest, WindowLive.layer)),
+    Layer.provideMerge(Layer.mergeAll(BootsLive.layerTest, BudgetLive.layerTest, WindowLive.layerTest)),
     Layer.provideMerge(notes)
   )

@@ -1,7 +1,6 @@
 import { Effect, Ref } from "effect"
 import { initialResetControl, reduceResetControl, type ResetEvent, type Transition } from "./resetControl.ts"
 import { Budget } from "../budget/Budget.ts"
-import { Enabled } from "../window/Enabled.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
@@ -16,7 +15,6 @@ export const makeResetControl = Effect.gen(function*() {
   const trace = yield* Trace
   const budget = yield* Budget
   const windows = yield* Window
-  const enabled = yield* Enabled
   const control = yield* Ref.make(initialResetControl)
 
   /** One reducer step; every effect is traced with the reason the reducer gave. */
@@ -41,15 +39,14 @@ export const makeResetControl = Effect.gen(function*() {
 
   const updateStatus = Effect.gen(function*() {
     const session = yield* PiSession
-    const { text, tone } = yield* budget.statusLine(yield* enabled.current)
+    const { text, tone } = yield* budget.statusLine(yield* windows.enabled)
     const waiting = (yield* Ref.get(control)).commandWipe?.windowId === (yield* windows.current).id
     yield* session.setStatus(waiting ? `${text} · will reset when idle` : text, tone)
   })
 
-  /** What a new window (or a session's start, or `/pi-context on|off`) leaves behind: the reducer's run state and the rooms' caches. */
+  /** What a new window (or a session's start, or `/pi-context on|off`) leaves behind: the reducer's run state and the Window room's caches. */
   const resetTransient = Effect.gen(function*() {
     yield* step({ _tag: "Cleared" })
-    yield* enabled.forget
     yield* windows.forget
   })
 

@@ -3,7 +3,6 @@ import { bootMessage, continuationMessage } from "./boundary.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
 import { CommandName } from "../kernel/protocol.ts"
 import { type BootBuildFailed, Boots } from "../boot/Boots.ts"
-import { Enabled } from "../window/Enabled.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
@@ -17,7 +16,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   const trace = yield* Trace
   const boots = yield* Boots
   const { current: currentWindow, spans: windowSpans, unreadable: unreadableEntries } = yield* Window
-  const enabled = (yield* Enabled).current
+  const enabled = (yield* Window).enabled
 
   /** Appends what a marker tail is missing, or refuses with one notice. */
   const repairTail = Effect.gen(function*() {

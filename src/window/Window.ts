@@ -73,8 +73,12 @@ export class Window extends Context.Service<Window, {
   readonly hasReset: Effect.Effect<boolean, never, PiSession>
   /** Whether the branch that ends at entry `id` (a /tree target) holds a reset. */
   readonly hasResetAt: (id: string) => Effect.Effect<boolean, never, PiSession>
-  /** What the user last set with `/pi-context on|off` on the branch; undefined when they never did (the setting decides). */
-  readonly enabledOnBranch: Effect.Effect<boolean | undefined, never, PiSession>
+  /**
+   * Whether pi-context may start new resets (reminders, automatic resets):
+   * what the user last set with `/pi-context on|off` on the branch, else the
+   * setting. `/wipe-memory` works either way.
+   */
+  readonly enabled: Effect.Effect<boolean, never, PiSession>
   /** Entries on the branch that claim to be pi-context's but do not decode: ignored, and told. */
   readonly unreadable: Effect.Effect<ReadonlyArray<Extract<BranchEntry, { readonly _tag: "Foreign" }>>, never, PiSession>
   /** The ids of the entries Pi's own context still holds on the branch, which a reset hides from it (window/piContext.ts). */

@@ -18,6 +18,8 @@ import { enabledOnBranch } from "./onOff.ts"
 import { piView, stillInPiContext } from "./piContext.ts"
 import { piFigureHolds, reportedUsage, requestUsage } from "./usage.ts"
 import { PiSession } from "../kernel/PiSession.ts"
+import { Thresholds } from "../settings/Thresholds.ts"
+import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "./Window.ts"
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
@@ -33,9 +35,10 @@ const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000$
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
 
-export const layer = Layer.effect(
+export const layerWithoutDependencies = Layer.effect(
   Window,
   Effect.gen(function*() {
+    const thresholds = yield* Thresholds
     /**
      * The last window found, by session and leaf. Entries never change once
      * appended, so when the walk back from a new leaf meets the cached leaf
@@ -130,7 +133,16 @@ export const layer = Layer.effect(
      * cached ones grown by what was walked (the ended ones the same objects),
      * so the history tools and the windows view pay for the whole branch once.
      */
-    const spanCache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly spans: ReadonlyArray<WindowSpan> } | undefined>(undefined)
+    const spanCache = yield* Ref.make<
+      | {
+        readonly sessionId: string
+        readonly leafId: string
+        readonly spans: ReadonlyArray<WindowSpan>
+        /** What `/pi-context on|off` last set on the branch, kept up as entries are appended. */
+        readonly onOff: boolean | undefined
+      }
+      | undefined
+    >(undefined)
     // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
     const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
 
@@ -143,11 +155,11 @@ export const layer = Layer.effect(
       const walked = known === undefined
         ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
         : yield* session.branchTail((entry) => entry.id === known.leafId)
-      const next = known !== undefined && walked[0]?.id === known.leafId
-        ? extendedSpans(known.spans, walked.slice(1))
-        : branchWindows(walked, session.sessionId)
+      const grown = known !== undefined && walked[0]?.id === known.leafId
+      const next = grown ? extendedSpans(known.spans, walked.slice(1)) : branchWindows(walked, session.sessionId)
+      const onOff = grown ? enabledOnBranch(next, walked.length - 1) ?? known.onOff : enabledOnBranch(next)
       const leaf = walked[walked.length - 1]
-      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next })
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next, onOff })
       return next
     }).pipe(Effect.withSpan("Window.spans"))
 
@@ -210,7 +222,10 @@ export const layer = Layer.effect(
       hasResetAt: (id) => Effect.gen(function*() {
         return (yield* (yield* PiSession).rawBranchAt(id)).some(opensWindow)
       }),
-      enabledOnBranch: Effect.map(spans, enabledOnBranch),
+      enabled: Effect.gen(function*() {
+        yield* spans
+        return (yield* Ref.get(spanCache))?.onOff ?? (yield* thresholds.policy).enabled.value
+      }),
       unreadable: Effect.map(spans, (all) => all.flatMap((span) => span.tail.flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : [])))),
       heldByPi: Effect.map(branchEntries, stillInPiContext),
       usage,
@@ -227,3 +242,9 @@ export const layer = Layer.effect(
     })
   })
 )
+
+/** The Window room over the policy from Pi's settings files, which decides whether it is on until `/pi-context on|off` says. */
+export const layer = layerWithoutDependencies.pipe(Layer.provide(ThresholdsLive.layer))
+
+/** For tests: the Window room over the default policy, kept in the context (shared with the other test layers that read it). */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerTest))

@@ -3,12 +3,15 @@ import type { BranchEntry } from "../kernel/entries.ts"
 /**
  * What the user last set with `/pi-context on|off` on a branch read as its
  * windows' classified entries, oldest first: the last state entry, or
- * undefined when there is none (the setting then decides).
+ * undefined when there is none (the setting then decides). With `newest`,
+ * only the branch's last that many entries are looked at (those appended
+ * since it was last asked).
  */
-export const enabledOnBranch = (windows: ReadonlyArray<{ readonly tail: ReadonlyArray<BranchEntry> }>): boolean | undefined => {
-  for (let w = windows.length - 1; w >= 0; w--) {
+export const enabledOnBranch = (windows: ReadonlyArray<{ readonly tail: ReadonlyArray<BranchEntry> }>, newest = Infinity): boolean | undefined => {
+  let left = newest
+  for (let w = windows.length - 1; w >= 0 && left > 0; w--) {
     const tail = windows[w]!.tail
-    for (let i = tail.length - 1; i >= 0; i--) {
+    for (let i = tail.length - 1; i >= 0 && left > 0; i--, left--) {
       const entry = tail[i]!
       if (entry._tag === "State") return entry.enabled
     }

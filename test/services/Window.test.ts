@@ -116,4 +116,25 @@ describe("Window", () => {
         assert.deepStrictEqual([(yield* window.current).id, (yield* window.current).ordinal], [to.id, 2])
       }).pipe(Effect.provide(fake.layer), Effect.scoped, Effect.provide(WindowLive.layer))
     }))
+
+  it.effect("answers whether pi-context is on: the setting until /pi-context on|off says, and what it said, however many entries follow", () =>
+    Effect.gen(function*() {
+      const fake = makeFakeSession({ sessionId, model, settings: { "pi-context": { enabled: false } }, entries: [messageEntry("user", "hi")] })
+      yield* Effect.gen(function*() {
+        const window = yield* Window
+        assert.isFalse(yield* window.enabled)
+        fake.append({ type: "custom", customType: "pi-context/state", data: { enabled: true } })
+        assert.isTrue(yield* window.enabled)
+        // Entries appended after it, and a reset, leave what was set.
+        fake.append(messageEntry("user", "more"))
+        appendBoundary(fake, "pcx:after-on")
+        assert.isTrue(yield* window.enabled)
+        fake.append({ type: "custom", customType: "pi-context/state", data: { enabled: false } })
+        fake.append(messageEntry("assistant", "ok"))
+        assert.isFalse(yield* window.enabled)
+        // Another branch without the entry: the setting decides again.
+        fake.moveTo(fake.branch()[0]!.id)
+        assert.isFalse(yield* window.enabled)
+      }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+    }))
 })

@@ -206,6 +206,14 @@ describe("enabled", () => {
     assert.isFalse(enabledOnBranch([{ tail: [at("State", { enabled: false })] }, { tail: [marker("w2"), message] }]))
     assert.isTrue(enabledOnBranch([{ tail: [at("State", { enabled: false }), at("State", { enabled: true })] }]))
   })
+
+  it("looks at only the newest entries when told how many were appended, across a window's start", () => {
+    const windows = [{ tail: [at("State", { enabled: false }), message] }, { tail: [marker("w2"), message] }]
+    // The state entry is the fourth from the end: three new entries do not reach it, four do.
+    assert.isUndefined(enabledOnBranch(windows, 3))
+    assert.isFalse(enabledOnBranch(windows, 4))
+    assert.isUndefined(enabledOnBranch(windows, 0))
+  })
 })
 
 describe("continuation", () => {
