@@ -113,7 +113,6 @@ const homePurpose = (home: Home, identity: BootIdentity): string => {
   }
 }
 
-
 const identityBlock = (identity: BootIdentity): ReadonlyArray<string> => [
   "## Context window",
   `Agent: ${identity.agentName}`,

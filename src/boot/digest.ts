@@ -177,8 +177,6 @@ const codeSpan = (text: string): string => {
   return `${fence}${pad}${flat}${pad}${fence}`
 }
 
-
-
 /** The digest's first line: where it starts inside a continuation. */
 export const DigestHeading = "## Digest of the window that just ended"
 const preamble = "Built by pi-context from that window's session entries, not written by a model. The session history keeps everything in full."

@@ -5,7 +5,6 @@ import { UnknownWindow } from "./issues.ts"
 import { indexAfter, indexFrom } from "./seqOrder.ts"
 import { roleAt, type SessionIndex } from "./sessionIndex.ts"
 
-
 /** The filters list and search share. Cursors are exclusive seq bounds. */
 export interface ScopeQuery {
   readonly windowId?: string | undefined

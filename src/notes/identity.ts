@@ -22,6 +22,7 @@ export interface NotesIdentity {
 }
 
 export const NotesRootEnv = "PI_CONTEXT_NOTES_ROOT"
+
 /** The `@model` home's name: the slug of the model id (the provider is not part of it). */
 export const modelSlug = (modelId: string | undefined): string => slugify(modelId ?? "", "unknown-model")
 

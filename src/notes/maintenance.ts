@@ -10,7 +10,6 @@ import { type DiskOps, describePlatformError, readTexts, statPaths, walkNotes } 
 import { type LockUnavailable, withLock } from "./lockFile.ts"
 import { Homes } from "../kernel/homes.ts"
 
-
 /** The folder under the notes root that keeps tidy reports. */
 export const TidyReportsFolder = "tidy-reports"
 

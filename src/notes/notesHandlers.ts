@@ -15,7 +15,6 @@ import { plural } from "../kernel/plural.ts"
 import { type Home, homeLabel, homeOrder, parseHome } from "../kernel/homes.ts"
 import { formatAge, formatBytes, noteRowLine } from "./snapshot.ts"
 
-
 const Int = Schema.Int
 const OptionalLimit = Schema.optionalKey(Int.check(Schema.isGreaterThanOrEqualTo(1)))
 

@@ -6,6 +6,32 @@ import { type Home, parseHome } from "../kernel/homes.ts"
  * value (or how it was fixed), and `pick` chooses among the sources. Pure.
  */
 
+// The defaults of the features' own settings, which the checks fall back to.
+
+/** The agent's name when `agentName` is not set: the `@agent` home is `agents/pi`. */
+export const defaultAgentName = "pi"
+
+/** Lowercase `[a-z0-9]+(-[a-z0-9]+)*`; `fallback` when nothing is left. */
+export const slugify = (text: string, fallback: string): string => {
+  const slug = text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
+  return slug === "" ? fallback : slug.slice(0, 80).replace(/-+$/, "")
+}
+
+/** A note untouched this many days is listed by the notes lint (setting `staleNoteDays`). */
+export const DefaultStaleDays = 90
+
+/** A tidy pass ends after this many model turns (setting `tidyTurnLimit`). */
+export const DefaultTidyTurnLimit = 40
+/** A tidy pass ends after this long (setting `tidyTimeLimitSeconds`). */
+export const DefaultTidyTimeLimitSeconds = 600
+
+/** A positive whole number, or undefined. */
+export const positiveWhole = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined
+
+/** The homes protected when nothing is set: the user's own preferences and rules. */
+export const DefaultProtectedHomes: ReadonlyArray<Home> = ["user"]
+
 export type TraceLevel = "off" | "info" | "debug"
 
 /** A resolved value and where it came from. */
@@ -166,28 +192,3 @@ export const dedupe = (notices: ReadonlyArray<ThresholdNotice>): ReadonlyArray<T
     return true
   })
 }
-
-// The defaults of the features' own settings, checked here.
-
-/** The agent's name when `agentName` is not set: the `@agent` home is `agents/pi`. */
-export const defaultAgentName = "pi"
-
-/** Lowercase `[a-z0-9]+(-[a-z0-9]+)*`; `fallback` when nothing is left. */
-export const slugify = (text: string, fallback: string): string => {
-  const slug = text.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
-  return slug === "" ? fallback : slug.slice(0, 80).replace(/-+$/, "")
-}
-
-export const DefaultStaleDays = 90
-
-/** A tidy pass ends after this many model turns (setting `tidyTurnLimit`). */
-export const DefaultTidyTurnLimit = 40
-/** A tidy pass ends after this long (setting `tidyTimeLimitSeconds`). */
-export const DefaultTidyTimeLimitSeconds = 600
-
-/** A positive whole number, or undefined. */
-export const positiveWhole = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : undefined
-
-/** The homes protected when nothing is set: the user's own preferences and rules. */
-export const DefaultProtectedHomes: ReadonlyArray<Home> = ["user"]

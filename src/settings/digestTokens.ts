@@ -1,6 +1,6 @@
 import { formatTokens } from "../kernel/tokenCount.ts"
 
-
+/** The tokens an automatic reset's digest may take when `digestTokens` is not set. */
 export const DefaultDigestTokens = 1500
 
 /**

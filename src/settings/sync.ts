@@ -4,7 +4,6 @@ import { isSettingsObject, type ThresholdNotice } from "./notice.ts"
 import { redactRemote } from "../kernel/redact.ts"
 import type { Home } from "../kernel/homes.ts"
 
-
 /** The session home never travels: it is this session's alone. */
 export type SyncableHome = Exclude<Home, "session">
 

@@ -170,7 +170,6 @@ export const windowsView = (windows: ReadonlyArray<WindowFacts>, options: ViewOp
   return lines.map((line) => fitLine(line, options.width))
 }
 
-
 /** The same facts for the model (`history_windows`), beside the opaque id the history tools take. */
 export const windowFactsSummary = (facts: WindowFacts): string => {
   const end = facts.end._tag === "Open" ? "open" : `ended by ${endLabel(facts.end)}`

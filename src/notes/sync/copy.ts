@@ -219,7 +219,6 @@ export const copyIn = Effect.fnUntraced(function*(
   return { changed, back, conflicts, here, skipped } satisfies CopiedIn
 })
 
-
 /** What a copy back did to the homes: notes written from the other side, and notes it deleted, moved to their home's wastebasket. */
 export interface CopiedBack {
   readonly written: number

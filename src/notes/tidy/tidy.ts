@@ -21,7 +21,6 @@ export const tidyLimitsOf = (turns: unknown, seconds: unknown): TidyLimits => ({
   timeMs: (positiveWhole(seconds) ?? DefaultTidyTimeLimitSeconds) * 1000
 })
 
-
 /** Why a pass was stopped at one of its limits, with the setting that moves it. */
 export const describeTidyLimit = (limit: "turns" | "time", limits: TidyLimits): string =>
   limit === "turns"

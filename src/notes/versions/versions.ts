@@ -8,8 +8,6 @@ import type { ChangeKind } from "../../kernel/facts.ts"
  * where each home and its wastebasket sit inside the repository.
  */
 
-
-
 export interface NoteChange {
   /** Path relative to the repository's top level, `/`-separated. */
   readonly path: string
