@@ -1,35 +1,11 @@
 import { Effect, Layer, Ref } from "effect"
-import { CommandName } from "../kernel/protocol.ts"
-import type { ReportData } from "../kernel/report.ts"
 import { Guards, type GuardVerdict } from "./Guards.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
-
-/**
- * The /compact notice, fitted to the branch: erased history exists only on a
- * branch with a reset, and there, while off, only the user ends the window.
- */
-export const compactionNotice = (branchHasReset: boolean, enabled: boolean): string =>
-  branchHasReset
-    ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
-      (enabled
-        ? `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
-        : `pi-context is off, so nothing resets this window by itself: run /${CommandName.wipeMemory} to start a fresh window ` +
-          `from your notes, or /${CommandName.piContext} on for reminders and automatic resets.`)
-    : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
-      `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
-      `or /${CommandName.piContext} off to let Pi compact this branch.`
-
-const treeNotice: ReportData = {
-  kind: "text",
-  level: "warning",
-  title: "pi-context: the /tree summary was left empty",
-  text: "A branch on either side contains a context reset, and a summary would carry erased history across it. " +
-    "Use the history tools to look back instead."
-}
+import { compactionNotice, treeNotice } from "./resetView.ts"
 
 export const layerWithoutDependencies = Layer.effect(
   Guards,

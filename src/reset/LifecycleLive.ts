@@ -5,7 +5,7 @@ import { percentShown, tokensLeft } from "../window/usage.ts"
 import { CommandName, CustomType } from "../kernel/protocol.ts"
 import { closeOutText, type ReminderDraft } from "../budget/reminders.ts"
 import { resumeNotice } from "../window/resetShown.ts"
-import { offNotice, offPastCompactionNotice } from "../window/onOff.ts"
+import { offNotice, onNotice, offPastCompactionNotice } from "../window/onOff.ts"
 import { boundaryNeeds as decideBoundaryNeeds } from "./resetControl.ts"
 import { makeBoundaries } from "./boundaries.ts"
 import { makeResetControl } from "./control.ts"
@@ -36,6 +36,7 @@ import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
+import { missingBootNotice } from "./resetView.ts"
 
 /** A boundary built at one of Pi's hooks goes back to Pi, which commits it when the hook returns. */
 const returnedToPi = { _tag: "ReturnedToPi" } as const
@@ -135,11 +136,7 @@ export const layerWithoutDependencies = Layer.effect(
         if (!reported.has(window.id)) {
           yield* Ref.set(missingBootReported, new Set([...reported, window.id]))
           yield* trace.info("projection.missing-boot", { windowId: window.id })
-          yield* session.notify(
-            `pi-context: window w${window.ordinal} has no boot, so the request was stopped instead of sending erased history. ` +
-              `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`,
-            "error"
-          )
+          yield* session.notify(missingBootNotice(window.ordinal), "error")
         }
         yield* session.abort
         return reply(projection.safeHead, yield* needsNow(noFacts))
@@ -302,14 +299,7 @@ export const layerWithoutDependencies = Layer.effect(
         // Turned on in a window that grew past its hard line while off: it ends now, while idle, rather than at the
         // next prompt's overflow (sent at 117%, then labelled an overflow though the provider had answered).
         const past = on && (yield* session.isIdle) ? yield* budget.hardLine(undefined) : undefined
-        yield* session.notify(
-          on
-            ? past?.due === true
-              ? "pi-context is on: this window grew past its hard line while it was off, so it ends now; the next prompt starts fresh from your notes."
-              : "pi-context is on: context windows reset from your notes instead of compacting."
-            : offNotice(yield* windows.hasReset),
-          "info"
-        )
+        yield* session.notify(on ? onNotice(past?.due === true) : offNotice(yield* windows.hasReset), "info")
         if (past?.due === true) yield* commandWipe.appendWhenIdle("turned on past the hard line", "hard-line")
         yield* updateStatus
       })

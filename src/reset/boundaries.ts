@@ -4,9 +4,7 @@ import { continuationFor, resetDrafts } from "./boundary.ts"
 import { windowActivity } from "../window/checkpoint.ts"
 import { windowDigest } from "../boot/digest.ts"
 import { unansweredRequest } from "./pending.ts"
-import { CommandName } from "../kernel/protocol.ts"
 import type { ResetShown } from "../kernel/resetData.ts"
-import { sourceLabel } from "../window/resetShown.ts"
 import { sessionSignals } from "../window/signals.ts"
 import { peakReplyTokens } from "../window/windowFacts.ts"
 import { Boots } from "../boot/Boots.ts"
@@ -15,10 +13,7 @@ import { Thresholds } from "../settings/Thresholds.ts"
 import { Trace } from "../trace/Trace.ts"
 import { type CurrentWindow, Window } from "../window/Window.ts"
 import { isAutomaticSource, type ResetSource } from "../kernel/facts.ts"
-
-/** The reset's notice: what kind of reset it was and the new window's w-number (the chat entry holds the rest). */
-export const resetNotice = (ordinal: number, source: ResetSource) =>
-  `pi-context: context reset (${sourceLabel(source)}) · w${ordinal} starts from your notes`
+import { bootFailedNotice, resetNotice } from "./resetView.ts"
 
 /** The reset's notice where no divider tells it: a chat that draws the marker's entry already says all of it. */
 export const announceReset = (ordinal: number, source: ResetSource) =>
@@ -128,13 +123,9 @@ export const makeBoundaries = Effect.gen(function*() {
   const reportBootFailure = (windowId: string, cause: Cause.Cause<unknown>) =>
     Effect.gen(function*() {
       const session = yield* PiSession
-      const reason = Cause.pretty(cause).split("\n")[0]
+      const reason = Cause.pretty(cause).split("\n")[0] ?? "unknown"
       yield* trace.info("boundary.failed", { windowId, reason })
-      yield* session.notify(
-        `pi-context: could not build the boot for a new window, so no reset was written (${reason}). ` +
-          `Your notes are untouched; try /${CommandName.wipeMemory}.`,
-        "error"
-      )
+      yield* session.notify(bootFailedNotice(reason), "error")
     })
 
   /**

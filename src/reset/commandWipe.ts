@@ -1,25 +1,16 @@
 import { Clock, Effect } from "effect"
-import { CommandName } from "../kernel/protocol.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import type { BoundaryDraft } from "./boundary.ts"
 import type { Boundaries } from "./boundaries.ts"
 import { type CurrentWindow, Window } from "../window/Window.ts"
 import type { ResetControl } from "./control.ts"
-
-/** Said when `/wipe-memory` finds a window nothing happened in since it started from the notes. */
-export const untouchedNotice = (ordinal: number) =>
-  `pi-context: w${ordinal} started from your notes and nothing has happened in it since, so /${CommandName.wipeMemory} has nothing to end. ` +
-  `Your next prompt goes to w${ordinal}.`
+import { untouchedNotice, waitingNotice } from "./resetView.ts"
 
 /** A reset window that holds nothing said since its boot: no message (the user's, the model's, a `!` command's), no reminder, no summary. */
 const isUntouched = (window: CurrentWindow): boolean =>
   !window.isRoot &&
   !window.tail.some((entry) => entry._tag === "Message" || entry._tag === "Reminder" || entry._tag === "Compaction" || entry._tag === "BranchSummary")
-
-export const waitingNotice =
-  `pi-context: /${CommandName.wipeMemory} will reset when idle: the current run finishes first, then this window ends (no model call); ` +
-  `a follow-up you queue now runs in the new window.`
 
 /**
  * The user's `/wipe-memory`: marker, boot and continuation appended in a row

@@ -1,13 +1,13 @@
 import { Cause, Effect, Option, Ref } from "effect"
 import { bootMessage, continuationMessage } from "./boundary.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
-import { CommandName } from "../kernel/protocol.ts"
 import { type BootBuildFailed, Boots } from "../boot/Boots.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
 import type { Boundaries } from "./boundaries.ts"
 import { inspectBranch } from "../window/tail.ts"
+import { unreadableNotice, unrepairableNotice } from "./resetView.ts"
 
 const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean => messageOfRole(entry, "assistant") !== undefined
 
@@ -29,11 +29,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
         return
       case "Refuse": {
         yield* trace.info("repair.refused", { windowId: inspection.windowId, reason: inspection.reason })
-        yield* session.notify(
-          `pi-context: the reset boundary of window w${(yield* currentWindow).ordinal} is incomplete and cannot be repaired safely: ` +
-            `${inspection.reason}. Run /${CommandName.wipeMemory} to start a fresh window.`,
-          "warning"
-        )
+        yield* session.notify(unrepairableNotice((yield* currentWindow).ordinal, inspection.reason), "warning")
         return
       }
       case "Repair": {
@@ -97,11 +93,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
     const unreadable = yield* unreadableEntries
     if (unreadable.length === 0) return
     yield* trace.info("entries.unreadable", { count: unreadable.length, first: unreadable[0]!.reason })
-    yield* session.notify(
-      `pi-context: ignored ${unreadable.length} of its entries on this branch that could not be read ` +
-        `(${unreadable[0]!.reason}${unreadable.length > 1 ? ", …" : ""}). Nothing else is affected; /${CommandName.piContext} doctor has details.`,
-      "warning"
-    )
+    yield* session.notify(unreadableNotice(unreadable.length, unreadable[0]!.reason), "warning")
   })
 
   /** Start-up and `/pi-context on` boots: a failure is told, and start-up goes on. */

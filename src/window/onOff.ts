@@ -31,6 +31,12 @@ export const windowManager = (input: { readonly enabled: boolean; readonly autom
     : "Pi's own compaction (pi-context is off; /wipe-memory still starts a fresh window from your notes)"
 }
 
+/** The `/pi-context on` notice; `pastHardLine`: the window grew past its hard line while off, and ends now. */
+export const onNotice = (pastHardLine: boolean): string =>
+  pastHardLine
+    ? "pi-context is on: this window grew past its hard line while it was off, so it ends now; the next prompt starts fresh from your notes."
+    : "pi-context is on: context windows reset from your notes instead of compacting."
+
 /** The `/pi-context off` notice: what manages the window from now on. */
 export const offNotice = (branchHasReset: boolean): string =>
   branchHasReset
