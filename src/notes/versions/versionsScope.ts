@@ -3,6 +3,7 @@ import { parseAddress } from "../address.ts"
 import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "./versions.ts"
 import { type GitRunner, VersionsUnavailable } from "./NotesVersions.ts"
 import { hidePaths, type Repo } from "./repo.ts"
+import { inProjectHome, noSuchCommit, notACommit, notAnAddressOrHome } from "./versionsView.ts"
 import { type NoteAddress, parseHome } from "../../kernel/homes.ts"
 
 /**
@@ -13,9 +14,6 @@ import { type NoteAddress, parseHome } from "../../kernel/homes.ts"
 export const unavailable = (message: string) => new VersionsUnavailable({ message })
 
 const literal = (path: string) => `:(literal)${path}`
-
-export const inProjectMessage = "pi-context: the project home is kept in the project (.pi/notes) and committed with its code; " +
-  "its history is the project's own: git log -- .pi/notes"
 
 export interface HistoryScope {
   readonly title: string
@@ -33,12 +31,12 @@ export const scopeOf = (layout: HistoryLayout, target: string | undefined): Effe
     const home = target.startsWith("@") && !target.slice(1).includes("/") || target === "session" ? parseHome(target) : undefined
     const projectInside = (h: string) => h === "project" && identity.projectDir !== undefined
     if (home !== undefined) {
-      if (projectInside(home)) return Effect.fail(unavailable(inProjectMessage))
+      if (projectInside(home)) return Effect.fail(unavailable(inProjectHome))
       return Effect.succeed({ title: `Versions of ${home === "session" ? "this session's notes" : `@${home}`}`, specs: homePathspecs(layout, [home]) })
     }
     const parsed = parseAddress(target)
-    if (Result.isFailure(parsed)) return Effect.fail(unavailable(`pi-context: "${target}" is not a note address or a home: ${parsed.failure.reason}.`))
-    if (projectInside(parsed.success.home)) return Effect.fail(unavailable(inProjectMessage))
+    if (Result.isFailure(parsed)) return Effect.fail(unavailable(notAnAddressOrHome(target, parsed.failure.reason)))
+    if (projectInside(parsed.success.home)) return Effect.fail(unavailable(inProjectHome))
     const places = notePaths(layout, parsed.success.home, parsed.success.path)
     return Effect.succeed({ title: `Versions of ${target}`, specs: [literal(places.live), literal(places.retired)], places, address: parsed.success })
   })
@@ -51,9 +49,9 @@ export const resolveCommit = (
   isCommitRef(commit)
     ? run(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]).pipe(
       Effect.map(({ stdout }) => stdout.trim()),
-      Effect.mapError(() => unavailable(`pi-context: there is no commit "${commit}" in the note versions; /pi-context notes versions lists them.`))
+      Effect.mapError(() => unavailable(noSuchCommit(commit)))
     )
-    : Effect.fail(unavailable(`pi-context: "${commit}" is not a commit; give a hash from /pi-context notes versions.`))
+    : Effect.fail(unavailable(notACommit(commit)))
 
 /** A git command in the versions' repository, its failure worded for the user (paths of the root hidden). */
 export const gitIn = (git: GitRunner, repo: Repo & { readonly _tag: "Ready" }, args: ReadonlyArray<string>, stdin?: string) =>

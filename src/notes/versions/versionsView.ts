@@ -99,3 +99,13 @@ export const restoreGoesOn = (what: string) =>
 /** What the user is told when that restore is done: its sentence, its refusal, or where to look. */
 export const restoredLater = (what: string, outcome: { readonly _tag: "Done" | "Refused"; readonly text: string } | { readonly _tag: "Failed" }) =>
   outcome._tag === "Done" ? `pi-context: ${outcome.text}` : outcome._tag === "Refused" ? outcome.text : `pi-context: the restore of ${what} failed; /pi-context trace says why.`
+
+/** The in-project project home has no versions here: the project's own git keeps them. */
+export const inProjectHome = "pi-context: the project home is kept in the project (.pi/notes) and committed with its code; " +
+  "its history is the project's own: git log -- .pi/notes"
+
+export const notAnAddressOrHome = (target: string, reason: string) => `pi-context: "${target}" is not a note address or a home: ${reason}.`
+
+export const noSuchCommit = (commit: string) => `pi-context: there is no commit "${commit}" in the note versions; /pi-context notes versions lists them.`
+
+export const notACommit = (commit: string) => `pi-context: "${commit}" is not a commit; give a hash from /pi-context notes versions.`
