@@ -2,17 +2,7 @@ import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
 import type { ResetSource, WindowFacts, WindowUsage } from "../kernel/facts.ts"
 import { newWindowId } from "../kernel/windowId.ts"
 import { factsOfSpan, factsOfWindow } from "./windowFacts.ts"
-import {
-  branchOfEntries,
-  branchWindows,
-  currentWindowOf,
-  extendedSpans,
-  extendedWindow,
-  opensWindow,
-  ordinalAtLeaf,
-  windowOpening,
-  type WindowSpan
-} from "./walk.ts"
+import { branchOfEntries, branchWindows, extendedSpans, opensWindow, type WindowSpan } from "./walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "./contextMessages.ts"
 import { enabledOnBranch } from "./onOff.ts"
 import { piView, stillInPiContext } from "./piContext.ts"
@@ -30,8 +20,6 @@ type Handler = (event: WindowEvent) => Effect.Effect<void, never, PiSession>
 /** The facts of a window as it ends: what it holds now, and how it ended. */
 const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
 
-const ordinalKey = (sessionId: string, windowId: string) => `${sessionId}\u0000${windowId}`
-
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)
 
@@ -39,44 +27,48 @@ export const layerWithoutDependencies = Layer.effect(
   Window,
   Effect.gen(function*() {
     const thresholds = yield* Thresholds
-    /**
-     * The last window found, by session and leaf. Entries never change once
-     * appended, so when the walk back from a new leaf meets the cached leaf
-     * before any marker, the window is the cached tail plus what was walked:
-     * each request then costs the entries appended since the last one, not
-     * the window (the loop asks on every request, turn end and status update).
-     */
-    const cache = yield* Ref.make<{ readonly sessionId: string; readonly leafId: string; readonly window: CurrentWindow } | undefined>(undefined)
-    /** W-numbers by window id: counting markers reads the whole branch, so it is done once per window. */
-    const ordinals = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
     const measured = yield* Ref.make<{ readonly windowId: string; readonly usage: WindowUsage } | undefined>(undefined)
 
-    const ordinalOf = (sessionId: string, windowId: string) =>
-      Effect.gen(function*() {
-        const key = ordinalKey(sessionId, windowId)
-        const known = (yield* Ref.get(ordinals)).get(key)
-        if (known !== undefined) return known
-        const ordinal = ordinalAtLeaf(yield* (yield* PiSession).rawBranch)
-        yield* Ref.update(ordinals, (map) => new Map([...map, [key, ordinal]]))
-        return ordinal
-      })
-
-    const current = Effect.gen(function*() {
-      const session = yield* PiSession
-      const cached = yield* Ref.get(cache)
-      const known = cached?.sessionId === session.sessionId ? cached : undefined
-      const walked = yield* session.branchTail((entry) => opensWindow(entry) || entry.id === known?.leafId)
-      const leaf = walked[walked.length - 1]
-      let window: CurrentWindow
-      if (known !== undefined && walked[0]?.id === known.leafId && !opensWindow(walked[0]!)) {
-        window = extendedWindow(known.window, walked.slice(1))
-      } else {
-        const opening = walked[0] === undefined ? undefined : windowOpening(walked[0])
-        window = currentWindowOf(walked, session.sessionId, opening === undefined ? 1 : yield* ordinalOf(session.sessionId, opening.windowId))
+    /**
+     * Every window of the branch, cached by session and leaf. Entries never
+     * change once appended, so when the walk back from a new leaf meets the
+     * cached leaf, the windows are the cached ones grown by what was walked
+     * (the ended ones the same objects): each hook costs the entries appended
+     * since the last one, and the whole branch is walked once (at start-up,
+     * or after tree navigation to another branch).
+     */
+    const spanCache = yield* Ref.make<
+      | {
+        readonly sessionId: string
+        readonly leafId: string
+        readonly spans: ReadonlyArray<WindowSpan>
+        /** What `/pi-context on|off` last set on the branch, kept up as entries are appended. */
+        readonly onOff: boolean | undefined
       }
-      yield* Ref.set(cache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, window })
-      return window
+      | undefined
+    >(undefined)
+    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
+    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+
+    const spans = Effect.gen(function*() {
+      const session = yield* PiSession
+      const cached = yield* Ref.get(spanCache)
+      const known = cached?.sessionId === session.sessionId ? cached : undefined
+      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
+      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
+      const walked = known === undefined
+        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
+        : yield* session.branchTail((entry) => entry.id === known.leafId)
+      const grown = known !== undefined && walked[0]?.id === known.leafId
+      const next = grown ? extendedSpans(known.spans, walked.slice(1)) : branchWindows(walked, session.sessionId)
+      const onOff = grown ? enabledOnBranch(next, walked.length - 1) ?? known.onOff : enabledOnBranch(next)
+      const leaf = walked[walked.length - 1]
+      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next, onOff })
+      return next
     })
+
+    /** The window the next request belongs to: the branch's last. */
+    const current: Effect.Effect<CurrentWindow, never, PiSession> = Effect.map(spans, (all) => all[all.length - 1]!)
 
     /**
      * The window's usage before a request measured it: Pi's own figure where
@@ -127,42 +119,6 @@ export const layerWithoutDependencies = Layer.effect(
         if (contextWindow !== undefined) yield* Ref.set(measured, { windowId: window.id, usage: { tokens, contextWindow } })
       })
 
-    /**
-     * Every window of the branch, by session and leaf, as `current` is: when
-     * the walk back from the leaf meets the cached leaf, the windows are the
-     * cached ones grown by what was walked (the ended ones the same objects),
-     * so the history tools and the windows view pay for the whole branch once.
-     */
-    const spanCache = yield* Ref.make<
-      | {
-        readonly sessionId: string
-        readonly leafId: string
-        readonly spans: ReadonlyArray<WindowSpan>
-        /** What `/pi-context on|off` last set on the branch, kept up as entries are appended. */
-        readonly onOff: boolean | undefined
-      }
-      | undefined
-    >(undefined)
-    // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
-    const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
-
-    const spans = Effect.gen(function*() {
-      const session = yield* PiSession
-      const cached = yield* Ref.get(spanCache)
-      const known = cached?.sessionId === session.sessionId ? cached : undefined
-      if (known !== undefined && (yield* session.leafId) === known.leafId) return known.spans
-      // Nothing to grow: the whole branch, from the entries in append order (a lookup by id per entry costs more).
-      const walked = known === undefined
-        ? branchOfEntries(yield* session.entries, yield* session.leafId) ?? (yield* session.rawBranch)
-        : yield* session.branchTail((entry) => entry.id === known.leafId)
-      const grown = known !== undefined && walked[0]?.id === known.leafId
-      const next = grown ? extendedSpans(known.spans, walked.slice(1)) : branchWindows(walked, session.sessionId)
-      const onOff = grown ? enabledOnBranch(next, walked.length - 1) ?? known.onOff : enabledOnBranch(next)
-      const leaf = walked[walked.length - 1]
-      yield* Ref.set(spanCache, leaf === undefined ? undefined : { sessionId: session.sessionId, leafId: leaf.id, spans: next, onOff })
-      return next
-    }).pipe(Effect.withSpan("Window.spans"))
-
     /** The branch's entries in order, from the cached windows: no second read of the branch. */
     const branchEntries = Effect.map(spans, (all) => all.flatMap((span) => span.entries))
 
@@ -193,10 +149,7 @@ export const layerWithoutDependencies = Layer.effect(
     const nextWindow = (from: CurrentWindow) =>
       Effect.gen(function*() {
         const session = yield* PiSession
-        const next: NextWindow = { id: newWindowId(session.sessionId, yield* randomHex8), ordinal: from.ordinal + 1 }
-        // Born here with its w-number: once Pi commits its marker, `current` needs no count of the branch's markers.
-        yield* Ref.update(ordinals, (map) => new Map([...map, [ordinalKey(session.sessionId, next.id), next.ordinal]]))
-        return next
+        return { id: newWindowId(session.sessionId, yield* randomHex8), ordinal: from.ordinal + 1 } satisfies NextWindow
       })
 
     const ended = (window: CurrentWindow, reason: WindowEndReason, end: WindowFacts["end"]) =>
@@ -232,7 +185,8 @@ export const layerWithoutDependencies = Layer.effect(
       measureRequest,
       rememberReply,
       windows,
-      spans,
+      // Traced where the views and the history ask for every window; `current`, asked many times a hook, is not.
+      spans: spans.pipe(Effect.withSpan("Window.spans")),
       forget: Ref.set(measured, undefined),
       nextWindow,
       reset,

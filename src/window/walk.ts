@@ -21,7 +21,7 @@ import { continuedTally, countEntry, emptyTally, type WindowTally } from "./tall
 export type WindowOpening = Extract<BranchEntry, { readonly _tag: "Marker" }>
 
 /** The window `entry` opens, when it is a reset marker that decodes; undefined for any other entry. */
-export const windowOpening = (entry: RawEntry): WindowOpening | undefined => {
+const windowOpening = (entry: RawEntry): WindowOpening | undefined => {
   if (!isMarkerEntry(entry)) return undefined
   const classified = classifyEntry(entry)
   return classified._tag === "Marker" ? classified : undefined
@@ -126,22 +126,3 @@ export const branchOfEntries = (entries: ReadonlyArray<RawEntry>, leafId: string
   }
   return cursor === null ? branch.reverse() : undefined
 }
-
-/** The w-number of the window a branch's last decoded marker opens: 1 + the decoded markers on the branch. */
-export const ordinalAtLeaf = (branch: ReadonlyArray<RawEntry>): number => {
-  let markers = 0
-  for (const entry of branch) if (opensWindow(entry)) markers++
-  return markers + 1
-}
-
-/** The current window from its raw entries (walked back from the leaf to its marker, or to the branch's root); `ordinal` is its w-number when a marker opens it. */
-export const currentWindowOf = (entries: ReadonlyArray<RawEntry>, sessionId: string, ordinal: number): CurrentWindow => {
-  const tail = entries.map(classifyEntry)
-  const first = tail[0]
-  const window = first?._tag === "Marker" ? openedWindow(first, ordinal) : rootWindow(sessionId, entries[0])
-  return { ...window, entries, tail }
-}
-
-/** `window` grown by entries appended after its last one (none of them a marker that opens a window). */
-export const extendedWindow = (window: CurrentWindow, appended: ReadonlyArray<RawEntry>): CurrentWindow =>
-  appended.length === 0 ? window : { ...window, entries: [...window.entries, ...appended], tail: [...window.tail, ...appended.map(classifyEntry)] }
