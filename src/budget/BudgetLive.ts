@@ -187,11 +187,9 @@ export const layerWithoutDependencies = Layer.effect(
 /** The budget with the policy it reads and the window room it follows. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(Layer.merge(ThresholdsLive.layer, WindowLive.layer)))
 
-/** For tests: the budget over an injected policy, the policy and window services kept in the context. */
+/** For tests: the budget over an injected policy, the policy and window services kept in the context (the window reads that policy too). */
 export const layerTestWith = (policy: PolicySettings): Layer.Layer<Budget | Thresholds | Window> =>
-  layerWithoutDependencies.pipe(Layer.provideMerge(Layer.merge(ThresholdsLive.layerInjected(policy), WindowLive.layer)))
+  layerWithoutDependencies.pipe(Layer.provideMerge(WindowLive.layerWithoutDependencies), Layer.provideMerge(ThresholdsLive.layerInjected(policy)))
 
 /** For tests: the budget over the default policy (shared with the other test layers that read it). */
-export const layerTest: Layer.Layer<Budget | Thresholds | Window> = layerWithoutDependencies.pipe(
-  Layer.provideMerge(Layer.merge(ThresholdsLive.layerTest, WindowLive.layer))
-)
+export const layerTest: Layer.Layer<Budget | Thresholds | Window> = layerWithoutDependencies.pipe(Layer.provideMerge(WindowLive.layerTest))

@@ -38,7 +38,7 @@ describe("doctor notes lint", () => {
       assert.include(report, "FAIL notes lint: 1 notes larger than a boot can show\n       MAP.md has ")
       assert.include(report, "FAIL notes lint: 1 duplicate notes\n       @agent/copy-b.md, @user/copy-a.md have the same content")
       assert.include(report, "FAIL notes lint: 1 notes untouched for a long time (90+ days)\n       @user/ancient.md was last updated 200 days ago")
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerTest, WindowLive.layer))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), WindowLive.layerTest))))
 })
 
 describe("doctor notes sync", () => {
@@ -76,7 +76,7 @@ describe("doctor notes sync", () => {
       )
       const without = yield* Effect.provide(doctorReport, session.layer)
       assert.include(without, "\nok   notes sync: no remote configured; the notes stay on this machine\n")
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerTest, WindowLive.layer))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), WindowLive.layerTest))))
 
   it.effect("says so when remotes are configured but notes sync is not running", () =>
     Effect.gen(function*() {
@@ -84,5 +84,5 @@ describe("doctor notes sync", () => {
       const { session } = historySession(root)
       const report = yield* Effect.provide(doctorReport, session.layer)
       assert.include(report, "\nFAIL notes sync: 1 remote configured, but notes sync is not running in this session\n")
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerInjected({ sync: [{ homes: ["user"], remote: "/srv/notes.git" }] }), WindowLive.layer))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), WindowLive.layerWithoutDependencies.pipe(Layer.provideMerge(ThresholdsLive.layerInjected({ sync: [{ homes: ["user"], remote: "/srv/notes.git" }] })))))))
 })

@@ -5,7 +5,6 @@ import { notes } from "../../src/commands/notesCommand.ts"
 import { notesSyncCommand } from "../../src/notes/sync/syncCommand.ts"
 import type { Reply } from "../../src/kernel/Subcommand.ts"
 import type { RemoteSyncState } from "../../src/notes/sync/syncTypes.ts"
-import * as ThresholdsLive from "../../src/settings/ThresholdsLive.ts"
 import * as WindowLive from "../../src/window/WindowLive.ts"
 import { NotesSync } from "../../src/notes/sync/NotesSync.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
@@ -131,5 +130,5 @@ describe("/pi-context notes", () => {
       assert.deepStrictEqual(overviewOf(withSync)?.conflicts, ["@user/plan.md: the other side's text is kept in @user/plan.conflict-20261201T211503Z.md"])
       const without = yield* notes.run([]).pipe(Effect.provide(session.layer))
       assert.deepStrictEqual(overviewOf(without)?.conflicts, [])
-    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), ThresholdsLive.layerTest, WindowLive.layer))))
+    }).pipe(Effect.provide(Layer.mergeAll(historyLayer(), WindowLive.layerTest))))
 })
