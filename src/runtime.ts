@@ -251,13 +251,13 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
     defaultSubcommand,
     /** Runs one subcommand with the words after its name: what to show, or to ask the user, as data. */
     command: (command: AnySubcommand, args: ReadonlyArray<string>, ctx: Ctx) => runStep(ctx, command.name, command.run(args)),
-    /** Commits what the last window changed (waiting a bounded time), then closes the runtime. */
+    /** Ends the last window, which commits and pushes what it changed (waiting a bounded time for each), then closes the runtime. */
     dispose: async (ctx?: Ctx) => {
       if (ctx !== undefined) {
         await run(ctx, "session_shutdown", Effect.gen(function*() {
           yield* (yield* Window).sessionEnding
           yield* (yield* NotesVersions).awaitCommits(ShutdownCommitWaitMs)
-          yield* (yield* NotesSync).shutdown(ShutdownSyncWaitMs)
+          yield* (yield* NotesSync).awaitRounds(ShutdownSyncWaitMs)
         }), undefined)
       }
       await runtime.dispose()

@@ -181,7 +181,7 @@ const scaleCases = async (base: string, runs: number): Promise<GitCases> => {
     queueCommits
   )
   const listRow = await timeCall(`notes_list **/*-1999* over ${Notes / 1000}k`, runs, () => call(ToolName.notesList, { pattern: "**/*-1999*" }))
-  await onSession((history) => history.flush)
+  await onSession((history) => history.awaitCommits(60_000))
   await runtime.dispose()
   return { rows: [windowsRow, listRow], commits: [] }
 }
@@ -223,7 +223,7 @@ const repositoryCase = async (
     await timeCall(`history_windows, ${label}`, runs, () => call(ToolName.historyWindows, {}))
   ]
   const start = performance.now()
-  await onSession((history) => Effect.andThen(windowEnds(2, windowIdOf(2)), history.flush))
+  await onSession((history) => Effect.andThen(windowEnds(2, windowIdOf(2)), history.awaitCommits(60_000)))
   const ms = performance.now() - start
   await runtime.dispose()
   return { rows, commits: [{ name: `window commit, ${label}`, ms, outcome: leftAsItMust() ? "ok" : "REPOSITORY CHANGED" }] }

@@ -29,6 +29,7 @@ import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/reset/Lifecycle.ts"
 import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
 import { NotesSync } from "../../src/notes/sync/NotesSync.ts"
+import { Window } from "../../src/window/Window.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 import { median, pairedRounds } from "./stats.ts"
 import type { SyncableHome } from "../../src/settings/sync.ts"
@@ -85,14 +86,14 @@ export const benchNotesSync = async (
   const syncOn = ManagedRuntime.make(appLayer({ policy }))
   const syncOff = ManagedRuntime.make(appLayer({ policy: {} }))
   const otherMachine = ManagedRuntime.make(appLayer({ policy }))
-  const timed = async (runtime: typeof syncOn, session: typeof here, f: (sync: NotesSync["Service"]) => Effect.Effect<void, never, any>) => {
-    const start = performance.now()
-    await runtime.runPromise(Effect.provide(NotesSync.use((sync) => Effect.andThen(f(sync), sync.flush)), session.layer))
-    return performance.now() - start
+  const timed = async (runtime: typeof syncOn, session: typeof here, start: Effect.Effect<void, never, any>) => {
+    const began = performance.now()
+    await runtime.runPromise(Effect.provide(Effect.andThen(start, NotesSync.use((sync) => sync.awaitRounds(60_000))), session.layer))
+    return performance.now() - began
   }
-  // The push a window's end starts (and the session's end), waited for.
-  const push = () => timed(syncOn, here, (sync) => sync.shutdown(0))
-  const pull = () => timed(otherMachine, there, (sync) => sync.started)
+  // The push a window's end starts (here the session's), waited for.
+  const push = () => timed(syncOn, here, Window.use((window) => window.sessionEnding))
+  const pull = () => timed(otherMachine, there, NotesSync.use((sync) => sync.started))
   const boundary = async (runtime: typeof syncOn): Promise<number> => {
     const onSession = <A>(effect: Effect.Effect<A, never, any>) => Effect.provide(effect, here.layer)
     await runtime.runPromise(onSession(Lifecycle.use((l) => l.requestWipe)))
@@ -100,7 +101,7 @@ export const benchNotesSync = async (
     const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
     if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
-    await runtime.runPromise(Effect.andThen(NotesVersions.use((history) => history.flush), NotesSync.use((sync) => sync.flush)))
+    await runtime.runPromise(Effect.andThen(NotesVersions.use((history) => history.awaitCommits(60_000)), NotesSync.use((sync) => sync.awaitRounds(60_000))))
     return elapsed
   }
   try {

@@ -30,7 +30,6 @@ const ChangedNotes = 20
 
 
 const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
-  flush: Effect.void,
   awaitCommits: () => Effect.void,
   history: () => Effect.succeed(""),
   diff: () => Effect.succeed(""),
@@ -76,7 +75,7 @@ export const benchNotesVersions = async (
     runtime.runPromise(onSession(Effect.gen(function*() {
       const history = yield* NotesVersions
       yield* windowEnds(round, `pcx:bench:w${round}`)
-      yield* history.flush
+      yield* history.awaitCommits(60_000)
     })))
   const boundary = async (runtime: typeof withCommit | typeof withoutCommit): Promise<number> => {
     await runtime.runPromise(onSession(Lifecycle.use((l) => l.requestWipe)))
@@ -84,7 +83,7 @@ export const benchNotesVersions = async (
     const reply = await runtime.runPromise(onSession(Lifecycle.use((l) => l.turnEnded({ incoming: [], outcome: "completed", overflow: false, toolTurn: true }))))
     const elapsed = performance.now() - start
     if (reply.reply?.continue !== true) throw new Error("the bench's boundary was not committed")
-    await runtime.runPromise(NotesVersions.use((history) => history.flush))
+    await runtime.runPromise(NotesVersions.use((history) => history.awaitCommits(60_000)))
     return elapsed
   }
   try {

@@ -305,7 +305,7 @@ describe("NotesSync", () => {
       const began = performance.now()
       yield* a.started
       const startedMs = performance.now() - began
-      yield* a.flush
+      yield* a.awaitRounds
       const cutMs = performance.now() - began
       assert.isBelow(startedMs, 100)
       assert.isAtLeast(cutMs, 700)

@@ -28,7 +28,7 @@ describe("NotesVersions", () => {
       const root = yield* tempRoot("pi-hist-events-")
       const { session, tool } = historySession(root)
       const windows = (f: (window: Window["Service"]) => Effect.Effect<void, never, PiSession>) =>
-        Effect.andThen(Effect.provide(Window.use(f), session.layer), NotesVersions.use((history) => history.flush))
+        Effect.andThen(Effect.provide(Window.use(f), session.layer), NotesVersions.use((history) => history.awaitCommits(60_000)))
       ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
       const first = yield* Effect.provide(Window.use((window) => window.current), session.layer)
       let second = { id: "", ordinal: 0 }
@@ -137,7 +137,7 @@ describe("NotesVersions", () => {
         )
         assert.deepStrictEqual(yield* Notices.use((notices) => notices.takeAll), [])
         yield* Deferred.succeed(gate, undefined)
-        yield* NotesVersions.use((history) => history.flush)
+        yield* NotesVersions.use((history) => history.awaitCommits(60_000))
         const told = yield* Notices.use((notices) => notices.takeAll)
         assert.strictEqual(told.length, 1)
         assert.match(told[0]!, /^pi-context: Restored @project to [0-9a-f]{12} \(1 note\); the restore is commit [0-9a-f]+\.$/)
@@ -213,7 +213,7 @@ describe("NotesVersions", () => {
         ok(yield* tool("notes_write", { address: "plan", content: "v1\n" }))
         // The window's end returns while every git run is still held at the gate.
         yield* withHistory(() => windowEnds(1))
-        const flushing = yield* Effect.forkChild(NotesVersions.use((history) => history.flush))
+        const flushing = yield* Effect.forkChild(NotesVersions.use((history) => history.awaitCommits(60_000)))
         assert.isUndefined(flushing.pollUnsafe())
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.join(flushing)
@@ -276,7 +276,7 @@ describe("NotesVersions", () => {
         const { tool, withHistory } = historySession(root)
         ok(yield* tool("notes_write", { address: "plan", content: "x\n" }))
         yield* withHistory(() => windowEnds(1))
-        yield* NotesVersions.use((history) => history.flush)
+        yield* NotesVersions.use((history) => history.awaitCommits(60_000))
         assert.deepStrictEqual(subjects(root), ["w1 of session histsess: +1 ~0 −0"])
         assert.strictEqual(refusals, -1)
         assert.deepStrictEqual(yield* Notices.use((notices) => notices.takeAll), [])

@@ -135,7 +135,7 @@ describe("the history's git runs", () => {
         assert.strictEqual(gitIn(root, "rev-list", "--count", "HEAD").trim(), "1")
 
         yield* Deferred.succeed(gate, undefined)
-        yield* withHistory((history) => history.flush)
+        yield* withHistory((history) => history.awaitCommits(60_000))
         // The window's commit landed, then tidy's (nothing left to commit), then the restore, which the user is told of.
         assert.deepStrictEqual(gitIn(root, "log", "--format=%s").trim().split("\n").slice(0, 2), [
           `restore plan.md to ${gitIn(root, "rev-parse", first).trim().slice(0, 12)} (session histsess)`,
@@ -190,7 +190,7 @@ describe("the history's git runs", () => {
         assert.notInclude(text, "w2 of session")
         assert.include(text, "(A commit of the notes is still running; this shows what was committed before it.)")
         yield* Deferred.succeed(gate, undefined)
-        yield* withHistory((history) => history.flush)
+        yield* withHistory((history) => history.awaitCommits(60_000))
         const after = yield* withHistory((history) => history.sessionChanges({ waitForCommitsMs: 0 }))
         assert.deepStrictEqual([...Option.getOrThrow(after).pending], [])
         assert.deepStrictEqual([...Option.getOrThrow(after).byWindow.byWindowId.keys()].sort(), [testWindow(1).id, testWindow(2).id])

@@ -15,6 +15,7 @@ import { NotesSync } from "../../src/notes/sync/NotesSync.ts"
 import type { GitRunner } from "../../src/notes/versions/NotesVersions.ts"
 import type { PiSession } from "../../src/kernel/PiSession.ts"
 import { Trace } from "../../src/trace/Trace.ts"
+import { Window } from "../../src/window/Window.ts"
 import { makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
 import type { SyncableHome } from "../../src/settings/sync.ts"
@@ -93,7 +94,7 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
           if (process.env.DEBUG_TRACE) console.log(line)
         }))),
         Layer.provideMerge(NoticesLive.layer),
-        // The room whose ended windows the sync pushes after: no window ends here.
+        // The room whose ended windows the sync pushes after: `push` ends the session's.
         Layer.provideMerge(WindowLive.layer)
       )
     )
@@ -112,11 +113,11 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
       traced,
       fetches: () => fetched.count,
       /** A pull as at session start, waited for. */
-      pull: use((sync) => Effect.andThen(sync.started, sync.flush)),
-      /** A push as after a window ends (and at the session's end), waited for. */
-      push: use((sync) => Effect.andThen(sync.shutdown(0), sync.flush)),
+      pull: use((sync) => Effect.andThen(sync.started, sync.awaitRounds(60_000))),
+      /** The push a window's end starts (here the session's), waited for. */
+      push: Effect.andThen(Window.use((window) => window.sessionEnding), use((sync) => sync.awaitRounds(60_000))).pipe(Effect.provide(session.layer), Effect.provide(context)),
       started: use((sync) => sync.started),
-      flush: use((sync) => sync.flush),
+      awaitRounds: use((sync) => sync.awaitRounds(60_000)),
       now: use((sync) => sync.syncNow),
       states: use((sync) => sync.states),
       setup: use((sync) => sync.setup),

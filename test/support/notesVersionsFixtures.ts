@@ -58,7 +58,7 @@ export const historySession = (root: string, options: FakeSessionOptions = {}) =
   const tool = (name: keyof typeof notesToolHandlers, params: unknown) => Effect.provide(notesToolHandlers[name](params), session.layer)
   const withHistory = <A, E, R>(f: (history: NotesVersions["Service"]) => Effect.Effect<A, E, R>) => Effect.provide(NotesVersions.use(f), session.layer)
   /** A window boundary, then waiting for its commit (a hook never waits). */
-  const endWindow = (ordinal: number, id?: string) => Effect.andThen(withHistory(() => windowEnds(ordinal, id)), NotesVersions.use((history) => history.flush))
+  const endWindow = (ordinal: number, id?: string) => Effect.andThen(withHistory(() => windowEnds(ordinal, id)), NotesVersions.use((history) => history.awaitCommits(60_000)))
   /**
    * The session ends in window `ordinal` (the branch given its markers first,
    * each window's id as `testWindow` names it), as Pi's shutdown tells the Window room.

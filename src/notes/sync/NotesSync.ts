@@ -17,14 +17,12 @@ export type { SyncSetup } from "./syncView.ts"
 export class NotesSync extends Context.Service<NotesSync, {
   /** Session start: forks a bounded pull of every remote; returns at once. */
   readonly started: Effect.Effect<void, never, PiSession>
-  /** Shutdown: pushes what is not pushed yet, waiting at most `timeoutMs`. */
-  readonly shutdown: (timeoutMs: number) => Effect.Effect<void, never, PiSession>
+  /** Waits for the pulls and pushes forked so far, at most `timeoutMs`: the session's end waits no longer for its last push. */
+  readonly awaitRounds: (timeoutMs: number) => Effect.Effect<void>
   /** `/pi-context notes sync now`: one pull and push of every remote, waited for; the states after. */
   readonly syncNow: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
   /** Every configured remote's state; empty when none is configured. */
   readonly states: Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
   /** Where a remote is set (this session's global settings file), and why each entry set was ignored. */
   readonly setup: Effect.Effect<SyncSetup, never, PiSession>
-  /** Waits for the syncs forked so far (tests, the bench, shutdown). */
-  readonly flush: Effect.Effect<void>
 }>()("pi-context/NotesSync") {}

@@ -270,8 +270,6 @@ export const layerWith = (options: SyncOptions) =>
           }
         }).pipe(Effect.catchCause((cause) => trace.info("sync.failed", { cause: String(cause).slice(0, 500) })))
 
-      const flush = FiberSet.awaitEmpty(fibers)
-
       const states = Effect.gen(function*() {
         const { identity, remotes: chosen } = yield* configured
         if (identity === undefined) return []
@@ -314,11 +312,10 @@ export const layerWith = (options: SyncOptions) =>
 
       return NotesSync.of({
         started: forkAll("pull"),
-        shutdown: (timeoutMs) => Effect.andThen(forkAll("push"), Effect.timeoutOption(flush, timeoutMs)).pipe(Effect.asVoid),
+        awaitRounds: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(FiberSet.awaitEmpty(fibers), timeoutMs)),
         syncNow,
         states,
-        setup,
-        flush
+        setup
       })
     })
   )

@@ -35,8 +35,6 @@ export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>
  * end), off the hooks' critical path, one commit at a time per root.
  */
 export class NotesVersions extends Context.Service<NotesVersions, {
-  /** Waits for the commits forked so far (tests, the bench). */
-  readonly flush: Effect.Effect<void>
   /** Waits for the commits forked so far, at most `timeoutMs`: the session's end waits no longer for its last commit. */
   readonly awaitCommits: (timeoutMs: number) => Effect.Effect<void>
   /** `/pi-context notes versions [address|@home]`. */

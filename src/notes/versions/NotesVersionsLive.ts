@@ -374,7 +374,6 @@ export const layerWith = (git: GitRunner) =>
       }).pipe(Effect.catchCause(() => Effect.succeed(versionsDoctorLine({ _tag: "Unknown" }))))
 
       return NotesVersions.of({
-        flush,
         awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
         history,
         diff,
