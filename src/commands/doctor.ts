@@ -61,7 +61,7 @@ export const doctorReport = Effect.gen(function*() {
   const homes = (list: ReadonlyArray<Home>) => (list.length === 0 ? "none" : list.map(homeLabel).join(", "))
   lines.push(check(true, `notes protection: protected ${homes(policy.protectedHomes.value)} (changes need your OK), read-only ${homes(policy.readOnlyHomes.value)}`))
 
-  const syncStates = yield* readSyncStates((sync) => sync.states)
+  const syncStates = yield* readSyncStates
   const nowMs = yield* Clock.currentTimeMillis
   if (Option.isSome(syncStates) && syncStates.value.length > 0) {
     for (const state of syncStates.value) {

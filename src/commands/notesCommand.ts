@@ -33,7 +33,7 @@ const notesOverview = Effect.gen(function*() {
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
     more: Math.max(0, total - listed.rows.length),
-    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates((sync) => sync.states), () => []))
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates, () => []))
   }
   return overview
 })

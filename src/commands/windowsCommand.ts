@@ -1,5 +1,5 @@
 import { Clock, Effect, Option } from "effect"
-import { withNoteChanges } from "../notes/versions/windowNotes.ts"
+import { withNoteChanges } from "../notes/versions/windowChanges.ts"
 import { sessionSignals } from "../window/signals.ts"
 import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import { PiSession } from "../kernel/PiSession.ts"

@@ -8,12 +8,14 @@ import { textWindow } from "../kernel/textWindow.ts"
 import {
   AmbiguousEdit,
   InvalidNoteRequest,
+  type ListRequest,
   NoMatch,
   NoteByteLimit,
   NoteNotFound,
   NotesStore,
   NoteTooLarge,
-  type PageRequest
+  type PageRequest,
+  type SearchRequest
 } from "./NotesStore.ts"
 import { CurrentScanDeadline } from "../kernel/CurrentScanDeadline.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./disk.ts"
@@ -45,11 +47,15 @@ export const layerWithoutDependencies = Layer.effect(
 
     const { homeDir, locate, checkHome, ensureContained, ensureReadable, ioErrorAt } = makeLocator(ops)
 
+    /** A failed read of the note: gone, or the file system's error at its address. */
+    const readFailed = (located: Located) => (error: PlatformError.PlatformError) =>
+      isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error)
+
     /** The note's kind and size; a folder or anything else at its name is no note. */
     const statNote = Effect.fnUntraced(function*(located: Located) {
       yield* ensureReadable(located)
       const info = yield* fs.stat(located.file).pipe(
-        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
+        Effect.mapError(readFailed(located))
       )
       if (info.type !== "File") return yield* new NoteNotFound({ address: located.shown })
       return Number(info.size)
@@ -57,7 +63,7 @@ export const layerWithoutDependencies = Layer.effect(
 
     const readWhole = (located: Located) =>
       fs.readFileString(located.file).pipe(
-        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
+        Effect.mapError(readFailed(located))
       )
 
     /** The whole note, refused (and named as such) when it is over the limit already on disk. */
@@ -107,7 +113,7 @@ export const layerWithoutDependencies = Layer.effect(
         return { address: located.shown, window: textWindow(note.body, page.offset, page.limit, page.maxBytes), bytes, updated: note.frontmatter.updated }
       }
       const large = yield* readLargePage(ops, located.file, page).pipe(
-        Effect.mapError((error) => isNotFound(error) ? new NoteNotFound({ address: located.shown }) : ioErrorAt(located, "read")(error))
+        Effect.mapError(readFailed(located))
       )
       return { address: located.shown, window: large.window, bytes, updated: large.frontmatter.updated }
     })
@@ -198,8 +204,6 @@ export const layerWithoutDependencies = Layer.effect(
       )
     })
 
-    const homesOf = (home: Home | undefined): ReadonlyArray<Home> => (home === undefined ? Homes : [home])
-
     const scanHomes = (identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
       Effect.andThen(
         cache.settle,
@@ -208,17 +212,12 @@ export const layerWithoutDependencies = Layer.effect(
         })
       )
 
-    const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: {
-      readonly home?: Home | undefined
-      readonly pattern?: string | undefined
-      readonly cursor?: string | undefined
-      readonly limit: number
-    }) {
+    const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: ListRequest) {
       const cursor = request.cursor === undefined ? Option.none() : decodeListCursor(request.cursor)
       if (request.cursor !== undefined && Option.isNone(cursor)) {
         return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_list returned; start again without a cursor" })
       }
-      const scanned = yield* scanHomes(identity, homesOf(request.home))
+      const scanned = yield* scanHomes(identity, allHomes(request.home))
       const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : []))
       const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
       const budget = (yield* CurrentScanDeadline)()
@@ -227,14 +226,8 @@ export const layerWithoutDependencies = Layer.effect(
       return { rows: titled, nextCursor: page.nextCursor, unavailable, stoppedEarly: page.stoppedEarly }
     })
 
-    const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: {
-      readonly query: string
-      readonly regex?: boolean | undefined
-      readonly home?: Home | undefined
-      readonly cursor?: string | undefined
-      readonly limit: number
-    }) {
-      const checked = yield* Effect.forEach(homesOf(request.home), (home) => Effect.result(Effect.as(checkHome(identity, home), home)))
+    const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: SearchRequest) {
+      const checked = yield* Effect.forEach(allHomes(request.home), (home) => Effect.result(Effect.as(checkHome(identity, home), home)))
       const misplaced = checked.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
       const homes = checked.flatMap((result) => (Result.isSuccess(result) ? [{ home: result.success, dir: homeDir(identity, result.success) }] : []))
       const found = yield* searchNotes(ops, homes, request)

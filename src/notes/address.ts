@@ -1,5 +1,5 @@
-import { Result, Schema, SchemaTransformation } from "effect"
-import { formatAddress, type Home, Homes, type NoteAddress } from "../kernel/homes.ts"
+import { Result } from "effect"
+import type { Home, NoteAddress } from "../kernel/homes.ts"
 
 export const AddressByteLimit = 512
 
@@ -116,36 +116,12 @@ export const refuseAddress = (input: string, use: AddressUse = "write"): Address
   return undefined
 }
 
-/** Why `raw` is not a note address, or undefined when it is one. */
-export const addressRefusal = (raw: string): string | undefined => refuseAddress(raw)?.reason
-
 /** Splits an address already known to be valid (and already in NFC). */
 const toNoteAddress = (raw: string): NoteAddress => {
   if (!raw.startsWith("@")) return { home: "session", path: withMarkdownExtension(raw) }
   const slash = raw.indexOf("/")
   return { home: raw.slice(1, slash) as Home, path: withMarkdownExtension(raw.slice(slash + 1)) }
 }
-
-/** A string that is a valid note address; each refusal carries its own message. */
-export const AddressString = Schema.String.check(
-  Schema.makeFilter((raw: string) => addressRefusal(raw), { expected: "a note address" }, true)
-)
-
-const NoteAddressStruct = Schema.Struct({
-  home: Schema.Literals(Homes),
-  path: Schema.String
-})
-
-/** Decodes an address string into its home and `.md` path; encodes back to the canonical form. */
-export const NoteAddressFromString = AddressString.pipe(
-  Schema.decodeTo(
-    NoteAddressStruct,
-    SchemaTransformation.transform({
-      decode: (raw) => toNoteAddress(normalizeAddress(raw)),
-      encode: formatAddress
-    })
-  )
-)
 
 /** Parses an address into its NFC home and path, failing with the refusal. */
 export const parseAddress = (raw: string, use: AddressUse = "write"): Result.Result<NoteAddress, AddressRefusal> => {

@@ -6,12 +6,11 @@
  */
 import { shownName, shownText } from "../kernel/names.ts"
 import { plural } from "../kernel/plural.ts"
+import { formatBytes } from "./snapshot.ts"
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
 const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length
-
-export const sizeText = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`)
 
 const firstLine = (text: string): string => {
   const line = text.split("\n").find((l) => l.trim() !== "")?.trim() ?? ""
@@ -32,7 +31,7 @@ export const notesCallView = (toolName: string, args: unknown): CallView => {
     case "notes_write": {
       const content = str(a.content) ?? ""
       const head = firstLine(content)
-      return { summary: `${toolName} ${address} · ${sizeText(utf8Bytes(content))}${head === "" ? "" : ` · ${shownText(head)}`}`, body: content }
+      return { summary: `${toolName} ${address} · ${formatBytes(utf8Bytes(content))}${head === "" ? "" : ` · ${shownText(head)}`}`, body: content }
     }
     case "notes_update": {
       const edits = Array.isArray(a.edits) ? a.edits as ReadonlyArray<{ oldText?: unknown; newText?: unknown }> : []

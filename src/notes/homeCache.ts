@@ -7,7 +7,6 @@ import type { HomeSnapshot, NoteRow } from "./snapshot.ts"
 import { NoteByteLimit, NotesHomeUnavailable } from "./NotesStore.ts"
 import {
   type DiskOps,
-  describePlatformError,
   readText,
   statPaths,
   walkNotes,
@@ -16,10 +15,8 @@ import {
   watchFolder
 } from "./disk.ts"
 import { insertRecent, readMissingTitles } from "./pocket.ts"
+import { homeUnavailable } from "./noteSearch.ts"
 import { formatAddress, type Home } from "../kernel/homes.ts"
-
-const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
-  new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
 /** How many homes keep their watchers at once; the least recently read is dropped first. */
 const MaxCachedHomes = 16

@@ -82,11 +82,14 @@ export const wastebasketDirectory = (identity: NotesIdentity, home: Home, join: 
  * 2026-12-01 21:15:03 UTC becomes `plan.retired-20261201T211503Z.md`
  * (`-2`, `-3`, … when that name is taken too).
  */
-export const earlierRetiredName = (name: string, retiredMs: number, attempt: number): string => {
-  const stem = name.endsWith(".md") ? name.slice(0, -3) : name
-  const stamp = new Date(retiredMs).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")
-  return `${stem}.retired-${stamp}${attempt <= 1 ? "" : `-${attempt}`}.md`
-}
+export const earlierRetiredName = (name: string, retiredMs: number, attempt: number): string => stampedName(name, "retired", retiredMs, attempt)
+
+/** A moment as a name can carry it: 2026-12-01 21:15:03 UTC is `20261201T211503Z`. */
+export const compactStamp = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")
+
+/** `plan.md` as `plan.<label>-<stamp>.md`, with `-2`, `-3`, … for a later attempt when that name is taken. */
+export const stampedName = (name: string, label: string, atMs: number, attempt: number): string =>
+  `${name.endsWith(".md") ? name.slice(0, -3) : name}.${label}-${compactStamp(atMs)}${attempt <= 1 ? "" : `-${attempt}`}.md`
 
 /** The project-relative folder of shared project notes. */
 export const InProjectNotesFolder = [".pi", "notes"] as const

@@ -12,7 +12,8 @@ import { formatAddress, type Home, homeOrder } from "../kernel/homes.ts"
 
 const HitTextLimit = 200
 
-const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
+/** A home that could not be read, as a failure naming it. */
+export const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
   new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
 const clipLine = (line: string): string => {

@@ -4,9 +4,7 @@ import type { Writability } from "./NotesStore.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 
 /** Whether notes can be written: the notes root, then each of the five homes. Writes nothing. */
-export const notesWritability = Effect.gen(function*() {
-  return yield* (yield* NotesHomes).writability()
-})
+export const notesWritability = NotesHomes.use((homes) => homes.writability())
 
 /** What is wrong, relative to the folder the user knows (`the notes root`, `the project home`). */
 export const blockedReason = (blocked: Extract<Writability, { _tag: "Blocked" }>, dir: string, name: string): string => {

@@ -1,7 +1,7 @@
 import { Option, Schema } from "effect"
 import { compileGlob, hasGlobSyntax } from "../kernel/glob.ts"
 import { foldCase } from "../kernel/caseFold.ts"
-import { type ScanDeadline, unlimitedScan } from "../kernel/scanDeadline.ts"
+import type { ScanDeadline } from "../kernel/scanDeadline.ts"
 import type { NoteRow } from "./snapshot.ts"
 
 /**
@@ -39,10 +39,6 @@ export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | undefined
 }
-
-/** One page of `rows` (any order) after `cursor`, most recent first. */
-export const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor | undefined, limit: number): Page<NoteRow> =>
-  pageMatching(rows, cursor, limit, () => true, unlimitedScan)
 
 /** How many rows are matched between two looks at the budget. */
 const RowsPerBudgetCheck = 256

@@ -1,7 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { Option } from "effect"
-import { addressMatcher, decodeListCursor, encodeListCursor, pageRecentFirst } from "../../src/notes/paging.ts"
+import { addressMatcher, decodeListCursor, encodeListCursor, type ListCursor, pageMatching } from "../../src/notes/paging.ts"
+import { unlimitedScan } from "../../src/kernel/scanDeadline.ts"
+
+/** One page of every row after `cursor`, most recent first. */
+const pageRecentFirst = (rows: ReadonlyArray<NoteRow>, cursor: ListCursor | undefined, limit: number) =>
+  pageMatching(rows, cursor, limit, () => true, unlimitedScan)
 import type { NoteRow } from "../../src/notes/snapshot.ts"
 
 const rowsArbitrary = fc.uniqueArray(

@@ -3,9 +3,6 @@ import type { RemoteSyncState } from "./syncTypes.ts"
 import type { SyncSetup } from "./syncView.ts"
 import type { PiSession } from "../../kernel/PiSession.ts"
 
-export type { RemoteSyncState } from "./syncTypes.ts"
-export type { SyncSetup } from "./syncView.ts"
-
 /**
  * The note homes that travel through git remotes (`pi-context.sync`). Every
  * pull and push runs in the background, bounded, and never on a hook's path:

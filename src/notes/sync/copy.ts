@@ -74,9 +74,6 @@ export interface CopyBack {
   readonly expected: string | undefined
 }
 
-/** A note's text on either side; a link, a FIFO or anything else that is no regular file reads as no note, and is never opened. */
-const readText = (_ops: DiskOps, file: string) => readRegularText(file)
-
 /** Why a note's file cannot be written on one side: a link or a non-folder on its way, put there by the other side or by hand. */
 const blockedReason = "a link or another non-note stands where it would be written"
 
@@ -202,8 +199,8 @@ export const copyIn = Effect.fnUntraced(function*(
   const theirs = yield* Effect.forEach(writable, ({ note, conflict, present }) =>
     Effect.gen(function*() {
       const target = mirrorFile(ops, mirrorDir, note)
-      const mirrorText = conflict ? yield* readText(ops, target) : undefined
-      const text = present ? texts.get(note.key) ?? (yield* readText(ops, homeFile(ops, note))) : undefined
+      const mirrorText = conflict ? yield* readRegularText(target) : undefined
+      const text = present ? texts.get(note.key) ?? (yield* readRegularText(homeFile(ops, note))) : undefined
       if (text === undefined) yield* ops.fs.remove(target).pipe(Effect.catchIf((error) => error.reason._tag === "NotFound", () => Effect.void))
       else {
         yield* madeFolder(ops.path.dirname(target))
@@ -245,7 +242,7 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
   // Each note under its own lock: a few at once, as a pull of many notes would otherwise wait on each lock in turn.
   yield* Effect.forEach(notes, ({ note, expected }) => Effect.gen(function*() {
     if (!writableWithoutLinks(note.tree.dir, note.relative.split("/"), realFolders)) return void skipped.push({ path: note.key, reason: blockedReason })
-    const text = yield* readText(ops, mirrorFile(ops, mirrorDir, note))
+    const text = yield* readRegularText(mirrorFile(ops, mirrorDir, note))
     const file = homeFile(ops, note)
     // The lock's own file is made beside the note.
     yield* madeFolder(ops.path.dirname(file))
@@ -253,7 +250,7 @@ export const copyBack = Effect.fnUntraced(function*(mirrorDir: string, notes: Re
       [file],
       note.key,
       Effect.gen(function*() {
-        if (hashOf(yield* readText(ops, file)) !== expected) return false
+        if (hashOf(yield* readRegularText(file)) !== expected) return false
         if (text !== undefined) yield* writeAtomically(ops, file, new TextEncoder().encode(text))
         else if (expected !== undefined) {
           const binned = ops.path.join(note.tree.wastebasket, ...note.relative.split("/"))

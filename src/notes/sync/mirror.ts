@@ -13,6 +13,7 @@ import {
 import type { SyncFailureKind } from "./syncTypes.ts"
 import type { GitFailed, GitRunner } from "../versions/NotesVersions.ts"
 import { PiContextAuthor } from "../versions/repo.ts"
+import { compactStamp } from "../identity.ts"
 
 /**
  * A remote's mirror: a git repository of pi-context's own under the notes
@@ -33,6 +34,9 @@ export class MirrorBusy extends Data.TaggedError("MirrorBusy")<{}> {}
 
 export const stepFailed = (error: GitFailed): SyncStepFailed =>
   new SyncStepFailed({ kind: failureKind(error.reason, error.detail), detail: error.detail })
+
+/** A file-system step of a round that failed. */
+export const ioFailed = (error: { readonly message: string }): SyncStepFailed => new SyncStepFailed({ kind: "other", detail: error.message })
 
 /** The remote's branch as last fetched. */
 const RemoteRef = "refs/pi-context/remote"
@@ -57,6 +61,13 @@ export interface Mirror {
 const run = (mirror: Mirror, args: ReadonlyArray<string>, stdin?: string) =>
   mirror.git(mirror.dir, args, stdin).pipe(Effect.mapError(stepFailed))
 
+/** What a local git run printed, trimmed; undefined when it printed nothing or failed. */
+const outputOf = (mirror: Mirror, args: ReadonlyArray<string>) =>
+  mirror.git(mirror.dir, args).pipe(
+    Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
+    Effect.orElseSucceed((): string | undefined => undefined)
+  )
+
 /**
  * A fetch and a merge start `git maintenance run --auto` after them, a
  * process of its own that costs more than the step: a mirror is tiny and
@@ -76,7 +87,6 @@ export const openMirror = Effect.fnUntraced(function*(options: MirrorOptions) {
   const path = yield* Path.Path
   const folder = path.join(options.root, MirrorsFolder)
   const dir = path.join(folder, options.name)
-  const ioFailed = (error: { readonly message: string }) => new SyncStepFailed({ kind: "other", detail: error.message })
   yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioFailed))
   const ignore = path.join(folder, ".gitignore")
   if (!(yield* fs.exists(ignore).pipe(Effect.orElseSucceed(() => false)))) {
@@ -109,11 +119,7 @@ export const openMirror = Effect.fnUntraced(function*(options: MirrorOptions) {
 })
 
 /** The commit `ref` names, if any. */
-export const revision = (mirror: Mirror, ref: string) =>
-  mirror.git(mirror.dir, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]).pipe(
-    Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
-    Effect.orElseSucceed((): string | undefined => undefined)
-  )
+export const revision = (mirror: Mirror, ref: string) => outputOf(mirror, ["rev-parse", "--verify", "-q", `${ref}^{commit}`])
 
 export const headOf = (mirror: Mirror) => revision(mirror, "HEAD")
 
@@ -176,9 +182,6 @@ export const treeOf = (mirror: Mirror, rev: string | undefined, skipped?: Array<
     ? Effect.succeed(new Map<string, string>() as ReadonlyMap<string, string>)
     : Effect.map(run(mirror, ["ls-tree", "-r", "-z", "--full-tree", rev]), ({ stdout }) => parseTree(stdout, skipped))
 
-/** HEAD's notes by path, with their blobs. */
-export const headTree = (mirror: Mirror, head: string | undefined, skipped?: Array<SkippedPath>) => treeOf(mirror, head, skipped)
-
 /** A blob's text: the remote's side of a conflict. */
 export const blobText = (mirror: Mirror, blob: string) => Effect.map(run(mirror, ["cat-file", "blob", blob]), ({ stdout }) => stdout)
 
@@ -193,10 +196,7 @@ const withPaths = (mirror: Mirror, args: ReadonlyArray<string>, paths: ReadonlyA
  * A tip HEAD already holds is no merge. The plan, and HEAD after.
  */
 export const mergeRemote = Effect.fnUntraced(function*(mirror: Mirror, head: string, tip: string, keepOurs: boolean) {
-  const base = yield* mirror.git(mirror.dir, ["merge-base", head, tip]).pipe(
-    Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
-    Effect.orElseSucceed((): string | undefined => undefined)
-  )
+  const base = yield* outputOf(mirror, ["merge-base", head, tip])
   if (base === tip) return { plan: mergePlan(new Map(), new Map(), new Map(), keepOurs), head }
   const changes = (from: string, to: string) =>
     from === to ? Effect.succeed([]) : Effect.map(run(mirror, ["diff-tree", "-r", "-z", "--no-renames", from, to]), ({ stdout }) => parseRawDiff(stdout))
@@ -242,10 +242,6 @@ export const overruledHere = Effect.fnUntraced(function*(mirror: Mirror, head: s
 /** The remote's `tip` is in HEAD now. */
 export const markPulled = (mirror: Mirror, tip: string) => run(mirror, ["update-ref", PulledRef, tip])
 
-/** How many commits of HEAD the remote lacks. */
-export const commitsAhead = (mirror: Mirror, head: string, tip: string | undefined) =>
-  run(mirror, ["rev-list", "--count", head, ...(tip === undefined ? [] : [`^${tip}`])]).pipe(Effect.map(({ stdout }) => Number(stdout.trim())))
-
 /** Pushes HEAD to the remote's branch, never forced; the remote now holds it. */
 export const pushHead = Effect.fnUntraced(function*(mirror: Mirror, head: string) {
   yield* mirror.network(mirror.dir, [...NoPrompt, "push", "--quiet", "--", mirror.url, `${head}:refs/heads/${mirror.branch}`]).pipe(
@@ -258,7 +254,7 @@ export const pushHead = Effect.fnUntraced(function*(mirror: Mirror, head: string
 export const aheadBehind = (mirror: Mirror, head: string | undefined, tip: string | undefined) => {
   if (head === undefined) return Effect.succeed({ ahead: 0, behind: tip === undefined ? 0 : undefined })
   if (head === tip) return Effect.succeed({ ahead: 0, behind: 0 })
-  if (tip === undefined) return Effect.map(commitsAhead(mirror, head, undefined), (ahead) => ({ ahead, behind: 0 }))
+  if (tip === undefined) return Effect.map(run(mirror, ["rev-list", "--count", head]), ({ stdout }) => ({ ahead: Number(stdout.trim()), behind: 0 }))
   return run(mirror, ["rev-list", "--left-right", "--count", `${head}...${tip}`]).pipe(
     Effect.map(({ stdout }) => {
       const [ahead, behind] = stdout.trim().split(/\s+/).map(Number)
@@ -269,12 +265,9 @@ export const aheadBehind = (mirror: Mirror, head: string | undefined, tip: strin
 
 /** The backup ref of the current divergence: written once, when it is first seen. */
 export const backUpDiverged = Effect.fnUntraced(function*(mirror: Mirror, head: string | undefined, atMs: number) {
-  const known = yield* mirror.git(mirror.dir, ["config", "--get", DivergedKey]).pipe(
-    Effect.map(({ stdout }): string | undefined => stdout.trim() || undefined),
-    Effect.orElseSucceed((): string | undefined => undefined)
-  )
+  const known = yield* outputOf(mirror, ["config", "--get", DivergedKey])
   if (known !== undefined) return known
-  const ref = `${BackupRefPrefix}${new Date(atMs).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")}`
+  const ref = `${BackupRefPrefix}${compactStamp(atMs)}`
   if (head !== undefined) yield* run(mirror, ["update-ref", ref, head])
   yield* run(mirror, ["config", DivergedKey, ref])
   return ref

@@ -12,7 +12,7 @@ import {
   commitPaths,
   divergenceResolved,
   fetchRemote,
-  headTree,
+  ioFailed,
   isAncestor,
   markPulled,
   type MirrorOptions,
@@ -85,19 +85,17 @@ export const syncRound = (
 ): Effect.Effect<RoundResult | RoundSkipped, SyncStepFailed | MirrorBusy, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const ops: DiskOps = { fs: yield* FileSystem.FileSystem, path: yield* Path.Path }
-    const listing = yield* listHomes(trees).pipe(Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message })))
+    const listing = yield* listHomes(trees).pipe(Effect.mapError(ioFailed))
     const fingerprint = fingerprintOf(listing)
     // A push after a window that changed no synced note has nothing to send: the fetch is left to the next pull.
     if (mode === "push" && settled === fingerprint) return { _tag: "Unchanged" } satisfies RoundSkipped
     const dir = ops.path.join(open.root, MirrorsFolder, open.name)
     // The lock's file sits beside the mirror, in the folder of mirrors.
-    yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(
-      Effect.mapError((error) => new SyncStepFailed({ kind: "other", detail: error.message }))
-    )
+    yield* ops.fs.makeDirectory(ops.path.dirname(dir), { recursive: true }).pipe(Effect.mapError(ioFailed))
     const round = Effect.flatMap(openMirror(open), (mirror) => lockedRound(mirror, identity, homes, trees, mode, atMs, listing, fingerprint))
     return yield* makeNoteLocks(ops).withNoteLocks([dir], "notes sync", round).pipe(
       Effect.catchTag("NoteLocked", () => Effect.fail(new MirrorBusy())),
-      Effect.catchTag("PlatformError", (error) => Effect.fail(new SyncStepFailed({ kind: "other", detail: error.message })))
+      Effect.catchTag("PlatformError", (error) => Effect.fail(ioFailed(error)))
     )
   })
 
@@ -117,7 +115,6 @@ const lockedRound = Effect.fnUntraced(function*(
   const seenFile = path.join(mirror.dir, ".git", "pi-context-seen.json")
   // Present while a round runs: a round cut short leaves it, and the next one puts the work tree back first.
   const runningFile = path.join(mirror.dir, ".git", "pi-context-round")
-  const ioFailed = (error: { readonly message: string }) => new SyncStepFailed({ kind: "other", detail: error.message })
 
   if (yield* fs.exists(runningFile).pipe(Effect.orElseSucceed(() => true))) yield* tidy(mirror)
   yield* fs.writeFileString(runningFile, "").pipe(Effect.mapError(ioFailed))
@@ -138,7 +135,7 @@ const lockedRound = Effect.fnUntraced(function*(
   const [baseEntries, seenEntries, headFiles] = yield* Effect.all([
     readJson<Record<string, string>>(baseFile, {}),
     readJson<Record<string, { stat: string; blob: string }>>(seenFile, {}),
-    headTree(mirror, head, skippedInTrees),
+    treeOf(mirror, head, skippedInTrees),
     // What the remote's new tip holds that is no note: the merge leaves it out, and the user hears of it.
     tip !== undefined && tip !== head ? treeOf(mirror, tip, skippedInTrees) : Effect.void
   ], { concurrency: "unbounded" })

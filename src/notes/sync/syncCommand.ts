@@ -1,20 +1,18 @@
 import { Clock, Effect, Option } from "effect"
 import { syncNeedsAttention, syncNowText, syncStatusText } from "./syncView.ts"
-import { NotesSync, type RemoteSyncState } from "./NotesSync.ts"
+import { NotesSync } from "./NotesSync.ts"
+import type { RemoteSyncState } from "./syncTypes.ts"
 import type { PiSession } from "../../kernel/PiSession.ts"
 import { notice, type Reply, report } from "../../kernel/Subcommand.ts"
 
 export const notesSyncUsage = "pi-context notes sync: /pi-context notes sync (each remote's state) | /pi-context notes sync now (pull and push now)"
 
 /**
- * The remotes' states, read or after a sync; none when this session runs no
- * notes sync at all (it is read optionally, so nothing else depends on it).
+ * The remotes' states; none when this session runs no notes sync at all
+ * (it is read optionally, so nothing else depends on it).
  */
-export const readSyncStates = (
-  read: (sync: NotesSync["Service"]) => Effect.Effect<ReadonlyArray<RemoteSyncState>, never, PiSession>
-): Effect.Effect<Option.Option<ReadonlyArray<RemoteSyncState>>, never, PiSession> =>
-  Effect.flatMap(Effect.serviceOption(NotesSync), (sync) =>
-    Option.isNone(sync) ? Effect.succeedNone : Effect.map(read(sync.value), Option.some))
+export const readSyncStates: Effect.Effect<Option.Option<ReadonlyArray<RemoteSyncState>>, never, PiSession> =
+  Effect.flatMap(Effect.serviceOption(NotesSync), (sync) => Option.isNone(sync) ? Effect.succeedNone : Effect.map(sync.value.states, Option.some))
 
 const unavailable = notice("pi-context: notes sync is not running in this session.", "warning")
 

@@ -1,6 +1,7 @@
-import { homeDirectory, type NotesIdentity, WastebasketFolder, wastebasketDirectory } from "../identity.ts"
+import { homeDirectory, type NotesIdentity, stampedName, WastebasketFolder, wastebasketDirectory } from "../identity.ts"
 import { isGitFolder } from "../address.ts"
 import { hasUnshowableCharacter, shownName, shownText } from "../../kernel/names.ts"
+import { plural } from "../../kernel/plural.ts"
 import type { SyncFailureKind } from "./syncTypes.ts"
 import type { SyncableHome } from "../../settings/sync.ts"
 
@@ -64,13 +65,7 @@ export const treeOfKey = (
 ): { readonly tree: SyncTree; readonly relative: string } | undefined => {
   const [top, name, ...rest] = key.split("/")
   if (top === "user" || top === "project") {
-    const home = top
-    return name === undefined
-      ? undefined
-      : {
-        tree: { home, prefix: top, dir: homeDirectory(identity, home, join), wastebasket: wastebasketDirectory(identity, home, join) },
-        relative: [name, ...rest].join("/")
-      }
+    return name === undefined ? undefined : { tree: syncTrees(identity, [top], join)[0]!, relative: [name, ...rest].join("/") }
   }
   if ((top === "agents" || top === "models") && name !== undefined && rest.length > 0) {
     const tree: SyncTree = {
@@ -117,11 +112,7 @@ const ConflictCopyPattern = /\.conflict-\d{8}T\d{6}Z(-\d+)?\.md$/
 export const isConflictCopy = (path: string): boolean => ConflictCopyPattern.test(path)
 
 /** `plan.md` with the other side's text found at 2026-12-01 21:15:03 UTC: `plan.conflict-20261201T211503Z.md` (`-2`, … when taken). */
-export const conflictCopyPath = (notePath: string, atMs: number, attempt: number): string => {
-  const stem = notePath.endsWith(".md") ? notePath.slice(0, -3) : notePath
-  const stamp = new Date(atMs).toISOString().replace(/\.\d+Z$/, "Z").replace(/[-:]/g, "")
-  return `${stem}.conflict-${stamp}${attempt <= 1 ? "" : `-${attempt}`}.md`
-}
+export const conflictCopyPath = (notePath: string, atMs: number, attempt: number): string => stampedName(notePath, "conflict", atMs, attempt)
 
 /**
  * What copying a note into the mirror does, from the note's text here, its
@@ -144,17 +135,15 @@ export const copyInAction = (here: string | undefined, mirror: string | undefine
   return mirror === undefined ? "ToMirror" : "Conflict"
 }
 
-const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
-
 /**
  * What a pull did, in a few words, for its outcome in `/pi-context notes
  * sync`: `up to date`, or `2 notes pulled, 1 conflict kept beside its note`.
  */
 export const pullDetail = (done: { readonly pulled: number; readonly retired: number; readonly conflicts: number }): string => {
   const parts = [
-    ...(done.pulled === 0 ? [] : [`${counted(done.pulled, "note", "notes")} pulled`]),
-    ...(done.retired === 0 ? [] : [`${counted(done.retired, "note", "notes")} deleted elsewhere, moved to the wastebasket`]),
-    ...(done.conflicts === 0 ? [] : [`${counted(done.conflicts, "conflict kept beside its note", "conflicts kept beside their notes")}`])
+    ...(done.pulled === 0 ? [] : [`${plural(done.pulled, "note")} pulled`]),
+    ...(done.retired === 0 ? [] : [`${plural(done.retired, "note")} deleted elsewhere, moved to the wastebasket`]),
+    ...(done.conflicts === 0 ? [] : [`${plural(done.conflicts, "conflict kept beside its note", "conflicts kept beside their notes")}`])
   ]
   return parts.length === 0 ? "up to date" : parts.join(", ")
 }
@@ -314,16 +303,17 @@ export const sidesOfChanges = (
   theirs: ReturnType<typeof parseRawDiff>
 ): { readonly base: ReadonlyMap<string, string>; readonly ours: ReadonlyMap<string, string>; readonly theirs: ReadonlyMap<string, string> } => {
   const base = new Map<string, string>()
-  const oursAfter = new Map<string, string | undefined>()
-  const theirsAfter = new Map<string, string | undefined>()
-  for (const change of ours) {
-    if (change.before !== undefined) base.set(change.path, change.before)
-    oursAfter.set(change.path, change.after)
+  // Each side's blob after its change (undefined: deleted), with the blob before it into `base`: ours first, then theirs.
+  const afterOf = (changes: ReturnType<typeof parseRawDiff>) => {
+    const after = new Map<string, string | undefined>()
+    for (const change of changes) {
+      if (change.before !== undefined) base.set(change.path, change.before)
+      after.set(change.path, change.after)
+    }
+    return after
   }
-  for (const change of theirs) {
-    if (change.before !== undefined) base.set(change.path, change.before)
-    theirsAfter.set(change.path, change.after)
-  }
+  const oursAfter = afterOf(ours)
+  const theirsAfter = afterOf(theirs)
   const side = (changed: ReadonlyMap<string, string | undefined>) => {
     const blobs = new Map<string, string>()
     for (const path of new Set([...oursAfter.keys(), ...theirsAfter.keys()])) {

@@ -33,7 +33,7 @@ import * as TraceLive from "../../trace/TraceLive.ts"
 import * as WindowLive from "../../window/WindowLive.ts"
 import { answerWithin } from "./answerWithin.ts"
 import { makeRootLocks } from "./rootLocks.ts"
-import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Repo, stateOf } from "./repo.ts"
+import { type CommitOutcome, commitScope, hidePaths, ignoredNotes, ignoreRule, openRepo, type Ready, type Repo, stateOf } from "./repo.ts"
 import {
   commitFailed,
   commitFailedNotice,
@@ -76,7 +76,6 @@ const SessionLogBudgetMs = 2_000
 const CommandCommitWaitMs = 5_000
 const DiffCharLimit = 16_000
 
-type Ready = Repo & { readonly _tag: "Ready" }
 
 const layoutOf = (repo: Ready, identity: NotesIdentity): HistoryLayout => ({ prefix: repo.prefix, identity })
 
@@ -138,8 +137,6 @@ export const layerWith = (git: GitRunner) =>
         return known !== undefined ? Effect.succeed(known) : platform(openRepo(git, root, false))
       })
 
-      const identityNow = homes.identity
-
       /** The notices a commit's outcome owes: a repository it waited on (once per such spell), notes git ignores (once). */
       const noticeOutcome = (repo: Ready, identity: NotesIdentity, outcome: CommitOutcome) =>
         Effect.gen(function*() {
@@ -197,7 +194,7 @@ export const layerWith = (git: GitRunner) =>
       const fork = (reason: CommitReason & { readonly windowId: string }) =>
         Effect.gen(function*() {
           const session = yield* PiSession
-          const identity = yield* identityNow
+          const identity = yield* homes.identity
           yield* track(reason.windowId, 1)
           yield* FiberSet.run(fibers, { startImmediately: false })(commitOf(identity, session.sessionId, reason).pipe(Effect.ensuring(track(reason.windowId, -1))))
         }).pipe(Effect.catchCause((cause) => trace.info("history.failed", { cause: String(cause).slice(0, 500) })))
@@ -216,7 +213,7 @@ export const layerWith = (git: GitRunner) =>
       /** The identity and a ready repository, or the sentence saying why there is no history; `committing` when a commit is still running. */
       const readyRepo = Effect.gen(function*() {
         const committing = yield* settle(CommandCommitWaitMs)
-        const identity = yield* identityNow
+        const identity = yield* homes.identity
         const found = yield* Effect.timeoutOption(knownOrOpen(identity.root), CommandCommitWaitMs)
         if (Option.isNone(found)) return yield* unavailable(firstCommitRunning)
         const repo = found.value
@@ -248,7 +245,7 @@ export const layerWith = (git: GitRunner) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           yield* settle(waitForCommitsMs)
-          const identity = yield* identityNow
+          const identity = yield* homes.identity
           const repo = yield* peekRepo(identity.root)
           if (repo._tag !== "Ready") return Option.none()
           const layout = layoutOf(repo, identity)
@@ -336,27 +333,25 @@ export const layerWith = (git: GitRunner) =>
       const commitNowFor = (reason: CommitReason) =>
         Effect.gen(function*() {
           const session = yield* PiSession
-          const identity = yield* identityNow
+          const identity = yield* homes.identity
           const answer = yield* answerWithin(fibers, commitAtTurn(identity, reason, session.sessionId), CommandCommitWaitMs, () => Effect.void)
           return yield* Option.isSome(answer) ? answer.value : Effect.fail(unavailable(stillBeingWritten))
         })
 
       const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
-        Effect.gen(function*() {
-          return yield* serialized(identity.root, Effect.gen(function*() {
-            const repo = yield* repoFor(identity.root, true)
-            if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
-            if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
-            const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
-              Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
-            )
-            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
-            return yield* headOf(git, repo)
-          }))
-        })
+        serialized(identity.root, Effect.gen(function*() {
+          const repo = yield* repoFor(identity.root, true)
+          if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
+          if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
+          const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
+            Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
+          )
+          if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
+          return yield* headOf(git, repo)
+        }))
 
       const describe = Effect.gen(function*() {
-        const identity = yield* identityNow
+        const identity = yield* homes.identity
         const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
         if (repo._tag !== "Ready") return versionsDoctorLine(repo)
         const state = yield* platform(stateOf(repo))

@@ -88,7 +88,8 @@ export const openRepo = (git: GitRunner, root: string, create: boolean) =>
     return { _tag: "Ready", ...created.success, owned: true, identityArgs: [] } as Repo
   })
 
-type Ready = Repo & { readonly _tag: "Ready" }
+/** A repository ready for commits. */
+export type Ready = Repo & { readonly _tag: "Ready" }
 
 /** Above this many changed notes, they are staged by folder glob rather than path by path (`update-index` inserts one at a time). */
 const ManyPaths = 500
@@ -163,10 +164,7 @@ export const commitScope = Effect.fnUntraced(function*(
   if (state._tag !== "OnBranch") return outcome({ _tag: "Waiting", state })
   // The folders of the glob pathspecs, walked as literal prefixes (git's `**` glob matching costs about 5 ms over
   // 10,000 notes), and their notes (`*.md`) picked out here; any other pathspec is passed as it is.
-  const folders = pathspecs.flatMap((spec) => {
-    const folder = pathspecFolder(spec)
-    return folder === undefined ? [] : [folder]
-  })
+  const folders = pathspecs.flatMap((spec) => pathspecFolder(spec) ?? [])
   const statusSpecs = pathspecs.map((spec) => {
     const folder = pathspecFolder(spec)
     return folder === undefined ? spec : `:(literal)${folder}/`
@@ -242,10 +240,7 @@ export const ignoreRule = (git: GitRunner, repo: Ready, path: string) =>
 /** The notes (or folders of notes) under `pathspecs` that git ignores, for doctor. */
 export const ignoredNotes = (git: GitRunner, repo: Ready, pathspecs: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const folders = pathspecs.flatMap((spec) => {
-      const folder = pathspecFolder(spec)
-      return folder === undefined ? [] : [`:(literal)${folder}/`]
-    })
+    const folders = pathspecs.flatMap((spec) => pathspecFolder(spec) ?? []).map((folder) => `:(literal)${folder}/`)
     if (folders.length === 0) return []
     const listed = yield* git(repo.toplevel, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--", ...folders])
     return listed.stdout.split("\0").filter((p) => p.endsWith(".md"))

@@ -46,7 +46,7 @@ export interface ChangeCounts {
   readonly deleted: number
 }
 
-export const countChanges = (changes: ReadonlyArray<NoteChange>): ChangeCounts => ({
+export const countChanges = (changes: ReadonlyArray<{ readonly kind: ChangeKind }>): ChangeCounts => ({
   added: changes.filter((c) => c.kind === "added").length,
   modified: changes.filter((c) => c.kind === "modified").length,
   deleted: changes.filter((c) => c.kind === "deleted").length

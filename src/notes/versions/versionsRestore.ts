@@ -13,7 +13,7 @@ import { NotesHomes } from "../NotesHomes.ts"
 import { Trace } from "../../trace/Trace.ts"
 import { describeStoreFailure } from "../notesStoreFailure.ts"
 import { gitIn, headOf, type HistoryScope, unavailable } from "./versionsScope.ts"
-import { commitScope, hidePaths, type Repo, restoreScope } from "./repo.ts"
+import { commitScope, hidePaths, type Ready, restoreScope } from "./repo.ts"
 
 /**
  * `/pi-context notes restore`, after the versions saved the notes as they
@@ -21,7 +21,6 @@ import { commitScope, hidePaths, type Repo, restoreScope } from "./repo.ts"
  * restore's own commit. The caller holds the root's git lock throughout.
  */
 
-type Ready = Repo & { readonly _tag: "Ready" }
 
 /** What to bring back: the named scope, at the commit `hash`, for the session `sessionId`. */
 export interface RestoreRequest {

@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import { parseAddress } from "../address.ts"
 import { historyHomes, homePathspecs, isCommitRef, type HistoryLayout, notePaths } from "./versions.ts"
 import { type GitRunner, VersionsUnavailable } from "./NotesVersions.ts"
-import { hidePaths, type Repo } from "./repo.ts"
+import { hidePaths, type Ready } from "./repo.ts"
 import { inProjectHome, noSuchCommit, notACommit, notAnAddressOrHome } from "./versionsView.ts"
 import { type NoteAddress, parseHome } from "../../kernel/homes.ts"
 
@@ -54,9 +54,9 @@ export const resolveCommit = (
     : Effect.fail(unavailable(notACommit(commit)))
 
 /** A git command in the versions' repository, its failure worded for the user (paths of the root hidden). */
-export const gitIn = (git: GitRunner, repo: Repo & { readonly _tag: "Ready" }, args: ReadonlyArray<string>, stdin?: string) =>
+export const gitIn = (git: GitRunner, repo: Ready, args: ReadonlyArray<string>, stdin?: string) =>
   git(repo.toplevel, args, stdin).pipe(Effect.mapError((error) => unavailable(`pi-context: ${hidePaths(error.message, repo.toplevel)}`)))
 
 /** The short hash of HEAD. */
-export const headOf = (git: GitRunner, repo: Repo & { readonly _tag: "Ready" }) =>
+export const headOf = (git: GitRunner, repo: Ready) =>
   Effect.map(gitIn(git, repo, ["rev-parse", "--short", "HEAD"]), ({ stdout }) => stdout.trim())

@@ -1,5 +1,6 @@
-import { type HistoryCommit, shortSessionId } from "./versions.ts"
-import type { ChangeKind, WindowNoteChanges } from "../../kernel/facts.ts"
+import { Option } from "effect"
+import { countChanges, type HistoryCommit, shortSessionId } from "./versions.ts"
+import type { ChangeKind, WindowFacts, WindowNoteChanges } from "../../kernel/facts.ts"
 
 /**
  * Which notes each window of a session changed, read back from the notes
@@ -50,7 +51,6 @@ const kindOfStatus = (status: string): ChangeKind | undefined => {
 /** Two changes of one note in one window as one: added then changed is added, added then deleted is nothing. */
 const combine = (earlier: ChangeKind, later: ChangeKind): ChangeKind | undefined => {
   if (earlier === "added") return later === "deleted" ? undefined : "added"
-  if (earlier === "deleted") return later === "deleted" ? "deleted" : "modified"
   return later === "deleted" ? "deleted" : "modified"
 }
 
@@ -83,13 +83,7 @@ const addCommit = <K>(building: Map<K, Building>, key: K, commit: HistoryCommit,
 const finish = <K>(building: ReadonlyMap<K, Building>): ReadonlyMap<K, WindowNoteChanges> =>
   new Map([...building].map(([key, window]) => {
     const notes = [...window.notes].flatMap(([address, kind]) => kind === undefined ? [] : [{ address, kind }])
-    return [key, {
-      added: notes.filter((n) => n.kind === "added").length,
-      modified: notes.filter((n) => n.kind === "modified").length,
-      deleted: notes.filter((n) => n.kind === "deleted").length,
-      notes,
-      commits: window.commits
-    }]
+    return [key, { ...countChanges(notes), notes, commits: window.commits }]
   }))
 
 /**
@@ -139,3 +133,17 @@ export const noteChangesOf = (
   changes: SessionWindowChanges,
   window: { readonly id: string; readonly ordinal: number }
 ): WindowNoteChanges | undefined => changes.byWindowId.get(window.id) ?? changes.legacyByOrdinal.get(window.ordinal)
+
+/**
+ * Every window's facts with the note changes its history commits hold, by
+ * window id, and whether its commit is still in flight or waiting on the
+ * repository; the facts unchanged when there is no history to read.
+ */
+export const withNoteChanges = (windows: ReadonlyArray<WindowFacts>, changes: Option.Option<SessionNoteChanges>): ReadonlyArray<WindowFacts> => {
+  if (Option.isNone(changes)) return windows
+  const { byWindow, pending, waiting } = changes.value
+  return windows.map((facts): WindowFacts => ({
+    ...facts,
+    noteChanges: { ...(noteChangesOf(byWindow, facts) ?? NoNoteChanges), pending: pending.has(facts.id), waiting: waiting.get(facts.id) }
+  }))
+}
