@@ -25,7 +25,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { DefaultBootBudgetTokens, renderBoot } from "../src/boot/boot.ts"
+import { renderBoot } from "../src/boot/boot.ts"
+import { Defaults } from "../src/settings/policy.ts"
 import { homeSegments, type NotesIdentity, projectKeyOf } from "../src/notes/identity.ts"
 import { layerWithoutDependencies as notesLayer } from "../src/notes/NotesStoreLive.ts"
 import { NotesStore } from "../src/notes/NotesStore.ts"
@@ -97,7 +98,7 @@ export const main = async (): Promise<
     const snapshotAndRender = (on: typeof runtime = runtime) =>
       on.runPromise(Effect.gen(function*() {
         const snapshot = yield* (yield* NotesStore).snapshot(identity)
-        const boot = renderBoot({ identity: bootIdentity, snapshot, budgetTokens: DefaultBootBudgetTokens, now: snapshot.takenAt })
+        const boot = renderBoot({ identity: bootIdentity, snapshot, budgetTokens: Defaults.bootBudgetTokens, now: snapshot.takenAt })
         bootBytes = boot.text.length
         bootText = boot.text
         return boot

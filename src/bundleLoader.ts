@@ -61,7 +61,7 @@ export const loadBundle = (entry: string, cacheDir: string | undefined): BundleL
     const cacheFile = cacheDir === undefined
       ? undefined
       : join(cacheDir, `${basename(path)}-${createHash("sha256").update(source).digest("hex").slice(0, 16)}.v8`)
-    const cachedData = cacheFile === undefined ? undefined : readIfThere(cacheFile)
+    const cachedData = cacheFile === undefined ? undefined : readRegularBytes(cacheFile)
     const script = new Script(`${wrapperHead}${source}\n})`, {
       filename: path,
       // Positions as in the file, so stack traces and profiles match it and its source map.
@@ -158,9 +158,7 @@ const readRegularBytes = (file: string): Buffer | undefined => {
   }
 }
 
-const readIfThere = readRegularBytes
-
-/** The text of the regular file at `file`, as `readIfThere` opens it. */
+/** The text of the regular file at `file`, as `readRegularBytes` opens it. */
 export const readIfRegular = (file: string): string | undefined => readRegularBytes(file)?.toString("utf8")
 
 /** Written beside it, then renamed into place: two Pi processes exiting together never leave a torn cache. */

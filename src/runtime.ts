@@ -2,7 +2,7 @@ import { Cause, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effec
 import { reportNotesWritability } from "./notes/notesHealth.ts"
 import { type AnySubcommand, defaultSubcommand, type SubcommandNeeds, subcommands } from "./commands/registry.ts"
 import { mapReply, notice, type Reply, type Step } from "./kernel/Subcommand.ts"
-import { type TidyLimits, type TidyTool, TidyTools } from "./notes/tidy/tidy.ts"
+import { type TidyTool, TidyTools } from "./notes/tidy/tidy.ts"
 import type { ProjectableMessage } from "./window/projection.ts"
 import type { PolicySettings } from "./settings/policy.ts"
 import { failed, type ToolOutcome } from "./kernel/toolOutcome.ts"
@@ -33,7 +33,7 @@ import { Notices } from "./kernel/Notices.ts"
 import { NotesVersions } from "./notes/versions/NotesVersions.ts"
 import { NotesSync } from "./notes/sync/NotesSync.ts"
 import { PiSession } from "./kernel/PiSession.ts"
-import { TidyModel, type TidyPass } from "./notes/tidy/TidyModel.ts"
+import { TidyModel, type TidyPass, type TidyPassRequest, type TidyPassResult } from "./notes/tidy/TidyModel.ts"
 import { Trace } from "./trace/Trace.ts"
 import { Window } from "./window/Window.ts"
 import { budgetToolHandlers } from "./budget/budgetHandlers.ts"
@@ -99,11 +99,7 @@ const unsureNeeds: BoundaryNeeds = { turnEnd: true, beforeSettle: true }
 const noBoundary: BoundaryOutcome = { reply: undefined, needs: unsureNeeds }
 
 /** A tidy pass's request, as the adapter runs it in its own Pi session. */
-export interface TidySessionRequest {
-  readonly instructions: string
-  readonly prompt: string
-  readonly modelRef: string | undefined
-  readonly limits: TidyLimits
+export interface TidySessionRequest extends TidyPassRequest {
   readonly tools: ReadonlyArray<{ readonly name: TidyTool; readonly call: (params: unknown) => Promise<ToolOutcome> }>
 }
 
@@ -116,7 +112,7 @@ export interface LaterStep {
 export interface HostPort<Ctx> {
   /** The PiSession port over that event's context; `trace` records what the port saw go wrong. */
   readonly session: (ctx: Ctx, trace: (event: string, fields: Readonly<Record<string, unknown>>) => void) => PiSession["Service"]
-  readonly tidySession: (ctx: Ctx, request: TidySessionRequest) => Promise<Effect.Success<ReturnType<TidyPass>>>
+  readonly tidySession: (ctx: Ctx, request: TidySessionRequest) => Promise<TidyPassResult>
 }
 
 /**

@@ -37,10 +37,8 @@ export interface RenderedBoot {
  * started meanwhile); whoever writes it calls `tellIncomplete`.
  */
 export class Boots extends Context.Service<Boots, {
-  /** The boot text for `windowId`. */
-  readonly render: (window: BootWindow) => Effect.Effect<string, BootBuildFailed, PiSession>
-  /** As `render`, with the notes it indexes (for the reset's chat entry) and the homes it could not read. */
-  readonly renderCounted: (window: BootWindow) => Effect.Effect<RenderedBoot, BootBuildFailed, PiSession>
+  /** The boot for `windowId`: its text, the notes it indexes (for the reset's chat entry) and the homes it could not read. */
+  readonly render: (window: BootWindow) => Effect.Effect<RenderedBoot, BootBuildFailed, PiSession>
   /** Tells the user of a written boot's incomplete notes index (homes unread, files left out for their names), once per boot. */
   readonly tellIncomplete: (windowId: string, boot: Pick<RenderedBoot, "unavailableHomes" | "refused">) => Effect.Effect<void, never, PiSession>
 }>()("pi-context/Boots") {}

@@ -29,7 +29,7 @@ export const layerWithoutDependencies = Layer.effect(
     /** Boots whose incomplete index the user was told of: a boot written again (a repair) is not a new one. */
     const toldIncomplete = yield* Ref.make<ReadonlySet<string>>(new Set())
 
-    const renderCounted = Effect.fn("Boots.render")(function*(window: BootWindow) {
+    const render = Effect.fn("Boots.render")(function*(window: BootWindow) {
       const session = yield* PiSession
       const identity = yield* notes.identity
       const model = yield* session.model
@@ -92,7 +92,7 @@ export const layerWithoutDependencies = Layer.effect(
         }
       })
 
-    return Boots.of({ render: (window) => Effect.map(renderCounted(window), (boot) => boot.text), renderCounted, tellIncomplete })
+    return Boots.of({ render, tellIncomplete })
   })
 )
 

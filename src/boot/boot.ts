@@ -74,8 +74,6 @@ const refusedLine = (home: HomeSnapshot & { readonly _tag: "Available" }): Reado
   ]
 }
 
-export const DefaultBootBudgetTokens = 6000
-
 /** Rows shown per home before any budget cut. */
 export const PocketQuota: Readonly<Record<Home, number>> = { session: 5, project: 3, user: 2, agent: 2, model: 2 }
 

@@ -1,12 +1,8 @@
 import { Context, type Effect } from "effect"
-import type { ReminderDraft, ReminderKind, Remaining } from "./reminders.ts"
+import type { ReminderDraft, ReminderKind } from "./reminders.ts"
 import type { ProjectableMessage } from "../window/projection.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
-import type { WindowUsage } from "../kernel/facts.ts"
 import type { StatusTone } from "../kernel/report.ts"
-
-/** The current window's usage, from the Window service; undefined when no model is selected. */
-type Usage = WindowUsage | undefined
 
 export interface RequestObservation {
   /** Reminders staged by this request, in commit order. */
@@ -20,8 +16,6 @@ export interface RequestObservation {
   readonly reminders: ReadonlyArray<ReminderDraft>
   /** Tokens left in the window, null when Pi cannot estimate. */
   readonly left: number | null
-  readonly hardLineDue: boolean
-  readonly remaining: Remaining
   /** The policy this decision used: whether pi-context resets by itself, and the warning line. */
   readonly automaticReset: boolean
   readonly warningLine: number
@@ -63,7 +57,6 @@ export class Budget extends Context.Service<Budget, {
   readonly noticesDue: Effect.Effect<void, never, PiSession>
   /** At a turn's end: measures what Pi holds after it (`messages`; without them, the window's last figure) against the hard line. */
   readonly hardLine: (messages: ReadonlyArray<ProjectableMessage> | undefined) => Effect.Effect<HardLine, never, PiSession>
-  readonly remaining: (input: { readonly usage: Usage }) => Effect.Effect<Remaining, never, PiSession>
   /** The status line, e.g. `pi-context · 62% · w3` (`pi-context off` when disabled), and its tone. */
   readonly statusLine: (enabled: boolean) => Effect.Effect<{ readonly text: string; readonly tone: StatusTone }, never, PiSession>
   /** The `/pi-context status` lines: every budget line for the current model and where its value came from. */

@@ -9,7 +9,6 @@ import {
   type ReminderKind,
   reminderNotice,
   reminderText,
-  remainingBefore,
   statusReport,
   statusText,
   statusTone
@@ -23,7 +22,6 @@ import { Thresholds } from "../settings/Thresholds.ts"
 import { Window } from "../window/Window.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
-import { type WindowUsage } from "../kernel/facts.ts"
 
 interface Pending {
   readonly kind: ReminderKind
@@ -50,8 +48,6 @@ interface State {
   readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
   readonly handedOver: ReadonlyArray<HandedOver>
 }
-
-type Usage = WindowUsage | undefined
 
 export const layerWithoutDependencies = Layer.effect(
   Budget,
@@ -92,8 +88,6 @@ export const layerWithoutDependencies = Layer.effect(
             staged: decision.stage,
             reminders: drafts.map((pending) => pending.draft),
             left: decision.left,
-            hardLineDue: decision.hardLineDue,
-            remaining: remainingBefore(usage, policy.lines),
             automaticReset: policy.automaticReset.value,
             warningLine: policy.lines.warning.value,
             guidanceLine: policy.lines.guidance.value,
@@ -158,11 +152,6 @@ export const layerWithoutDependencies = Layer.effect(
       return { due, left: tokensLeft(usage), line: policy.lines.hard.value }
     })
 
-    const remaining = Effect.fn("Budget.remaining")(function*(input: { readonly usage: Usage }) {
-      const policy = yield* thresholds.policy
-      return remainingBefore(input.usage, policy.lines)
-    })
-
     const statusLine = (enabled: boolean) =>
       Effect.gen(function*() {
         const window = yield* windows.current
@@ -180,7 +169,7 @@ export const layerWithoutDependencies = Layer.effect(
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
 
-    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLine, remaining, statusLine, statusReport: report })
+    return Budget.of({ observeRequest, takeDrafts, discard, hasStaged, noticesDue, hardLine, statusLine, statusReport: report })
   })
 )
 

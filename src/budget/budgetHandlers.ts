@@ -3,20 +3,16 @@ import { formatTokens } from "../kernel/tokenCount.ts"
 import { ToolName } from "../kernel/protocol.ts"
 import { ok, type ToolOutcome } from "../kernel/toolOutcome.ts"
 import { estimateNote, percentShown, tokensLeft } from "../window/usage.ts"
-import { Budget } from "./Budget.ts"
+import { remainingBefore } from "./reminders.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
 import { Window } from "../window/Window.ts"
 
-const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params: unknown): Effect.fn.Return<
-  ToolOutcome,
-  never,
-  Budget | Thresholds | Window | PiSession
-> {
+const contextRemaining = Effect.fn("tools.context_remaining")(function*(_params: unknown): Effect.fn.Return<ToolOutcome, never, Thresholds | Window | PiSession> {
   // The Window room's usage, as the status line and /pi-context status show it.
   const window = yield* (yield* Window).usage
-  const { beforeWarning, beforeHard } = yield* (yield* Budget).remaining({ usage: window })
   const policy = yield* (yield* Thresholds).policy
+  const { beforeWarning, beforeHard } = remainingBefore(window, policy.lines)
   const left = tokensLeft(window)
   const details = {
     beforeWarning,

@@ -6,7 +6,7 @@
  */
 import type { RawEntry } from "../kernel/entries.ts"
 import { CustomType } from "../kernel/protocol.ts"
-import { estimateTokens } from "../kernel/tokenCount.ts"
+import { estimateTokens, formatTokens } from "../kernel/tokenCount.ts"
 
 /** The boot a window's requests start from, as written into the session. */
 export const windowBootText = (entries: ReadonlyArray<RawEntry>, windowId: string): string | undefined => {
@@ -30,8 +30,6 @@ export const requestOverhead = (input: { readonly toolsJson: string; readonly bo
   return { tools, boot, total: tools + boot }
 }
 
-const integer = (value: number) => value.toLocaleString("en-US")
-
 /** The status report's line. */
 export const overheadLine = (overhead: RequestOverhead): string =>
-  `adds about ${integer(overhead.total)} tokens to each request of this window: its tools ${integer(overhead.tools)}, the boot ${integer(overhead.boot)}`
+  `adds about ${formatTokens(overhead.total)} tokens to each request of this window: its tools ${formatTokens(overhead.tools)}, the boot ${formatTokens(overhead.boot)}`

@@ -2,13 +2,10 @@ import { Context, type Effect } from "effect"
 import type { ListPage, ListQuery } from "./listing.ts"
 import type { ReadPage, ReadQuery } from "./readPage.ts"
 import type { WindowSummary } from "./render.ts"
-import type { EventNotFound, HistoryIssue, NotOnBranch, UnknownWindow } from "./issues.ts"
+import type { EventNotFound, NotOnBranch, UnknownWindow } from "./issues.ts"
 import type { InvalidPattern } from "../kernel/patterns.ts"
 import type { SearchPage, SearchQuery } from "./eventSearch.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
-
-/** What a history query can fail with; each error's message is the sentence the model reads. */
-export type HistoryError = HistoryIssue
 
 /** How much work the index of the current session has done: evidence that calls stay incremental. */
 export interface HistoryStats {

@@ -1,14 +1,14 @@
 import { Effect, Result, Schema } from "effect"
 import { historyRoles } from "./events.ts"
 import type { ListQuery } from "./listing.ts"
-import { listLimit, searchLimit } from "./historyLimits.ts"
+import { clamp, listLimit, searchLimit } from "./historyLimits.ts"
 import { renderList, renderRead, renderSearch, renderWindows } from "./render.ts"
 import type { SearchQuery } from "./eventSearch.ts"
 import { ToolName } from "../kernel/protocol.ts"
 import { failed, ok, type ToolOutcome, truncateUtf8 } from "../kernel/toolOutcome.ts"
-import { issueCode } from "./issues.ts"
+import { type HistoryIssue, issueCode } from "./issues.ts"
 import { withNoteChanges } from "../notes/versions/windowChanges.ts"
-import { History, type HistoryError } from "./History.ts"
+import { History } from "./History.ts"
 import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
 import { decodeParams, type InvalidParams } from "../kernel/params.ts"
@@ -38,13 +38,10 @@ const decodeList = decodeParams(ListParams, ToolName.historyList)
 const decodeSearch = decodeParams(SearchParams, ToolName.historySearch)
 const decodeRead = decodeParams(ReadParams, ToolName.historyRead)
 
-const clamp = (value: number | undefined, limits: { readonly default: number; readonly max: number }): number =>
-  Math.max(1, Math.min(limits.max, value ?? limits.default))
-
 const invalid = (error: InvalidParams): ToolOutcome => failed("invalid_argument", error.message)
 
 /** A history error as the model reads it: its own sentence, under its code. */
-const fromError = (error: HistoryError): ToolOutcome => failed(issueCode(error), error.message)
+const fromError = (error: HistoryIssue): ToolOutcome => failed(issueCode(error), error.message)
 
 /** The renderers already page to the bound; this only guards the promise that no result exceeds it. */
 const bounded = (text: string, details: unknown): ToolOutcome => ok(truncateUtf8(text).text, details)

@@ -2,7 +2,7 @@ import { Result } from "effect"
 import { type TextWindow, textWindow } from "../kernel/textWindow.ts"
 import { isOnBranch, windowOf } from "./branchView.ts"
 import { documentText, type HistoryEvent } from "./events.ts"
-import { readLimit } from "./historyLimits.ts"
+import { clamp, readLimit } from "./historyLimits.ts"
 import { eventLabel } from "./rows.ts"
 import { ToolResultByteLimit } from "../kernel/protocol.ts"
 import { EventNotFound, NotOnBranch } from "./issues.ts"
@@ -20,9 +20,6 @@ export interface ReadPage {
   readonly page: TextWindow
 }
 
-export const clampReadLimit = (limit: number | undefined): number =>
-  Math.max(1, Math.min(readLimit.max, limit ?? readLimit.default))
-
 /** Bytes a read page's text may take: the bound, less its frame (label, a window id shown in at most 480 bytes, span, continuation). */
 const readTextBytes = (event: HistoryEvent): number => ToolResultByteLimit - 1024 - new TextEncoder().encode(eventLabel(event)).length
 
@@ -34,6 +31,6 @@ export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<R
     event,
     windowId: windowOf(index.branch, event.seq)?.id ?? "",
     // The page is cut here, in bytes, where its continuation offset can say so, never by the tool bound after it.
-    page: textWindow(documentText(event), query.offset ?? 0, clampReadLimit(query.limit), readTextBytes(event))
+    page: textWindow(documentText(event), query.offset ?? 0, clamp(query.limit, readLimit), readTextBytes(event))
   })
 }

@@ -71,8 +71,6 @@ const queryParams = (query: ListQuery | SearchQuery): Record<string, unknown> =>
   return params
 }
 
-const call = (tool: string, params: Record<string, unknown>, cursor: Record<string, unknown>): string => continuationCall(tool, params, cursor)
-
 /** A query as shown in a heading: enough to recognise it, never the whole of a 30 KB one. */
 const shownQuery = (query: string): string => JSON.stringify(clip(query, 200))
 
@@ -84,10 +82,10 @@ export const renderList = (page: ListPage, query: ListQuery): string => {
   const params = queryParams(query)
   const older = page.older === undefined
     ? "older: none"
-    : `older: ${call("history_list", params, { before: page.older })}`
+    : `older: ${continuationCall("history_list", params, { before: page.older })}`
   const newer = page.newer === undefined
     ? "newer: none"
-    : `newer: ${call("history_list", params, { after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
+    : `newer: ${continuationCall("history_list", params, { after: page.newer, ...(query.after !== undefined && query.before !== undefined ? { before: query.before } : {}) })}`
   return fitParts({ head: header, body: page.lines.join("\n"), tail: [older, newer, "Read one event in full: history_read {\"seq\": N}."].join("\n") })
 }
 
@@ -99,7 +97,7 @@ export const renderSearch = (page: SearchPage, query: SearchQuery): string => {
   const params = queryParams(query)
   const more = page.more === undefined
     ? "more: none (search finished)"
-    : `more: ${call("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
+    : `more: ${continuationCall("history_search", params, { ...page.more, ...("after" in page.more && query.before !== undefined ? { before: query.before } : {}) })}${page.scanBoundReached ? " (stopped on the per-call scan limit of size or time; continue to search further)" : ""}`
   return fitParts({ head: header, body: page.hits.map((hit) => hit.line).join("\n"), tail: more })
 }
 
@@ -110,6 +108,6 @@ export const renderRead = (read: ReadPage): string => {
   const span = `code points ${page.offset}–${end} of ${page.total}`
   const next = page.nextOffset === undefined
     ? "end of event"
-    : `continue: ${call("history_read", {}, { seq: event.seq, offset: page.nextOffset })}`
+    : `continue: ${continuationCall("history_read", {}, { seq: event.seq, offset: page.nextOffset })}`
   return fitParts({ head: `${header}\n${span}\n---`, body: page.text, tail: `---\n${next}` })
 }

@@ -10,6 +10,12 @@
  */
 export type ResetSource = "tool" | "command" | "hard-line" | "close-out" | "overflow"
 
+const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command", "hard-line", "close-out", "overflow"])
+
+/** A marker's recorded source; markers written before the source was recorded, or by a newer version, say `unknown`. */
+export const resetSourceOf = (recorded: string | undefined): ResetSource | "unknown" =>
+  recorded !== undefined && resetSources.has(recorded) ? recorded as ResetSource : "unknown"
+
 export const isAutomaticSource = (source: ResetSource): boolean => source === "hard-line" || source === "close-out" || source === "overflow"
 
 /** How a note changed in a commit. */

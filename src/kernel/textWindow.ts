@@ -12,9 +12,6 @@ export interface TextWindow {
   readonly nextOffset: number | undefined
 }
 
-/** Code points of `text`. Each element is one code point (1 or 2 UTF-16 units). */
-export const codePoints = (text: string): ReadonlyArray<string> => Array.from(text)
-
 export const codePointLength = (text: string): number => {
   let count = 0
   for (let i = 0; i < text.length; i++) {
@@ -42,7 +39,8 @@ export const codePointBytes = (point: string): number => {
  * empty window with the total, never an error.
  */
 export const textWindow = (text: string, offset: number, limit: number, maxBytes: number = Number.POSITIVE_INFINITY): TextWindow => {
-  const points = codePoints(text)
+  // One element per code point (1 or 2 UTF-16 units).
+  const points = Array.from(text)
   const total = points.length
   const start = offset < 0 ? Math.max(0, total + offset) : Math.min(offset, total)
   const cap = Math.min(total, start + Math.max(0, limit))

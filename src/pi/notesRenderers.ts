@@ -1,15 +1,6 @@
 import type { AgentToolResult, Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent"
 import { Text } from "@earendil-works/pi-tui"
 import { notesCallView, notesResultView } from "../notes/callView.ts"
-import { ToolName } from "../kernel/protocol.ts"
-
-export const notesToolNames: ReadonlySet<string> = new Set([
-  ToolName.notesWrite,
-  ToolName.notesUpdate,
-  ToolName.notesRead,
-  ToolName.notesList,
-  ToolName.notesSearch
-])
 
 /** Pi does not export its render context type; its fields this file reads. */
 type RenderContext = Parameters<NonNullable<ToolDefinition["renderCall"]>>[2]

@@ -3,9 +3,7 @@ import { Text } from "@earendil-works/pi-tui"
 import { CustomType } from "../kernel/protocol.ts"
 import type { ResetShown } from "../kernel/resetData.ts"
 import { dividerLines, resetChatLines } from "../window/resetShown.ts"
-import type { ResetSource } from "../kernel/facts.ts"
-
-const sources: ReadonlySet<string> = new Set(["tool", "command", "hard-line", "close-out", "overflow"])
+import { resetSourceOf } from "../kernel/facts.ts"
 
 /** The marker's display facts, checked by hand: this file loads at Pi's start-up, before Effect. */
 const shownOf = (value: unknown): ResetShown | undefined => {
@@ -26,7 +24,7 @@ const shownOf = (value: unknown): ResetShown | undefined => {
  */
 export const registerRenderers = (pi: ExtensionAPI): void => {
   pi.registerEntryRenderer<{ source?: unknown; shown?: unknown }>(CustomType.resetMarker, (entry, { expanded }, theme) => {
-    const source = typeof entry.data?.source === "string" && sources.has(entry.data.source) ? entry.data.source as ResetSource : "unknown"
+    const source = resetSourceOf(typeof entry.data?.source === "string" ? entry.data.source : undefined)
     const { phrases, details } = resetChatLines({ source, shown: shownOf(entry.data?.shown) })
     const more = new Text(details.map((d) => theme.fg("dim", d)).join("\n"), 0, 0)
     // Laid out at the terminal's width: a narrow one breaks the divider between its phrases, never inside one.

@@ -10,28 +10,19 @@ import {
   SessionManager,
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
-import { describeTidyLimit, type TidyLimits } from "../notes/tidy/tidy.ts"
-import { truncateUtf8, type ToolOutcome } from "../kernel/toolOutcome.ts"
-import type { ToolSpec } from "./toolSpec.ts"
+import { describeTidyLimit } from "../notes/tidy/tidy.ts"
+import type { TidyPassRequest, TidyPassResult } from "../notes/tidy/TidyModel.ts"
+import type { ToolOutcome } from "../kernel/toolOutcome.ts"
+import { type ToolSpec, toolResult } from "./toolSpec.ts"
 
 export interface TidyToolBinding {
   readonly spec: ToolSpec
   readonly call: (params: unknown) => Promise<ToolOutcome>
 }
 
-export interface TidyRunRequest {
-  readonly instructions: string
-  readonly prompt: string
+export interface TidyRunRequest extends TidyPassRequest {
   readonly tools: ReadonlyArray<TidyToolBinding>
-  /** `provider/id` from the `tidyModel` setting; the session's current model when absent. */
-  readonly modelRef: string | undefined
-  /** The pass is stopped after this many model turns, or this long, whichever comes first. */
-  readonly limits: TidyLimits
 }
-
-export type TidyRunResult =
-  | { readonly _tag: "Done"; readonly account: string; readonly model: string }
-  | { readonly _tag: "Failed"; readonly reason: string }
 
 /**
  * Pi keeps the model runtime (credentials, extension-registered providers)
@@ -59,7 +50,7 @@ const textOf = (message: AssistantMessage): string =>
  * with only the given tools (no built-ins, no extensions, no skills, no
  * context files), run to its end. Nothing of it reaches the user's session.
  */
-export const runTidySession = async (ctx: ExtensionContext, request: TidyRunRequest): Promise<TidyRunResult> => {
+export const runTidySession = async (ctx: ExtensionContext, request: TidyRunRequest): Promise<TidyPassResult> => {
   const model = modelFor(ctx, request.modelRef)
   if (typeof model === "string") return { _tag: "Failed", reason: model }
   const agentDir = getAgentDir()
@@ -82,11 +73,7 @@ export const runTidySession = async (ctx: ExtensionContext, request: TidyRunRequ
       description: spec.description,
       parameters: spec.parameters,
       async execute(_toolCallId, params) {
-        const outcome = await call(params)
-        const { text } = truncateUtf8(outcome.text)
-        return outcome._tag === "Ok"
-          ? { content: [{ type: "text" as const, text }], details: outcome.details ?? {} }
-          : { content: [{ type: "text" as const, text }], details: { code: outcome.code }, isError: true }
+        return toolResult(await call(params))
       }
     })
   )

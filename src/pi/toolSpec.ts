@@ -1,4 +1,5 @@
 import type { TSchema } from "typebox"
+import { type ToolOutcome, truncateUtf8 } from "../kernel/toolOutcome.ts"
 
 /**
  * The Pi-facing half of a tool: its name, words and typebox parameters.
@@ -18,4 +19,12 @@ export interface ToolSpec {
    * result on the session before the next call starts.
    */
   readonly executionMode?: "sequential"
+}
+
+/** A handler's outcome as Pi's tool result: its text cut to the tool bound, an error under its code. */
+export const toolResult = (outcome: ToolOutcome) => {
+  const { text } = truncateUtf8(outcome.text)
+  return outcome._tag === "Ok"
+    ? { content: [{ type: "text" as const, text }], details: outcome.details ?? {}, ...(outcome.terminate ? { terminate: true } : {}) }
+    : { content: [{ type: "text" as const, text }], details: { code: outcome.code }, isError: true }
 }

@@ -1,13 +1,36 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
-import { truncateUtf8 } from "../kernel/toolOutcome.ts"
+import { Type } from "typebox"
+import { ToolName } from "../kernel/protocol.ts"
+import { type ToolSpec, toolResult } from "./toolSpec.ts"
 import { collisionNotice, collisions } from "./toolCollisions.ts"
 import type { PiHost } from "./host.ts"
 import type { ApplyNeeds } from "./hooks.ts"
-import { budgetToolSpecs } from "./budgetTools.ts"
 import { historyToolSpecs } from "./historyTools.ts"
-import { lifecycleToolSpecs } from "./lifecycleTools.ts"
-import { notesRenderers, notesToolNames } from "./notesRenderers.ts"
+import { notesRenderers } from "./notesRenderers.ts"
 import { notesToolSpecs } from "./notesTools.ts"
+
+const lifecycleToolSpecs: ReadonlyArray<ToolSpec> = [
+  {
+    name: ToolName.wipeMemory,
+    label: "Wipe memory",
+    description: "End this context window and go on in a fresh one that starts from your notes. Write your checkpoint " +
+      "(goal, decisions, next step) and the session MAP first.",
+    promptSnippet: "end this context window and go on from your notes (write your checkpoint first)",
+    parameters: Type.Object({}),
+    // The checkpoint check reads the window's notes results from the session: a note written
+    // earlier in the same batch must be there before this call runs.
+    executionMode: "sequential"
+  }
+]
+
+const budgetToolSpecs: ReadonlyArray<ToolSpec> = [
+  {
+    name: ToolName.contextRemaining,
+    label: "Context remaining",
+    description: "Tokens left in this window before the final warning and before the reset (null while unknown).",
+    parameters: Type.Object({})
+  }
+]
 
 export const allToolSpecs = [...lifecycleToolSpecs, ...notesToolSpecs, ...historyToolSpecs, ...budgetToolSpecs]
 
@@ -37,15 +60,12 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<PiHost>, app
       ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
       parameters: spec.parameters,
       ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
-      ...(notesToolNames.has(spec.name) ? notesRenderers(spec.name) : {}),
+      ...(notesToolSpecs.includes(spec) ? notesRenderers(spec.name) : {}),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const { outcome, needs } = await (await load()).tool(spec.name, params, ctx)
         // A lifecycle tool (wipe_memory) may have asked for a boundary at this turn's end.
         if (needs !== undefined) applyNeeds(needs)
-        const { text } = truncateUtf8(outcome.text)
-        return outcome._tag === "Ok"
-          ? { content: [{ type: "text", text }], details: outcome.details ?? {}, ...(outcome.terminate ? { terminate: true } : {}) }
-          : { content: [{ type: "text", text }], details: { code: outcome.code }, isError: true }
+        return toolResult(outcome)
       }
     })
   }

@@ -1,5 +1,4 @@
 import { Context, type Effect, type Option } from "effect"
-import type { BoundaryDraft } from "./boundary.ts"
 import type { ReminderDraft } from "../budget/reminders.ts"
 import type { ProjectableMessage } from "../window/projection.ts"
 import type { BoundaryNeeds, TurnOutcome } from "./resetControl.ts"
@@ -86,7 +85,5 @@ export class Lifecycle extends Context.Service<Lifecycle, {
   /** `/pi-context on|off`: records the choice on the branch; on gives a root window its boot. */
   readonly setEnabled: (enabled: boolean) => Effect.Effect<void, never, PiSession>
 }>()("pi-context/Lifecycle") {}
-
-export type { BoundaryDraft }
 
 export type { BoundaryNeeds }

@@ -6,7 +6,6 @@ import { windowDigest } from "../boot/digest.ts"
 import { unansweredRequest } from "./pending.ts"
 import type { ResetShown } from "../kernel/resetData.ts"
 import { sessionSignals } from "../window/signals.ts"
-import { peakReplyTokens } from "../window/windowFacts.ts"
 import { Boots } from "../boot/Boots.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
@@ -87,11 +86,11 @@ export const makeBoundaries = Effect.gen(function*() {
         windowStarts: windowFacts.flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }])),
         ...(lastTwo.length === 2 && lastTwo.every((s) => !s.read) ? { resumedWithoutNotes: lastTwo.map((s) => s.w) } : {})
       }
-      const boot = yield* session.interruptOnAbort(boots.renderCounted({ windowId, previousWindowId: from.id, continuity }))
+      const boot = yield* session.interruptOnAbort(boots.render({ windowId, previousWindowId: from.id, continuity }))
       const model = Option.getOrUndefined(yield* session.model)
       const shown: ResetShown = {
         ordinal: next.ordinal,
-        peakTokens: peakReplyTokens(entries),
+        peakTokens: windowFacts.at(-1)?.peakTokens ?? null,
         contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
         notesIndexed: boot.notesIndexed,
         checkpointed: activity.sessionCheckpoint,

@@ -35,7 +35,7 @@ export const cancelledIntro =
   "Do not resume it, even if your notes name it as the next step, unless the user asks again. It read:"
 
 export interface ContinuationInput {
-  /** The user's request the window left unanswered (`pendingRequest`), if any. */
+  /** The user's request the window left unanswered and not cancelled (`unansweredRequest`), if any. */
   readonly pending: string | undefined
   /** The user's latest request when they cancelled it (`unansweredRequest`), if any: quoted as cancelled, never as pending. */
   readonly cancelled?: string | undefined

@@ -1,4 +1,4 @@
-import { type RawEntry, userMessageText } from "../kernel/entries.ts"
+import { bodyText, type RawEntry, userMessageText } from "../kernel/entries.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
 
 interface AssistantShape {
@@ -17,10 +17,7 @@ const assistantOf = (entry: RawEntry) => messageOfRole<AssistantShape>(entry, "a
 export const isFinishedReply = (entry: RawEntry): boolean => {
   const message = assistantOf(entry)
   if (message === undefined || message.stopReason !== "stop" || !Array.isArray(message.content)) return false
-  return message.content.some((part: unknown) =>
-    typeof part === "object" && part !== null && (part as { type?: unknown }).type === "text" &&
-    typeof (part as { text?: unknown }).text === "string" && (part as { text: string }).text.trim() !== ""
-  )
+  return bodyText(message.content)!.trim() !== ""
 }
 
 /**
@@ -53,10 +50,4 @@ export const unansweredRequest = (entries: ReadonlyArray<RawEntry>): UnansweredR
     if (text !== undefined) return text.trim() === "" ? undefined : { text, state: cancelled ? "cancelled" : "pending" }
   }
   return undefined
-}
-
-/** The user's latest request when it is still to be answered: unanswered, and not cancelled by the user. */
-export const pendingRequest = (entries: ReadonlyArray<RawEntry>): string | undefined => {
-  const request = unansweredRequest(entries)
-  return request?.state === "pending" ? request.text : undefined
 }

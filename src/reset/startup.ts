@@ -1,7 +1,7 @@
 import { Cause, Effect, Option, Ref } from "effect"
 import { bootMessage, continuationMessage } from "./boundary.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
-import { type BootBuildFailed, Boots } from "../boot/Boots.ts"
+import { type BootBuildFailed, Boots, type RenderedBoot } from "../boot/Boots.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
@@ -34,7 +34,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
       }
       case "Repair": {
         const rendered = inspection.missing.includes("boot")
-          ? yield* boots.renderCounted({ windowId: inspection.windowId, previousWindowId: undefined })
+          ? yield* boots.render({ windowId: inspection.windowId, previousWindowId: undefined })
           : undefined
         if (rendered !== undefined) {
           yield* session.sendMessage(bootMessage(inspection.windowId, rendered.text))
@@ -49,16 +49,20 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   /** The root boot this process wrote, with the notes it indexed: rebuilt while nothing has been sent if they changed. */
   const rootBoot = yield* Ref.make(Option.none<{ readonly windowId: string; readonly notesFingerprint: string }>())
 
+  /** Sends the root window's boot, and remembers what its notes index was built from. */
+  const sendRootBoot = (windowId: string, boot: RenderedBoot) =>
+    Effect.gen(function*() {
+      yield* (yield* PiSession).sendMessage(bootMessage(windowId, boot.text))
+      yield* boots.tellIncomplete(windowId, boot)
+      yield* Ref.set(rootBoot, Option.some({ windowId, notesFingerprint: boot.notesFingerprint }))
+    })
+
   /** A root window gets this session's boot, so a fork never keeps its parent's identity. */
   const ensureRootBoot = Effect.gen(function*() {
-    const session = yield* PiSession
     const window = yield* currentWindow
     if (!window.isRoot || !(yield* enabled)) return
     if (window.tail.some((entry) => entry._tag === "Boot" && entry.windowId === window.id)) return
-    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
-    yield* session.sendMessage(bootMessage(window.id, boot.text))
-    yield* boots.tellIncomplete(window.id, boot)
-    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
+    yield* sendRootBoot(window.id, yield* boots.render({ windowId: window.id, previousWindowId: undefined }))
     yield* trace.info("boot.root", { windowId: window.id })
   })
 
@@ -72,18 +76,15 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   const refreshRootBoot = Effect.gen(function*() {
     const written = yield* Ref.get(rootBoot)
     if (Option.isNone(written)) return
-    const session = yield* PiSession
     const window = yield* currentWindow
     if (!window.isRoot || window.id !== written.value.windowId || window.entries.some(isAssistantMessage)) {
       // Once the model answered, the root boot is what it saw: it stays.
       return yield* Ref.set(rootBoot, Option.none())
     }
     if (!(yield* enabled)) return
-    const boot = yield* boots.renderCounted({ windowId: window.id, previousWindowId: undefined })
+    const boot = yield* boots.render({ windowId: window.id, previousWindowId: undefined })
     if (boot.notesFingerprint === written.value.notesFingerprint) return
-    yield* session.sendMessage(bootMessage(window.id, boot.text))
-    yield* boots.tellIncomplete(window.id, boot)
-    yield* Ref.set(rootBoot, Option.some({ windowId: window.id, notesFingerprint: boot.notesFingerprint }))
+    yield* sendRootBoot(window.id, boot)
     yield* trace.info("boot.root-refreshed", { windowId: window.id, notesIndexed: boot.notesIndexed })
   })
 

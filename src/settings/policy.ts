@@ -61,12 +61,11 @@ export interface ModelRef {
   readonly contextWindow: number
 }
 
-/** One whole settings object (as in a settings.json) and where it came from. Later sources win per key. */
-export interface SettingsSource {
-  /** `pi`: a value in Pi's effective settings that no settings file holds (an SDK host gave it to Pi). */
-  readonly source: "global" | "project" | "pi" | "injected"
-  readonly settings: unknown
-}
+/**
+ * One whole settings object (as in a settings.json) and where it came from; `pi`: a value in Pi's effective
+ * settings that no settings file holds (an SDK host gave it to Pi). Later sources win per key.
+ */
+export type SettingsSource = SyncSource
 
 /** The shape a programmatic (SDK) user may inject: the same keys as the `pi-context` settings key. */
 export interface PolicySettings {
@@ -95,8 +94,6 @@ export const Defaults = {
 } as const
 
 type Obj = Readonly<Record<string, unknown>>
-
-const isObject = isSettingsObject
 
 /**
  * How specific a `models` pattern is for this model, or undefined when it does not match.
@@ -128,9 +125,9 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     else list.push(candidate)
   }
   for (const { source, settings } of sources) {
-    const section = isObject(settings) ? settings[SettingsKey] : undefined
+    const section = isSettingsObject(settings) ? settings[SettingsKey] : undefined
     if (section === undefined) continue
-    if (!isObject(section)) {
+    if (!isSettingsObject(section)) {
       notices.push({ key: SettingsKey, value: section, used: "defaults", reason: "is not an object", outcome: "using the defaults", source })
       continue
     }
@@ -141,7 +138,7 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
     }
     const models = section.models
     if (models === undefined) continue
-    if (!isObject(models)) {
+    if (!isSettingsObject(models)) {
       notices.push({
         key: `${SettingsKey}.models`,
         value: models,
@@ -153,7 +150,7 @@ const gather = (sources: ReadonlyArray<SettingsSource>, model: ModelRef | undefi
       continue
     }
     for (const [pattern, entry] of Object.entries(models)) {
-      if (!isObject(entry)) {
+      if (!isSettingsObject(entry)) {
         const key = `${SettingsKey}.models["${pattern}"]`
         notices.push({ key, value: entry, used: "ignored", reason: "is not an object", outcome: "it is ignored", source })
         continue
@@ -188,13 +185,13 @@ const resolveReserve = (sources: ReadonlyArray<SettingsSource>, model: ModelRef 
   const overrides: Array<Candidate> = []
   const modelKey = model === undefined ? undefined : `${model.provider}/${model.id}`
   for (const { source, settings } of sources) {
-    const compaction = isObject(settings) ? settings.compaction : undefined
-    if (!isObject(compaction)) continue
+    const compaction = isSettingsObject(settings) ? settings.compaction : undefined
+    if (!isSettingsObject(compaction)) continue
     if (compaction.reserveTokens !== undefined) {
       ordinary.push({ key: "compaction.reserveTokens", value: compaction.reserveTokens, source })
     }
-    const entry = modelKey !== undefined && isObject(compaction.modelOverrides) ? compaction.modelOverrides[modelKey] : undefined
-    if (isObject(entry) && entry.reserveTokens !== undefined) {
+    const entry = modelKey !== undefined && isSettingsObject(compaction.modelOverrides) ? compaction.modelOverrides[modelKey] : undefined
+    if (isSettingsObject(entry) && entry.reserveTokens !== undefined) {
       overrides.push({ key: `compaction.modelOverrides["${modelKey}"].reserveTokens`, value: entry.reserveTokens, source: "model" })
     }
   }

@@ -1,6 +1,5 @@
-import { Context, type Effect, type Option } from "effect"
-
-export type TraceLevel = "off" | "info" | "debug"
+import { Context, type Effect } from "effect"
+import type { TraceLevel } from "../settings/checks.ts"
 
 export interface TraceTarget {
   readonly sessionId: string
@@ -35,8 +34,7 @@ export const describeTrace = (status: TraceStatus): string => {
 export class Trace extends Context.Service<Trace, {
   /** Points the trace at a session's file and level (on session start). */
   readonly open: (target: TraceTarget) => Effect.Effect<void>
-  /** The file being written; None when tracing is off, by the setting or after a write failure. */
-  readonly filePath: Effect.Effect<Option.Option<string>>
+  /** Writing to its file, off by the setting, or failed (and turned off) on a write error. */
   readonly status: Effect.Effect<TraceStatus>
   /** A decision worth keeping. Fields must not carry message bodies or note contents. */
   readonly info: (event: string, fields?: Readonly<Record<string, unknown>>) => Effect.Effect<void>

@@ -1,8 +1,9 @@
 import { appendFileSync, mkdirSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { Effect, Layer, Logger, Option, References } from "effect"
+import { Effect, Layer, Logger, References } from "effect"
 import { Notices } from "../kernel/Notices.ts"
-import { Trace, type TraceLevel, type TraceStatus, type TraceTarget } from "./Trace.ts"
+import { Trace, type TraceStatus, type TraceTarget } from "./Trace.ts"
+import type { TraceLevel } from "../settings/checks.ts"
 import { Window } from "../window/Window.ts"
 import * as NoticesLive from "../kernel/NoticesLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
@@ -112,7 +113,6 @@ export const layerWith = (sink: TraceSink): Layer.Layer<Trace, never, Notices> =
           state.sessionId = target.sessionId
           state.level = target.level
         }),
-      filePath: Effect.sync(() => Option.fromNullishOr(state.failure === undefined ? state.path : undefined)),
       status: Effect.sync((): TraceStatus =>
         state.path === undefined
           ? { _tag: "Off" }

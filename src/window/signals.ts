@@ -13,6 +13,7 @@ import { ToolName } from "../kernel/protocol.ts"
 import type { WindowFacts } from "../kernel/facts.ts"
 import { endLabel } from "./resetShown.ts"
 import { plural } from "../kernel/plural.ts"
+import { estimateTokens, formatTokens } from "../kernel/tokenCount.ts"
 
 /** One window's signals, as `/pi-context report --json` gives them. */
 export interface WindowSignals {
@@ -111,8 +112,6 @@ const userTexts = (entries: ReadonlyArray<RawEntry>): ReadonlyArray<string> =>
     return text === undefined || text === "" ? [] : [text]
   })
 
-const estimate = (text: string): number => Math.ceil(text.length / 4)
-
 /**
  * The signals of every window of the branch, oldest first (`windows` and
  * `facts` as the Window room gives them, one for one). `summaryBudget`: the
@@ -141,7 +140,7 @@ export const sessionSignals = (
       w: fact.ordinal,
       end: endLabel(fact.end),
       checkpointWritten: windowActivity(window.entries).sessionCheckpoint,
-      ...(began ? { notesReadAfterReset: pickedUp, bootTokens: boot === undefined ? 0 : estimate(boot) } : {}),
+      ...(began ? { notesReadAfterReset: pickedUp, bootTokens: boot === undefined ? 0 : estimateTokens(boot) } : {}),
       filesReread: reread,
       commandsRerun: rerun,
       userRepeated,
@@ -167,8 +166,6 @@ export const sessionSignals = (
   }
 }
 
-const integer = (value: number) => value.toLocaleString("en-US")
-
 /** Cells of a window's peak bar. */
 const BarCells = 10
 
@@ -192,8 +189,8 @@ export const signalsReport = (
       s.filesReread > 0 ? `re-read ${plural(s.filesReread, "file")}` : undefined,
       s.commandsRerun > 0 ? `reran ${plural(s.commandsRerun, "command")}` : undefined,
       s.userRepeated ? "you repeated a request" : undefined,
-      s.bootTokens === undefined ? undefined : `boot ${integer(s.bootTokens)} tokens`,
-      s.peakTokens === null ? undefined : `peak ${integer(s.peakTokens)}`,
+      s.bootTokens === undefined ? undefined : `boot ${formatTokens(s.bootTokens)} tokens`,
+      s.peakTokens === null ? undefined : `peak ${formatTokens(s.peakTokens)}`,
       plural(s.turns, "turn")
     ].filter((part) => part !== undefined).join(" · ")
   const { totals } = signals
@@ -202,10 +199,10 @@ export const signalsReport = (
     ...signals.windows.map(line),
     `totals: ${totals.checkpointed} of ${totals.resets} windows checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
     `${totals.filesReread} files re-read, ${totals.commandsRerun} commands rerun, ${totals.userRepeated} requests you repeated; ` +
-    `about ${integer(totals.tokensAvoided)} tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget` +
+    `about ${formatTokens(totals.tokensAvoided)} tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget` +
     (model?.inputPrice === undefined || totals.tokensAvoided === 0
       ? ")"
       : `; about $${((totals.tokensAvoided * model.inputPrice) / 1_000_000).toFixed(2)} at ${model.name}'s input price)`) +
-    (totals.cacheReadTokens > 0 ? `; ${integer(totals.cacheReadTokens)} prompt tokens read from the provider's cache` : "")
+    (totals.cacheReadTokens > 0 ? `; ${formatTokens(totals.cacheReadTokens)} prompt tokens read from the provider's cache` : "")
   ].join("\n")
 }

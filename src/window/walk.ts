@@ -20,37 +20,14 @@ import { continuedTally, countEntry, emptyTally, type WindowTally } from "./tall
 /** What a decoded marker tells: the window it opens and how the previous one ended. */
 export type WindowOpening = Extract<BranchEntry, { readonly _tag: "Marker" }>
 
-/** The window `entry` opens, when it is a reset marker that decodes; undefined for any other entry. */
-const windowOpening = (entry: RawEntry): WindowOpening | undefined => {
-  if (!isMarkerEntry(entry)) return undefined
-  const classified = classifyEntry(entry)
-  return classified._tag === "Marker" ? classified : undefined
-}
-
 /** Whether `entry` starts a window: a reset marker that decodes (see the rule above). */
-export const opensWindow = (entry: RawEntry): boolean => windowOpening(entry) !== undefined
+export const opensWindow = (entry: RawEntry): boolean => isMarkerEntry(entry) && classifyEntry(entry)._tag === "Marker"
 
 /** Epoch ms of an entry's timestamp; undefined when it does not parse. */
 export const epochMs = (timestamp: string): number | undefined => {
   const ms = Date.parse(timestamp)
   return Number.isNaN(ms) ? undefined : ms
 }
-
-/** The window a branch starts in, before any marker: its start is the branch's first entry. */
-export const rootWindow = (sessionId: string, first: RawEntry | undefined): Window => ({
-  id: rootWindowId(sessionId),
-  ordinal: 1,
-  isRoot: true,
-  startedAt: first === undefined ? undefined : epochMs(first.timestamp)
-})
-
-/** The `ordinal`-th window of a branch, opened by the decoded marker `opening`. */
-export const openedWindow = (opening: WindowOpening, ordinal: number): Window => ({
-  id: opening.windowId,
-  ordinal,
-  isRoot: false,
-  startedAt: epochMs(opening.timestamp)
-})
 
 /** A window of the branch with its entries, raw and classified (`tail[i]` is `entries[i]` classified): its marker first (none for the root), up to the next marker. */
 export interface WindowEntries extends Window {
@@ -71,7 +48,7 @@ export interface WindowSpan extends WindowEntries {
 
 /** Every window of a branch (root to leaf), oldest first, each with its entries. One pass over the branch. */
 export const branchWindows = (branch: ReadonlyArray<RawEntry>, sessionId: string): ReadonlyArray<WindowSpan> =>
-  extendedSpans([{ ...rootWindow(sessionId, undefined), entries: [], tail: [], endedBy: undefined, tally: emptyTally() }], branch)
+  extendedSpans([{ id: rootWindowId(sessionId), ordinal: 1, isRoot: true, startedAt: undefined, entries: [], tail: [], endedBy: undefined, tally: emptyTally() }], branch)
 
 const windowPart = ({ id, ordinal, isRoot, startedAt }: Window): Window => ({ id, ordinal, isRoot, startedAt })
 
@@ -95,7 +72,7 @@ export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: Readon
     const classified = classifyEntry(entry)
     if (classified._tag === "Marker") {
       windows.push({ ...window, entries, tail, endedBy: classified, tally })
-      window = openedWindow(classified, windows.length + 1)
+      window = { id: classified.windowId, ordinal: windows.length + 1, isRoot: false, startedAt: epochMs(classified.timestamp) }
       entries = [entry]
       tail = [classified]
       tally = emptyTally()

@@ -1,14 +1,7 @@
 import type { RawEntry } from "../kernel/entries.ts"
-import { replyTokens } from "./projection.ts"
-import type { WindowEnd, WindowFacts, ResetSource } from "../kernel/facts.ts"
+import { resetSourceOf, type WindowEnd, type WindowFacts } from "../kernel/facts.ts"
 import { tallyOf, type WindowTally } from "./tally.ts"
 import { branchWindows, epochMs, type WindowEntries, type WindowSpan } from "./walk.ts"
-
-const resetSources: ReadonlySet<string> = new Set<ResetSource>(["tool", "command", "hard-line", "close-out", "overflow"])
-
-/** A marker's recorded source; markers written before the source was recorded, or by a newer version, say `unknown`. */
-export const resetSourceOf = (recorded: string | undefined): ResetSource | "unknown" =>
-  recorded !== undefined && resetSources.has(recorded) ? recorded as ResetSource : "unknown"
 
 /**
  * Every window of a branch (root to leaf), oldest first, with its facts: the
@@ -52,15 +45,4 @@ const factsOf = (window: WindowEntries, tally: WindowTally, endedBy: WindowSpan[
     notesWritten: tally.notesWritten,
     bootTokens: tally.bootTokens
   }
-}
-
-/** The highest usage a successful reply among `entries` reported, or null. */
-export const peakReplyTokens = (entries: ReadonlyArray<RawEntry>): number | null => {
-  let peak: number | null = null
-  for (const entry of entries) {
-    if (entry.type !== "message" || typeof entry.message !== "object" || entry.message === null) continue
-    const tokens = replyTokens(entry.message as { readonly role: string })
-    if (tokens !== undefined && (peak === null || tokens > peak)) peak = tokens
-  }
-  return peak
 }

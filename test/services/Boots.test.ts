@@ -32,7 +32,7 @@ layer(boots)("Boots", (it) => {
   it.effect("renders the previous window's checkpoint and the notes' freshness when given continuity", () => {
     const fake = makeFakeSession()
     return Effect.gen(function*() {
-      const text = yield* Boots.use((b) =>
+      const { text } = yield* Boots.use((b) =>
         b.render({
           windowId: "w-b",
           previousWindowId: "w-a",
@@ -42,7 +42,7 @@ layer(boots)("Boots", (it) => {
       assert.include(text, "w2 ended without a checkpoint")
       // Written while w2 ran, though w2 wrote no note: the two lines do not contradict each other.
       assert.include(text, "This session's notes were last updated while w2 ran, though not by it (another branch of this session, another Pi, or an edit by hand), 3 h ago (plan.md).")
-      const plain = yield* Boots.use((b) => b.render({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+      const { text: plain } = yield* Boots.use((b) => b.render({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
       assert.notInclude(plain, "checkpoint:")
       assert.notInclude(plain, "last updated in window")
     })
@@ -71,7 +71,7 @@ layer(BootsLive.layerTest.pipe(Layer.provide(userHomeUnreadable)))(
       const fake = makeFakeSession()
       const incomplete = () => fake.notices.filter((notice) => notice.message.includes("notes index incomplete for user"))
       return Effect.gen(function*() {
-        const boot = yield* Boots.use((b) => b.renderCounted({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
+        const boot = yield* Boots.use((b) => b.render({ windowId: "w-b", previousWindowId: "w-a" })).pipe(Effect.provide(fake.layer))
         assert.include(boot.text, "notes_list")
         assert.deepStrictEqual(boot.unavailableHomes, ["user"])
         // A boot may be built and dropped (an abort, a run that started meanwhile): nothing is told yet.

@@ -11,7 +11,6 @@ import { Window } from "../../src/window/Window.ts"
 import { type FakeSession, type FakeSessionOptions, makeFakeSession, settingsSessionOptions } from "../support/FakePiSession.ts"
 
 // Default lines on a 200k window: guidance 40,960 left, warning 28,672, hard 16,384.
-const left = (tokens: number) => ({ tokens: 200_000 - tokens, contextWindow: 200_000 })
 
 /** A provider request whose last reply reported its usage: the window has `leftTokens` left. */
 const requestLeaving = (leftTokens: number) => [{ role: "assistant", usage: { totalTokens: 200_000 - leftTokens } }]
@@ -222,20 +221,6 @@ describe("Budget", () => {
       assert.isFalse((yield* manual.run(manual.budget.hardLine(requestLeaving(1_000)))).due)
       const manualWarning = yield* manual.observe(28_000)
       assert.include(manualWarning.reminders[0]!.content, "before this window is full")
-    }))
-
-  it.effect("remaining is null when Pi cannot estimate, numbers otherwise", () =>
-    Effect.gen(function*() {
-      const { budget, run } = yield* instance()
-      assert.deepStrictEqual(yield* run(budget.remaining({ usage: undefined })), { beforeWarning: null, beforeHard: null })
-      assert.deepStrictEqual(yield* run(budget.remaining({ usage: { tokens: null, contextWindow: 200_000 } })), {
-        beforeWarning: null,
-        beforeHard: null
-      })
-      assert.deepStrictEqual(yield* run(budget.remaining({ usage: left(50_000) })), {
-        beforeWarning: 50_000 - 28_672,
-        beforeHard: 50_000 - 16_384
-      })
     }))
 
   it.effect("status line and report read the current window and follow the injected policy", () =>

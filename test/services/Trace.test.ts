@@ -3,7 +3,7 @@ import { Notices } from "../../src/kernel/Notices.ts"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { rootWindowId } from "../../src/kernel/windowId.ts"
 import * as NoticesLive from "../../src/kernel/NoticesLive.ts"
 import { layer as traceLayer, layerWith, tracePath } from "../../src/trace/TraceLive.ts"
@@ -36,7 +36,7 @@ describe("Trace", () => {
       )
       assert.strictEqual(lines[0].from, "a")
       assert.isString(lines[0].ts)
-      assert.deepStrictEqual(yield* trace.filePath, Option.some(tracePath(dir, "s-1")))
+      assert.deepStrictEqual(yield* trace.status, { _tag: "Writing", path: tracePath(dir, "s-1") })
     }).pipe(Effect.provide(Layer.merge(traceLayer, WindowLive.layer))))
 
   it.effect("follows the Window room: the lines after a reset carry the window it opened", () =>
@@ -72,7 +72,7 @@ describe("Trace", () => {
       const debugLines = readFileSync(tracePath(dir, "s-debug"), "utf8").trimEnd().split("\n")
       assert.strictEqual(debugLines.length, 1)
       assert.strictEqual(JSON.parse(debugLines[0]!).event, "agent.settled")
-      assert.isTrue(Option.isNone(yield* trace.filePath))
+      assert.deepStrictEqual(yield* trace.status, { _tag: "Off" })
     }).pipe(Effect.provide(traceLayer)))
 
   it.effect("a write failure never fails the caller: the trace turns off and reports once", () =>
@@ -102,7 +102,6 @@ describe("Trace", () => {
       const status = yield* trace.status
       assert.strictEqual(status._tag, "Failed")
       assert.strictEqual(describeTrace(status), `trace off: cannot write ${tracePath(dir, "s-4")} (ENOTDIR)`)
-      assert.isTrue(Option.isNone(yield* trace.filePath))
       // The notice names the problem, not the user's paths.
       const [notice] = yield* Notices.use((notices) => notices.takeAll)
       assert.include(notice, "(ENOTDIR)")

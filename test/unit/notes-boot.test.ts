@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type BootContinuity, type BootIdentity, DefaultBootBudgetTokens, LatestExcerptLimit, renderBoot } from "../../src/boot/boot.ts"
+import { type BootContinuity, type BootIdentity, LatestExcerptLimit, renderBoot } from "../../src/boot/boot.ts"
+import { Defaults } from "../../src/settings/policy.ts"
 import type { HomeSnapshot, NoteRow, NotesSnapshot } from "../../src/notes/snapshot.ts"
 import { ToolName } from "../../src/kernel/protocol.ts"
 import { type Home, Homes } from "../../src/kernel/homes.ts"
@@ -46,15 +47,15 @@ const fullSnapshot = snapshotOf(Homes.map((home) => available(home, 20, `- ${pre
 
 describe("boot renderer", () => {
   it("renders the same snapshot to the same bytes", () => {
-    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     const copy = JSON.parse(JSON.stringify(fullSnapshot)) as NotesSnapshot
-    const b = renderBoot({ identity: { ...identity }, snapshot: copy, budgetTokens: DefaultBootBudgetTokens, now })
+    const b = renderBoot({ identity: { ...identity }, snapshot: copy, budgetTokens: Defaults.bootBudgetTokens, now })
     assert.strictEqual(a.text, b.text)
     assert.strictEqual(Buffer.compare(Buffer.from(a.text), Buffer.from(b.text)), 0)
   })
 
   it("carries identity, reset line, homes and the recovery protocol", () => {
-    const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     for (const line of ["Agent: pi", "Model: anthropic/claude-sonnet-4-5", "Session: sess-1", "Root window: root-1", "Current window: w-3", "Previous window: w-2"]) {
       assert.include(text, line)
     }
@@ -67,18 +68,18 @@ describe("boot renderer", () => {
     }
     assert.isTrue(text.indexOf("Resume from this session's MAP and latest note") < text.indexOf("## Notes index"))
     // The first window's boot names no history tool: they are offered from the first reset on.
-    const first = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now }).text
+    const first = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now }).text
     assert.notInclude(first, "history_")
   })
 
   it("says a first window is the first, without a previous id", () => {
-    const { text } = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const { text } = renderBoot({ identity: { ...identity, previousWindowId: undefined }, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     assert.notInclude(text, "Previous window")
     assert.include(text, "first context window of this session")
   })
 
   it("shows each home's MAP and its most recent rows under the per-home quota", () => {
-    const { text, omittedRows } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const { text, omittedRows } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     assert.strictEqual(omittedRows, 0)
     assert.include(text, "MAP: @project/MAP.md\n> - @project/note-0: the first note")
     assert.include(text, "Recent notes (5 of 20; notes_list { \"home\": \"session\" } lists all):")
@@ -95,7 +96,7 @@ describe("boot renderer", () => {
     const homes = fullSnapshot.homes.map((home): HomeSnapshot =>
       home.home === "project" ? { _tag: "Unavailable", home: "project", location: "projects/x", reason: "EACCES (PermissionDenied) in readDirectoryEntries" } : home
     )
-    const boot = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: DefaultBootBudgetTokens, now })
+    const boot = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: Defaults.bootBudgetTokens, now })
     assert.deepStrictEqual(boot.unavailableHomes, ["project"])
     assert.notInclude(boot.text, "@project/note-0.md")
     assert.notInclude(boot.text, "@project/MAP.md")
@@ -136,10 +137,10 @@ describe("boot renderer", () => {
     const checkpoint = "# Checkpoint\n- goal: ship it\n- next: step 3"
     const session: HomeSnapshot = { ...(available("session", 3) as Extract<HomeSnapshot, { _tag: "Available" }>), latest: { address: "checkpoint.md", body: checkpoint, bytes: checkpoint.length, updatedMs: now - hour } }
     const snapshot = snapshotOf([session, ...Homes.slice(1).map((home) => available(home, 0))])
-    const { text } = renderBoot({ identity, snapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const { text } = renderBoot({ identity, snapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     assert.include(text, "Latest note: checkpoint.md\n> # Checkpoint\n> - goal: ship it\n> - next: step 3")
     const long = { ...session, latest: { address: "checkpoint.md", body: "z".repeat(LatestExcerptLimit + 5), bytes: LatestExcerptLimit + 5, updatedMs: now - hour } }
-    const cut = renderBoot({ identity, snapshot: snapshotOf([long]), budgetTokens: DefaultBootBudgetTokens, now }).text
+    const cut = renderBoot({ identity, snapshot: snapshotOf([long]), budgetTokens: Defaults.bootBudgetTokens, now }).text
     assert.include(cut, `(Latest note cut at ${LatestExcerptLimit} of ${LatestExcerptLimit + 5} characters; read on with notes_read { "address": "checkpoint.md", "offset": ${LatestExcerptLimit} })`)
     const tight = renderBoot({ identity, snapshot: snapshotOf([long]), budgetTokens: 600, now }).text
     assert.include(tight, "Latest note: checkpoint.md (3.9 KB), left out for the budget; read it with notes_read { \"address\": \"checkpoint.md\" }.")
@@ -148,7 +149,7 @@ describe("boot renderer", () => {
   it("cuts a long MAP with the offset to read on from", () => {
     const body = "y".repeat(MapExcerptLimit + 10)
     const snapshot = snapshotOf(Homes.map((home) => available(home, 0, home === "user" ? body : undefined)))
-    const { text } = renderBoot({ identity, snapshot, budgetTokens: DefaultBootBudgetTokens, now })
+    const { text } = renderBoot({ identity, snapshot, budgetTokens: Defaults.bootBudgetTokens, now })
     assert.include(text, `(MAP cut at ${MapExcerptLimit} of ${MapExcerptLimit + 10} characters; read on with notes_read { "address": "@user/MAP.md", "offset": ${MapExcerptLimit} })`)
     // Empty homes are said in one line, after the homes that hold something.
     assert.include(text, "### The user (@user/...)\nMAP: @user/MAP.md")
@@ -156,8 +157,8 @@ describe("boot renderer", () => {
   })
 
   it("takes relative ages from the given now", () => {
-    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
-    const b = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now: now + 24 * hour })
+    const a = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
+    const b = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now: now + 24 * hour })
     assert.include(a.text, "- note-0.md · \"Title session 0\" · 100 B · updated just now")
     assert.include(b.text, "- note-0.md · \"Title session 0\" · 100 B · updated 24 h ago")
   })
@@ -178,37 +179,37 @@ describe("boot renderer", () => {
       }))
 
     it("says the previous window ended with a checkpoint", () => {
-      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(true) })
       assert.include(text, "The previous window ended with a checkpoint: notes updated in window w3.")
       assert.notInclude(text, "without a checkpoint")
     })
 
     it("says the previous window ended without a checkpoint, pointing at the digest", () => {
-      const { text } = renderBoot({ identity, snapshot: sessionNotes([25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(text, "w3 ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept")
     })
 
     it("tells in which window and how long ago the session's notes were last updated", () => {
-      const { text } = renderBoot({ identity, snapshot: sessionNotes([25, 19]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25, 19]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(text, "This session's notes were last updated in window w2, 19 h ago (step-1.md).")
     })
 
     it("never says the previous window both wrote no note and last updated the notes (a note from a branch /tree left behind)", () => {
-      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([1, 25]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(text, "w3 ended without a checkpoint")
       assert.include(text, "This session's notes were last updated while w3 ran, though not by it (another branch of this session, another Pi, or an edit by hand), 1 h ago (step-0.md).")
       assert.notInclude(text, "in window w3")
     })
 
     it("counts the session MAP as a note", () => {
-      const { text } = renderBoot({ identity, snapshot: sessionNotes([25], 1), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25], 1), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(true) })
       assert.include(text, "last updated in window w3, 1 h ago (MAP.md).")
     })
 
     it("names notes older than the session's first window, and a session without notes", () => {
-      const old = renderBoot({ identity, snapshot: sessionNotes([40]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      const old = renderBoot({ identity, snapshot: sessionNotes([40]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(old.text, "last updated before this session's first window, 40 h ago (step-0.md).")
-      const none = renderBoot({ identity, snapshot: sessionNotes([]), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(false) })
+      const none = renderBoot({ identity, snapshot: sessionNotes([]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(none.text, "This session has no notes yet.")
     })
 
@@ -216,12 +217,12 @@ describe("boot renderer", () => {
       const homes = fullSnapshot.homes.map((home): HomeSnapshot =>
         home.home === "session" ? { _tag: "Unavailable", home: "session", location: "sessions/x", reason: "EIO" } : home
       )
-      const { text } = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: DefaultBootBudgetTokens, now, continuity: continuity(true) })
+      const { text } = renderBoot({ identity, snapshot: snapshotOf(homes), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(true) })
       assert.include(text, "This session's notes could not be read, so when they were last updated is unknown.")
     })
 
     it("reads as before without continuity", () => {
-      const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: DefaultBootBudgetTokens, now })
+      const { text } = renderBoot({ identity, snapshot: fullSnapshot, budgetTokens: Defaults.bootBudgetTokens, now })
       assert.notInclude(text, "checkpoint:")
       assert.notInclude(text, "last updated in window")
       assert.notInclude(text, "without a checkpoint")

@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { RawEntry } from "../../src/kernel/entries.ts"
-import { pendingRequest, unansweredRequest } from "../../src/reset/pending.ts"
+import { unansweredRequest } from "../../src/reset/pending.ts"
+
+/** The user's latest request when it is still to be answered: unanswered, and not cancelled by the user. */
+const pendingRequest = (entries: ReadonlyArray<RawEntry>): string | undefined => {
+  const request = unansweredRequest(entries)
+  return request?.state === "pending" ? request.text : undefined
+}
 
 let n = 0
 const raw = (message: unknown): RawEntry => ({ type: "message", id: `e${++n}`, parentId: null, timestamp: "", message })

@@ -4,14 +4,25 @@ import type { ToolOutcome } from "../../kernel/toolOutcome.ts"
 import type { NotesHomes } from "../NotesHomes.ts"
 import type { PiSession } from "../../kernel/PiSession.ts"
 
-/** A tidy pass's model run, given the instructions and a way back into the notes tools. */
-export type TidyPass = (request: {
+/** What a tidy pass's model run is given, whoever runs it. */
+export interface TidyPassRequest {
   readonly instructions: string
   readonly prompt: string
+  /** `provider/id` from the `tidyModel` setting; the session's current model when absent. */
   readonly modelRef: string | undefined
+  /** The pass is stopped after this many model turns, or this long, whichever comes first. */
   readonly limits: TidyLimits
-  readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession>
-}) => Effect.Effect<{ readonly _tag: "Done"; readonly account: string; readonly model: string } | { readonly _tag: "Failed"; readonly reason: string }>
+}
+
+/** How a tidy pass's model run ended: the model's account of it, or why it failed. */
+export type TidyPassResult =
+  | { readonly _tag: "Done"; readonly account: string; readonly model: string }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+/** A tidy pass's model run, given the instructions and a way back into the notes tools. */
+export type TidyPass = (
+  request: TidyPassRequest & { readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession> }
+) => Effect.Effect<TidyPassResult>
 
 /** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */
 export class TidyModel extends Context.Service<TidyModel, { readonly pass: TidyPass }>()("pi-context/TidyModel") {}
