@@ -54,7 +54,8 @@ export interface Segment {
 
 export type ViewLine = ReadonlyArray<Segment>
 
-const seg = (text: string, tone: Tone): Segment => ({ text, tone })
+/** A run of text in one tone. */
+export const seg = (text: string, tone: Tone = "text"): Segment => ({ text, tone })
 
 /** Code points of a line; the view uses only single-width characters, so this is its width on screen. */
 const lineWidth = (line: ViewLine): number => line.reduce((sum, s) => sum + Array.from(s.text).length, 0)

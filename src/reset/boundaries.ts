@@ -75,8 +75,10 @@ export const makeBoundaries = Effect.gen(function*() {
       const activity = windowActivity(entries)
       const previousOrdinal = from.ordinal
       const windowFacts = yield* window.windows
+      // How each window went, in the words of /pi-context report, read before an append adds the new window.
+      const signals = sessionSignals(yield* window.spans, windowFacts, policy.reserve.value).windows
       // Windows that began at a reset, with whether the model then read its notes: the last two, when both did not.
-      const pickedUp = sessionSignals(yield* window.spans, windowFacts, 0).windows.flatMap((s) =>
+      const pickedUp = signals.flatMap((s) =>
         s.notesReadAfterReset === undefined ? [] : [{ w: s.w, read: s.notesReadAfterReset }]
       )
       const lastTwo = pickedUp.slice(-2)
@@ -115,7 +117,8 @@ export const makeBoundaries = Effect.gen(function*() {
         next,
         ending,
         drafts: resetDrafts(windowId, source, boot.text, continuation, shown, yield* window.heldByPi),
-        boot
+        boot,
+        ended: signals.at(-1)
       }
     })
 
@@ -146,9 +149,7 @@ export const makeBoundaries = Effect.gen(function*() {
         yield* reportBootFailure(from.id, built.cause)
         return { _tag: "Failed" } as BoundaryCommit
       }
-      const { next, ending, drafts, boot } = built.value
-      // How the ending window went, in the words of /pi-context report: read before an append adds the new window.
-      const ended = sessionSignals(yield* window.spans, yield* window.windows, (yield* thresholds.policy).reserve.value).windows.at(-1)
+      const { next, ending, drafts, boot, ended } = built.value
       if (write._tag === "AppendedNow" && !(yield* write.append(drafts))) return { _tag: "Busy" } as BoundaryCommit
       if (ended !== undefined) {
         yield* trace.info("reset.signals", {

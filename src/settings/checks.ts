@@ -111,16 +111,13 @@ export const pick = <A>(
     // A number the file wrote beyond what JS holds exactly is checked as the number it parses to
     // (1e400 is Infinity: too large); the notice still names it as written.
     const result = check(candidate.value instanceof WrittenNumber ? candidate.value.value : candidate.value)
-    if ("ok" in result) {
-      chosen = { value: result.ok, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
+    // A fixed value is used, and its candidate still told as rejected, with the reason.
+    if (!("ok" in result)) rejected.push({ candidate, reason: result.reason })
+    if ("ok" in result || "fix" in result) {
+      const value = "ok" in result ? result.ok : result.fix
+      chosen = { value, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
       break
     }
-    if ("fix" in result) {
-      chosen = { value: result.fix, source: candidate.source, key: candidate.key, ...(candidate.file === undefined ? {} : { file: candidate.file }) }
-      rejected.push({ candidate, reason: result.reason })
-      break
-    }
-    rejected.push({ candidate, reason: result.reason })
   }
   for (const { candidate, reason } of rejected) {
     notices.push({ key: candidate.key, value: candidate.value, used: chosen.value, reason, source: candidate.file ?? candidate.source })

@@ -73,25 +73,22 @@ export const attributeSettings = (effective: Obj, files: ReadonlyArray<SettingsS
     parts.set(source, part)
     place(part, path, value)
   }
-  const walk = (value: unknown, path: ReadonlyArray<string>): void => {
+  /** Calls `leaf` on every value under `value` that is not a non-empty object, with its path. */
+  const walk = (value: unknown, path: ReadonlyArray<string>, leaf: (value: unknown, path: ReadonlyArray<string>) => void): void => {
     if (value === undefined) return
     if (isSettingsObject(value) && Object.keys(value).length > 0) {
-      for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key])
-      return
-    }
-    const holder = newestFirst.find((file) => sameValue(at(file.settings, path), value))
-    put(holder?.source ?? "pi", path, holder === undefined ? value : at(holder.settings, path))
+      for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key], leaf)
+    } else leaf(value, path)
   }
-  const walkFile = (file: SettingsSource, value: unknown, path: ReadonlyArray<string>): void => {
-    if (value === undefined) return
-    if (isSettingsObject(value) && Object.keys(value).length > 0) {
-      for (const [key, inner] of Object.entries(value)) walkFile(file, inner, [...path, key])
-      return
-    }
-    if (unsetIn(effective, path)) put(file.source, path, value)
+  for (const key of readKeys) {
+    walk(own(effective, key), [key], (value, path) => {
+      const holder = newestFirst.find((file) => sameValue(at(file.settings, path), value))
+      put(holder?.source ?? "pi", path, holder === undefined ? value : at(holder.settings, path))
+    })
   }
-  for (const key of readKeys) walk(own(effective, key), [key])
-  for (const file of files) for (const key of readKeys) walkFile(file, own(file.settings, key), [key])
+  for (const file of files) {
+    for (const key of readKeys) walk(own(file.settings, key), [key], (value, path) => unsetIn(effective, path) ? put(file.source, path, value) : undefined)
+  }
   return (["global", "project", "pi"] as const).flatMap((source) => {
     const settings = parts.get(source)
     return settings === undefined ? [] : [{ source, settings }]

@@ -3,7 +3,7 @@ import type { ChangeKind, WindowFacts, WindowNoteChange, WindowNoteChanges } fro
 import { endLabel, percentOf } from "./resetShown.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
 import { plural } from "../kernel/plural.ts"
-import { type BarScale, fitLine, type Segment, type Tone, type ViewLine } from "../kernel/report.ts"
+import { type BarScale, fitLine, seg, type Segment, type Tone, type ViewLine } from "../kernel/report.ts"
 
 const kindMark: Readonly<Record<ChangeKind, string>> = { added: "+", modified: "~", deleted: "−" }
 
@@ -39,8 +39,6 @@ export const formatDuration = (ms: number): string => {
   const hours = Math.floor(minutes / 60)
   return `${hours}h ${String(minutes % 60).padStart(2, "0")}m`
 }
-
-const seg = (text: string, tone: Tone = "text"): Segment => ({ text, tone })
 
 /** Where a line (tokens left) falls on a bar of `cells` cells of used tokens. */
 const cellOf = (line: number, scale: BarScale, cells: number) =>
