@@ -16,11 +16,6 @@ export interface RequestObservation {
   readonly reminders: ReadonlyArray<ReminderDraft>
   /** Tokens left in the window, null when Pi cannot estimate. */
   readonly left: number | null
-  /** The policy this decision used: whether pi-context resets by itself, and the warning line. */
-  readonly automaticReset: boolean
-  readonly warningLine: number
-  readonly guidanceLine: number
-  readonly hardLine: number
 }
 
 /** Whether a finished turn left the window past its hard line, with the figures the trace records. */

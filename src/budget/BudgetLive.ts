@@ -60,12 +60,11 @@ export const layerWithoutDependencies = Layer.effect(
     const observeRequest = Effect.fnUntraced(function*(messages: ReadonlyArray<ProjectableMessage>) {
       const policy = yield* thresholds.policy
       const window = yield* windows.current
-      const input = { windowId: window.id }
       const usage = reminderUsage(yield* windows.measureRequest(window, messages), window)
       const committed = committedReminders(window.tail, window.id)
       return yield* Ref.modify(state, (current) => {
         // Drafts of another window are stale; a committed reminder outranks a pending copy.
-        const kept = current.staged?.windowId === input.windowId
+        const kept = current.staged?.windowId === window.id
           ? current.staged.drafts.filter((pending) => !committed[pending.kind])
           : []
         // Reminders handed to `turn_end` are not counted: Pi appends them before the next request, and a
@@ -80,20 +79,16 @@ export const layerWithoutDependencies = Layer.effect(
         })
         const fresh = decision.left === null ? [] : decision.stage.map((kind): Pending => {
           const figures = reminderFigures(kind, decision.left!, policy.lines, policy.automaticReset.value)
-          return { kind, figures, draft: reminderDraft(kind, input.windowId, reminderText(figures)) }
+          return { kind, figures, draft: reminderDraft(kind, window.id, reminderText(figures)) }
         })
         const drafts = [...kept.filter((pending) => !decision.supersede.includes(pending.kind)), ...fresh]
         return [
           {
             staged: decision.stage,
             reminders: drafts.map((pending) => pending.draft),
-            left: decision.left,
-            automaticReset: policy.automaticReset.value,
-            warningLine: policy.lines.warning.value,
-            guidanceLine: policy.lines.guidance.value,
-            hardLine: policy.lines.hard.value
+            left: decision.left
           },
-          { ...current, staged: drafts.length === 0 ? undefined : { windowId: input.windowId, drafts } }
+          { ...current, staged: drafts.length === 0 ? undefined : { windowId: window.id, drafts } }
         ] as const
       })
     })
@@ -120,14 +115,13 @@ export const layerWithoutDependencies = Layer.effect(
 
     const noticesDue = Effect.gen(function*() {
       const window = yield* windows.current
-      const input = { windowId: window.id }
       const committed = committedReminders(window.tail, window.id)
       const due = yield* Ref.modify(state, (current): readonly [ReadonlyArray<Due>, State] => {
         const due: Array<Due> = []
         const waiting: Array<HandedOver> = []
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
-          if (handed.windowId !== input.windowId) continue
+          if (handed.windowId !== window.id) continue
           if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.figures) })
           else waiting.push(handed)
         }

@@ -4,19 +4,7 @@
  * Counted as pi-context counts text everywhere, four characters a token;
  * bench/overhead.ts measures the same against Pi alone, part by part.
  */
-import type { RawEntry } from "../kernel/entries.ts"
-import { CustomType } from "../kernel/protocol.ts"
 import { estimateTokens, formatTokens } from "../kernel/tokenCount.ts"
-
-/** The boot a window's requests start from, as written into the session. */
-export const windowBootText = (entries: ReadonlyArray<RawEntry>, windowId: string): string | undefined => {
-  for (const entry of entries) {
-    if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) continue
-    const details = entry.details as { windowId?: unknown } | undefined
-    if (details?.windowId === windowId && typeof entry.content === "string") return entry.content
-  }
-  return undefined
-}
 
 export interface RequestOverhead {
   readonly tools: number

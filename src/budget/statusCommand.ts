@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { windowManager } from "../window/onOff.ts"
 import { textReport } from "../kernel/report.ts"
-import { overheadLine, requestOverhead, windowBootText } from "./overhead.ts"
+import { overheadLine, requestOverhead } from "./overhead.ts"
+import { windowBootText } from "../window/signals.ts"
 import { ToolName } from "../kernel/protocol.ts"
 import { Budget } from "./Budget.ts"
 import { PiSession } from "../kernel/PiSession.ts"
@@ -14,7 +15,7 @@ import { report, subcommand } from "../kernel/Subcommand.ts"
 const statusText = Effect.gen(function*() {
   const windows = yield* Window
   const window = yield* windows.current
-  const on = yield* (yield* Window).enabled
+  const on = yield* windows.enabled
   const manager = windowManager({
     enabled: on,
     automaticReset: (yield* (yield* Thresholds).policy).automaticReset.value,

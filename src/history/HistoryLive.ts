@@ -73,7 +73,7 @@ export const layerWithoutDependencies = Layer.effect(
 
     const stats = withIndex((index) => ({
       sessionId: index.sessionId,
-      entries: index.entryCount,
+      entries: index.entryAt.length,
       events: eventCount(index),
       documentBuilds: index.documentBuilds,
       branchRebuilds: index.branchRebuilds

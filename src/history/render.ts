@@ -20,14 +20,14 @@ export interface WindowSummary extends Window {
 
 export const windowSummaries = (index: SessionIndex): ReadonlyArray<WindowSummary> => {
   const windows = index.branch.windows
-  return windows.map((window, position) => ({
-    id: window.id,
-    ordinal: window.ordinal,
-    isRoot: window.isRoot,
-    startedAt: window.startedAt,
-    firstSeq: window.seqs[0],
-    lastSeq: window.seqs[window.seqs.length - 1],
-    count: window.seqs.length,
+  return windows.map(({ id, ordinal, isRoot, startedAt, seqs }, position) => ({
+    id,
+    ordinal,
+    isRoot,
+    startedAt,
+    firstSeq: seqs[0],
+    lastSeq: seqs[seqs.length - 1],
+    count: seqs.length,
     current: position === windows.length - 1
   }))
 }

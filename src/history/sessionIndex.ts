@@ -48,9 +48,6 @@ export interface SessionIndex {
   readonly seqStarts: Array<number>
   /** Calls still waiting for their first result: their seqs, by tool-call id. */
   readonly pendingCalls: Map<string, number>
-  /** How many entries of the session (in append order) have been folded in. */
-  entryCount: number
-  lastEntryId: string | undefined
   /** Documents built so far: only the events calls read, each once (evidence that no call re-processes old entries). */
   documentBuilds: number
   branchRebuilds: number
@@ -66,8 +63,6 @@ export const emptyIndex = (sessionId: string): SessionIndex => ({
   entryAt: [],
   seqStarts: [1],
   pendingCalls: new Map(),
-  entryCount: 0,
-  lastEntryId: undefined,
   documentBuilds: 0,
   branchRebuilds: 0,
   branch: emptyBranchView()
@@ -81,9 +76,10 @@ export const eventCount = (index: SessionIndex): number => index.roles.length
  * that was reloaded or replaced under the same id fails this and is indexed
  * afresh rather than trusted.
  */
-export const indexMatches = (index: SessionIndex, entries: ReadonlyArray<RawEntry>): boolean =>
-  entries.length >= index.entryCount &&
-  (index.entryCount === 0 || entries[index.entryCount - 1]?.id === index.lastEntryId)
+export const indexMatches = (index: SessionIndex, entries: ReadonlyArray<RawEntry>): boolean => {
+  const folded = index.entryAt.length
+  return entries.length >= folded && (folded === 0 || entries[folded - 1]?.id === index.entryAt[folded - 1]!.id)
+}
 
 /**
  * Folds entries into `index` one at a time, reading only their shapes: one
@@ -122,14 +118,10 @@ const folder = (index: SessionIndex) => {
   }
 }
 
-/** Folds `entries.slice(index.entryCount)` into the index. The caller checked `indexMatches`. */
-export const extendIndex = (index: SessionIndex, entries: ReadonlyArray<RawEntry>): number => {
-  const from = index.entryCount
+/** Folds the entries after those already in the index into it. The caller checked `indexMatches`. */
+export const extendIndex = (index: SessionIndex, entries: ReadonlyArray<RawEntry>): void => {
   const fold = folder(index)
-  for (let position = from; position < entries.length; position++) fold(entries[position]!)
-  index.entryCount = entries.length
-  index.lastEntryId = entries.length > 0 ? entries[entries.length - 1]!.id : undefined
-  return entries.length - from
+  for (let position = index.entryAt.length; position < entries.length; position++) fold(entries[position]!)
 }
 
 /** Builds an index over `entries` from nothing: the reference the incremental path must agree with. */

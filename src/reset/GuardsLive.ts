@@ -13,7 +13,7 @@ export const layerWithoutDependencies = Layer.effect(
     const trace = yield* Trace
     const windows = yield* Window
     const currentWindow = windows.current
-    const enabled = (yield* Window).enabled
+    const enabled = windows.enabled
     /** Windows in which the user was told that automatic compaction is cancelled. */
     const compactionNoticeShown = yield* Ref.make<ReadonlySet<string>>(new Set())
     /** A /tree summary was blocked: its notice waits for the branch Pi navigates to. */

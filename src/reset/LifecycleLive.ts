@@ -1,4 +1,4 @@
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { checkWipe, windowActivity, wipeRefusalText } from "../window/checkpoint.ts"
 import { projectRequest } from "../window/projection.ts"
 import { percentShown, tokensLeft } from "../window/usage.ts"
@@ -60,7 +60,7 @@ export const layerWithoutDependencies = Layer.effect(
     const { step, updateStatus, resetTransient } = resetControl
     const startup = yield* makeStartup(boundaries)
     /** Windows whose missing boot was already reported, so a notice is shown once. */
-    const missingBootReported = yield* Ref.make<ReadonlySet<string>>(new Set())
+    const missingBootReported = new Set<string>()
 
     /** Windows told, while off, that they passed the point where Pi would have compacted. */
     const toldPastCompaction = new Set<string>()
@@ -132,9 +132,8 @@ export const layerWithoutDependencies = Layer.effect(
       })
       const projection = projectRequest(messages, window)
       if (projection._tag === "MissingBoot") {
-        const reported = yield* Ref.get(missingBootReported)
-        if (!reported.has(window.id)) {
-          yield* Ref.set(missingBootReported, new Set([...reported, window.id]))
+        if (!missingBootReported.has(window.id)) {
+          missingBootReported.add(window.id)
           yield* trace.info("projection.missing-boot", { windowId: window.id })
           yield* session.notify(missingBootNotice(window.ordinal), "error")
         }
@@ -145,23 +144,24 @@ export const layerWithoutDependencies = Layer.effect(
       const changed = projection._tag === "Projected" ? projected : undefined
       if (!(yield* enabled)) return reply(changed, yield* needsNow(noFacts))
       const observed = yield* budget.observeRequest(projected)
+      const { lines, automaticReset } = yield* thresholds.policy
       const closeOut = (yield* step({ _tag: "RequestBuilt", windowId: window.id })).effect._tag === "carry-close-out"
-        ? Option.some(closeOutText(observed.hardLine))
+        ? Option.some(closeOutText(lines.hard.value))
         : Option.none<string>()
       for (const kind of observed.staged) {
         yield* trace.info("budget.reminder", {
           kind,
           reason: `${kind === "guidance" ? "guidance" : "warning"} line crossed`,
           left: observed.left,
-          line: kind === "guidance" ? observed.guidanceLine : observed.warningLine
+          line: kind === "guidance" ? lines.guidance.value : lines.warning.value
         })
       }
-      if (Option.isSome(closeOut)) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: observed.hardLine })
+      if (Option.isSome(closeOut)) yield* trace.info("budget.close-out", { reason: "a tool turn crossed the hard line", left: observed.left, line: lines.hard.value })
       const needs = yield* needsNow({
         replyOverflowed: false,
-        automatic: observed.automaticReset,
+        automatic: automaticReset.value,
         tokensLeft: observed.left,
-        warningLine: observed.warningLine
+        warningLine: lines.warning.value
       })
       return reply(changed, needs, observed.reminders, closeOut)
     })
@@ -192,22 +192,22 @@ export const layerWithoutDependencies = Layer.effect(
       } satisfies WipeReply
     })
 
+    /** Whether pi-context may reset by itself now: on, and automaticReset set. */
+    const automaticNow = Effect.gen(function*() {
+      return (yield* enabled) && (yield* thresholds.policy).automaticReset.value
+    })
+
     const boundaryNeeds = (reply?: ReplyFacts) =>
       Effect.gen(function*() {
         const window = yield* currentWindow
         if (reply?.tokens != null) yield* windows.rememberReply(window, reply.tokens)
-        const policy = yield* thresholds.policy
         return yield* needsNow({
           replyOverflowed: reply?.overflow === true,
-          automatic: (yield* enabled) && policy.automaticReset.value,
+          automatic: yield* automaticNow,
           tokensLeft: tokensLeft(yield* windows.usage),
-          warningLine: policy.lines.warning.value
+          warningLine: (yield* thresholds.policy).lines.warning.value
         })
       })
-
-    const automaticNow = Effect.gen(function*() {
-      return (yield* enabled) && (yield* thresholds.policy).automaticReset.value
-    })
 
     /** A boundary hook's reply with the boundary hooks needed after it, in the same run. */
     const withNeeds = <R>(reply: Effect.Effect<BoundaryReply | undefined, never, R>) =>
@@ -264,9 +264,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* budget.discard
       const effect = transition.effect
       if (effect._tag !== "recover-overflow" && effect._tag !== "commit-boundary") return undefined
-      const commit = effect._tag === "recover-overflow"
-        ? yield* boundaries.commit(window, "overflow", effect.reason, returnedToPi)
-        : yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi)
+      const commit = yield* boundaries.commit(window, effect._tag === "recover-overflow" ? "overflow" : effect.source, effect.reason, returnedToPi)
       if (commit._tag !== "Committed") return undefined
       const resume = effect._tag === "recover-overflow" || effect.continue
       return { entries: [...input.incoming, ...commit.drafts], ...(resume ? { continue: true } : {}) }

@@ -189,24 +189,17 @@ export const reduceResetControl = (state: ResetControl, event: ResetEvent): Tran
       }
     }
     case "BeforeSettle": {
+      const cleared: ResetControl = { ...state, request: noRequest, closeOut: noCloseOut }
       // Never a continuation after an abort; the chain itself ends when the run settles.
-      if (event.outcome === "aborted") return { state: { ...state, request: noRequest, closeOut: noCloseOut }, effect: none }
-      if (state.overflow === "pending" && event.automatic) {
-        return {
-          state: { ...state, request: noRequest, overflow: "spent", closeOut: noCloseOut },
-          effect: { _tag: "recover-overflow", reason: "the run ended in a context overflow" }
-        }
-      }
+      if (event.outcome === "aborted") return { state: cleared, effect: none }
       if (state.overflow === "pending" || state.overflow === "pending-spent") {
-        return { state: { ...state, request: noRequest, overflow: "spent", closeOut: noCloseOut }, effect: none }
+        const recover = state.overflow === "pending" && event.automatic
+        return { state: { ...cleared, overflow: "spent" }, effect: recover ? { _tag: "recover-overflow", reason: "the run ended in a context overflow" } : none }
       }
       if (closeOutFor(state, event.windowId) && event.automatic) {
-        return {
-          state: { ...state, request: noRequest, closeOut: noCloseOut },
-          effect: { _tag: "commit-boundary", source: "close-out", continue: false, reason: "the run ended during its close-out" }
-        }
+        return { state: cleared, effect: { _tag: "commit-boundary", source: "close-out", continue: false, reason: "the run ended during its close-out" } }
       }
-      return { state: { ...state, request: noRequest, closeOut: noCloseOut }, effect: none }
+      return { state: cleared, effect: none }
     }
     case "Settled": {
       const settled: ResetControl = { ...initialResetControl, closeOutUsed: state.closeOutUsed }

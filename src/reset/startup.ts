@@ -15,8 +15,7 @@ const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean
 export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
   const trace = yield* Trace
   const boots = yield* Boots
-  const { current: currentWindow, spans: windowSpans, unreadable: unreadableEntries } = yield* Window
-  const enabled = (yield* Window).enabled
+  const { current: currentWindow, spans: windowSpans, unreadable: unreadableEntries, enabled } = yield* Window
 
   /** Appends what a marker tail is missing, or refuses with one notice. */
   const repairTail = Effect.gen(function*() {

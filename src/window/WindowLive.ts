@@ -1,7 +1,7 @@
 import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
 import type { ResetSource, WindowFacts, WindowUsage } from "../kernel/facts.ts"
 import { newWindowId } from "../kernel/windowId.ts"
-import { factsOfSpan, factsOfWindow } from "./windowFacts.ts"
+import { factsOfSpan } from "./windowFacts.ts"
 import { branchOfEntries, branchWindows, extendedSpans, opensWindow, type WindowSpan } from "./walk.ts"
 import { carriesSystemPrompt, nextRequestTokens } from "./contextMessages.ts"
 import { enabledOnBranch } from "./onOff.ts"
@@ -18,7 +18,7 @@ const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.
 type Handler = (event: WindowEvent) => Effect.Effect<void, never, PiSession>
 
 /** The facts of a window as it ends: what it holds now, and how it ended. */
-const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfWindow(window), end })
+const endingFacts = (window: CurrentWindow, end: WindowFacts["end"]): WindowFacts => ({ ...factsOfSpan(window), end })
 
 const modelWindow = Effect.map(PiSession.use((session) => session.model), (model) =>
   Option.isSome(model) && model.value.contextWindow > 0 ? model.value.contextWindow : undefined)

@@ -9,7 +9,7 @@
 import { windowActivity } from "./checkpoint.ts"
 import { userMessageText, type RawEntry } from "../kernel/entries.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
-import { ToolName } from "../kernel/protocol.ts"
+import { CustomType, ToolName } from "../kernel/protocol.ts"
 import type { WindowFacts } from "../kernel/facts.ts"
 import { endLabel } from "./resetShown.ts"
 import { plural } from "../kernel/plural.ts"
@@ -88,10 +88,12 @@ const filesRead = (calls: ReadonlyArray<Call>): ReadonlySet<string> =>
 const commandsRun = (calls: ReadonlyArray<Call>): ReadonlySet<string> =>
   new Set(calls.flatMap((call) => (call.name === "bash" && stringArg(call, "command") !== undefined ? [stringArg(call, "command")!.trim()] : [])))
 
-/** The boot the window began with, as written. */
-const bootText = (entries: ReadonlyArray<RawEntry>): string | undefined => {
+/** The boot a window's requests start from, as written into the session. */
+export const windowBootText = (entries: ReadonlyArray<RawEntry>, windowId: string): string | undefined => {
   for (const entry of entries) {
-    if (entry.type === "custom_message" && entry.customType === "pi-context/boot" && typeof entry.content === "string") return entry.content
+    if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) continue
+    const details = entry.details as { windowId?: unknown } | undefined
+    if (details?.windowId === windowId && typeof entry.content === "string") return entry.content
   }
   return undefined
 }
@@ -128,7 +130,7 @@ export const sessionSignals = (
     const calls = callsOf(window.entries)
     const previous = index === 0 ? undefined : callsOf(windows[index - 1]!.entries)
     const began = index > 0
-    const boot = bootText(window.entries)
+    const boot = windowBootText(window.entries, fact.id)
     const texts = userTexts(window.entries)
     const userRepeated = began && texts.some((text) => said.has(text))
     for (const text of texts) said.add(text)

@@ -98,13 +98,7 @@ export const ownBootFromEnd = (tail: ReadonlyArray<BranchEntry>): number | undef
   const inspection = inspectTail(tail)
   if (inspection._tag === "NoMarker" || inspection._tag === "Refuse") return undefined
   const marker = tail[0] as Extract<BranchEntry, { _tag: "Marker" }>
-  let own = -1
-  for (let i = 1; i < tail.length; i++) {
-    if (tail[i]!._tag === "Boot") {
-      own = i
-      break
-    }
-  }
+  const own = tail.findIndex((entry) => entry._tag === "Boot")
   if (own === -1) return undefined
   let boots = 0
   let edits = 0

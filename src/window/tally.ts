@@ -52,10 +52,3 @@ export const countEntry = (tally: TallyCount, entry: RawEntry, classified: Branc
   const address = noteWriteResult(entry)?.address
   if (address !== undefined && !tally.notesWritten.includes(address)) tally.notesWritten.push(address)
 }
-
-/** The tally of a window's entries (`tail[i]` is `entries[i]` classified). */
-export const tallyOf = (entries: ReadonlyArray<RawEntry>, tail: ReadonlyArray<BranchEntry>, windowId: string): WindowTally => {
-  const tally = emptyTally()
-  for (let i = 0; i < entries.length; i++) countEntry(tally, entries[i]!, tail[i]!, windowId)
-  return tally
-}

@@ -36,7 +36,7 @@ export interface WindowEntries extends Window {
 }
 
 /** The window the next request belongs to: the branch's last window, read back from the leaf. */
-export type CurrentWindow = WindowEntries
+export type CurrentWindow = WindowSpan
 
 /** Any window of the branch, with the marker that ended it. */
 export interface WindowSpan extends WindowEntries {

@@ -1,7 +1,6 @@
 import type { RawEntry } from "../kernel/entries.ts"
 import { resetSourceOf, type WindowEnd, type WindowFacts } from "../kernel/facts.ts"
-import { tallyOf, type WindowTally } from "./tally.ts"
-import { branchWindows, epochMs, type WindowEntries, type WindowSpan } from "./walk.ts"
+import { branchWindows, epochMs, type WindowSpan } from "./walk.ts"
 
 /**
  * Every window of a branch (root to leaf), oldest first, with its facts: the
@@ -24,13 +23,8 @@ const lastTimestamp = (entries: ReadonlyArray<RawEntry>, fallback: number | unde
 }
 
 /** The facts of one window `branchWindows` read: its tally, counted as its entries were classified. */
-export const factsOfSpan = (span: WindowSpan): WindowFacts => factsOf(span, span.tally, span.endedBy)
-
-/** The facts of a window that is still being read entry by entry (the current window as it ends). */
-export const factsOfWindow = (window: WindowEntries): WindowFacts =>
-  factsOf(window, tallyOf(window.entries, window.tail, window.id), undefined)
-
-const factsOf = (window: WindowEntries, tally: WindowTally, endedBy: WindowSpan["endedBy"]): WindowFacts => {
+export const factsOfSpan = (window: WindowSpan): WindowFacts => {
+  const { tally, endedBy } = window
   const endedAt = endedBy === undefined ? undefined : epochMs(endedBy.timestamp)
   const end: WindowEnd = endedBy === undefined ? { _tag: "Open" } : { _tag: "Reset", source: resetSourceOf(endedBy.source), at: endedAt }
   return {

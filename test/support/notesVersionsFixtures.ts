@@ -12,6 +12,7 @@ import { resetDrafts } from "../../src/reset/boundary.ts"
 import { notesToolHandlers } from "../../src/notes/notesHandlers.ts"
 import { type FakeSessionOptions, makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
+import { emptyTally } from "../../src/window/tally.ts"
 
 /**
  * A notes history with no history (git off, no repository): history_windows
@@ -40,7 +41,7 @@ export const testWindow = (ordinal: number, id = `pcx:test:w${ordinal}`) => ({ i
 export const windowEnds = (ordinal: number, id = testWindow(ordinal).id) =>
   Window.use((window) =>
     window.reset({
-      from: { id, ordinal, isRoot: ordinal === 1, startedAt: undefined, entries: [], tail: [] },
+      from: { id, ordinal, isRoot: ordinal === 1, startedAt: undefined, entries: [], tail: [], endedBy: undefined, tally: emptyTally() },
       to: { id: `${id}:next`, ordinal: ordinal + 1 },
       source: "tool"
     })
