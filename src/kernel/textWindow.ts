@@ -39,20 +39,9 @@ export const codePointBytes = (point: string): number => {
  * empty window with the total, never an error.
  */
 export const textWindow = (text: string, offset: number, limit: number, maxBytes: number = Number.POSITIVE_INFINITY): TextWindow => {
-  // One element per code point (1 or 2 UTF-16 units).
-  const points = Array.from(text)
-  const total = points.length
-  const start = offset < 0 ? Math.max(0, total + offset) : Math.min(offset, total)
-  const cap = Math.min(total, start + Math.max(0, limit))
-  let end = start
-  let bytes = 0
-  while (end < cap && bytes + codePointBytes(points[end]!) <= maxBytes) bytes += codePointBytes(points[end++]!)
-  return {
-    text: points.slice(start, end).join(""),
-    offset: start,
-    total,
-    nextOffset: end < total ? end : undefined
-  }
+  const collector = windowCollector(offset, limit, maxBytes, offset < 0 ? codePointLength(text) : undefined)
+  collector.push(text)
+  return collector.finish()
 }
 
 /**

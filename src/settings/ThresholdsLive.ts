@@ -26,11 +26,6 @@ interface Loaded {
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
 
-type FileRead =
-  | { readonly _tag: "Text"; readonly text: string }
-  | { readonly _tag: "Missing" }
-  | { readonly _tag: "Unreadable"; readonly why: string }
-
 interface SourceRead {
   readonly source?: SettingsSource
   readonly notices: ReadonlyArray<ThresholdNotice>
@@ -51,31 +46,40 @@ const unreadableWhy = (code: string | undefined): string =>
     : "read error"
 
 /**
- * A settings file, read synchronously as Pi reads its own: the root boot
- * waits for it, and a small file read at once costs microseconds where an
- * asynchronous read is a trip through libuv's thread pool (milliseconds on a
- * busy machine).
+ * A settings file and its own problems, read synchronously as Pi reads its
+ * own: the root boot waits for it, and a small file read at once costs
+ * microseconds where an asynchronous read is a trip through libuv's thread
+ * pool (milliseconds on a busy machine).
  */
-const readSettingsFile = (file: string): FileRead => {
+const readSource = (file: string, source: "global" | "project"): SourceRead => {
+  // Named as the user knows it: the source label says which of the two files.
+  const key = source === "global" ? "settings.json" : ".pi/settings.json"
+  const refused = (reason: string, value?: unknown): SourceRead => ({
+    notices: [{ key, value, used: undefined, reason, outcome: "using the defaults", source }]
+  })
+  let text: string
   try {
-    return { _tag: "Text", text: readFileSync(file, "utf8") }
+    text = readFileSync(file, "utf8")
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     // A missing file is the ordinary case (no settings), not a problem.
-    return code === "ENOENT" ? { _tag: "Missing" } : { _tag: "Unreadable", why: unreadableWhy(code) }
+    return code === "ENOENT" ? { notices: [] } : refused(`cannot be read (${unreadableWhy(code)})`)
   }
+  if (text.trim() === "") return { notices: [] }
+  return Option.match(parseSettings(text), {
+    onNone: () => refused("is not valid JSON"),
+    onSome: (settings) => isSettingsObject(settings) ? { source: { source, settings }, notices: [] } : refused("is not a JSON object", settings)
+  })
 }
 
 const currentModel = Effect.map(PiSession.use((session) => session.model), Option.getOrUndefined<ModelRef>)
 
 /** Tells the user of each distinct notice once per extension instance. */
 const makeReporter = Effect.gen(function*() {
-  const reported = yield* Ref.make<ReadonlySet<string>>(new Set())
+  const reported = new Set<string>()
   return Effect.fnUntraced(function*(notices: ReadonlyArray<ThresholdNotice>) {
-    const fresh = yield* Ref.modify(reported, (seen): [ReadonlyArray<ThresholdNotice>, ReadonlySet<string>] => {
-      const novel = notices.filter((notice) => !seen.has(noticeKey(notice)))
-      return novel.length === 0 ? [novel, seen] : [novel, new Set([...seen, ...novel.map(noticeKey)])]
-    })
+    const fresh = notices.filter((notice) => !reported.has(noticeKey(notice)))
+    for (const notice of fresh) reported.add(noticeKey(notice))
     const session = yield* PiSession
     yield* Effect.forEach(fresh, (notice) => session.notify(`pi-context: ${renderNotice(notice)}`, "warning"), { discard: true })
   })
@@ -98,36 +102,11 @@ export const layerFromFiles = Layer.effect(
     const cache = yield* Ref.make(Option.none<Loaded>())
     const report = yield* makeReporter
 
-    const readSource = Effect.fnUntraced(function*(file: string, source: "global" | "project"): Effect.fn.Return<SourceRead> {
-      // Named as the user knows it: the source label says which of the two files.
-      const key = source === "global" ? "settings.json" : ".pi/settings.json"
-      const read = yield* Effect.sync(() => readSettingsFile(file))
-      switch (read._tag) {
-        case "Missing":
-          return { notices: [] }
-        case "Unreadable":
-          return {
-            notices: [{ key, value: undefined, used: undefined, reason: `cannot be read (${read.why})`, outcome: "using the defaults", source }]
-          }
-        case "Text":
-          if (read.text.trim() === "") return { notices: [] }
-          return Option.match(parseSettings(read.text), {
-            onNone: (): SourceRead => ({
-              notices: [{ key, value: undefined, used: undefined, reason: "is not valid JSON", outcome: "using the defaults", source }]
-            }),
-            onSome: (settings): SourceRead =>
-              isSettingsObject(settings)
-                ? { source: { source, settings }, notices: [] }
-                : { notices: [{ key, value: settings, used: undefined, reason: "is not a JSON object", outcome: "using the defaults", source }] }
-          })
-      }
-    })
-
     const load = Effect.fn("Thresholds.load")(function*() {
       const session = yield* PiSession
-      const global = yield* readSource(path.join(session.agentDir, "settings.json"), "global")
+      const global = yield* Effect.sync(() => readSource(path.join(session.agentDir, "settings.json"), "global"))
       const projectTrusted = yield* session.isProjectTrusted
-      const projectFile = yield* readSource(path.join(session.cwd, ".pi", "settings.json"), "project")
+      const projectFile = yield* Effect.sync(() => readSource(path.join(session.cwd, ".pi", "settings.json"), "project"))
       // An untrusted project's settings are never used, exactly as Pi ignores them; its sync list is read only to be refused aloud.
       const project = projectTrusted ? projectFile : { notices: [] } satisfies SourceRead
       const files = [global.source, project.source].filter((source) => source !== undefined)

@@ -130,36 +130,7 @@ export const pick = <A>(
  * most specific source wins whole: only that value is judged, and a bad one
  * is told with what the notes code does instead.
  */
-export const checkNames = (
-  candidates: (name: string) => ReadonlyArray<Candidate>,
-  notices: Array<ThresholdNotice>
-): void => {
-  const root = candidates("notesRoot").at(-1)
-  if (root !== undefined && !(typeof root.value === "string" && root.value.trim() !== "")) {
-    notices.push({
-      key: root.key,
-      value: root.value,
-      used: undefined,
-      reason: typeof root.value === "string" ? "is empty" : "is not a folder path (a string)",
-      outcome: "it is ignored",
-      source: root.source
-    })
-  }
-  const agent = candidates("agentName").at(-1)
-  if (agent !== undefined && (typeof agent.value !== "string" || slugify(agent.value, "") === "")) {
-    notices.push({
-      key: agent.key,
-      value: agent.value,
-      used: defaultAgentName,
-      reason: typeof agent.value === "string" ? "has no letters or digits" : "is not a name (a string)",
-      source: agent.source
-    })
-  }
-  checkNotesSettings(candidates, notices)
-}
-
-/** The keys of the notes and tidy, read from the merged settings like `notesRoot`: a bad value is told with what is used instead. */
-const checkNotesSettings = (candidates: (name: string) => ReadonlyArray<Candidate>, notices: Array<ThresholdNotice>): void => {
+export const checkNames = (candidates: (name: string) => ReadonlyArray<Candidate>, notices: Array<ThresholdNotice>): void => {
   const judge = (name: string, problem: (value: unknown) => string | undefined, used: unknown, outcome?: string) => {
     const candidate = candidates(name).at(-1)
     const reason = candidate === undefined ? undefined : problem(candidate.value)
@@ -167,6 +138,13 @@ const checkNotesSettings = (candidates: (name: string) => ReadonlyArray<Candidat
     notices.push({ key: candidate.key, value: candidate.value, used, reason, source: candidate.source, ...(outcome === undefined ? {} : { outcome }) })
   }
   const wholeNumber = (value: unknown) => (positiveWhole(value) === undefined ? "is not a positive whole number" : undefined)
+  judge(
+    "notesRoot",
+    (value) => (typeof value !== "string" ? "is not a folder path (a string)" : value.trim() === "" ? "is empty" : undefined),
+    undefined,
+    "it is ignored"
+  )
+  judge("agentName", (value) => (typeof value !== "string" ? "is not a name (a string)" : slugify(value, "") === "" ? "has no letters or digits" : undefined), defaultAgentName)
   judge("projectNotes", (value) => (value === "in-project" ? undefined : `is not "in-project"`), undefined, "the project home stays in the notes root")
   judge("staleNoteDays", wholeNumber, DefaultStaleDays)
   judge(
