@@ -98,6 +98,14 @@ export const layerWithoutDependencies = Layer.effect(
       yield* ensureContained(located)
     })
 
+    /** Runs `use` under the locks of `notes`, then tells the cache of each; a file-system failure is told of `at`. */
+    const lockedChange = <A, E>(notes: ReadonlyArray<Located>, at: Located, operation: string, use: Effect.Effect<A, E>) =>
+      withNoteLocks(notes.map((note) => note.file), at.shown, use).pipe(
+        // The next boot sees the write without waiting for a watcher, whatever became of it.
+        Effect.ensuring(Effect.sync(() => notes.forEach((note) => cache.changed(note.homeDir, note.address.path)))),
+        Effect.catchIf(PlatformError.isPlatformError, (error) => Effect.fail(ioErrorAt(at, operation)(error)))
+      )
+
     const read = Effect.fn("NotesStore.read")(function*(identity: NotesIdentity, raw: string) {
       const located = yield* locate(identity, raw, "read")
       const { text, bytes } = yield* readExisting(located)
@@ -122,21 +130,13 @@ export const layerWithoutDependencies = Layer.effect(
       const located = yield* locate(identity, raw)
       yield* encodeNote(located, body)
       yield* prepareDirectory(located)
-      return yield* withNoteLocks(
-        [located.file],
-        located.shown,
-        Effect.gen(function*() {
-          const previous = yield* previousFrontmatter(located)
-          const frontmatter = stampFrontmatter(Option.getOrUndefined(previous), yield* nowIso, `session:${identity.sessionId}`)
-          const data = yield* encodeNote(located, serializeNote({ frontmatter, body }))
-          yield* writeAtomically(ops, located.file, data)
-          return { address: located.shown, created: Option.isNone(previous), bytes: data.length }
-        })
-      ).pipe(
-        // The next boot sees the write without waiting for a watcher, whatever became of it.
-        Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "write")(error) : error)
-      )
+      return yield* lockedChange([located], located, "write", Effect.gen(function*() {
+        const previous = yield* previousFrontmatter(located)
+        const frontmatter = stampFrontmatter(Option.getOrUndefined(previous), yield* nowIso, `session:${identity.sessionId}`)
+        const data = yield* encodeNote(located, serializeNote({ frontmatter, body }))
+        yield* writeAtomically(ops, located.file, data)
+        return { address: located.shown, created: Option.isNone(previous), bytes: data.length }
+      }))
     })
 
     const update = Effect.fn("NotesStore.update")(function*(
@@ -153,83 +153,62 @@ export const layerWithoutDependencies = Layer.effect(
       }
       yield* ensureContained(source)
       if (renaming) yield* prepareDirectory(target)
-      return yield* withNoteLocks(
-        renaming ? [source.file, target.file] : [source.file],
-        source.shown,
-        Effect.gen(function*() {
-          const current = yield* readExisting(source)
-          const note = parseNote(current.text)
-          const edited = applyEdits(note.body, edits)
-          if (Result.isFailure(edited)) {
-            const refusal = edited.failure
-            const message = describeEditRefusal(refusal, edits.length)
-            switch (refusal._tag) {
-              case "NoMatch":
-                return yield* new NoMatch({ address: source.shown, editIndex: refusal.editIndex, message })
-              case "Ambiguous":
-                return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: refusal.lines, message })
-              case "Overlap":
-                return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: [refusal.line], message })
-              case "EmptyOldText":
-                return yield* new InvalidNoteRequest({ address: source.shown, message })
-            }
+      return yield* lockedChange(renaming ? [source, target] : [source], source, "update", Effect.gen(function*() {
+        const current = yield* readExisting(source)
+        const note = parseNote(current.text)
+        const edited = applyEdits(note.body, edits)
+        if (Result.isFailure(edited)) {
+          const refusal = edited.failure
+          const message = describeEditRefusal(refusal, edits.length)
+          switch (refusal._tag) {
+            case "NoMatch":
+              return yield* new NoMatch({ address: source.shown, editIndex: refusal.editIndex, message })
+            case "Ambiguous":
+              return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: refusal.lines, message })
+            case "Overlap":
+              return yield* new AmbiguousEdit({ address: source.shown, editIndex: refusal.editIndex, lines: [refusal.line], message })
+            case "EmptyOldText":
+              return yield* new InvalidNoteRequest({ address: source.shown, message })
           }
-          const destination = renaming ? target : source
-          if (renaming) {
-            const occupied = yield* fs.exists(target.file).pipe(Effect.mapError(ioErrorAt(target, "check")))
-            if (occupied) {
-              return yield* new InvalidNoteRequest({
-                address: target.shown,
-                message: `cannot rename to ${target.shown}: a note already exists there; pick another name or update that note`
-              })
-            }
+        }
+        const destination = renaming ? target : source
+        if (renaming) {
+          const occupied = yield* fs.exists(target.file).pipe(Effect.mapError(ioErrorAt(target, "check")))
+          if (occupied) {
+            return yield* new InvalidNoteRequest({
+              address: target.shown,
+              message: `cannot rename to ${target.shown}: a note already exists there; pick another name or update that note`
+            })
           }
-          const frontmatter = stampFrontmatter(note.frontmatter, yield* nowIso, `session:${identity.sessionId}`)
-          const data = yield* encodeNote(destination, serializeNote({ frontmatter, body: edited.success }))
-          yield* writeAtomically(ops, destination.file, data)
-          if (renaming) yield* fs.remove(source.file)
-          return {
-            address: destination.shown,
-            renamedFrom: renaming ? source.shown : undefined,
-            editsApplied: edits.length,
-            bytes: data.length
-          }
-        })
-      ).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          cache.changed(source.homeDir, source.address.path)
-          if (renaming) cache.changed(target.homeDir, target.address.path)
-        })),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(source, "update")(error) : error)
-      )
+        }
+        const frontmatter = stampFrontmatter(note.frontmatter, yield* nowIso, `session:${identity.sessionId}`)
+        const data = yield* encodeNote(destination, serializeNote({ frontmatter, body: edited.success }))
+        yield* writeAtomically(ops, destination.file, data)
+        if (renaming) yield* fs.remove(source.file)
+        return {
+          address: destination.shown,
+          renamedFrom: renaming ? source.shown : undefined,
+          editsApplied: edits.length,
+          bytes: data.length
+        }
+      }))
     })
-
-    const scanHomes = (identity: NotesIdentity, homes: ReadonlyArray<Home>) =>
-      Effect.andThen(
-        cache.settle,
-        Effect.forEach(homes, (home) => Effect.result(Effect.andThen(checkHome(identity, home), cache.rows(home, homeDir(identity, home)))), {
-          concurrency: "unbounded"
-        })
-      )
 
     const list = Effect.fn("NotesStore.list")(function*(identity: NotesIdentity, request: ListRequest) {
       const cursor = request.cursor === undefined ? Option.none() : decodeListCursor(request.cursor)
       if (request.cursor !== undefined && Option.isNone(cursor)) {
         return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_list returned; start again without a cursor" })
       }
-      const scanned = yield* scanHomes(identity, allHomes(request.home))
-      const rows = scanned.flatMap((result) => (Result.isSuccess(result) ? result.success : []))
-      const unavailable = scanned.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
+      yield* cache.settle
+      const [rows, unavailable] = yield* Effect.partition(allHomes(request.home), (home) => Effect.andThen(checkHome(identity, home), cache.rows(home, homeDir(identity, home))), { concurrency: "unbounded" })
       const budget = (yield* CurrentScanDeadline)()
-      const page = pageMatching(rows, Option.getOrUndefined(cursor), request.limit, addressMatcher(request.pattern), budget)
+      const page = pageMatching(rows.flat(), Option.getOrUndefined(cursor), request.limit, addressMatcher(request.pattern), budget)
       const titled = yield* withTitles(ops, (home) => homeDir(identity, home), page.items)
       return { rows: titled, nextCursor: page.nextCursor, unavailable, stoppedEarly: page.stoppedEarly }
     })
 
     const search = Effect.fn("NotesStore.search")(function*(identity: NotesIdentity, request: SearchRequest) {
-      const checked = yield* Effect.forEach(allHomes(request.home), (home) => Effect.result(Effect.as(checkHome(identity, home), home)))
-      const misplaced = checked.flatMap((result) => (Result.isFailure(result) ? [result.failure] : []))
-      const homes = checked.flatMap((result) => (Result.isSuccess(result) ? [{ home: result.success, dir: homeDir(identity, result.success) }] : []))
+      const [homes, misplaced] = yield* Effect.partition(allHomes(request.home), (home) => Effect.as(checkHome(identity, home), { home, dir: homeDir(identity, home) }))
       const found = yield* searchNotes(ops, homes, request)
       return misplaced.length === 0 ? found : { ...found, unavailable: [...misplaced, ...found.unavailable] }
     })
@@ -291,19 +270,12 @@ export const layerWithoutDependencies = Layer.effect(
       yield* prepareWastebasket(ops, binned, binIsInside).pipe(
         Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
       )
-      return yield* withNoteLocks(
-        [located.file],
-        located.shown,
-        Effect.gen(function*() {
-          // Only its size: a note over the write limit can be retired too.
-          const bytes = yield* statNote(located)
-          yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
-          return { address: located.shown, bytes }
-        })
-      ).pipe(
-        Effect.ensuring(Effect.sync(() => cache.changed(located.homeDir, located.address.path))),
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
-      )
+      return yield* lockedChange([located], located, "retire", Effect.gen(function*() {
+        // Only its size: a note over the write limit can be retired too.
+        const bytes = yield* statNote(located)
+        yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
+        return { address: located.shown, bytes }
+      }))
     })
 
     const listRetired = (identity: NotesIdentity, home: Home | undefined) => listWastebasket(ops, identity, allHomes(home))

@@ -87,7 +87,7 @@ export interface HomeCache {
   /** Every note of the home with size and mtime (no titles). */
   readonly rows: (home: Home, dir: string) => Effect.Effect<ReadonlyArray<NoteRow>, NotesHomeUnavailable>
   /** One home for the boot: its MAP body and its most recent notes, or why it could not be read. */
-  readonly snapshot: (home: Home, dir: string, location: string) => Effect.Effect<HomeSnapshot>
+  readonly snapshot: (home: Home, dir: string, location: string) => Effect.Effect<HomeSnapshot, NotesHomeUnavailable>
   /** The store itself changed `relative` (a note, or a folder) in the home at `dir`. */
   readonly changed: (dir: string, relative: string) => void
   /** The store changed the home at `dir` wholesale: walk it on the next read. */
@@ -215,15 +215,12 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
       if (!state.folders.has(relative)) return
       // Only a known folder can have notes under it: every folder walked was watched first.
       const prefix = `${relative}/`
-      state.folders.delete(relative)
-      state.watchers.get(relative)?.close()
-      state.watchers.delete(relative)
-      for (const folder of state.folders) if (folder.startsWith(prefix)) state.folders.delete(folder)
-      for (const [folder, nested] of state.watchers) {
-        if (folder.startsWith(prefix)) {
-          nested.close()
-          state.watchers.delete(folder)
-        }
+      // A watcher is only ever on a known folder.
+      for (const folder of state.folders) {
+        if (folder !== relative && !folder.startsWith(prefix)) continue
+        state.folders.delete(folder)
+        state.watchers.get(folder)?.close()
+        state.watchers.delete(folder)
       }
       for (const path of state.notes.keys()) if (path.startsWith(prefix)) state.notes.delete(path)
     }
@@ -266,11 +263,6 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
     const current = (state: HomeState): Effect.Effect<void, PlatformError.PlatformError> =>
       Effect.gen(function*() {
         const [root] = yield* statPaths([state.dir], { follow: true })
-        if (root!._tag === "Missing") {
-          invalidate(state)
-          state.notes = new Map()
-          return
-        }
         if (root!._tag !== "Directory") return yield* fullWalk(state, undefined)
         if (state.root !== undefined && state.root.dev === root!.dev && state.root.ino === root!.ino) return yield* refresh(state)
         yield* fullWalk(state, { dev: root!.dev, ino: root!.ino })
@@ -341,7 +333,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
       ).pipe(Effect.mapError(homeUnavailable(home)))
     }
 
-    const snapshot = (home: Home, dir: string, location: string): Effect.Effect<HomeSnapshot> => {
+    const snapshot = (home: Home, dir: string, location: string): Effect.Effect<HomeSnapshot, NotesHomeUnavailable> => {
       const state = stateOf(home, dir)
       return state.lock.withPermit(Effect.gen(function*() {
         yield* current(state)
@@ -375,10 +367,7 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
           ...(state.refused.size === 0 ? {} : { refused: [...state.refused].sort() })
         }
         return result
-      })).pipe(
-        Effect.mapError(homeUnavailable(home)),
-        Effect.catch((error): Effect.Effect<HomeSnapshot> => Effect.succeed({ _tag: "Unavailable", home, location, reason: error.reason }))
-      )
+      })).pipe(Effect.mapError(homeUnavailable(home)))
     }
 
     const changed = (dir: string, relative: string): void => {

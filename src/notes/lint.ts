@@ -82,6 +82,7 @@ export const lintNotes = (input: LintInput): ReadonlyArray<LintFinding> => {
   const addresses = new Set(input.notes.map((note) => formatAddress(note)))
   const noteLimit = input.bootBudgetTokens * 4
 
+  const byHash = new Map<string, Array<string>>()
   for (const note of input.notes) {
     const address = formatAddress(note)
     const isMap = note.path === "MAP.md"
@@ -94,20 +95,14 @@ export const lintNotes = (input: LintInput): ReadonlyArray<LintFinding> => {
     const chars = [...note.body].length
     const limit = isMap ? MapExcerptLimit : noteLimit
     if (chars > limit) findings.push({ _tag: "TooLargeForBoot", address, chars, limit, isMap })
-  }
-
-  const byHash = new Map<string, Array<string>>()
-  for (const note of input.notes) {
-    if (note.body.trim() === "") continue
-    const hash = contentHash(note.body)
-    byHash.set(hash, [...(byHash.get(hash) ?? []), formatAddress(note)])
+    if (note.body.trim() !== "") {
+      const hash = contentHash(note.body)
+      byHash.set(hash, [...(byHash.get(hash) ?? []), address])
+    }
+    const days = Math.floor((input.now - note.updatedMs) / DayMs)
+    if (days >= input.staleDays) findings.push({ _tag: "Stale", address, days })
   }
   for (const group of byHash.values()) if (group.length > 1) findings.push({ _tag: "Duplicate", addresses: [...group].sort() })
-
-  for (const note of input.notes) {
-    const days = Math.floor((input.now - note.updatedMs) / DayMs)
-    if (days >= input.staleDays) findings.push({ _tag: "Stale", address: formatAddress(note), days })
-  }
   return findings
 }
 

@@ -94,14 +94,13 @@ export const searchNotes = (
     if (request.cursor !== undefined && cursor === undefined) {
       return yield* new InvalidNoteRequest({ address: "", message: "the cursor is not one notes_search returned; start again without a cursor" })
     }
-    const walked = yield* Effect.forEach(homes, ({ home, dir }) =>
-      Effect.result(walkNotes(ops, dir).pipe(
+    const [walked, unavailable] = yield* Effect.partition(homes, ({ home, dir }) =>
+      walkNotes(ops, dir).pipe(
         Effect.map((files) => files.map((file): SearchFile => ({ ...file, home, order: homeOrder(home) }))),
         Effect.mapError(homeUnavailable(home))
-      )), { concurrency: "unbounded" })
-    const unavailable = walked.flatMap((result) => (result._tag === "Failure" ? [result.failure] : []))
+      ), { concurrency: "unbounded" })
     const files = walked
-      .flatMap((result) => (result._tag === "Success" ? result.success : []))
+      .flat()
       .filter((file) => cursor === undefined || compareFiles(file, { order: cursor.h, relative: cursor.p }) >= 0)
       .sort(compareFiles)
     const hits: Array<SearchHit & { readonly file: SearchFile }> = []

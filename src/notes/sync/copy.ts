@@ -143,34 +143,29 @@ export const copyIn = Effect.fnUntraced(function*(
   const texts = new Map<string, string>()
   for (const [treeIndex, tree] of trees.entries()) {
     const notes = listed[treeIndex] ?? []
-    const homeNotes = notes.map((note) => note.relative)
-    const files = notes.map((note) => note.file)
-    const stats = notes.map((note) => note.stat)
-    const unread: Array<number> = []
-    homeNotes.forEach((relative, index) => {
-      const kind = stats[index]
-      const key = `${tree.prefix}/${relative}`
+    const keys = notes.map((note) => `${tree.prefix}/${note.relative}`)
+    const unread: Array<{ readonly key: string; readonly file: string; readonly stat: string; readonly updatedMs: number }> = []
+    notes.forEach(({ file, stat: kind }, index) => {
       if (kind === undefined) return
+      const key = keys[index]!
       const stat = `${kind.bytes}:${kind.updatedMs}`
       const known = seen.get(key)
       if (known !== undefined && known.stat === stat) here.set(key, known.blob)
-      else unread.push(index)
+      else unread.push({ key, file, stat, updatedMs: kind.updatedMs })
     })
-    const read = yield* readTexts(unread.map((index) => files[index]!))
-    unread.forEach((index, n) => {
+    const read = yield* readTexts(unread.map((note) => note.file))
+    unread.forEach(({ key, stat, updatedMs }, n) => {
       const text = read[n]
       if (typeof text !== "string") return
-      const key = `${tree.prefix}/${homeNotes[index]}`
       const blob = hashOf(text)!
       here.set(key, blob)
       texts.set(key, text)
-      const kind = stats[index]
-      if (kind !== undefined && atMs - kind.updatedMs > SettledMs) seen.set(key, { stat: `${kind.bytes}:${kind.updatedMs}`, blob })
+      if (atMs - updatedMs > SettledMs) seen.set(key, { stat, blob })
       else seen.delete(key)
     })
     // A file of the remote named like a conflict copy is its own: never taken, never deleted from there.
     const inMirror = [...head.keys()].filter((key) => key.startsWith(`${tree.prefix}/`) && !isConflictCopy(key))
-    for (const key of new Set([...homeNotes.map((relative) => `${tree.prefix}/${relative}`), ...inMirror])) {
+    for (const key of new Set([...keys, ...inMirror])) {
       if (!here.has(key)) here.set(key, undefined)
       const hereBlob = here.get(key)
       const action = copyInAction(hereBlob, head.get(key), base.get(key))

@@ -1,4 +1,4 @@
-import { homeDirectory, type NotesIdentity, stampedName, WastebasketFolder, wastebasketDirectory } from "../identity.ts"
+import { homeDirectory, type NotesIdentity, stampedName, wastebasketDirectory } from "../identity.ts"
 import { isGitFolder } from "../address.ts"
 import { hasUnshowableCharacter, shownName, shownText } from "../../kernel/names.ts"
 import { plural } from "../../kernel/plural.ts"
@@ -64,19 +64,12 @@ export const treeOfKey = (
   join: (...segments: ReadonlyArray<string>) => string
 ): { readonly tree: SyncTree; readonly relative: string } | undefined => {
   const [top, name, ...rest] = key.split("/")
-  if (top === "user" || top === "project") {
-    return name === undefined ? undefined : { tree: syncTrees(identity, [top], join)[0]!, relative: [name, ...rest].join("/") }
-  }
-  if ((top === "agents" || top === "models") && name !== undefined && rest.length > 0) {
-    const tree: SyncTree = {
-      home: top === "agents" ? "agent" : "model",
-      prefix: `${top}/${name}`,
-      dir: join(identity.root, top, name),
-      wastebasket: join(identity.root, WastebasketFolder, top, name)
-    }
-    return { tree, relative: rest.join("/") }
-  }
-  return undefined
+  if (name === undefined) return undefined
+  if (top === "user" || top === "project") return { tree: syncTrees(identity, [top], join)[0]!, relative: [name, ...rest].join("/") }
+  if ((top !== "agents" && top !== "models") || rest.length === 0) return undefined
+  // Another agent's or model's home: the one an identity of that name has.
+  const owner = top === "agents" ? { ...identity, agentName: name } : { ...identity, modelSlug: name }
+  return { tree: syncTrees(owner, [top === "agents" ? "agent" : "model"], join)[0]!, relative: rest.join("/") }
 }
 
 /**
