@@ -40,21 +40,17 @@ const notesOverview = Effect.gen(function*() {
 
 /** One note's text, or why it cannot be read. */
 const noteText = (address: string) =>
-  Effect.gen(function*() {
-    return yield* (yield* NotesHomes).read(address).pipe(
-      Effect.map((note) => ({ ok: true as const, address: note.address, body: note.body, size: formatBytes(note.bytes) })),
-      Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, "."), size: "" }))
-    )
-  })
+  NotesHomes.use((homes) => homes.read(address)).pipe(
+    Effect.map((note) => ({ ok: true as const, address: note.address, body: note.body, size: formatBytes(note.bytes) })),
+    Effect.catch((error) => Effect.succeed({ ok: false as const, address, body: `pi-context: cannot read ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, "."), size: "" }))
+  )
 
 /** Writes a note the user edited in Pi's editor. */
 const saveNote = (address: string, body: string) =>
-  Effect.gen(function*() {
-    return yield* (yield* NotesHomes).write(address, body).pipe(
-      Effect.map((written) => `pi-context: saved ${shownName(written.address)} (${formatBytes(written.bytes)}).`),
-      Effect.catch((error) => Effect.succeed(`pi-context: could not save ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, ".")))
-    )
-  })
+  NotesHomes.use((homes) => homes.write(address, body)).pipe(
+    Effect.map((written) => `pi-context: saved ${shownName(written.address)} (${formatBytes(written.bytes)}).`),
+    Effect.catch((error) => Effect.succeed(`pi-context: could not save ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, ".")))
+  )
 
 /** A store failure as a user reads it: the sentence the model gets, without the model's error code and tool hints. */
 const errorText = (error: StoreFailure): string =>

@@ -34,11 +34,8 @@ export const ResetMarkerData = Schema.Struct({
 })
 export type ResetMarkerData = typeof ResetMarkerData.Type
 
-export const BootDetails = Schema.Struct({ windowId: WindowId })
-export type BootDetails = typeof BootDetails.Type
-
-/** Details of guidance/warning reminders: the window they were committed in. */
-export const ReminderDetails = Schema.Struct({ windowId: WindowId })
+/** Details of a boot and of the guidance/warning reminders: the window they were written for. */
+export const WindowDetails = Schema.Struct({ windowId: WindowId })
 
 export const StateData = Schema.Struct({ enabled: Schema.Boolean })
 export type StateData = typeof StateData.Type
@@ -47,8 +44,7 @@ export type StateData = typeof StateData.Type
 export const isMarkerEntry = (entry: RawEntry): boolean => entry.type === "custom" && entry.customType === CustomType.resetMarker
 
 const decodeMarker = Schema.decodeUnknownOption(ResetMarkerData)
-const decodeBoot = Schema.decodeUnknownOption(BootDetails)
-const decodeReminder = Schema.decodeUnknownOption(ReminderDetails)
+const decodeWindowDetails = Schema.decodeUnknownOption(WindowDetails)
 const decodeState = Schema.decodeUnknownOption(StateData)
 
 /** One branch entry, classified into what pi-context cares about. */
@@ -116,7 +112,7 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
     case "custom_message": {
       switch (raw.customType) {
         case CustomType.boot:
-          return Option.match(decodeBoot(raw.details), {
+          return Option.match(decodeWindowDetails(raw.details), {
             onNone: () => foreign(raw, "boot without a valid details.windowId"),
             onSome: ({ windowId }) => ({ _tag: "Boot", id, timestamp, windowId })
           })
@@ -125,7 +121,7 @@ export const classifyEntry = (raw: RawEntry): BranchEntry => {
         case CustomType.guidance:
         case CustomType.warning: {
           const kind = raw.customType === CustomType.guidance ? "guidance" : "warning"
-          return Option.match(decodeReminder(raw.details), {
+          return Option.match(decodeWindowDetails(raw.details), {
             onNone: () => foreign(raw, `${kind} without a valid details.windowId`),
             onSome: ({ windowId }) => ({ _tag: "Reminder", id, timestamp, kind, windowId })
           })

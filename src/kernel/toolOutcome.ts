@@ -1,5 +1,4 @@
 import { ToolResultByteLimit } from "./protocol.ts"
-import { codePointBytes } from "./textWindow.ts"
 
 /** Stable error codes a model can branch on. */
 export type ToolErrorCode =
@@ -41,15 +40,9 @@ export const utf8Length = (text: string): number => encoder.encode(text).length
  */
 export const truncateUtf8 = (text: string, limit: number = ToolResultByteLimit): { readonly text: string; readonly truncated: boolean } => {
   if (text.length <= limit / 4 || utf8Length(text) <= limit) return { text, truncated: false }
-  let bytes = 0
-  let end = 0
-  for (const char of text) {
-    const size = codePointBytes(char)
-    if (bytes + size > limit) break
-    bytes += size
-    end += char.length
-  }
-  return { text: text.slice(0, end), truncated: true }
+  // encodeInto writes whole code points only, a lone surrogate as 3 bytes: `read` is where the cut falls.
+  const { read } = encoder.encodeInto(text, new Uint8Array(limit))
+  return { text: text.slice(0, read), truncated: true }
 }
 
 /**

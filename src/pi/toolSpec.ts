@@ -12,7 +12,6 @@ export interface ToolSpec {
   readonly description: string
   /** One line for the system prompt's tool list. */
   readonly promptSnippet?: string
-  readonly promptGuidelines?: ReadonlyArray<string>
   readonly parameters: TSchema
   /**
    * `sequential`: a batch holding this tool runs one call at a time, each

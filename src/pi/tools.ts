@@ -53,13 +53,7 @@ export const registerTools = (pi: ExtensionAPI, load: () => Promise<PiHost>, app
   })
   for (const spec of allToolSpecs) {
     pi.registerTool({
-      name: spec.name,
-      label: spec.label,
-      description: spec.description,
-      ...(spec.promptSnippet === undefined ? {} : { promptSnippet: spec.promptSnippet }),
-      ...(spec.promptGuidelines === undefined ? {} : { promptGuidelines: [...spec.promptGuidelines] }),
-      parameters: spec.parameters,
-      ...(spec.executionMode === undefined ? {} : { executionMode: spec.executionMode }),
+      ...spec,
       ...(notesToolSpecs.includes(spec) ? notesRenderers(spec.name) : {}),
       async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
         const { outcome, needs } = await (await load()).tool(spec.name, params, ctx)

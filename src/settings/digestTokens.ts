@@ -1,4 +1,5 @@
 import { formatTokens } from "../kernel/tokenCount.ts"
+import type { Check } from "./checks.ts"
 
 /** The tokens an automatic reset's digest may take when `digestTokens` is not set. */
 export const DefaultDigestTokens = 1500
@@ -11,11 +12,7 @@ export const DefaultDigestTokens = 1500
 export const DigestTokenRange = { min: 200, max: 8_000, default: DefaultDigestTokens } as const
 
 /** Validates `pi-context.digestTokens` in the shape of the thresholds' checks: a value, a fix with its reason, or a reason. */
-export const checkDigestTokens = (value: unknown):
-  | { readonly ok: number }
-  | { readonly fix: number; readonly reason: string }
-  | { readonly reason: string } =>
-{
+export const checkDigestTokens: Check<number> = (value) => {
   if (typeof value !== "number" || !Number.isFinite(value)) return { reason: "is not a number of tokens" }
   const whole = Math.floor(value)
   if (whole < DigestTokenRange.min) return { fix: DigestTokenRange.min, reason: `is below the minimum of ${formatTokens(DigestTokenRange.min)} tokens` }

@@ -7,6 +7,7 @@ import { type Candidate, checkAfterReset, checkBoolean, checkHomeList, checkName
 import { badModelKeys, isModelKey, unknownTopKeys } from "./keys.ts"
 import { isSettingsObject, type ThresholdNotice, type ValueSource } from "./notice.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
+import type { ModelInfo } from "../kernel/PiSession.ts"
 import type { Home } from "../kernel/homes.ts"
 
 export type { LineDerivation, LineDerivations, Lines } from "./lines.ts"
@@ -55,11 +56,7 @@ export interface ResolvedPolicy {
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
 
-export interface ModelRef {
-  readonly provider: string
-  readonly id: string
-  readonly contextWindow: number
-}
+export type ModelRef = Pick<ModelInfo, "provider" | "id" | "contextWindow">
 
 /**
  * One whole settings object (as in a settings.json) and where it came from; `pi`: a value in Pi's effective
