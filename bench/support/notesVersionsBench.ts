@@ -29,7 +29,8 @@ const Warmup = 2
 const ChangedNotes = 20
 
 
-const inactiveHistory = Layer.succeed(NotesVersions, NotesVersions.of({
+/** Note versions that commit nothing: what a session without them would do. */
+export const inactiveVersions = Layer.succeed(NotesVersions, NotesVersions.of({
   awaitCommits: () => Effect.void,
   history: () => Effect.succeed(""),
   diff: () => Effect.succeed(""),
@@ -69,7 +70,7 @@ export const benchNotesVersions = async (
     }
   }
   const withCommit = ManagedRuntime.make(appLayer({ policy: {}, notesVersions: NotesVersionsLive.layer }))
-  const withoutCommit = ManagedRuntime.make(appLayer({ policy: {}, notesVersions: inactiveHistory }))
+  const withoutCommit = ManagedRuntime.make(appLayer({ policy: {}, notesVersions: inactiveVersions }))
   const onSession = <A>(effect: Effect.Effect<A, never, any>) => Effect.provide(effect, session.layer)
   const commitWindow = (runtime: typeof withCommit) =>
     runtime.runPromise(onSession(Effect.gen(function*() {
