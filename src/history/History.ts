@@ -7,15 +7,6 @@ import type { InvalidPattern } from "../kernel/patterns.ts"
 import type { SearchPage, SearchQuery } from "./eventSearch.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
 
-/** How much work the index of the current session has done: evidence that calls stay incremental. */
-export interface HistoryStats {
-  readonly sessionId: string
-  readonly entries: number
-  readonly events: number
-  readonly documentBuilds: number
-  readonly branchRebuilds: number
-}
-
 /**
  * Read access to everything the session holds, across resets, for the
  * history tools. Every call first brings the index up to date with the
@@ -28,5 +19,4 @@ export class History extends Context.Service<History, {
   readonly list: (query: ListQuery) => Effect.Effect<ListPage, UnknownWindow, PiSession>
   readonly search: (query: SearchQuery) => Effect.Effect<SearchPage, UnknownWindow | InvalidPattern, PiSession>
   readonly read: (query: ReadQuery) => Effect.Effect<ReadPage, EventNotFound | NotOnBranch, PiSession>
-  readonly stats: Effect.Effect<HistoryStats, never, PiSession>
 }>()("pi-context/History") {}

@@ -6,7 +6,7 @@ import { HistoryToolNames } from "../kernel/protocol.ts"
 import type { HistoryIssue } from "./issues.ts"
 import { defaultScanBound, type SearchQuery, searchPage } from "./eventSearch.ts"
 import { engineFor } from "../kernel/regexEngine.ts"
-import { eventCount, type SessionIndex } from "./sessionIndex.ts"
+import type { SessionIndex } from "./sessionIndex.ts"
 import { catchUp } from "./sync.ts"
 import { History } from "./History.ts"
 import { PiSession } from "../kernel/PiSession.ts"
@@ -28,11 +28,14 @@ const remember = (index: SessionIndex) => (indexes: ReadonlyMap<string, SessionI
 const fromResult = <A, E extends HistoryIssue>(result: Result.Result<A, E>) =>
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
 
-export const layerWithoutDependencies = Layer.effect(
+/** The sessions' indexes a History keeps, by session id (tests read them for evidence that calls stay incremental). */
+export type SessionIndexes = Ref.Ref<ReadonlyMap<string, SessionIndex>>
+
+/** The History room over `indexes`. */
+export const layerOver = (indexes: SessionIndexes) => Layer.effect(
   History,
   Effect.gen(function*() {
     const window = yield* Window
-    const indexes = yield* Ref.make<ReadonlyMap<string, SessionIndex>>(new Map())
     // The index is mutated in place; one call at a time brings it up to date and reads it.
     const lock = yield* Semaphore.make(1)
 
@@ -71,23 +74,17 @@ export const layerWithoutDependencies = Layer.effect(
       return yield* fromResult(yield* withIndex((index) => readPage(index, query)))
     })
 
-    const stats = withIndex((index) => ({
-      sessionId: index.sessionId,
-      entries: index.entryAt.length,
-      events: eventCount(index),
-      documentBuilds: index.documentBuilds,
-      branchRebuilds: index.branchRebuilds
-    }))
-
     // Before the first reset the history tools could read nothing the window does not hold: they are offered
     // from the window a reset opens on, which saves every earlier request their words.
     yield* window.subscribe((event) =>
       event._tag === "WindowOpened" ? PiSession.use((session) => session.offerTools(HistoryToolNames, event.ordinal > 1)) : Effect.void
     )
 
-    return History.of({ windows, list, search, read, stats })
+    return History.of({ windows, list, search, read })
   })
 )
+
+export const layerWithoutDependencies = Layer.unwrap(Effect.map(Ref.make<ReadonlyMap<string, SessionIndex>>(new Map()), layerOver))
 
 /** The History room with the Window room it reads the branch's windows from. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(WindowLive.layer))
