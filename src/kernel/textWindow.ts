@@ -12,16 +12,18 @@ export interface TextWindow {
   readonly nextOffset: number | undefined
 }
 
-export const codePointLength = (text: string): number => {
+/** UTF-16 units of the code point at `at`: 2 for a surrogate pair, else 1 (a lone surrogate counts as one). */
+const unitsAt = (text: string, at: number): 1 | 2 => {
+  const unit = text.charCodeAt(at)
+  if (unit < 0xd800 || unit > 0xdbff || at + 1 >= text.length) return 1
+  const next = text.charCodeAt(at + 1)
+  return next >= 0xdc00 && next <= 0xdfff ? 2 : 1
+}
+
+/** Code points of `text` from the UTF-16 index `from`. */
+export const codePointLength = (text: string, from = 0): number => {
   let count = 0
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i)
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) i++
-    }
-    count++
-  }
+  for (let i = from; i < text.length; i += unitsAt(text, i)) count++
   return count
 }
 
@@ -64,18 +66,27 @@ export const windowCollector = (offset: number, limit: number, maxBytes: number 
         index += codePointLength(piece)
         return
       }
-      for (const point of piece) {
-        if (!full && index >= start) {
-          const size = codePointBytes(point)
-          if (end - start >= limit || bytes + size > maxBytes) full = true
-          else {
-            parts.push(point)
-            bytes += size
-            end++
-          }
+      let at = 0
+      for (; at < piece.length && index < start; index++) at += unitsAt(piece, at)
+      // The window's part of the piece, sliced once.
+      const from = at
+      while (at < piece.length) {
+        const units = unitsAt(piece, at)
+        const code = piece.charCodeAt(at)
+        // A lone surrogate is encoded as U+FFFD: 3 bytes.
+        const size = units === 2 ? 4 : code < 0x80 ? 1 : code < 0x800 ? 2 : 3
+        if (end - start >= limit || bytes + size > maxBytes) {
+          full = true
+          break
         }
+        bytes += size
+        end++
         index++
+        at += units
       }
+      if (at > from) parts.push(piece.slice(from, at))
+      // What follows a full window is only counted.
+      index += codePointLength(piece, at)
     },
     finish: (): TextWindow => {
       const clamped = Math.min(start, index)
