@@ -27,12 +27,6 @@ export const codePointLength = (text: string, from = 0): number => {
   return count
 }
 
-/** UTF-8 bytes of one code point (a lone surrogate is encoded as U+FFFD, 3 bytes). */
-export const codePointBytes = (point: string): number => {
-  const code = point.codePointAt(0)!
-  return code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
-}
-
 /**
  * A window of at most `limit` code points starting at `offset`, and at most
  * `maxBytes` UTF-8 bytes, so a page that must fit a bound is cut here, where

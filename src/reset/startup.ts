@@ -1,6 +1,5 @@
 import { Cause, Effect, Option, Ref } from "effect"
 import { bootMessage, continuationMessage } from "./boundary.ts"
-import { messageOfRole } from "../kernel/messageOfRole.ts"
 import { type BootBuildFailed, Boots, type RenderedBoot } from "../boot/Boots.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
@@ -8,8 +7,6 @@ import { Window } from "../window/Window.ts"
 import type { Boundaries } from "./boundaries.ts"
 import { inspectBranch } from "../window/tail.ts"
 import { unreadableNotice, unrepairableNotice } from "./resetView.ts"
-
-const isAssistantMessage = (entry: Parameters<typeof messageOfRole>[0]): boolean => messageOfRole(entry, "assistant") !== undefined
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
 export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
@@ -76,7 +73,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
     const written = yield* Ref.get(rootBoot)
     if (Option.isNone(written)) return
     const window = yield* currentWindow
-    if (!window.isRoot || window.id !== written.value.windowId || window.entries.some(isAssistantMessage)) {
+    if (!window.isRoot || window.id !== written.value.windowId || window.tally.turns > 0) {
       // Once the model answered, the root boot is what it saw: it stays.
       return yield* Ref.set(rootBoot, Option.none())
     }
