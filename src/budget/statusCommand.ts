@@ -24,7 +24,7 @@ const statusText = Effect.gen(function*() {
   const session = yield* PiSession
   const overhead = requestOverhead({
     toolsJson: yield* session.offeredToolsJson(Object.values(ToolName)),
-    bootText: windowBootText(window.entries, window.id)
+    bootText: windowBootText(window)
   })
   return [
     `pi-context ${packageVersion}: ${on ? "on" : "off"}`,

@@ -61,7 +61,7 @@ const errorText = (error: StoreFailure): string =>
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {
   const window = yield* (yield* Window).current
-  return { ordinal: window.ordinal, text: windowBootText(window.entries, window.id) }
+  return { ordinal: window.ordinal, text: windowBootText(window) }
 })
 
 type Needs =

@@ -88,14 +88,22 @@ const filesRead = (calls: ReadonlyArray<Call>): ReadonlySet<string> =>
 const commandsRun = (calls: ReadonlyArray<Call>): ReadonlySet<string> =>
   new Set(calls.flatMap((call) => (call.name === "bash" && stringArg(call, "command") !== undefined ? [stringArg(call, "command")!.trim()] : [])))
 
-/** The boot a window's requests start from, as written into the session. */
-export const windowBootText = (entries: ReadonlyArray<RawEntry>, windowId: string): string | undefined => {
-  for (const entry of entries) {
+/**
+ * The boot a window's requests start from, as written into the session: a
+ * reset window's own (the first with its id, right after its marker); in the
+ * root window its newest, which a refresh before the model's first answer
+ * puts in the first one's place (the projection's rule).
+ */
+export const windowBootText = (window: { readonly entries: ReadonlyArray<RawEntry>; readonly id: string; readonly isRoot: boolean }): string | undefined => {
+  let found: string | undefined
+  for (const entry of window.entries) {
     if (entry.type !== "custom_message" || entry.customType !== CustomType.boot) continue
     const details = entry.details as { windowId?: unknown } | undefined
-    if (details?.windowId === windowId && typeof entry.content === "string") return entry.content
+    if (details?.windowId !== window.id || typeof entry.content !== "string") continue
+    found = entry.content
+    if (!window.isRoot) break
   }
-  return undefined
+  return found
 }
 
 /** Whether the boot carried the latest note whole, so the model had it without a call. */
@@ -130,7 +138,7 @@ export const sessionSignals = (
     const calls = callsOf(window.entries)
     const previous = index === 0 ? undefined : callsOf(windows[index - 1]!.entries)
     const began = index > 0
-    const boot = windowBootText(window.entries, fact.id)
+    const boot = windowBootText({ entries: window.entries, id: fact.id, isRoot: fact.isRoot })
     const texts = userTexts(window.entries)
     const userRepeated = began && texts.some((text) => said.has(text))
     for (const text of texts) said.add(text)

@@ -28,13 +28,14 @@ export const emptyTally = (): TallyCount => ({ turns: 0, peakTokens: null, notes
 export const continuedTally = (tally: WindowTally): TallyCount => ({ ...tally, notesWritten: [...tally.notesWritten] })
 
 /**
- * Counts one entry of the window `windowId` (`classified` is the entry
+ * Counts one entry of `window` (`classified` is the entry
  * classified): read while the entry is being classified, so the facts of
  * a long branch cost no second pass over its entries.
  */
-export const countEntry = (tally: TallyCount, entry: RawEntry, classified: BranchEntry, windowId: string): void => {
+export const countEntry = (tally: TallyCount, entry: RawEntry, classified: BranchEntry, window: { readonly id: string; readonly isRoot: boolean }): void => {
   if (classified._tag === "Boot") {
-    if (classified.windowId === windowId && tally.bootTokens === null) {
+    // The boot its requests start from: a reset window's first of its own, the root window's newest (see windowBootText).
+    if (classified.windowId === window.id && (tally.bootTokens === null || window.isRoot)) {
       tally.bootTokens = estimateMessageTokens({ role: "custom", content: entry.content } as { role: string })
     }
     return

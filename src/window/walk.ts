@@ -79,7 +79,7 @@ export const extendedSpans = (spans: ReadonlyArray<WindowSpan>, appended: Readon
     } else {
       entries.push(entry)
       tail.push(classified)
-      countEntry(tally, entry, classified, window.id)
+      countEntry(tally, entry, classified, window)
     }
   }
   windows.push({ ...window, entries, tail, endedBy: undefined, tally })

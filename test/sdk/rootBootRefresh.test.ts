@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { conversation, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
 import { say } from "../support/steps.ts"
+import { formatTokens } from "../../src/kernel/tokenCount.ts"
 
 describe("notes that arrive before the first prompt, in Pi's agent loop", () => {
   // One notes root per file: PI_CONTEXT_NOTES_ROOT is read once per process.
@@ -38,6 +39,10 @@ describe("notes that arrive before the first prompt, in Pi's agent loop", () => 
     expect(second[0]).toBe(first[0])
     expect(second.join("\n")).not.toContain("@user/later.md")
     expect(ofCustomType(h.entries(), "pi-context/boot")).toHaveLength(bootsAtStart + 1)
+    // /pi-context status counts the boot the requests carry: the refreshed one, not the first.
+    await h.prompt("/pi-context status")
+    const sent = first.find((line) => line.startsWith("user: ## Context window"))!.slice("user: ".length)
+    expect(h.notices.at(-1)!.message).toMatch(new RegExp(`, the boot ${formatTokens(Math.ceil(sent.length / 4))}\\b`))
     expect(h.errors).toEqual([])
   })
 

@@ -78,6 +78,13 @@ describe("windowFacts", () => {
     assert.deepStrictEqual(windows.map((w) => w.bootTokens), [20, 100, 10])
   })
 
+  it("counts the boot each window's requests start from: the root window's newest (a refresh), a reset window's first of its own", () => {
+    const refreshed = { ...rootBoot, content: "r".repeat(200) }
+    const duplicated = { type: "custom_message", customType: CustomType.boot, content: "d".repeat(800), display: false, details: { windowId: "pcx:w2" } }
+    const windows = windowFacts(branchOf(rootBoot, refreshed, user("hi"), ...boundary("pcx:w2", "tool"), duplicated), sessionId)
+    assert.deepStrictEqual(windows.map((w) => w.bootTokens), [50, 100])
+  })
+
   it("a branch grown a piece at a time has the facts of the branch read at once; its ended windows keep their counts", () => {
     const branch = branchOf(
       rootBoot,
