@@ -1,7 +1,7 @@
 import { Effect, Result, Schema } from "effect"
 import { historyRoles } from "./events.ts"
 import type { ListQuery } from "./listing.ts"
-import { clamp, listLimit, searchLimit } from "./historyLimits.ts"
+import { listLimit, searchLimit } from "./historyLimits.ts"
 import { renderList, renderRead, renderSearch, renderWindows } from "./render.ts"
 import type { SearchQuery } from "./eventSearch.ts"
 import { ToolName } from "../kernel/protocol.ts"
@@ -11,7 +11,7 @@ import { withNoteChanges } from "../notes/versions/windowChanges.ts"
 import { History } from "./History.ts"
 import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
-import { decodeParams, type InvalidParams } from "../kernel/params.ts"
+import { decodeParams, type InvalidParams, pageLimit } from "../kernel/params.ts"
 import { Window } from "../window/Window.ts"
 
 const Role = Schema.Literals(historyRoles)
@@ -64,7 +64,7 @@ const historyList = Effect.fn("tools.history_list")(function*(params: unknown): 
   const decoded = yield* Effect.result(decodeList(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { window_id, roles, before, after, limit } = decoded.success
-  const query: ListQuery = { windowId: window_id, roles, before, after, limit: clamp(limit, listLimit) }
+  const query: ListQuery = { windowId: window_id, roles, before, after, limit: pageLimit(limit, listLimit) }
   return yield* (yield* History).list(query).pipe(
     Effect.map((page) =>
       bounded(renderList(page, query), {
@@ -85,7 +85,7 @@ const historySearch = Effect.fn("tools.history_search")(function*(params: unknow
   const decoded = yield* Effect.result(decodeSearch(params))
   if (Result.isFailure(decoded)) return invalid(decoded.failure)
   const { query: text, regex, roles, window_id, before, after, limit } = decoded.success
-  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: clamp(limit, searchLimit), skipCurrentTurn: true }
+  const query: SearchQuery = { query: text, regex: regex === true, windowId: window_id, roles, before, after, limit: pageLimit(limit, searchLimit), skipCurrentTurn: true }
   return yield* (yield* History).search(query).pipe(
     Effect.map((page) =>
       bounded(renderSearch(page, query), {

@@ -2,10 +2,6 @@
  * Page sizes of the history tools. Kept free of imports so the Pi-facing
  * tool specs can state them without loading Effect at start-up.
  */
-/** A page size the model asked for (or the default) within 1 and the tool's maximum. */
-export const clamp = (value: number | undefined, limits: { readonly default: number; readonly max: number }): number =>
-  Math.max(1, Math.min(limits.max, value ?? limits.default))
-
 export const listLimit = { default: 20, max: 100 } as const
 export const searchLimit = { default: 10, max: 50 } as const
 

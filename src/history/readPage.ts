@@ -2,7 +2,8 @@ import { Result } from "effect"
 import { type TextWindow, textWindow } from "../kernel/textWindow.ts"
 import { isOnBranch, windowOf } from "./branchView.ts"
 import { documentText, type HistoryEvent } from "./events.ts"
-import { clamp, readLimit } from "./historyLimits.ts"
+import { readLimit } from "./historyLimits.ts"
+import { pageLimit } from "../kernel/params.ts"
 import { eventLabel } from "./rows.ts"
 import { ToolResultByteLimit } from "../kernel/protocol.ts"
 import { EventNotFound, NotOnBranch } from "./issues.ts"
@@ -31,6 +32,6 @@ export const readPage = (index: SessionIndex, query: ReadQuery): Result.Result<R
     event,
     windowId: windowOf(index.branch, event.seq)?.id ?? "",
     // The page is cut here, in bytes, where its continuation offset can say so, never by the tool bound after it.
-    page: textWindow(documentText(event), query.offset ?? 0, clamp(query.limit, readLimit), readTextBytes(event))
+    page: textWindow(documentText(event), query.offset ?? 0, pageLimit(query.limit, readLimit), readTextBytes(event))
   })
 }

@@ -11,3 +11,7 @@ export const decodeParams = <S extends Schema.Decoder<unknown>>(schema: S, tool:
       Effect.mapError((error) => new InvalidParams({ message: `${tool} got parameters it cannot use: ${error.message}` }))
     )
 }
+
+/** The page size a tool call asked for (or the tool's default), within 1 and the tool's maximum. */
+export const pageLimit = (value: number | undefined, limits: { readonly default: number; readonly max: number }): number =>
+  Math.max(1, Math.min(limits.max, value ?? limits.default))

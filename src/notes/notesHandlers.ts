@@ -10,7 +10,7 @@ import { NotesHomes } from "./NotesHomes.ts"
 import type { NotesHomeUnavailable, SearchHit } from "./NotesStore.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { ChangeRefused, gateChange } from "./consentGate.ts"
-import { decodeParams, InvalidParams } from "../kernel/params.ts"
+import { decodeParams, InvalidParams, pageLimit } from "../kernel/params.ts"
 import { plural } from "../kernel/plural.ts"
 import { type Home, homeLabel, homeOrder, parseHome } from "../kernel/homes.ts"
 import { formatAge, formatBytes, noteRowLine } from "./snapshot.ts"
@@ -145,7 +145,7 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
   const decoded = yield* decodeParams(ReadParams, ToolName.notesRead)(params)
   const note = yield* (yield* NotesHomes).readPage(decoded.address, {
     offset: decoded.offset ?? 0,
-    limit: Math.min(decoded.limit ?? readLimit.default, readLimit.max),
+    limit: pageLimit(decoded.limit, readLimit),
     maxBytes: ToolResultByteLimit - ReadHeaderReserve
   })
   const window = note.window
@@ -162,7 +162,7 @@ const notesRead = Effect.fn("tools.notes_read")(function*(params: unknown) {
 const notesList = Effect.fn("tools.notes_list")(function*(params: unknown) {
   const decoded = yield* decodeParams(ListParams, ToolName.notesList)(params)
   const home = yield* decodeHome(decoded.home)
-  const limit = Math.min(decoded.limit ?? listLimit.default, listLimit.max)
+  const limit = pageLimit(decoded.limit, listLimit)
   if (decoded.wastebasket === true) return yield* listWastebasket(home, decoded.pattern, limit)
   const result = yield* (yield* NotesHomes).list({ home, pattern: decoded.pattern, cursor: decoded.cursor, limit })
   const now = yield* Clock.currentTimeMillis
@@ -207,7 +207,7 @@ const searchCursorAfter = (hit: SearchHit): string => {
 const notesSearch = Effect.fn("tools.notes_search")(function*(params: unknown) {
   const decoded = yield* decodeParams(SearchParams, ToolName.notesSearch)(params)
   const home = yield* decodeHome(decoded.home)
-  const limit = Math.min(decoded.limit ?? searchLimit.default, searchLimit.max)
+  const limit = pageLimit(decoded.limit, searchLimit)
   const result = yield* (yield* NotesHomes).search({ query: decoded.query, regex: decoded.regex, home, cursor: decoded.cursor, limit })
   const fitted = fitLines(
     [result.hits.length === 0 ? "No matching lines." : "Matching lines (address:line, offset for notes_read):"],
