@@ -1,7 +1,8 @@
 import type { Path, PlatformError } from "effect"
 import { classifyIoFailure } from "./ioFailure.ts"
-import { NotesIoError } from "./NotesStore.ts"
-import { homePrefix, type NoteAddress } from "../kernel/homes.ts"
+import { describePlatformError } from "./disk.ts"
+import { NotesHomeUnavailable, NotesIoError } from "./NotesStore.ts"
+import { type Home, homePrefix, type NoteAddress } from "../kernel/homes.ts"
 
 /** What a failure is told about: the note (or folder) as the model names it, and where its home is on disk. */
 export interface FailurePlace {
@@ -20,6 +21,10 @@ const placeOf = (path: Path.Path, place: FailurePlace, failing: unknown): string
   // The note itself, or a lock or temporary file beside it: the address already says where.
   return place.address.path.startsWith(`${relative}/`) ? ` (at ${homePrefix(place.address.home)}${relative})` : ""
 }
+
+/** A home that could not be read, as a failure naming it. */
+export const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError): NotesHomeUnavailable =>
+  new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
 /** A platform error at `place`, as an error naming its address and home; permanent errors say so. */
 export const notesIoError = (path: Path.Path, place: FailurePlace, operation: string) => (error: PlatformError.PlatformError): NotesIoError => {

@@ -15,7 +15,7 @@ import {
   watchFolder
 } from "./disk.ts"
 import { insertRecent, readMissingTitles } from "./pocket.ts"
-import { homeUnavailable } from "./noteSearch.ts"
+import { homeUnavailable } from "./errors.ts"
 import { formatAddress, type Home } from "../kernel/homes.ts"
 
 /** How many homes keep their watchers at once; the least recently read is dropped first. */
@@ -263,6 +263,13 @@ export const makeHomeCache = (ops: DiskOps): Effect.Effect<HomeCache, never, Sco
     const current = (state: HomeState): Effect.Effect<void, PlatformError.PlatformError> =>
       Effect.gen(function*() {
         const [root] = yield* statPaths([state.dir], { follow: true })
+        if (root!._tag === "Missing") {
+          // A home not made yet (the usual case for most homes), or gone: empty, without a walk.
+          invalidate(state)
+          state.notes = new Map()
+          state.refused = new Set()
+          return
+        }
         if (root!._tag !== "Directory") return yield* fullWalk(state, undefined)
         if (state.root !== undefined && state.root.dev === root!.dev && state.root.ino === root!.ino) return yield* refresh(state)
         yield* fullWalk(state, { dev: root!.dev, ino: root!.ino })

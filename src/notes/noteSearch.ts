@@ -1,20 +1,17 @@
-import { Effect, Option, type PlatformError, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import { parseNote } from "./frontmatter.ts"
 import { decodeSearchCursor, encodeSearchCursor } from "./paging.ts"
 import { compileQuery, type InvalidPattern, type TextPattern } from "../kernel/patterns.ts"
 import type { ScanDeadline } from "../kernel/scanDeadline.ts"
 import { codePointLength } from "../kernel/textWindow.ts"
-import { InvalidNoteRequest, NotesHomeUnavailable, type SearchHit, type SearchResult } from "./NotesStore.ts"
+import { InvalidNoteRequest, type SearchHit, type SearchResult } from "./NotesStore.ts"
 import { CurrentScanDeadline } from "../kernel/CurrentScanDeadline.ts"
 import { engineFor } from "../kernel/regexEngine.ts"
-import { type DiskOps, describePlatformError, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
+import { type DiskOps, isNotFound, type NoteFile, readTexts, walkNotes } from "./disk.ts"
+import { homeUnavailable } from "./errors.ts"
 import { formatAddress, type Home, homeOrder } from "../kernel/homes.ts"
 
 const HitTextLimit = 200
-
-/** A home that could not be read, as a failure naming it. */
-export const homeUnavailable = (home: Home) => (error: PlatformError.PlatformError) =>
-  new NotesHomeUnavailable({ home, reason: describePlatformError(error) })
 
 const clipLine = (line: string): string => {
   if (line.length <= HitTextLimit) return line

@@ -148,9 +148,15 @@ layer(liveNotesLayer, { excludeTestServices: true })("NotesStore snapshot cache"
       const mapped = yield* eventually(store.snapshot(identity), (s) => home(s, "agent").map?.body === "- methods: how I work, revised\n")
       assert.strictEqual(home(mapped, "agent").map?.body, "- methods: how I work, revised\n")
 
+      // A name the home refuses to show is told while it is there.
+      writeFileSync(join(agent, "bad\u0007name.md"), "# Bad")
+      const refusing = yield* eventually(store.snapshot(identity), (s) => (home(s, "agent").refused ?? []).length === 1)
+      assert.deepStrictEqual(home(refusing, "agent").refused, ["bad\u0007name.md"])
+
       rmSync(agent, { recursive: true })
       const vanished = yield* eventually(store.snapshot(identity), (s) => home(s, "agent").noteCount === 0)
-      assert.deepStrictEqual([home(vanished, "agent").noteCount, home(vanished, "agent").map], [0, undefined])
+      // Gone with the home: nothing left to refuse either.
+      assert.deepStrictEqual([home(vanished, "agent").noteCount, home(vanished, "agent").map, home(vanished, "agent").refused], [0, undefined, undefined])
 
       // Created again, with other notes: the old folder's watchers must not stand in for the new one.
       writeNote(join(agent, "pitfalls.md"), "What went wrong")
