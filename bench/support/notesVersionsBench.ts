@@ -18,7 +18,7 @@ import { homeSegments, type NotesIdentity } from "../../src/notes/identity.ts"
 import * as NotesVersionsLive from "../../src/notes/versions/NotesVersionsLive.ts"
 import { appLayer } from "../../src/runtime.ts"
 import { Lifecycle } from "../../src/reset/Lifecycle.ts"
-import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
+import { NotesVersions, VersionsUnavailable } from "../../src/notes/versions/NotesVersions.ts"
 import { checkpointEntry, makeFakeSession, messageEntry } from "../../test/support/FakePiSession.ts"
 import { windowEnds } from "../../test/support/notesVersionsFixtures.ts"
 import { median, pairedRounds } from "./stats.ts"
@@ -36,6 +36,7 @@ export const inactiveVersions = Layer.succeed(NotesVersions, NotesVersions.of({
   diff: () => Effect.succeed(""),
   restore: () => Effect.succeed(""),
   commitNow: () => Effect.succeed(""),
+  keepNote: () => Effect.fail(new VersionsUnavailable({ message: "the note versions are inactive" })),
   sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
 }))

@@ -13,6 +13,19 @@ export interface ModelInfo {
   readonly inputPrice?: number
 }
 
+/** One line of what a question shows the user, with its part in a change: Pi's theme colours each part. */
+export interface ShownLine {
+  readonly tone: "context" | "removed" | "added" | "muted"
+  readonly text: string
+}
+
+/** A question to the user: a title, a sentence, and the lines of what it is about (a diff). */
+export interface UserQuestion {
+  readonly title: string
+  readonly message: string
+  readonly lines: ReadonlyArray<ShownLine>
+}
+
 /** A hidden or visible message appended to the session as a `custom_message` entry. */
 export interface CustomMessageDraft {
   readonly customType: string
@@ -78,11 +91,12 @@ export class PiSession extends Context.Service<PiSession, {
   /** The status line; past the guidance or warning line it takes Pi's theme colour for that urgency. */
   readonly setStatus: (text: string | undefined, tone?: StatusTone) => Effect.Effect<void>
   /**
-   * Asks the user to allow something, in Pi's confirm dialog: "yes", "no", or
+   * Asks the user to allow something, in a dialog whose answer defaults to
+   * No and that no key typed before it opened can answer: "yes", "no", or
    * "unavailable" where no user can answer (print and RPC modes, an SDK
    * session without a UI).
    */
-  readonly askUser: (title: string, message: string) => Effect.Effect<"yes" | "no" | "unavailable">
+  readonly askUser: (question: UserQuestion) => Effect.Effect<"yes" | "no" | "unavailable">
   /** The definitions (name, description, parameters) of the tools among `names` offered to the model, as JSON: what a request carries of them. */
   readonly offeredToolsJson: (names: ReadonlyArray<string>) => Effect.Effect<string>
   /** Offers `names` to the model from its next request on, or stops offering them; other tools are left as they are. */

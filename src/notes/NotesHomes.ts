@@ -4,7 +4,7 @@ import type { NotesStore } from "./NotesStore.ts"
 import type { PiSession } from "../kernel/PiSession.ts"
 
 /** The store operations that act on one identity's homes. */
-type IdentityBound = "read" | "readPage" | "write" | "update" | "retire" | "listRetired" | "list" | "search" | "snapshot" | "readAll" | "writability"
+type IdentityBound = "read" | "readPage" | "noteState" | "keepCopy" | "write" | "update" | "retire" | "listRetired" | "list" | "search" | "snapshot" | "readAll" | "writability"
 
 /** A store operation with this session's identity filled in. */
 type Bound<F> = F extends (identity: NotesIdentity, ...args: infer A) => Effect.Effect<infer X, infer E, infer R>

@@ -95,6 +95,8 @@ export const layerWithoutDependencies = Layer.effect(
       identity,
       read: bound(store.read),
       readPage: bound(store.readPage),
+      noteState: bound(store.noteState),
+      keepCopy: bound(store.keepCopy),
       write: bound(store.write),
       update: bound(store.update),
       retire: bound(store.retire),

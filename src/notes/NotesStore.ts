@@ -160,6 +160,21 @@ export interface SearchResult {
   readonly stoppedEarly: boolean
 }
 
+/**
+ * Whether a note is there, as the file system says (nothing is read to
+ * decide it): anything at the note's name counts, a folder or a link too.
+ * `body` is its text when it could be read whole (up to the limit).
+ */
+export type NoteState =
+  | { readonly _tag: "Absent"; readonly address: string }
+  | { readonly _tag: "Present"; readonly address: string; readonly bytes: number; readonly body: string | undefined }
+
+/** Where a copy of a note's text was kept: its place relative to the notes root (or the project, for in-project notes). */
+export interface KeptCopy {
+  readonly address: string
+  readonly location: string
+}
+
 export interface RetireResult {
   readonly address: string
   readonly bytes: number
@@ -213,6 +228,10 @@ export class NotesStore extends Context.Service<NotesStore, {
     edits: ReadonlyArray<TextEdit>,
     renameTo?: string
   ) => Effect.Effect<UpdateResult, UpdateError>
+  /** Whether the note exists (its file looked up, never read for it), and its text when it can be read whole. */
+  readonly noteState: (identity: NotesIdentity, address: string) => Effect.Effect<NoteState, InvalidAddress | NotesIoError>
+  /** Copies the note's file, as it is, into its home's wastebasket (an earlier copy there moves aside): a version kept without git. */
+  readonly keepCopy: (identity: NotesIdentity, address: string) => Effect.Effect<KeptCopy, WriteError | NoteNotFound>
   /** Moves a note to its home's wastebasket: out of the boot and listings, kept in the history. */
   readonly retire: (identity: NotesIdentity, address: string) => Effect.Effect<RetireResult, WriteError | NoteNotFound>
   /** The wastebasket of one home or all five, most recently retired first. */

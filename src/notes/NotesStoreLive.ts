@@ -28,7 +28,7 @@ import { findProjectRoot } from "./project.ts"
 import { readAllNotes, saveTidyReport, withTidyLock } from "./maintenance.ts"
 import { readLargeFrontmatter, readLargePage } from "./largeNote.ts"
 import { searchNotes } from "./noteSearch.ts"
-import { allHomes, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./wastebasket.ts"
+import { allHomes, copyToWastebasket, listWastebasket, moveToWastebasket, placeRetired, prepareWastebasket, retiredFile } from "./wastebasket.ts"
 import { notesWritability } from "./writable.ts"
 import * as Platform from "../kernel/platform.ts"
 import { type Home, Homes } from "../kernel/homes.ts"
@@ -256,25 +256,66 @@ export const layerWithoutDependencies = Layer.effect(
       return { copied: parentNotes.length }
     })
 
-    const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
-      const located = yield* locate(identity, raw)
+    /**
+     * Whether the note is there, from its file's lstat alone (the store's name
+     * rules find the file): a note too large or unreadable to read still
+     * exists. Only "no such file" is absent; anything else the file system
+     * says is an error, never an answer.
+     */
+    const noteState = Effect.fn("NotesStore.noteState")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw, "read")
+      const info = yield* fs.lstat(located.file).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(isNotFound, () => Effect.succeedNone),
+        Effect.mapError(ioErrorAt(located, "check"))
+      )
+      if (Option.isNone(info)) return { _tag: "Absent", address: located.shown } as const
+      const bytes = Number(info.value.size)
+      // Its text, for the user to see what changes: only a plain file within the limit, inside its home.
+      const body = info.value.type !== "File" || bytes > NoteByteLimit ? undefined : yield* ensureReadable(located).pipe(
+        Effect.andThen(readWhole(located)),
+        Effect.map((text) => parseNote(text).body),
+        Effect.orElseSucceed(() => undefined)
+      )
+      return { _tag: "Present", address: located.shown, bytes, body } as const
+    })
+
+    /** Where a note of `located` goes in its wastebasket, once that folder is made and checked to stay inside its root. */
+    const wastebasketPlace = Effect.fnUntraced(function*(identity: NotesIdentity, located: Located, operation: string) {
       const binned = retiredFile(ops, identity, located.address.home, located.address.path)
       const binIsInside = placeRetired(ops, identity, located.address.home, located.address.path).pipe(
-        Effect.mapError(ioErrorAt(located, "retire")),
+        Effect.mapError(ioErrorAt(located, operation)),
         Effect.flatMap(({ placement, belongsTo }) =>
-          placement._tag === "Inside" ? Effect.void : Effect.fail(misplacedError(located, placement, belongsTo, "retire"))
+          placement._tag === "Inside" ? Effect.void : Effect.fail(misplacedError(located, placement, belongsTo, operation))
         )
       )
       // A missing note is told as such, before its lock (whose folder may not exist) is taken.
       yield* statNote(located)
       yield* prepareWastebasket(ops, binned, binIsInside).pipe(
-        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, "retire")(error) : error)
+        Effect.mapError((error) => PlatformError.isPlatformError(error) ? ioErrorAt(located, operation)(error) : error)
       )
+      return binned
+    })
+
+    const retire = Effect.fn("NotesStore.retire")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw)
+      const binned = yield* wastebasketPlace(identity, located, "retire")
       return yield* lockedChange([located], located, "retire", Effect.gen(function*() {
         // Only its size: a note over the write limit can be retired too.
         const bytes = yield* statNote(located)
         yield* moveToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
         return { address: located.shown, bytes }
+      }))
+    })
+
+    const keepCopy = Effect.fn("NotesStore.keepCopy")(function*(identity: NotesIdentity, raw: string) {
+      const located = yield* locate(identity, raw, "read")
+      const binned = yield* wastebasketPlace(identity, located, "keep a copy of")
+      return yield* lockedChange([located], located, "keep a copy of", Effect.gen(function*() {
+        yield* statNote(located)
+        yield* copyToWastebasket(ops, located.file, binned, yield* Clock.currentTimeMillis)
+        const base = identity.projectDir !== undefined && located.address.home === "project" ? path.dirname(path.dirname(identity.projectDir)) : identity.root
+        return { address: located.shown, location: path.relative(base, binned).split(path.sep).join("/") }
       }))
     })
 
@@ -289,6 +330,8 @@ export const layerWithoutDependencies = Layer.effect(
     return NotesStore.of({
       read,
       readPage,
+      noteState,
+      keepCopy,
       write,
       update,
       retire,

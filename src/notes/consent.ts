@@ -10,6 +10,8 @@
 import { DefaultProtectedHomes, checkHomeList } from "../settings/checks.ts"
 import { piContextSetting } from "./identity.ts"
 import type { Home } from "../kernel/homes.ts"
+import { shownText } from "../kernel/names.ts"
+import type { ShownLine } from "../kernel/PiSession.ts"
 
 export interface Protection {
   readonly protectedHomes: ReadonlyArray<Home>
@@ -56,17 +58,45 @@ export const decideChange = (protection: Protection, change: NoteChange): Consen
   return allow
 }
 
-/** How many lines of a change the confirm dialog shows around what differs. */
+/** How many lines of a change the dialog shows around what differs. */
 const DiffContext = 3
 /** At most this many lines of a diff are shown; the rest are counted. */
-const DiffLines = 40
+export const DiffLineLimit = 40
+/** A shown line holds at most this many characters, escapes included; the rest are counted. */
+export const DiffLineChars = 160
+
+/**
+ * A line of a note as the dialog shows it: every control, bidi and other
+ * invisible character as a visible escape (`\r`, `\u{1B}`, `\u{202E}`), so
+ * the model's text cannot move the cursor, recolour or reorder the dialog,
+ * and at most `DiffLineChars` characters, saying how many it left out.
+ */
+export const shownDiffLine = (line: string): string => {
+  let shown = ""
+  let used = 0
+  for (const char of line) {
+    const piece = shownText(char)
+    if (shown.length + piece.length > DiffLineChars) {
+      let left = 0
+      for (const _ of line.slice(used)) left++
+      return `${shown}… (${left} more characters)`
+    }
+    shown += piece
+    used += char.length
+  }
+  return shown
+}
+
+/** A muted line of the dialog, escaped and bounded as a note's line is. */
+export const mutedLine = (text: string): ShownLine => ({ tone: "muted", text: shownDiffLine(text) })
 
 /**
  * The lines that differ between two texts, with a little context, as a
- * unified-style diff (`-` removed, `+` added): the common start and end are
- * left out, so a small edit in a long note shows small.
+ * unified-style diff: the common start and end are left out, so a small
+ * edit in a long note shows small; at most `DiffLineLimit` lines, and a last
+ * one counting what was left out.
  */
-export const changeDiff = (before: string, after: string): string => {
+export const changeDiff = (before: string, after: string): ReadonlyArray<ShownLine> => {
   const a = before.split("\n")
   const b = after.split("\n")
   let start = 0
@@ -78,11 +108,20 @@ export const changeDiff = (before: string, after: string): string => {
     endB--
   }
   const from = Math.max(0, start - DiffContext)
-  const lines = [
-    ...a.slice(from, start).map((line) => `  ${line}`),
-    ...a.slice(start, endA).map((line) => `- ${line}`),
-    ...b.slice(start, endB).map((line) => `+ ${line}`),
-    ...a.slice(endA, Math.min(a.length, endA + DiffContext)).map((line) => `  ${line}`)
+  const raw: ReadonlyArray<{ readonly tone: ShownLine["tone"]; readonly text: string }> = [
+    ...a.slice(from, start).map((text) => ({ tone: "context" as const, text })),
+    ...a.slice(start, endA).map((text) => ({ tone: "removed" as const, text })),
+    ...b.slice(start, endB).map((text) => ({ tone: "added" as const, text })),
+    ...a.slice(endA, Math.min(a.length, endA + DiffContext)).map((text) => ({ tone: "context" as const, text }))
   ]
-  return lines.length <= DiffLines ? lines.join("\n") : [...lines.slice(0, DiffLines), `… ${lines.length - DiffLines} more lines`].join("\n")
+  const shown = raw.slice(0, DiffLineLimit).map((line) => ({ tone: line.tone, text: shownDiffLine(line.text) }))
+  if (raw.length <= DiffLineLimit) return shown
+  const rest = raw.slice(DiffLineLimit)
+  const count = (tone: ShownLine["tone"]) => rest.filter((line) => line.tone === tone).length
+  return [...shown, { tone: "muted", text: `… ${rest.length} more lines not shown (${count("removed")} removed, ${count("added")} added)` }]
 }
+
+/** The lines as plain text, `-` removed and `+` added, as a terminal without colours would read them. */
+export const plainLines = (lines: ReadonlyArray<ShownLine>): string =>
+  lines.map((line) => (line.tone === "removed" ? `- ${line.text}` : line.tone === "added" ? `+ ${line.text}` : line.tone === "context" ? `  ${line.text}` : line.text))
+    .join("\n")

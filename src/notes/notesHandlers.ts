@@ -98,11 +98,18 @@ const ContinuationReserve = 1024
 
 const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(line, bytes - 4).text}…`
 
+/** A protected note the change would leave as it is: nobody is asked, nothing is written. */
+const unchanged = (address: string): ToolOutcome => ok(`${address} already has this text: nothing was asked or written.`, { address, unchanged: true })
+
+/** The user's way back from a change they allowed, as the result says it. */
+const undoLine = (undo: string | undefined): string => (undo === undefined ? "" : ` The user allowed it. ${undo}`)
+
 const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
-  yield* gateChange(address, { kind: "write", content })
+  const gate = yield* gateChange(address, { kind: "write", content })
+  if (gate._tag === "Unchanged") return unchanged(gate.address)
   const result = yield* (yield* NotesHomes).write(address, content)
-  return ok(`${result.created ? "Created" : "Replaced"} ${shownName(result.address)} (${formatBytes(result.bytes)}).`, result)
+  return ok(`${result.created ? "Created" : "Replaced"} ${shownName(result.address)} (${formatBytes(result.bytes)}).${undoLine(gate.undo)}`, result)
 }, asOutcome)
 
 const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
@@ -114,14 +121,18 @@ const notesUpdate = Effect.fn("tools.notes_update")(function*(params: unknown) {
     })
   }
   if (decoded.retire === true) return yield* retireNote(decoded.address, edits.length > 0 || decoded.rename_to !== undefined)
-  yield* gateChange(
+  const gate = yield* gateChange(
     decoded.address,
     edits.length === 0 && decoded.rename_to !== undefined ? { kind: "rename", renameTo: decoded.rename_to } : { kind: "edit", edits, renameTo: decoded.rename_to }
   )
+  if (gate._tag === "Unchanged") return unchanged(gate.address)
   const result = yield* (yield* NotesHomes).update(decoded.address, edits, decoded.rename_to)
   const applied = result.editsApplied === 0 ? "" : `${plural(result.editsApplied, "edit")} applied`
   const renamed = result.renamedFrom === undefined ? "" : `renamed from ${result.renamedFrom}`
-  return ok(`Updated ${shownName(result.address)}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).`, result)
+  return ok(
+    `Updated ${shownName(result.address)}: ${[applied, renamed].filter((part) => part !== "").join(", ")} (${formatBytes(result.bytes)}).${undoLine(gate.undo)}`,
+    result
+  )
 }, asOutcome)
 
 /** Soft delete: the note leaves the boot and notes_list for its home's wastebasket, and stays in the history. */
@@ -129,11 +140,11 @@ const retireNote = Effect.fnUntraced(function*(address: string, alsoEdits: boole
   if (alsoEdits) {
     return yield* new InvalidParams({ message: `${ToolName.notesUpdate}: retire cannot be combined with edits or rename_to; retire the note alone` })
   }
-  yield* gateChange(address, { kind: "retire" })
+  const gate = yield* gateChange(address, { kind: "retire" })
   const result = yield* (yield* NotesHomes).retire(address)
   return ok(
     `Retired ${shownName(result.address)} (${formatBytes(result.bytes)}): it is out of the boot and notes_list, kept in the wastebasket ` +
-      `(notes_list { "wastebasket": true }) and in the note versions. Remove it from the home's MAP if the MAP lists it.`,
+      `(notes_list { "wastebasket": true }) and in the note versions. Remove it from the home's MAP if the MAP lists it.${gate._tag === "Go" ? undoLine(gate.undo) : ""}`,
     { address: result.address, retired: true }
   )
 })

@@ -5,7 +5,7 @@ import { compareRecentFirst } from "./paging.ts"
 import type { NoteRow } from "./snapshot.ts"
 import { placeUnder } from "./contain.ts"
 import type { NotesIoError } from "./NotesStore.ts"
-import { type DiskOps, isNotFound, type NoteFile, statPaths, walkNotes } from "./disk.ts"
+import { type DiskOps, isNotFound, type NoteFile, statPaths, walkNotes, writeAtomically } from "./disk.ts"
 import { notesIoError } from "./errors.ts"
 import { misplacedError } from "./locate.ts"
 import { formatAddress, type Home, Homes } from "../kernel/homes.ts"
@@ -40,17 +40,28 @@ const earlierCopyName = Effect.fnUntraced(function*(ops: DiskOps, binned: string
   }
 })
 
-/** Moves `file` into the wastebasket at `binned`; a copy retired there before moves aside, so every version is kept. */
-export const moveToWastebasket = Effect.fnUntraced(function*(ops: DiskOps, file: string, binned: string, nowMs: number) {
+/** A copy retired at `binned` before moves aside, so every version is kept. */
+const setEarlierAside = Effect.fnUntraced(function*(ops: DiskOps, binned: string, nowMs: number) {
   const earlier = yield* ops.fs.lstat(binned).pipe(Effect.map(Option.some), Effect.catchIf(isNotFound, () => Effect.succeedNone))
   if (Option.isSome(earlier)) {
     const retiredMs = Option.getOrElse(earlier.value.mtime, () => new Date(nowMs)).getTime()
     yield* ops.fs.rename(binned, yield* earlierCopyName(ops, binned, retiredMs))
   }
+})
+
+/** Moves `file` into the wastebasket at `binned`; a copy retired there before moves aside, so every version is kept. */
+export const moveToWastebasket = Effect.fnUntraced(function*(ops: DiskOps, file: string, binned: string, nowMs: number) {
+  yield* setEarlierAside(ops, binned, nowMs)
   yield* ops.fs.rename(file, binned)
   // Its age in the wastebasket listing counts from the retirement.
   const now = new Date(nowMs)
   yield* Effect.ignore(ops.fs.utimes(binned, now, now))
+})
+
+/** Copies `file`, as it is, into the wastebasket at `binned` (an earlier copy there moves aside): the note itself stays. */
+export const copyToWastebasket = Effect.fnUntraced(function*(ops: DiskOps, file: string, binned: string, nowMs: number) {
+  yield* setEarlierAside(ops, binned, nowMs)
+  yield* writeAtomically(ops, binned, yield* ops.fs.readFile(file))
 })
 
 /** Retired notes of `homes`, most recently retired first, with their addresses as they were. */

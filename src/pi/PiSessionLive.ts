@@ -5,6 +5,7 @@ import type { ReportData, StatusTone } from "../kernel/report.ts"
 import { classifyEntry, type RawEntry } from "../kernel/entries.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { interruptWhenAborted } from "../kernel/abort.ts"
+import { askInDialog } from "./consentDialog.ts"
 
 const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
 
@@ -147,14 +148,11 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
     showReport: (report) => quietly(() => surface.show(pi, ctx, report)),
     chatShowsEntries: Effect.try({ try: () => surface.chatShowsEntries(ctx), catch: (error) => error }).pipe(Effect.orElseSucceed(() => false)),
     setStatus: (text, tone = "normal") => quietly(() => ctx.ui.setStatus("pi-context", text === undefined ? text : colourStatus(ctx, text, tone))),
-    askUser: (title, message) =>
+    askUser: (question) =>
       // Only Pi's interactive TUI has someone to answer; RPC's client is a program, print mode has nobody.
       !ctx.hasUI || ctx.mode !== "tui"
         ? Effect.succeed("unavailable" as const)
-        : Effect.tryPromise(() => ctx.ui.confirm(title, message)).pipe(
-          Effect.map((allowed) => (allowed ? "yes" as const : "no" as const)),
-          Effect.orElseSucceed(() => "unavailable" as const)
-        ),
+        : Effect.tryPromise(() => askInDialog(ctx, question)).pipe(Effect.orElseSucceed(() => "unavailable" as const)),
     offeredToolsJson: (names) =>
       Effect.sync(() => {
         try {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { conversation } from "../support/entries.ts"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
+import { ConsentNo, ConsentYes } from "../../src/pi/consentDialog.ts"
 
 /** Pi's global settings file, as a user writes it. */
 const dirsWith = (settings: Record<string, unknown>): HarnessDirs => {
@@ -59,17 +60,19 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
   it("in Pi's TUI the user is asked, sees the change as a diff, and their answer decides", async () => {
     const dirs = makeDirs()
     seedPreferences(dirs)
-    const answers = [false, true]
-    h = await createHarness({ dirs, mode: "tui", confirm: () => answers.shift() ?? false })
+    const answers = [ConsentNo, ConsentYes]
+    h = await createHarness({ dirs, mode: "tui", choose: () => answers.shift() })
     h.script([
       call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces, not tabs\n" }),
       call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces, not tabs\n" }),
       say("done")
     ])
     await h.prompt("change my preferences")
-    expect(h.confirms).toHaveLength(2)
-    expect(h.confirms[0]!.title).toBe("pi-context: allow the model to rewrite @user/preferences.md?")
-    expect(h.confirms[0]!.message).toContain("- tabs, not spaces\n+ spaces, not tabs")
+    expect(h.dialogs).toHaveLength(2)
+    expect(h.dialogs[0]!.title.split("\n")[0]).toBe("pi-context: allow the model to rewrite @user/preferences.md?")
+    // No comes first, so Enter alone declines; the diff takes the theme's colours.
+    expect(h.dialogs[0]!.options).toEqual([ConsentNo, ConsentYes])
+    expect(h.dialogs[0]!.title).toContain("<toolDiffRemoved>- tabs, not spaces</toolDiffRemoved>\n<toolDiffAdded>+ spaces, not tabs</toolDiffAdded>")
     const [declined, allowed] = results(h)
     expect(declined!.code).toBe("protected")
     expect(declined!.text).toContain("the user declined the change to @user/preferences.md")

@@ -5,6 +5,7 @@ import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, type FauxResponseFactory, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
+import { ConsentYes } from "../../src/pi/consentDialog.ts"
 
 const call = (name: string, args: JsonObject) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })
 const git = (cwd: string, ...args: ReadonlyArray<string>) => execFileSync("git", [...args], { cwd, encoding: "utf8" })
@@ -34,8 +35,8 @@ describe("/pi-context tidy on the faux model", () => {
   afterEach(async () => h?.dispose())
 
   it("merges and retires between a before and an after commit, reports why, and one restore undoes it", async () => {
-    // The user allows each change to their protected @user notes in Pi's confirm dialog.
-    h = await createHarness({ mode: "tui", confirm: () => true })
+    // The user allows each change to their protected @user notes in the dialog.
+    h = await createHarness({ mode: "tui", choose: () => ConsentYes })
     const root = h.dirs.notesRoot
     seed(root)
     scriptedPass(h)
@@ -47,7 +48,7 @@ describe("/pi-context tidy on the faux model", () => {
 
     expect(readFileSync(join(root, "user", "prefs.md"), "utf8")).toContain("# Preferences\nPrefers tabs.")
     // Writing the new @user/prefs is adding a note; retiring the two old ones needed the user's OK, each asked once.
-    expect(h.confirms.map((c) => c.title)).toEqual([
+    expect(h.dialogs.map((d) => d.title.split("\n")[0])).toEqual([
       "pi-context: allow the model to retire @user/prefs-a.md?",
       "pi-context: allow the model to retire @user/prefs-b.md?"
     ])

@@ -3,6 +3,7 @@ import { classifyEntry, type RawEntry } from "../../src/kernel/entries.ts"
 import { CustomType } from "../../src/kernel/protocol.ts"
 import { interruptWhenAborted } from "../../src/kernel/abort.ts"
 import { reportPlainText } from "../../src/pi/reportView.ts"
+import { plainLines } from "../../src/notes/consent.ts"
 import { type CustomMessageDraft, type ModelInfo, type NoticeLevel, PiSession } from "../../src/kernel/PiSession.ts"
 import type { WindowUsage } from "../../src/kernel/facts.ts"
 
@@ -222,9 +223,9 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
       Effect.sync(() => void fake.notices.push({ message: reportPlainText(report), level: report.kind === "text" && report.level === "warning" ? "warning" : "info" })),
     chatShowsEntries: Effect.sync(() => fake.chatShowsEntries),
     setStatus: (text) => Effect.sync(() => void fake.statuses.push(text)),
-    askUser: (title, message) =>
+    askUser: (question) =>
       Effect.sync(() => {
-        fake.asked.push({ title, message })
+        fake.asked.push({ title: question.title, message: `${question.message}\n\n${plainLines(question.lines)}` })
         return options.answer ?? "unavailable"
       }),
     offeredToolsJson: (names) => Effect.succeed(JSON.stringify(names.filter((name) => fake.offeredTools.has(name)).map((name) => ({ name })))),

@@ -20,7 +20,7 @@ import {
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
 import { registerFauxModel } from "./fauxModel.ts"
-import { captureUi, type Notice, type UiCapture } from "./uiCapture.ts"
+import { captureUi, type Choose, type Notice, type UiCapture } from "./uiCapture.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
 
@@ -42,6 +42,8 @@ export interface HarnessOptions {
   readonly editor?: (title: string, prefill: string | undefined) => string | undefined
   /** What the user answers in Pi's confirm dialog (default: no). */
   readonly confirm?: (title: string, message: string) => boolean
+  /** What the user chooses in Pi's selector (default: cancelled); `AwaitKeys` leaves it open for `terminal.press`. */
+  readonly choose?: Choose
   /** The run mode extensions see (`ctx.mode`); Pi's SDK default is "print". "tui" is what Pi's interactive TUI binds. */
   readonly mode?: ExtensionContext["mode"]
   /** Keep going when Pi reports extension load errors (e.g. its own tool-conflict diagnostics); see `loadErrors`. */
@@ -71,6 +73,7 @@ export interface Harness {
   /** Text put back into the editor, and raw terminal input (interactive mode's keys). */
   readonly editorTexts: UiCapture["editorTexts"]
   readonly confirms: UiCapture["confirms"]
+  readonly dialogs: UiCapture["dialogs"]
   readonly terminal: UiCapture["terminal"]
   /** Queues scripted model responses; each call consumes one. */
   readonly script: (steps: ReadonlyArray<FauxResponseStep>) => void
@@ -173,7 +176,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     settingsManager,
     tools: [...piContextTools, ...(options.tools ?? [])]
   })
-  const capture = captureUi(options.editor, options.confirm)
+  const capture = captureUi(options.editor, options.confirm, options.choose)
   const errors: Array<string> = []
   await session.bindExtensions({
     uiContext: capture.ui,
@@ -213,6 +216,7 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     loadErrors,
     editorTexts: capture.editorTexts,
     confirms: capture.confirms,
+    dialogs: capture.dialogs,
     terminal: capture.terminal,
     script: (steps) => faux.appendResponses(steps.map(record)),
     prompt: async (text) => {

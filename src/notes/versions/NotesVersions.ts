@@ -52,6 +52,12 @@ export class NotesVersions extends Context.Service<NotesVersions, {
    */
   readonly commitNow: (reason: CommitReason) => Effect.Effect<string, VersionsUnavailable, PiSession>
   /**
+   * Commits one note as it is now (edits by hand included), before a change
+   * the user allowed, so `/pi-context notes restore` can bring it back; the
+   * short hash of a commit holding that text (HEAD when it held it already).
+   */
+  readonly keepNote: (address: string) => Effect.Effect<string, VersionsUnavailable, PiSession>
+  /**
    * This session's window commits (the newest 200), by window id, once the
    * commits in flight have landed or `waitForCommitsMs` has passed, with the
    * windows whose commit is still queued or running; none when the history

@@ -350,6 +350,27 @@ export const layerWith = (git: GitRunner) =>
           return yield* headOf(git, repo)
         }))
 
+      const keepNote = (address: string) =>
+        Effect.gen(function*() {
+          const session = yield* PiSession
+          const identity = yield* homes.identity
+          const work = serialized(identity.root, Effect.gen(function*() {
+            const repo = yield* repoFor(identity.root, true)
+            if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
+            if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
+            const scope = yield* scopeOf(layoutOf(repo, identity), address)
+            const outcome = yield* platform(commitScope(git, repo, scope.specs, { _tag: "BeforeChange", address }, session.sessionId)).pipe(
+              Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
+            )
+            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
+            // An ignored note is in no commit, whatever HEAD holds.
+            if (outcome.ignored.length > 0) return yield* unavailable(`pi-context: git ignores ${address}, so no version of it can be kept.`)
+            return yield* headOf(git, repo)
+          }))
+          const answer = yield* answerWithin(fibers, work, CommandCommitWaitMs, () => Effect.void)
+          return yield* Option.isSome(answer) ? answer.value : Effect.fail(unavailable(stillBeingWritten))
+        })
+
       const describe = Effect.gen(function*() {
         const identity = yield* homes.identity
         const repo = yield* serializedWithin(identity.root, DescribeWaitMs, repoFor(identity.root, false), Effect.succeed({ _tag: "Busy" } as const))
@@ -374,6 +395,7 @@ export const layerWith = (git: GitRunner) =>
         diff,
         restore,
         commitNow: commitNowFor,
+        keepNote,
         sessionChanges,
         describe,
       })

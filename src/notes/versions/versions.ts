@@ -62,6 +62,8 @@ export type CommitReason =
   | { readonly _tag: "Tidy"; readonly phase: "before" | "after" }
   /** The notes as they are, edits by hand included, committed before a restore rewrites them. */
   | { readonly _tag: "BeforeRestore"; readonly address: string }
+  /** A protected note as it is, edits by hand included, committed before a change the user allowed. */
+  | { readonly _tag: "BeforeChange"; readonly address: string }
 
 /** Why a commit was made, as the trace says it: words, not the tag. */
 export const commitReasonText = (reason: CommitReason): string => {
@@ -76,6 +78,8 @@ export const commitReasonText = (reason: CommitReason): string => {
       return `tidy, ${reason.phase}`
     case "BeforeRestore":
       return `before a restore of ${reason.address}`
+    case "BeforeChange":
+      return `before an allowed change to ${reason.address}`
   }
 }
 
@@ -97,6 +101,8 @@ export const commitMessage = (reason: CommitReason, sessionId: string, counts: C
       return `tidy ${reason.phase} (${session}): ${tally}`
     case "BeforeRestore":
       return `before restore of ${reason.address} (${session}): ${tally}`
+    case "BeforeChange":
+      return `before an allowed change to ${reason.address} (${session}): ${tally}`
   }
 }
 
