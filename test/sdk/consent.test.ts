@@ -1,11 +1,12 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
 import { afterEach, describe, expect, it } from "vitest"
 import { conversation } from "../support/entries.ts"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
 import { call, checkpointAndWipe, say } from "../support/steps.ts"
-import { ConsentNo, ConsentYes } from "../../src/pi/consentDialog.ts"
+import { ConsentGuardMs, ConsentNo, ConsentYes } from "../../src/pi/consentDialog.ts"
+import { AwaitKeys } from "../support/uiCapture.ts"
 
 /** Pi's global settings file, as a user writes it. */
 const dirsWith = (settings: Record<string, unknown>): HarnessDirs => {
@@ -127,5 +128,137 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
     expect(told).toContain("pi-context.afterReset")
     expect(told).toContain("is longer than 1,000 characters")
     expect(told).toContain('pi-context.protectedHomes = ["users"] names "users" that is no home (session, project, user, agent, model); using ["user"].')
+  })
+
+  it("a note of 1.2 MB written by hand exists though it cannot be read whole: in print mode its rewrite and retirement are refused, and so are tidy's", async () => {
+    const dirs = makeDirs()
+    mkdirSync(join(dirs.notesRoot, "user"), { recursive: true })
+    const journal = `# Journal\n${"a day of work, written by hand.\n".repeat(40_000)}`
+    writeFileSync(join(dirs.notesRoot, "user", "journal.md"), journal)
+    expect(statSync(join(dirs.notesRoot, "user", "journal.md")).size).toBeGreaterThan(1_200_000)
+    h = await createHarness({ dirs })
+    h.script([
+      call("notes_write", { address: "@user/journal", content: "# Journal\nshort\n" }),
+      call("notes_update", { address: "@user/journal", retire: true }),
+      say("done")
+    ])
+    await h.prompt("tidy my journal")
+    const [rewrite, retire] = results(h)
+    for (const refused of [rewrite, retire]) {
+      expect(refused!.code).toBe("protected")
+      expect(refused!.text).toContain("no user could be asked to allow the change to @user/journal.md")
+    }
+    expect(readFileSync(userNote(h, "journal"), "utf8")).toBe(journal)
+
+    // The tidy pass's write calls meet the same gate.
+    h.script([
+      call("notes_write", { address: "@user/journal", content: "# Journal\ntidied\n" }),
+      call("notes_update", { address: "@user/journal", retire: true }),
+      say("Merged the journal.")
+    ])
+    await h.prompt("/pi-context tidy")
+    expect(h.notices.at(-1)!.message).toContain("2 write calls were refused by the notes store and changed nothing.")
+    expect(readFileSync(userNote(h, "journal"), "utf8")).toBe(journal)
+  })
+
+  it("keys typed while the model works never answer the dialog, and a plain Enter says No", async () => {
+    const dirs = makeDirs()
+    seedPreferences(dirs)
+    h = await createHarness({ dirs, mode: "tui", choose: () => AwaitKeys })
+    h.script([
+      call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces\n" }),
+      call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces, not tabs\n" }),
+      say("done")
+    ])
+    const run = h.prompt("change my preferences")
+    const pause = () => new Promise((resolve) => setTimeout(resolve, ConsentGuardMs + 150))
+
+    await h.terminal.dialogOpen()
+    // The user's next prompt and its Enter, typed while the model worked, arrive as the dialog opens: none of them answers it.
+    for (const key of ["o", "k", "\r"]) expect(h.terminal.press(key)).toBe(true)
+    expect(h.dialogs[0]!.answer).toBeUndefined()
+    await pause()
+    // After a pause the keys count: Enter alone is No, the first option.
+    expect(h.terminal.press("\r")).toBe(false)
+    expect(h.dialogs[0]!.answer).toBe(ConsentNo)
+
+    await h.terminal.dialogOpen()
+    await pause()
+    h.terminal.press("\x1b[B")
+    h.terminal.press("\r")
+    await run
+    expect(h.dialogs.map((dialog) => dialog.answer)).toEqual([ConsentNo, ConsentYes])
+    const [declined, allowed] = results(h)
+    expect(declined!.text).toContain("the user declined the change to @user/preferences.md")
+    expect(allowed!.isError).toBe(false)
+    expect(readFileSync(userNote(h, "preferences"), "utf8")).toContain("spaces, not tabs")
+    // What was typed over the dialog goes back to the editor, where it was meant to go.
+    expect(h.editorTexts).toContain("ok")
+  })
+
+  it("the dialog shows the model's control and bidi characters as escapes, in the theme's colours, bounded in lines and characters", async () => {
+    const dirs = makeDirs()
+    seedPreferences(dirs)
+    h = await createHarness({ dirs, mode: "tui", choose: () => ConsentNo })
+    const forged = "spaces\r\u001b[2K\u001b[1A- tabs, not spaces\u202Eevil"
+    const longLine = "x".repeat(500_000)
+    const manyLines = Array.from({ length: 300 }, (_, i) => `rule ${i}`).join("\n")
+    h.script([
+      call("notes_write", { address: "@user/preferences", content: `# Preferences\n${forged}\n` }),
+      call("notes_write", { address: "@user/preferences", content: `# Preferences\n${longLine}\n` }),
+      call("notes_write", { address: "@user/preferences", content: `# Preferences\n${manyLines}\n` }),
+      say("done")
+    ])
+    await h.prompt("change my preferences")
+    const [escaped, long, many] = h.dialogs.map((dialog) => dialog.title)
+    expect(escaped).toContain("<toolDiffRemoved>- tabs, not spaces</toolDiffRemoved>")
+    expect(escaped).toContain("<toolDiffAdded>+ spaces\\r\\u{1B}[2K\\u{1B}[1A- tabs, not spaces\\u{202E}evil</toolDiffAdded>")
+    for (const title of [escaped, long, many]) expect(title).not.toMatch(/[\r\u001b\u202e]/u)
+    expect(long!.length).toBeLessThan(3_000)
+    expect(long).toContain(`… (${500_000 - 160} more characters)`)
+    expect(many!.split("\n").length).toBeLessThan(60)
+    expect(many).toContain("more lines not shown (0 removed, ")
+    expect(readFileSync(userNote(h, "preferences"), "utf8")).toBe("# Preferences\ntabs, not spaces\n")
+  })
+
+  it("a change that leaves a protected note's text as it is asks nothing and writes nothing", async () => {
+    const dirs = makeDirs()
+    seedPreferences(dirs)
+    h = await createHarness({ dirs, mode: "tui", choose: () => ConsentYes })
+    h.script([
+      call("notes_write", { address: "@user/preferences", content: "# Preferences\ntabs, not spaces\n" }),
+      call("notes_update", { address: "@user/preferences", edits: [{ oldText: "tabs", newText: "tabs" }] }),
+      say("done")
+    ])
+    await h.prompt("keep my preferences")
+    expect(h.dialogs).toEqual([])
+    for (const result of results(h)) {
+      expect(result.isError).toBe(false)
+      expect(result.text).toContain("@user/preferences.md already has this text: nothing was asked or written.")
+    }
+    // Not even the frontmatter a write stamps.
+    expect(readFileSync(userNote(h, "preferences"), "utf8")).toBe("# Preferences\ntabs, not spaces\n")
+  })
+
+  it("an allowed rewrite keeps the note's text first, hand edits included, and the notice's command brings it back", async () => {
+    const dirs = makeDirs()
+    seedPreferences(dirs)
+    h = await createHarness({ dirs, mode: "tui", choose: () => ConsentYes })
+    // A first window's commit holds the note as it was.
+    h.script([checkpointAndWipe(), say("fresh")])
+    await h.prompt("hello")
+    await h.prompt("/pi-context notes versions")
+    // The user adds a line by hand, in this window; the model then rewrites the note, and the user allows it.
+    writeFileSync(userNote(h, "preferences"), "# Preferences\ntabs, not spaces\n- MY OWN RULE\n")
+    h.script([call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces\n" }), say("done")])
+    await h.prompt("change my preferences")
+    expect(readFileSync(userNote(h, "preferences"), "utf8")).not.toContain("MY OWN RULE")
+    const allowed = h.notices.map((notice) => notice.message).find((message) => message.includes("you allowed the rewrite of @user/preferences.md"))!
+    const undo = /\/pi-context notes restore @user\/preferences\.md [0-9a-f]+/.exec(allowed)?.[0]
+    expect(undo).toBeDefined()
+    expect(results(h).at(-1)!.text).toContain(undo)
+    await h.prompt(undo!)
+    expect(h.notices.at(-1)!.message).toContain("Restored @user/preferences.md")
+    expect(readFileSync(userNote(h, "preferences"), "utf8")).toContain("tabs, not spaces\n- MY OWN RULE\n")
   })
 })
