@@ -101,6 +101,10 @@ const truncateLine = (line: string, bytes: number): string => `${truncateUtf8(li
 /** A protected note the change would leave as it is: nobody is asked, nothing is written. */
 const unchanged = (address: string): ToolOutcome => ok(`${address} already has this text: nothing was asked or written.`, { address, unchanged: true })
 
+/** Whether a write tool's success changed nothing (the note already had the text). */
+export const changedNothing = (outcome: ToolOutcome): boolean =>
+  outcome._tag === "Ok" && typeof outcome.details === "object" && outcome.details !== null && (outcome.details as { readonly unchanged?: unknown }).unchanged === true
+
 /** The user's way back from a change they allowed, as the result says it. */
 const undoLine = (undo: string | undefined): string => (undo === undefined ? "" : ` The user allowed it. ${undo}`)
 

@@ -238,6 +238,12 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
     }
     // Not even the frontmatter a write stamps.
     expect(readFileSync(userNote(h, "preferences"), "utf8")).toBe("# Preferences\ntabs, not spaces\n")
+    // Nor does tidy report such a call as a change.
+    h.script([call("notes_write", { address: "@user/preferences", content: "# Preferences\ntabs, not spaces\n" }), say("Nothing to tidy.")])
+    await h.prompt("/pi-context tidy")
+    const report = h.entries().filter((e) => e.type === "custom" && e.customType === "pi-context/report").at(-1) as { data: { text: string } }
+    expect(report.data.text).toContain("No changes.")
+    expect(h.dialogs).toEqual([])
   })
 
   it("an allowed rewrite keeps the note's text first, hand edits included, and the notice's command brings it back", async () => {

@@ -8,7 +8,7 @@ import { NotesHomes } from "../NotesHomes.ts"
 import { NotesStore } from "../NotesStore.ts"
 import { PiSession } from "../../kernel/PiSession.ts"
 import { TidyModel, type TidyPass, TidyRefused } from "./TidyModel.ts"
-import { notesToolHandlers } from "../notesHandlers.ts"
+import { changedNothing, notesToolHandlers } from "../notesHandlers.ts"
 import { notice, report, subcommand } from "../../kernel/Subcommand.ts"
 import { TidyReportsFolder } from "../maintenance.ts"
 
@@ -54,7 +54,8 @@ export const tidyCommand = (args: ReadonlyArray<string>, pass: TidyPass) =>
             return ok("Dry run: recorded, nothing was changed. Go on as if it had been applied.")
           }
           const outcome = yield* notesToolHandlers[name](params)
-          if (outcome._tag === "Ok") yield* Ref.update(actions, (all) => [...all, action])
+          // A call that left the note as it was is no change to report.
+          if (outcome._tag === "Ok") yield* changedNothing(outcome) ? Effect.void : Ref.update(actions, (all) => [...all, action])
           else yield* Ref.update(refused, (n) => n + 1)
           return outcome
         })
