@@ -30,7 +30,7 @@ import {
 } from "./reset/Lifecycle.ts"
 import { Guards, type GuardVerdict } from "./reset/Guards.ts"
 import { Notices } from "./kernel/Notices.ts"
-import { NotesVersions } from "./notes/versions/NotesVersions.ts"
+import { NotesVersions, noteKeeperLayer } from "./notes/versions/NotesVersions.ts"
 import { NotesSync } from "./notes/sync/NotesSync.ts"
 import { PiSession } from "./kernel/PiSession.ts"
 import { TidyModel, type TidyPass, type TidyPassRequest, type TidyPassResult } from "./notes/tidy/TidyModel.ts"
@@ -74,7 +74,8 @@ export const appLayer = (options: HostOptions = {}) =>
     TraceLive.layer,
     WindowLive.layer,
     NoticesLive.layer,
-    Platform.layer
+    Platform.layer,
+    noteKeeperLayer
   ).pipe(
     Layer.provideMerge(options.notesVersions ?? NotesVersionsLive.layer),
     Layer.provideMerge(options.notesSync ?? NotesSyncLive.layer),

@@ -6,7 +6,7 @@ import { shownName } from "../kernel/names.ts"
 import { NotesHomes } from "./NotesHomes.ts"
 import type { NoteState } from "./NotesStore.ts"
 import { describeStoreFailure } from "./notesStoreFailure.ts"
-import { NotesVersions } from "./versions/NotesVersions.ts"
+import { NoteKeeper } from "./NoteKeeper.ts"
 import { PiSession, type ShownLine } from "../kernel/PiSession.ts"
 import { formatAddress, type Home, homeLabel } from "../kernel/homes.ts"
 import { formatBytes } from "./snapshot.ts"
@@ -72,7 +72,7 @@ const shownChange = (change: AskedChange, state: Extract<NoteState, { _tag: "Pre
  */
 const keepBefore = Effect.fnUntraced(function*(address: string, home: Home) {
   // The note versions are optional to the notes tools (a test's host may have none): then the wastebasket keeps it.
-  const versions = yield* Effect.serviceOption(NotesVersions)
+  const versions = yield* Effect.serviceOption(NoteKeeper)
   const kept = Option.isNone(versions) ? Result.fail("they are not running") : yield* versions.value.keepNote(address).pipe(
     Effect.map((hash) => Result.succeed(`To undo it: /pi-context notes restore ${address} ${hash}`)),
     Effect.catch((error) => Effect.succeed(Result.fail(error.message)))

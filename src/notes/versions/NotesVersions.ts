@@ -1,4 +1,5 @@
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, Effect, Layer, type Option, Schema } from "effect"
+import { NoteKeeper } from "../NoteKeeper.ts"
 import type { CommitReason } from "./versions.ts"
 import type { SessionNoteChanges } from "./windowChanges.ts"
 import type { PiSession } from "../../kernel/PiSession.ts"
@@ -69,3 +70,6 @@ export class NotesVersions extends Context.Service<NotesVersions, {
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
 }>()("pi-context/NotesVersions") {}
+
+/** The note versions as the keeper of a protected note's text before a change the user allowed. */
+export const noteKeeperLayer = Layer.effect(NoteKeeper, Effect.map(Effect.service(NotesVersions), (versions) => NoteKeeper.of({ keepNote: versions.keepNote })))

@@ -330,46 +330,28 @@ export const layerWith = (git: GitRunner) =>
        * commits; the caller waits at most `CommandCommitWaitMs`. The commit runs in the layer's fiber set, so one that
        * outlasts the wait (a first commit of many notes) still lands while the user is told.
        */
-      const commitNowFor = (reason: CommitReason) =>
+      const commitNowFor = (reason: CommitReason, address?: string) =>
         Effect.gen(function*() {
           const session = yield* PiSession
           const identity = yield* homes.identity
-          const answer = yield* answerWithin(fibers, commitAtTurn(identity, reason, session.sessionId), CommandCommitWaitMs, () => Effect.void)
+          const answer = yield* answerWithin(fibers, commitAtTurn(identity, reason, session.sessionId, address), CommandCommitWaitMs, () => Effect.void)
           return yield* Option.isSome(answer) ? answer.value : Effect.fail(unavailable(stillBeingWritten))
         })
 
-      const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string) =>
+      /** Every home's changes, or only the note at `address` (which then must be in a commit, so not ignored by git). */
+      const commitAtTurn = (identity: NotesIdentity, reason: CommitReason, sessionId: string, address?: string) =>
         serialized(identity.root, Effect.gen(function*() {
           const repo = yield* repoFor(identity.root, true)
           if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
           if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
-          const outcome = yield* commitHomes(repo, identity, reason, sessionId).pipe(
+          const specs = address === undefined ? undefined : (yield* scopeOf(layoutOf(repo, identity), address)).specs
+          const outcome = yield* (specs === undefined ? commitHomes(repo, identity, reason, sessionId) : platform(commitScope(git, repo, specs, reason, sessionId))).pipe(
             Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
           )
           if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
+          if (address !== undefined && outcome.ignored.length > 0) return yield* unavailable(`pi-context: git ignores ${address}, so no version of it can be kept.`)
           return yield* headOf(git, repo)
         }))
-
-      const keepNote = (address: string) =>
-        Effect.gen(function*() {
-          const session = yield* PiSession
-          const identity = yield* homes.identity
-          const work = serialized(identity.root, Effect.gen(function*() {
-            const repo = yield* repoFor(identity.root, true)
-            if (repo._tag === "NotYet") return yield* unavailable(noNotesYet)
-            if (repo._tag === "Off") return yield* unavailable(versionsOff(repo.reason))
-            const scope = yield* scopeOf(layoutOf(repo, identity), address)
-            const outcome = yield* platform(commitScope(git, repo, scope.specs, { _tag: "BeforeChange", address }, session.sessionId)).pipe(
-              Effect.mapError((error) => unavailable(commitFailed(hidePaths(error.message, repo.toplevel))))
-            )
-            if (outcome._tag === "Waiting") return yield* unavailable(`pi-context: ${notOnBranch(outcome.state)}`)
-            // An ignored note is in no commit, whatever HEAD holds.
-            if (outcome.ignored.length > 0) return yield* unavailable(`pi-context: git ignores ${address}, so no version of it can be kept.`)
-            return yield* headOf(git, repo)
-          }))
-          const answer = yield* answerWithin(fibers, work, CommandCommitWaitMs, () => Effect.void)
-          return yield* Option.isSome(answer) ? answer.value : Effect.fail(unavailable(stillBeingWritten))
-        })
 
       const describe = Effect.gen(function*() {
         const identity = yield* homes.identity
@@ -395,7 +377,7 @@ export const layerWith = (git: GitRunner) =>
         diff,
         restore,
         commitNow: commitNowFor,
-        keepNote,
+        keepNote: (address) => commitNowFor({ _tag: "BeforeChange", address }, address),
         sessionChanges,
         describe,
       })
