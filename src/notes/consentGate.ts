@@ -57,7 +57,7 @@ const shownChange = (change: AskedChange, state: Extract<NoteState, { _tag: "Pre
   if (state.body === undefined) {
     return [
       mutedLine(`Its text (${formatBytes(state.bytes)}) is too large or unreadable to show here; all of it is replaced by:`),
-      ...changeDiff("", after).filter((line) => line.tone !== "context"),
+      ...changeDiff("", after).filter((line) => line.tone === "added" || line.tone === "muted"),
       ...tail
     ]
   }
