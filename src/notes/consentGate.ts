@@ -70,10 +70,15 @@ const shownChange = (change: AskedChange, state: Extract<NoteState, { _tag: "Pre
  * home's wastebasket otherwise. The sentence saying how to undo the change;
  * a change whose before cannot be kept is refused.
  */
-const keepBefore = Effect.fnUntraced(function*(address: string, home: Home) {
+const keepBefore = Effect.fnUntraced(function*(address: string, home: Home, readable: boolean) {
   // The note versions are optional to the notes tools (a test's host may have none): then the wastebasket keeps it.
+  // A note too large to write again could not be restored from them by the command, so its copy is the undo.
   const versions = yield* Effect.serviceOption(NoteKeeper)
-  const kept = Option.isNone(versions) ? Result.fail("they are not running") : yield* versions.value.keepNote(address).pipe(
+  const kept = !readable
+    ? Result.fail("it is too large for the restore command to write back")
+    : Option.isNone(versions)
+    ? Result.fail("they are not running")
+    : yield* versions.value.keepNote(address).pipe(
     Effect.map((hash) => Result.succeed(`To undo it: /pi-context notes restore ${address} ${hash}`)),
     Effect.catch((error) => Effect.succeed(Result.fail(error.message)))
   )
@@ -86,7 +91,7 @@ const keepBefore = Effect.fnUntraced(function*(address: string, home: Home) {
       })
     )
   )
-  return `Its text before is kept in ${homeLabel(home)}'s wastebasket, at ${copied.location} (the note versions could not keep it: ${kept.failure}); to undo, copy it back.`
+  return `Its text before is kept in ${homeLabel(home)}'s wastebasket, at ${copied.location} (not in the note versions: ${kept.failure}); to undo, copy it back.`
 })
 
 /**
@@ -156,7 +161,7 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
         `(or to take ${homeLabel(home)} out of pi-context.protectedHomes).`
     })
   }
-  const undo = yield* keepBefore(formatAddress(parsed.success), home)
+  const undo = yield* keepBefore(formatAddress(parsed.success), home, state.body !== undefined)
   yield* session.notify(`pi-context: you allowed the ${verbOf[change.kind]} of ${shown}. ${undo}`)
   return { _tag: "Go", undo } as const
 })

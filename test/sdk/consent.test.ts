@@ -159,6 +159,19 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
     await h.prompt("/pi-context tidy")
     expect(h.notices.at(-1)!.message).toContain("2 write calls were refused by the notes store and changed nothing.")
     expect(readFileSync(userNote(h, "journal"), "utf8")).toBe(journal)
+
+    // In Pi's TUI the user is asked, sees what replaces it, and an allowed rewrite keeps the whole journal first.
+    await h.dispose()
+    h = await createHarness({ dirs, mode: "tui", choose: () => ConsentYes })
+    h.script([call("notes_write", { address: "@user/journal", content: "# Journal\nshort\n" }), say("done")])
+    await h.prompt("shorten my journal")
+    const dialog = h.dialogs[0]!.title
+    expect(dialog).toMatch(/<muted>Its text \(1250\.0 KB\) is too large or unreadable to show here; all of it is replaced by:<\/muted>\n<toolDiffAdded>\+ # Journal/)
+    expect(dialog).not.toContain("<toolDiffRemoved>")
+    expect(dialog).toContain("<toolDiffAdded>+ short</toolDiffAdded>")
+    expect(results(h).at(-1)!.text).toContain("Its text before is kept in @user's wastebasket, at wastebasket/user/journal.md")
+    expect(readFileSync(join(dirs.notesRoot, "wastebasket", "user", "journal.md"), "utf8")).toBe(journal)
+    expect(readFileSync(userNote(h, "journal"), "utf8")).toContain("# Journal\nshort\n")
   })
 
   it("keys typed while the model works never answer the dialog, and a plain Enter says No", async () => {

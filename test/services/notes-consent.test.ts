@@ -26,7 +26,7 @@ layer(NotesHomesLive.layerTest)("the consent gate without the note versions", (i
       yield* fs.writeFileString(path.join(root, "user", "preferences.md"), "# Preferences\n- MY OWN RULE\n")
       const rewrite = yield* call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces\n" })
       assert.strictEqual(code(rewrite), "ok", rewrite.text)
-      assert.include(rewrite.text, "Its text before is kept in @user's wastebasket, at wastebasket/user/preferences.md")
+      assert.include(rewrite.text, "Its text before is kept in @user's wastebasket, at wastebasket/user/preferences.md (not in the note versions: they are not running)")
       assert.strictEqual(yield* fs.readFileString(path.join(root, "wastebasket", "user", "preferences.md")), "# Preferences\n- MY OWN RULE\n")
       assert.include(fake.notices.at(-1)!.message, "you allowed the rewrite of @user/preferences.md")
       // Asked once, with the diff.
