@@ -4,7 +4,7 @@ import { changeDiff, decideChange, mutedLine, type NoteChange, protectionOf } fr
 import { applyEdits, describeEditRefusal } from "./edits.ts"
 import { shownName } from "../kernel/names.ts"
 import { NotesHomes } from "./NotesHomes.ts"
-import type { NoteState } from "./NotesStore.ts"
+import { NoteByteLimit, type NoteState } from "./NotesStore.ts"
 import { describeStoreFailure } from "./notesStoreFailure.ts"
 import { NoteKeeper } from "./NoteKeeper.ts"
 import { PiSession, type ShownLine } from "../kernel/PiSession.ts"
@@ -70,18 +70,20 @@ const shownChange = (change: AskedChange, state: Extract<NoteState, { _tag: "Pre
  * home's wastebasket otherwise. The sentence saying how to undo the change;
  * a change whose before cannot be kept is refused.
  */
-const keepBefore = Effect.fnUntraced(function*(address: string, home: Home, readable: boolean) {
+const keepBefore = Effect.fnUntraced(function*(address: string, home: Home, tooLarge: boolean) {
   // The note versions are optional to the notes tools (a test's host may have none): then the wastebasket keeps it.
-  // A note too large to write again could not be restored from them by the command, so its copy is the undo.
-  const versions = yield* Effect.serviceOption(NoteKeeper)
-  const kept = !readable
-    ? Result.fail("it is too large for the restore command to write back")
-    : Option.isNone(versions)
+  // A note over the write limit could not be written back by the restore command, so its copy is the undo.
+  const keeper = yield* Effect.serviceOption(NoteKeeper)
+  const versioned = (keep: NoteKeeper["Service"]) =>
+    keep.keepNote(address).pipe(
+      Effect.map((hash) => Result.succeed(`To undo it: /pi-context notes restore ${address} ${hash}`)),
+      Effect.catch((error) => Effect.succeed(Result.fail(error.message)))
+    )
+  const kept = tooLarge
+    ? Result.fail(`it is over the ${formatBytes(NoteByteLimit)} the restore command can write back`)
+    : Option.isNone(keeper)
     ? Result.fail("they are not running")
-    : yield* versions.value.keepNote(address).pipe(
-    Effect.map((hash) => Result.succeed(`To undo it: /pi-context notes restore ${address} ${hash}`)),
-    Effect.catch((error) => Effect.succeed(Result.fail(error.message)))
-  )
+    : yield* versioned(keeper.value)
   if (Result.isSuccess(kept)) return kept.success
   const copied = yield* (yield* NotesHomes).keepCopy(address).pipe(
     Effect.mapError((error) =>
@@ -119,11 +121,11 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
     ...(target !== undefined && Result.isSuccess(target) ? { toHome: target.success.home } : {})
   })
   // Whether the note exists matters only in a protected home: elsewhere the decision is the same either way.
-  const unprotected = decideChange(protection, request(true))
-  if (unprotected._tag === "Allow") return go
-  if (unprotected._tag === "Refuse") {
+  const ifExists = decideChange(protection, request(true))
+  if (ifExists._tag === "Allow") return go
+  if (ifExists._tag === "Refuse") {
     return yield* new ChangeRefused({
-      message: `${homeLabel(unprotected.home)} is read-only (pi-context.readOnlyHomes): notes there are the user's, and the model may not write them. ` +
+      message: `${homeLabel(ifExists.home)} is read-only (pi-context.readOnlyHomes): notes there are the user's, and the model may not write them. ` +
         `${shown} is unchanged. Keep what you meant to write in this session's notes, or ask the user to change the setting.`
     })
   }
@@ -161,7 +163,7 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
         `(or to take ${homeLabel(home)} out of pi-context.protectedHomes).`
     })
   }
-  const undo = yield* keepBefore(formatAddress(parsed.success), home, state.body !== undefined)
+  const undo = yield* keepBefore(formatAddress(parsed.success), home, state.bytes > NoteByteLimit)
   yield* session.notify(`pi-context: you allowed the ${verbOf[change.kind]} of ${shown}. ${undo}`)
   return { _tag: "Go", undo } as const
 })
