@@ -111,6 +111,10 @@ export interface WriteResult {
   readonly bytes: number
 }
 
+export interface WriteOptions {
+  readonly onlyNew?: boolean
+}
+
 export interface UpdateResult {
   readonly address: string
   readonly renamedFrom: string | undefined
@@ -219,8 +223,12 @@ export class NotesStore extends Context.Service<NotesStore, {
   readonly read: (identity: NotesIdentity, address: string) => Effect.Effect<NoteContent, ReadError>
   /** A window of the body, for a note of any size (one over the limit is read in chunks). */
   readonly readPage: (identity: NotesIdentity, address: string, page: PageRequest) => Effect.Effect<NotePage, ReadError>
-  /** Creates or replaces the note's body; `created` says which. */
-  readonly write: (identity: NotesIdentity, address: string, body: string) => Effect.Effect<WriteResult, WriteError>
+  /**
+   * Creates or replaces the note's body; `created` says which. With
+   * `onlyNew`, a note found there under the lock is left as it is (refused):
+   * the write was allowed as a new note.
+   */
+  readonly write: (identity: NotesIdentity, address: string, body: string, options?: WriteOptions) => Effect.Effect<WriteResult, WriteError | InvalidNoteRequest>
   /** Exact-text edits and/or a rename, all or nothing, under the note's lock. */
   readonly update: (
     identity: NotesIdentity,

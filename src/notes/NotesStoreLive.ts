@@ -15,7 +15,8 @@ import {
   NotesStore,
   NoteTooLarge,
   type PageRequest,
-  type SearchRequest
+  type SearchRequest,
+  type WriteOptions
 } from "./NotesStore.ts"
 import { CurrentScanDeadline } from "../kernel/CurrentScanDeadline.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./disk.ts"
@@ -126,11 +127,24 @@ export const layerWithoutDependencies = Layer.effect(
       return { address: located.shown, window: large.window, bytes, updated: large.frontmatter.updated }
     })
 
-    const write = Effect.fn("NotesStore.write")(function*(identity: NotesIdentity, raw: string, body: string) {
+    const write = Effect.fn("NotesStore.write")(function*(identity: NotesIdentity, raw: string, body: string, options?: WriteOptions) {
       const located = yield* locate(identity, raw)
       yield* encodeNote(located, body)
       yield* prepareDirectory(located)
       return yield* lockedChange([located], located, "write", Effect.gen(function*() {
+        if (options?.onlyNew === true) {
+          const there = yield* fs.lstat(located.file).pipe(
+            Effect.as(true),
+            Effect.catchIf(isNotFound, () => Effect.succeed(false)),
+            Effect.mapError(ioErrorAt(located, "check"))
+          )
+          if (there) {
+            return yield* new InvalidNoteRequest({
+              address: located.shown,
+              message: `${located.shown} appeared while the write was on its way, so it keeps its text; call again to replace it (with the user's OK where the home is protected)`
+            })
+          }
+        }
         const previous = yield* previousFrontmatter(located)
         const frontmatter = stampFrontmatter(Option.getOrUndefined(previous), yield* nowIso, `session:${identity.sessionId}`)
         const data = yield* encodeNote(located, serializeNote({ frontmatter, body }))

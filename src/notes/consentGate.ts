@@ -27,10 +27,15 @@ export type AskedChange =
  * the change would leave the note's text as it is.
  */
 export type GateOutcome =
-  | { readonly _tag: "Go"; readonly undo: string | undefined }
+  | {
+    readonly _tag: "Go"
+    readonly undo: string | undefined
+    /** Allowed as a new note of a protected home: a note found there by the time the write holds its lock keeps its text. */
+    readonly onlyNew: boolean
+  }
   | { readonly _tag: "Unchanged"; readonly address: string }
 
-const go: GateOutcome = { _tag: "Go", undo: undefined }
+const go: GateOutcome = { _tag: "Go", undo: undefined, onlyNew: false }
 
 const verbOf: Readonly<Record<AskedChange["kind"], string>> = { write: "rewrite", edit: "edit", rename: "rename", retire: "retire" }
 
@@ -137,7 +142,7 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
       })
     )
   )
-  if (state._tag === "Absent") return go
+  if (state._tag === "Absent") return { _tag: "Go", undo: undefined, onlyNew: true } as const
   if (change.kind === "edit" && state.body === undefined) {
     return yield* new ChangeRefused({
       message: `${shown} (${formatBytes(state.bytes)}) is too large or unreadable to edit, so it keeps its text. Read it in pages with notes_read, ` +
@@ -165,5 +170,5 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
   }
   const undo = yield* keepBefore(formatAddress(parsed.success), home, state.bytes > NoteByteLimit)
   yield* session.notify(`pi-context: you allowed the ${verbOf[change.kind]} of ${shown}. ${undo}`)
-  return { _tag: "Go", undo } as const
+  return { _tag: "Go", undo, onlyNew: false } as const
 })

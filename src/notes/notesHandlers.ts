@@ -112,7 +112,7 @@ const notesWrite = Effect.fn("tools.notes_write")(function*(params: unknown) {
   const { address, content } = yield* decodeParams(WriteParams, ToolName.notesWrite)(params)
   const gate = yield* gateChange(address, { kind: "write", content })
   if (gate._tag === "Unchanged") return unchanged(gate.address)
-  const result = yield* (yield* NotesHomes).write(address, content)
+  const result = yield* (yield* NotesHomes).write(address, content, { onlyNew: gate.onlyNew })
   return ok(`${result.created ? "Created" : "Replaced"} ${shownName(result.address)} (${formatBytes(result.bytes)}).${undoLine(gate.undo)}`, result)
 }, asOutcome)
 

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, FileSystem, Path } from "effect"
 import type { ToolOutcome } from "../../src/kernel/toolOutcome.ts"
 import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
+import { NotesHomes } from "../../src/notes/NotesHomes.ts"
 import { notesToolHandlers } from "../../src/notes/notesHandlers.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
 
@@ -32,6 +33,24 @@ layer(NotesHomesLive.layerTest)("the consent gate without the note versions", (i
       // Asked once, with the diff.
       assert.strictEqual(fake.asked.length, 1)
       assert.include(fake.asked[0]!.message, "- - MY OWN RULE\n+ spaces")
+    }))
+
+  it.effect("a protected note allowed as new that appears before the write holds its lock keeps its text", () =>
+    Effect.gen(function*() {
+      const { fs, path, root, fake, call } = yield* session("no")
+      const homes = yield* NotesHomes
+      const file = path.join(root, "user", "preferences.md")
+      // The user saves the note by hand just after the gate found no note there.
+      const racing = NotesHomes.of({
+        ...homes,
+        noteState: (address) =>
+          Effect.tap(homes.noteState(address), () => Effect.orDie(Effect.andThen(fs.makeDirectory(path.dirname(file), { recursive: true }), fs.writeFileString(file, "- MY OWN RULE\n"))))
+      })
+      const rewrite = yield* Effect.provideService(call("notes_write", { address: "@user/preferences", content: "x\n" }), NotesHomes, racing)
+      assert.strictEqual(code(rewrite), "invalid_argument", rewrite.text)
+      assert.include(rewrite.text, "@user/preferences.md appeared while the write was on its way, so it keeps its text")
+      assert.strictEqual(yield* fs.readFileString(file), "- MY OWN RULE\n")
+      assert.strictEqual(fake.asked.length, 0)
     }))
 
   it.effect("what the gate cannot decide is refused, saying why: a protected note whose existence the file system does not tell", () =>
