@@ -35,6 +35,7 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
         userAgentDir: getAgentDir(),
         invokedFrom,
         callTimeoutMs: options.callTimeoutMs,
+        summaryTimeoutMs: options.summaryTimeoutMs,
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
         lines: options.lines,

@@ -81,9 +81,10 @@ export interface Task {
   readonly name: string
   /** Which of the issue's six kinds this task covers. */
   readonly kind: string
-  readonly generate: (dir: string, seed: number) => void
+  /** `deadline` (epoch ms): when the run must be over; a task's own commands stop by then. */
+  readonly generate: (dir: string, seed: number, deadline?: number) => void
   readonly messages: (seed: number) => ReadonlyArray<UserMessageSpec>
-  readonly verify: (dir: string, seed: number) => Verdict
+  readonly verify: (dir: string, seed: number, deadline?: number) => Verdict
   /**
    * What the task needs remembered across a turnover, as ground truth: each a
    * name and a pattern the continuity probe's answer must hold (a value the
