@@ -46,6 +46,13 @@ export const usage = `npm run eval -- [flags]
   --max-calls N         stop a run after N model calls (default: 400)
   --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
 
+/** `--help`: the usage is the answer, on stdout, and the eval exits 0. */
+export class HelpAsked extends Error {
+  constructor() {
+    super(usage)
+  }
+}
+
 /** The smallest `--window`: Pi's system prompt, the tools and a task's first request take about 2,500 tokens, and the lines and compaction's reserve need room above them. */
 export const MinWindow = 8_000
 
@@ -79,7 +86,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   const values = new Map<string, string>()
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index]!
-    if (flag === "--help" || flag === "-h") throw new Error(usage)
+    if (flag === "--help" || flag === "-h") throw new HelpAsked()
     if (!flag.startsWith("--")) throw new Error(`unexpected argument ${flag}\n${usage}`)
     const [name, inline] = flag.slice(2).split("=", 2) as [string, string | undefined]
     // A flag is named as unknown before its value is asked for.

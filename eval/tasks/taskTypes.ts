@@ -91,6 +91,8 @@ export interface Task {
    * user gave or a result showed, never the arm's own words).
    */
   readonly facts: (seed: number) => ReadonlyArray<TaskFact>
+  /** The shell command a folder task runs in the fresh repository first: shown before `--resume` runs it. */
+  readonly setup?: string
   /** Applies a reference solution to a freshly generated repository. */
   readonly solve: (dir: string, seed: number) => void
   readonly solver: ScriptedSolver
