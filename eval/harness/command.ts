@@ -37,7 +37,8 @@ export const runCommand = (command: string, options: { readonly cwd: string; rea
     stdio: ["pipe", "pipe", "pipe"],
     // The supervisor ends itself at the limit; this is the margin for a supervisor that could not.
     timeout: options.timeoutMs + 30_000,
-    maxBuffer: 4 * OutputKept
+    // JSON of the kept output: escapes can make it several times longer than the text.
+    maxBuffer: 16 * 1024 * 1024
   })
   try {
     return JSON.parse(supervisor.stdout) as CommandOutcome

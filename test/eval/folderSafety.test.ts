@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runCommand } from "../../eval/harness/command.ts"
-import { runPool } from "../../eval/harness/pool.ts"
+import { runPool, runWorker } from "../../eval/harness/pool.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { jobsFor, writeReport } from "../../eval/run.ts"
 import { folderTask, folderTasks, MaxTaskFileBytes } from "../../eval/tasks/folder.ts"
@@ -163,4 +163,14 @@ describe("a folder task's setup and verify commands", () => {
     assert.isBelow(verdict.failures[0]!.length, 2_600)
     assert.isTrue(existsSync(run))
   })
+})
+
+describe("the pool", () => {
+  it("holds every run to its deadline whatever its worker does: a worker still going past it is ended, and the run is a timeout", async () => {
+    const [spec] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "compaction", "--out", temp("pi-eval-out-")]), process.cwd())
+    // No grace past a deadline shorter than the run: the pool, not the worker's own watchdog, ends it.
+    const result = await runWorker({ ...spec!, runTimeoutMs: 1_500 }, () => {}, -1_000)
+    assert.deepStrictEqual(result.failure, { kind: "timeout", message: "the run passed its 1500 ms limit: the pool ended its worker" })
+    assert.isFalse(result.success)
+  }, 60_000)
 })
