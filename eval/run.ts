@@ -62,8 +62,8 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
 /** The committed scripted run: its figures are the README's. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
 
-/** A name from a task folder or a results file as report.md shows it: no control character, no Markdown of its own. */
-const reportName = (name: string) => printable(name).replace(/[\\`*_[\]<>|#!]/g, "\\$&")
+/** A name from a task folder or a results file as report.md shows it: no control character, no link, tag, code or table cell of its own. */
+const reportName = (name: string) => printable(name).replace(/[`[\]<>|]/g, "\\$&")
 
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
   const shown = results.map((result) => ({ ...result, task: reportName(result.task), arm: reportName(result.arm) }))

@@ -22,7 +22,7 @@ interface Running {
 }
 
 /** A run as its progress line names it; a task folder's name may hold anything, the terminal sees no control character. */
-export const label = (spec: JobSpec) => `${printable(spec.task)} · ${printable(spec.arm)} · seed ${spec.seed}`
+const label = (spec: JobSpec) => `${printable(spec.task)} · ${printable(spec.arm)} · seed ${spec.seed}`
 
 /** Past its deadline a worker has this long to write its result before the pool ends it (a command it waits on, a hung call). */
 export const PoolGraceMs = 30_000
