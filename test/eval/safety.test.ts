@@ -4,8 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
-import { MarkerFile, planOut, startOut } from "../../eval/harness/outDir.ts"
+import { checkWritable, MarkerFile, planOut, runWrites, startOut } from "../../eval/harness/outDir.ts"
 import { checkModel } from "../../eval/harness/preflight.ts"
+import { jobsFor } from "../../eval/run.ts"
 import { localModelsDir } from "../support/localModels.ts"
 
 const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -85,6 +86,11 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     assert.match(run.stderr, /holds report\.md, which its eval-run\.json does not record/)
     assert.strictEqual(readFileSync(join(user, "report.md"), "utf8"), "my own report\n")
     assert.isTrue(existsSync(join(user, "sessions", "--home--", "2026-12-01.jsonl")))
+    // Nor can --resume of that folder replace them.
+    const resumed = evalCli(["--resume", user])
+    assert.strictEqual(resumed.status, 1, resumed.stderr)
+    assert.match(resumed.stderr, /^--resume .* holds report\.md, which its eval-run\.json does not record/)
+    assert.strictEqual(readFileSync(join(user, "report.md"), "utf8"), "my own report\n")
   }, 60_000)
 
   it("--help prints the flags on stdout and exits 0", () => {
@@ -99,8 +105,10 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     assert.strictEqual(relative(repoRoot, partial.dir), join("eval", "results", "runs", "scripted-20261204-030405Z"))
     assert.include(partial.note!, "not the default run, so not written over eval/results/scripted")
     assert.strictEqual(relative(repoRoot, planOut(parseArgs([]), repoRoot, repoRoot, now).dir), join("eval", "results", "scripted"))
-    // The committed folders are marked as the eval's own: the default run may rewrite them.
-    assert.isTrue(existsSync(join(repoRoot, "eval", "results", "scripted", MarkerFile)))
+    // The committed folders are marked as the eval's own: the default run may rewrite them, whichever marker they hold.
+    const committed = join(repoRoot, "eval", "results", "scripted")
+    assert.isTrue(existsSync(join(committed, MarkerFile)))
+    checkWritable(committed, "--out", runWrites(committed, jobsFor(parseArgs([]), repoRoot, committed).map((spec) => spec.runDir)))
   })
 
   it("as a user runs it: a bad task, seed count, extension or model exits non-zero before any run, and leaves an earlier run as it was", () => {
