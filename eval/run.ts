@@ -3,13 +3,13 @@
  * results.jsonl, report.md and chart.svg in --out. `--report DIR` rebuilds
  * the report and chart from DIR/results.jsonl.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import { getAgentDir, ModelRuntime } from "@earendil-works/pi-coding-agent"
-import { type EvalOptions, parseArgs } from "./harness/args.ts"
-import { planOut, resumeFrom, startOut } from "./harness/outDir.ts"
-import { checkArms, checkModel, checkTasks } from "./harness/preflight.ts"
+import { type EvalOptions, HelpAsked, parseArgs } from "./harness/args.ts"
+import { checkWritable, planOut, removeOwn, resumeFrom, runWrites, startOut } from "./harness/outDir.ts"
+import { checkArms, checkModel, checkTasks, describeResume } from "./harness/preflight.ts"
 import { renderChart } from "./harness/chart.ts"
 import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
@@ -17,6 +17,10 @@ import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
 import { sweepTable } from "./harness/sweep.ts"
 import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
+import { printable } from "./tasks/folder.ts"
+
+/** A run folder's name part: what a task or arm name may hold that a file name should not, replaced. */
+const fileNamePart = (name: string) => name.replace(/[^\w.-]+/g, "_")
 
 export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve(invokedFrom, options.out)): ReadonlyArray<JobSpec> => {
   const tasksDir = options.tasksDir === undefined ? undefined : resolve(invokedFrom, options.tasksDir)
@@ -31,10 +35,11 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
         seed,
         model: options.model,
         window: options.window,
-        runDir: join(out, "sessions", `${task}-${arm.replace(/[^\w.-]+/g, "_")}-${seed}`),
+        runDir: join(out, "sessions", `${fileNamePart(task)}-${fileNamePart(arm)}-${seed}`),
         userAgentDir: getAgentDir(),
         invokedFrom,
         callTimeoutMs: options.callTimeoutMs,
+        summaryTimeoutMs: options.summaryTimeoutMs,
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
         lines: options.lines,
@@ -57,8 +62,12 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
 /** The committed scripted run: its figures are the README's. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
 
+/** A name from a task folder or a results file as report.md shows it: no control character, no link, tag, code or table cell of its own. */
+const reportName = (name: string) => printable(name).replace(/[`[\]<>|]/g, "\\$&")
+
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
-  writeFileSync(join(dir, "report.md"), renderReport(results, await priceReference()))
+  const shown = results.map((result) => ({ ...result, task: reportName(result.task), arm: reportName(result.arm) }))
+  writeFileSync(join(dir, "report.md"), renderReport(shown, await priceReference()))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
   if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
 }
@@ -94,20 +103,23 @@ const main = async () => {
   }
   // Everything is checked before a file is touched: the folder, the tasks, the arms' extensions, the model and its key.
   const resumed = given.resume === undefined ? undefined : resolve(invokedFrom, given.resume)
-  const options = resumed === undefined ? given : parseArgs([...resumeFrom(resumed).argv, ...(argv.includes("--jobs") ? ["--jobs", String(given.jobs)] : [])])
+  const marker = resumed === undefined ? undefined : resumeFrom(resumed)
+  const options = marker === undefined ? given : parseArgs([...marker.argv, ...(argv.includes("--jobs") ? ["--jobs", String(given.jobs)] : [])])
   const plan = resumed === undefined ? planOut(options, invokedFrom, repoRoot) : { dir: resumed, note: undefined }
   const out = plan.dir
   const all = jobsFor(options, invokedFrom, out)
+  checkWritable(out, resumed === undefined ? "--out" : "--resume", runWrites(out, all.map((spec) => spec.runDir)))
   checkArms(options, invokedFrom)
-  await checkModel(options, getAgentDir())
+  if (marker !== undefined) await confirmResume(describeResume(out, marker.argv, options, invokedFrom))
+  await checkModel(options, getAgentDir(), true)
   // A resumed run keeps the results its task decided; one the provider or the harness ended is run again.
   const earlier = resumed !== undefined && existsSync(join(out, "results.jsonl")) ? readResults(out).filter((result) => !isInfrastructureFailure(result.failure)) : []
   const specs = all.filter((spec) => !earlier.some((result) => sameRun(result, spec)))
-  if (resumed === undefined) startOut(out, argv)
+  if (resumed === undefined) startOut(out, argv, all.map((spec) => spec.runDir))
   else {
     writeFileSync(join(out, "results.jsonl"), earlier.map((result) => `${JSON.stringify(result)}\n`).join(""))
     // A run the stopped one began and never finished starts again from nothing.
-    for (const spec of specs) rmSync(spec.runDir, { recursive: true, force: true })
+    for (const spec of specs) removeOwn(out, relative(out, spec.runDir))
   }
   if (plan.note !== undefined) process.stderr.write(`${plan.note}\n`)
   process.stderr.write(
@@ -134,9 +146,25 @@ const main = async () => {
   }
 }
 
+/** What `--resume` will run, said before it runs it; on a terminal, it runs only once the user says yes. */
+const confirmResume = async (description: string): Promise<void> => {
+  process.stderr.write(`${description}\n`)
+  if (process.stdin.isTTY !== true) return
+  const { createInterface } = await import("node:readline/promises")
+  const prompt = createInterface({ input: process.stdin, output: process.stderr })
+  const answer = await prompt.question("Run it? [y/N] ")
+  prompt.close()
+  if (!/^y(es)?$/i.test(answer.trim())) throw new Error("Nothing was run.")
+}
+
 if (import.meta.main) {
   await main().catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`)
+    if (error instanceof HelpAsked) {
+      process.stdout.write(`${error.message}\n`)
+      process.exit(0)
+    }
+    // A message may quote a task folder's name or a file's text: never a control character on the terminal.
+    process.stderr.write(`${(error instanceof Error ? error.message : String(error)).split("\n").map(printable).join("\n")}\n`)
     process.exit(1)
   })
 }

@@ -19,6 +19,7 @@ export interface EvalOptions {
   /** A folder of sweep runs (one folder per setting): write its sweep.md, run nothing. */
   readonly sweep: string | undefined
   readonly callTimeoutMs: number
+  readonly summaryTimeoutMs: number
   readonly maxCalls: number
   /** pi-context's guidance, warning and hard lines (tokens left) for the pi-context arm; undefined: its defaults. */
   readonly lines: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
@@ -40,9 +41,17 @@ export const usage = `npm run eval -- [flags]
   --resume DIR          continue a stopped run in DIR: the runs it has no result for, with its own flags
   --report DIR          rebuild report.md and chart.svg from DIR/results.jsonl, run nothing
   --sweep DIR           write DIR/sweep.md from the runs in DIR's folders (one setting each), run nothing
-  --call-timeout S      abandon a model call silent for S seconds (default: 300)
+  --call-timeout S      abandon a model call silent for S seconds (default: 300; raise it for a slow local server)
+  --summary-timeout S   end a run whose compaction summary takes over S seconds (default: 1800)
   --max-calls N         stop a run after N model calls (default: 400)
   --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
+
+/** `--help`: the usage is the answer, on stdout, and the eval exits 0. */
+export class HelpAsked extends Error {
+  constructor() {
+    super(usage)
+  }
+}
 
 /** The smallest `--window`: Pi's system prompt, the tools and a task's first request take about 2,500 tokens, and the lines and compaction's reserve need room above them. */
 export const MinWindow = 8_000
@@ -71,13 +80,13 @@ const parseLines = (value: string | undefined): EvalOptions["lines"] => {
   return { guidanceLine, warningLine, hardLine }
 }
 
-const Known = ["model", "arms", "tasks", "tasks-dir", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "max-calls", "lines", "sweep", "resume"]
+const Known = ["model", "arms", "tasks", "tasks-dir", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "summary-timeout", "max-calls", "lines", "sweep", "resume"]
 
 export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   const values = new Map<string, string>()
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index]!
-    if (flag === "--help" || flag === "-h") throw new Error(usage)
+    if (flag === "--help" || flag === "-h") throw new HelpAsked()
     if (!flag.startsWith("--")) throw new Error(`unexpected argument ${flag}\n${usage}`)
     const [name, inline] = flag.slice(2).split("=", 2) as [string, string | undefined]
     // A flag is named as unknown before its value is asked for.
@@ -107,6 +116,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     report: values.get("report"),
     sweep: values.get("sweep"),
     callTimeoutMs: wholeNumber("--call-timeout", values.get("call-timeout") ?? "300", 1, 86_400) * 1000,
+    summaryTimeoutMs: wholeNumber("--summary-timeout", values.get("summary-timeout") ?? "1800", 1, 86_400) * 1000,
     maxCalls: wholeNumber("--max-calls", values.get("max-calls") ?? "400", 1, 100_000),
     lines: parseLines(values.get("lines"))
   }

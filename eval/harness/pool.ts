@@ -3,6 +3,7 @@ import { spawn } from "node:child_process"
 import { join } from "node:path"
 import type { JobSpec, Progress, RunResult } from "./types.ts"
 import { emptyResult } from "./runJob.ts"
+import { printable } from "../tasks/folder.ts"
 
 const workerPath = join(import.meta.dirname, "worker.ts")
 
@@ -20,14 +21,29 @@ interface Running {
   progress: Progress | undefined
 }
 
-const label = (spec: JobSpec) => `${spec.task} · ${spec.arm} · seed ${spec.seed}`
+/** A run as its progress line names it; a task folder's name may hold anything, the terminal sees no control character. */
+const label = (spec: JobSpec) => `${printable(spec.task)} · ${printable(spec.arm)} · seed ${spec.seed}`
+
+/** Past its deadline a worker has this long to write its result before the pool ends it (a command it waits on, a hung call). */
+export const PoolGraceMs = 30_000
+/** After SIGTERM, how long a worker has before SIGKILL. */
+const KillGraceMs = 5_000
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`
 
-/** One worker process for one job; its result, or a harness failure if the worker died. */
-export const runWorker = (spec: JobSpec, onProgress: (progress: Progress) => void): Promise<RunResult> =>
+/**
+ * One worker process for one job; its result, or a harness failure if the worker died. The pool holds every run to
+ * its deadline whatever the worker does: past `runTimeoutMs` and `graceMs`, the worker is ended and the run is a timeout.
+ */
+export const runWorker = (spec: JobSpec, onProgress: (progress: Progress) => void, graceMs = PoolGraceMs): Promise<RunResult> =>
   new Promise((resolve) => {
     const started = Date.now()
     const child = spawn(process.execPath, ["--experimental-strip-types", "--no-warnings", workerPath, JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"] })
+    let overdue = false
+    const kill = setTimeout(() => {
+      overdue = true
+      child.kill("SIGTERM")
+      setTimeout(() => child.kill("SIGKILL"), KillGraceMs).unref()
+    }, spec.runTimeoutMs + graceMs)
     let buffer = ""
     let stderr = ""
     let result: RunResult | undefined
@@ -43,7 +59,11 @@ export const runWorker = (spec: JobSpec, onProgress: (progress: Progress) => voi
       }
     })
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (stderr = (stderr + chunk).slice(-4000)))
-    child.on("close", (code) => resolve(result ?? emptyResult(spec, { kind: "harness", message: `worker exited with ${code}: ${stderr.trim()}` }, started)))
+    child.on("exit", () => clearTimeout(kill))
+    child.on("close", (code) => {
+      if (result === undefined && overdue) resolve(emptyResult(spec, { kind: "timeout", message: `the run passed its ${spec.runTimeoutMs} ms limit: the pool ended its worker` }, started))
+      else resolve(result ?? emptyResult(spec, { kind: "harness", message: `worker exited with ${code}: ${stderr.trim()}` }, started))
+    })
   })
 
 export const runPool = async (specs: ReadonlyArray<JobSpec>, options: PoolOptions): Promise<ReadonlyArray<RunResult>> => {

@@ -74,8 +74,9 @@ const keepBeside = (spec: JobSpec, dirs: RunDirs): void => {
 
 export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: Progress) => void = () => {}): Promise<RunResult> => {
   const started = Date.now()
+  const deadline = started + spec.runTimeoutMs
   const dirs = makeDirs(spec)
-  task.generate(dirs.cwd, spec.seed)
+  task.generate(dirs.cwd, spec.seed, deadline)
   const messages = task.messages(spec.seed)
   const sent: Array<{ spec: UserMessageSpec; sentAs: string }> = []
   let failure: RunFailure | undefined
@@ -95,12 +96,20 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   let turns = 0
   let workCalls = 0
   let lastActivity = Date.now()
+  // A compaction summary is one call with a limit of its own: a slow model summarising is not a silent one.
+  let compactingSince: number | undefined
   const stop = (reason: RunFailure) => {
     failure ??= reason
+    if (session.isCompacting) session.abortCompaction()
     void session.abort()
   }
   const unsubscribe = session.subscribe((event) => {
     if (event.type === "message_start" || event.type === "message_update" || event.type === "tool_execution_end") lastActivity = Date.now()
+    if (event.type === "compaction_start") compactingSince = Date.now()
+    if (event.type === "compaction_end") {
+      compactingSince = undefined
+      lastActivity = Date.now()
+    }
     if (event.type === "tool_execution_end" && WorkTools.has(event.toolName)) workCalls++
     if (event.type === "turn_end") {
       turns++
@@ -119,8 +128,11 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     }
   })
   const watchdog = setInterval(() => {
-    if (session.isStreaming && Date.now() - lastActivity > spec.callTimeoutMs) stop({ kind: "timeout", message: `no answer from the model for ${spec.callTimeoutMs} ms` })
-    if (Date.now() - started > spec.runTimeoutMs) stop({ kind: "timeout", message: `the run passed its ${spec.runTimeoutMs} ms limit` })
+    const now = Date.now()
+    if (compactingSince !== undefined) {
+      if (now - compactingSince > spec.summaryTimeoutMs) stop({ kind: "timeout", message: `the compaction summary passed its ${spec.summaryTimeoutMs} ms limit` })
+    } else if (session.isStreaming && now - lastActivity > spec.callTimeoutMs) stop({ kind: "timeout", message: `no answer from the model for ${spec.callTimeoutMs} ms` })
+    if (now > deadline) stop({ kind: "timeout", message: `the run passed its ${spec.runTimeoutMs} ms limit` })
   }, Math.min(1_000, Math.max(50, spec.callTimeoutMs / 4)))
   const send = async (message: UserMessageSpec, sentAs: string) => {
     sent.push({ spec: message, sentAs })
@@ -153,7 +165,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   const resets = sessionSignals(spans, factsOfSpans(spans), compactionAt(spec.window).reserveTokens).windows
   // A probe that fails (the provider refused it, a timeout) leaves the run's probes out rather than failing the run.
   const probes = await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer).catch(() => [])
-  const verdict = task.verify(dirs.cwd, spec.seed)
+  const verdict = task.verify(dirs.cwd, spec.seed, deadline)
   const sessionFile = session.sessionManager.getSessionFile()
   // The window Pi itself worked with: the model's own, overridden by --window.
   const window = session.model?.contextWindow ?? 0

@@ -9,7 +9,8 @@ import { isAbsolute, join, resolve } from "node:path"
 import { InMemoryCredentialStore, normalizeContext } from "@earendil-works/pi-ai"
 import type { Api, Model, TranscriptContext } from "@earendil-works/pi-ai"
 import { type AgentSession, createAgentSession, DefaultResourceLoader, ModelRuntime, SessionManager, SettingsManager } from "@earendil-works/pi-coding-agent"
-import { scriptedAgent } from "../scripted/agent.ts"
+import { getCurrentSystemPrompt } from "@earendil-works/pi-ai"
+import { scriptedAgent, summarizerPrompt } from "../scripted/agent.ts"
 import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
 import type { Task } from "../tasks/taskTypes.ts"
 import { compactionAt } from "./settings.ts"
@@ -77,7 +78,12 @@ const scriptedRuntime = async (
     apiKey: "scripted",
     api: scriptedApi,
     // Every request is kept: the continuity probes resend the first one of each new window.
-    streamSimple: scriptedStream({ contextWindow: runWindow(spec, FreshWindow), reply: (context) => (requests.push(context), agent(context)), ...(failure === undefined ? {} : { failure }) }),
+    streamSimple: scriptedStream({
+      contextWindow: runWindow(spec, FreshWindow),
+      reply: (context) => (requests.push(context), agent(context)),
+      ...(failure === undefined ? {} : { failure }),
+      ...(spec.summaryDelayMs === undefined ? {} : { delayMs: (context) => (getCurrentSystemPrompt(context.messages).startsWith(summarizerPrompt) ? spec.summaryDelayMs! : 0) })
+    }),
     models: [{
       id: scriptedModelId,
       name: "Scripted agent",

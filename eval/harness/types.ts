@@ -21,11 +21,15 @@ export interface JobSpec {
   readonly invokedFrom: string
   /** A model call that streams nothing for this long is abandoned. */
   readonly callTimeoutMs: number
+  /** A compaction summary that takes longer than this (one call, however it streams) ends the run; it is not model silence. */
+  readonly summaryTimeoutMs: number
   readonly runTimeoutMs: number
   readonly maxCalls: number
   readonly retry: { readonly maxRetries: number; readonly baseDelayMs: number }
   /** pi-context's lines for the pi-context arm (tokens left); undefined: its defaults. */
   readonly lines?: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
+  /** Tests only: how long the scripted model sits silent before it answers a compaction summary request. */
+  readonly summaryDelayMs?: number
   /** Tests only: provider failures the scripted model injects, by call number. */
   readonly failures?: Readonly<Record<string, InjectedFailure>>
 }

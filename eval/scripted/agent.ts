@@ -18,7 +18,8 @@ type Item =
   | { readonly kind: "assistant"; readonly text: string; readonly calls: ReadonlyArray<ToolCallSpec> }
   | { readonly kind: "result"; readonly result: SeenResult }
 
-const summarizerPrompt = "You are a context summarization assistant"
+/** How Pi's compaction summary request begins: the scripted agent answers it with a summary. */
+export const summarizerPrompt = "You are a context summarization assistant"
 const marks = {
   boot: "## Context window",
   resetBoot: "Your working memory was reset",

@@ -25,6 +25,8 @@ export interface ScriptedProviderOptions {
   readonly reply: (context: TranscriptContext) => Reply
   /** Decides, per call (1-based), whether the call fails instead. */
   readonly failure?: (call: number) => InjectedFailure | undefined
+  /** Tests only: how long a request waits, silent, before its reply (a slow model). */
+  readonly delayMs?: (context: TranscriptContext) => number
 }
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
@@ -128,6 +130,11 @@ export const scriptedStream = (options: ScriptedProviderOptions) => {
       if (injected !== undefined) return fail(failureMessage(injected, promptTokens, options.contextWindow))
       // A real provider refuses a request longer than the window.
       if (promptTokens > options.contextWindow) return fail(failureMessage({ kind: "context-overflow" }, promptTokens, options.contextWindow))
+      const delay = options.delayMs?.(context) ?? 0
+      if (delay > 0) setTimeout(answer, delay)
+      else answer()
+    })
+    const answer = () => {
       const reply = options.reply(context)
       const message: AssistantMessage = {
         ...base,
@@ -139,7 +146,7 @@ export const scriptedStream = (options: ScriptedProviderOptions) => {
       stream.push({ type: "start", partial: { ...message, content: [] } })
       stream.push({ type: "done", reason: message.stopReason === "toolUse" ? "toolUse" : "stop", message })
       stream.end(message)
-    })
+    }
     return stream
   }
 }

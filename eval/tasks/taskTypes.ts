@@ -81,15 +81,18 @@ export interface Task {
   readonly name: string
   /** Which of the issue's six kinds this task covers. */
   readonly kind: string
-  readonly generate: (dir: string, seed: number) => void
+  /** `deadline` (epoch ms): when the run must be over; a task's own commands stop by then. */
+  readonly generate: (dir: string, seed: number, deadline?: number) => void
   readonly messages: (seed: number) => ReadonlyArray<UserMessageSpec>
-  readonly verify: (dir: string, seed: number) => Verdict
+  readonly verify: (dir: string, seed: number, deadline?: number) => Verdict
   /**
    * What the task needs remembered across a turnover, as ground truth: each a
    * name and a pattern the continuity probe's answer must hold (a value the
    * user gave or a result showed, never the arm's own words).
    */
   readonly facts: (seed: number) => ReadonlyArray<TaskFact>
+  /** The shell command a folder task runs in the fresh repository first: shown before `--resume` runs it. */
+  readonly setup?: string
   /** Applies a reference solution to a freshly generated repository. */
   readonly solve: (dir: string, seed: number) => void
   readonly solver: ScriptedSolver

@@ -1,9 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { parseArgs } from "../../eval/harness/args.ts"
+import { resumeFrom } from "../../eval/harness/outDir.ts"
+import { runPool } from "../../eval/harness/pool.ts"
 import { figuresIn, readmeFigures, withFigures } from "../../eval/harness/readme.ts"
 import { repoRoot } from "../../eval/harness/session.ts"
-import { committedScripted, readResults } from "../../eval/run.ts"
+import type { RunResult } from "../../eval/harness/types.ts"
+import { committedScripted, jobsFor, readResults } from "../../eval/run.ts"
 
 const results = readResults(committedScripted)
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
@@ -29,4 +34,38 @@ describe("the committed scripted run", () => {
     assert.include(withFigures(readme, "new figures"), "new figures\n<!-- eval-figures:end -->")
     assert.throws(() => withFigures("# no markers", "x"), /markers/)
   })
+})
+
+/** What a rerun must give again, run for run: everything the figures are made of (not its wall time, paths or commit). */
+const figuresOf = (run: RunResult) => ({
+  success: run.success,
+  failure: run.failure?.kind,
+  tokens: run.tokens,
+  modelCalls: run.modelCalls,
+  turnovers: run.turnovers,
+  probes: run.probes,
+  calls: run.calls,
+  requests: run.requests
+})
+
+describe("the committed scripted run cannot drift", () => {
+  it("gives the same figures again, run for run, when one seed of every task and arm is run again with its own flags", async () => {
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-rerun-"))
+    // The committed run's own flags, from its marker: whatever arms, tasks and settings it holds are what is rerun.
+    const options = parseArgs([...resumeFrom(committedScripted).argv, "--out", out])
+    const seed = Math.min(...results.map((run) => run.seed))
+    const specs = jobsFor(options, repoRoot, out).filter((spec) => spec.seed === seed)
+    assert.strictEqual(specs.length, results.filter((run) => run.seed === seed).length, "the rerun covers every task and arm of the committed seed")
+    const rerun = await runPool(specs, { jobs: 2, maxUsd: undefined })
+    // Every run that moved, with the figures that moved: the whole drift at once, not its first run.
+    const drifted = rerun.flatMap((run) => {
+      const committed = results.find((candidate) => candidate.task === run.task && candidate.arm === run.arm && candidate.seed === run.seed)
+      if (committed === undefined) return [`${run.task} · ${run.arm} · seed ${run.seed}: not in the committed results`]
+      const now = figuresOf(run)
+      const then = figuresOf(committed)
+      const moved = (Object.keys(now) as Array<keyof typeof now>).filter((key) => JSON.stringify(now[key]) !== JSON.stringify(then[key]))
+      return moved.length === 0 ? [] : [`${run.task} · ${run.arm} · seed ${run.seed}: ${moved.map((key) => `${key} ${JSON.stringify(then[key]).slice(0, 120)} -> ${JSON.stringify(now[key]).slice(0, 120)}`).join("; ")}`]
+    })
+    assert.deepStrictEqual(drifted, [], "the committed run no longer reproduces: rerun `npm run eval` and commit eval/results/scripted")
+  }, 600_000)
 })

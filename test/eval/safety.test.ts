@@ -4,8 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
-import { MarkerFile, planOut, startOut } from "../../eval/harness/outDir.ts"
+import { checkWritable, MarkerFile, planOut, runWrites, startOut } from "../../eval/harness/outDir.ts"
 import { checkModel } from "../../eval/harness/preflight.ts"
+import { jobsFor } from "../../eval/run.ts"
 import { localModelsDir } from "../support/localModels.ts"
 
 const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -50,15 +51,52 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     assert.throws(() => planOut(parseArgs(["--out", file]), repoRoot, repoRoot), /is a file; name a folder/)
   })
 
-  it("writes over its own earlier run only: the results and sessions it made there go, anything else stays", () => {
+  it("writes over its own earlier run only: the results and run folders its marker records go, anything else stays", () => {
     const dir = temp("pi-eval-own-")
-    startOut(dir, ["--seeds", "1"])
-    assert.deepStrictEqual(JSON.parse(readFileSync(join(dir, MarkerFile), "utf8")).argv, ["--seeds", "1"])
-    writeFileSync(join(dir, "results.jsonl"), "{}\n")
-    mkdirSync(join(dir, "sessions", "run-1"), { recursive: true })
+    startOut(dir, ["--seeds", "1"], [join(dir, "sessions", "run-1")])
+    const marker = JSON.parse(readFileSync(join(dir, MarkerFile), "utf8"))
+    assert.deepStrictEqual(marker.argv, ["--seeds", "1"])
+    assert.deepStrictEqual(marker.wrote, ["results.jsonl", "report.md", "chart.svg", join("sessions", "run-1")])
+    writeFileSync(join(dir, "results.jsonl"), "{\"task\":\"log-clue\",\"arm\":\"none\",\"seed\":1}\n")
+    writeFileSync(join(dir, "report.md"), "# pi-context eval report\n")
+    mkdirSync(join(dir, "sessions", "run-1", "session"), { recursive: true })
+    mkdirSync(join(dir, "sessions", "not-a-run"), { recursive: true })
     writeFileSync(join(dir, "notes-of-mine.md"), "kept\n")
-    startOut(dir, ["--seeds", "2"])
-    assert.deepStrictEqual(readdirSync(dir).sort(), [MarkerFile, "notes-of-mine.md"])
+    startOut(dir, ["--seeds", "2"], [join(dir, "sessions", "run-2")])
+    assert.deepStrictEqual(readdirSync(dir).sort(), [MarkerFile, "notes-of-mine.md", "sessions"])
+    assert.deepStrictEqual(readdirSync(join(dir, "sessions")), ["not-a-run"])
+  })
+
+  it("is not fooled by a forged eval-run.json: the user's sessions/ and report.md stay, and the run is refused before anything is touched", () => {
+    const user = userAgentFolder()
+    writeFileSync(join(user, "report.md"), "my own report\n")
+    const forged = (wrote?: ReadonlyArray<string>) =>
+      writeFileSync(join(user, MarkerFile), JSON.stringify({ piContextEval: 1, startedAt: "2026-12-01T00:00:00.000Z", argv: [], ...(wrote === undefined ? {} : { wrote }) }))
+    forged()
+    assert.throws(() => startOut(user, [], [join(user, "sessions", "log-clue-compaction-1")]), /holds report\.md, which its eval-run\.json does not record the eval writing.*Nothing was changed/)
+    // A marker that claims them: a file is the eval's only if recorded and read as the eval's, a run folder only if it holds what a run folder holds.
+    forged(["sessions/--home--", "sessions", "../outside", "report.md"])
+    assert.throws(() => startOut(user, [], [join(user, "sessions", "--home--")]), /holds report\.md, sessions\/--home--, which its eval-run\.json does not record/)
+    assert.strictEqual(readFileSync(join(user, "sessions", "--home--", "2026-12-01.jsonl"), "utf8"), "{\"type\":\"session\"}\n")
+    assert.strictEqual(readFileSync(join(user, "report.md"), "utf8"), "my own report\n")
+    // As a user runs it: refused, and nothing of theirs is gone.
+    forged()
+    const run = evalCli(["--tasks", "log-clue", "--arms", "compaction", "--seeds", "1", "--out", user])
+    assert.strictEqual(run.status, 1, run.stderr)
+    assert.match(run.stderr, /holds report\.md, which its eval-run\.json does not record/)
+    assert.strictEqual(readFileSync(join(user, "report.md"), "utf8"), "my own report\n")
+    assert.isTrue(existsSync(join(user, "sessions", "--home--", "2026-12-01.jsonl")))
+    // Nor can --resume of that folder replace them.
+    const resumed = evalCli(["--resume", user])
+    assert.strictEqual(resumed.status, 1, resumed.stderr)
+    assert.match(resumed.stderr, /^--resume .* holds report\.md, which its eval-run\.json does not record/)
+    assert.strictEqual(readFileSync(join(user, "report.md"), "utf8"), "my own report\n")
+  }, 60_000)
+
+  it("--help prints the flags on stdout and exits 0", () => {
+    const run = evalCli(["--help"])
+    assert.strictEqual(run.status, 0, run.stderr)
+    assert.match(run.stdout, /^npm run eval -- \[flags\]\n[\s\S]*--call-timeout S[\s\S]*--summary-timeout S/)
   })
 
   it("sends a run that is not the default one to a folder of its own, so the committed run is never written over", () => {
@@ -67,14 +105,16 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     assert.strictEqual(relative(repoRoot, partial.dir), join("eval", "results", "runs", "scripted-20261204-030405Z"))
     assert.include(partial.note!, "not the default run, so not written over eval/results/scripted")
     assert.strictEqual(relative(repoRoot, planOut(parseArgs([]), repoRoot, repoRoot, now).dir), join("eval", "results", "scripted"))
-    // The committed folders are marked as the eval's own: the default run may rewrite them.
-    assert.isTrue(existsSync(join(repoRoot, "eval", "results", "scripted", MarkerFile)))
+    // The committed folders are marked as the eval's own: the default run may rewrite them, whichever marker they hold.
+    const committed = join(repoRoot, "eval", "results", "scripted")
+    assert.isTrue(existsSync(join(committed, MarkerFile)))
+    checkWritable(committed, "--out", runWrites(committed, jobsFor(parseArgs([]), repoRoot, committed).map((spec) => spec.runDir)))
   })
 
   it("as a user runs it: a bad task, seed count, extension or model exits non-zero before any run, and leaves an earlier run as it was", () => {
     const earlier = temp("pi-eval-earlier-")
     startOut(earlier, [])
-    writeFileSync(join(earlier, "results.jsonl"), "{\"task\":\"kept\"}\n")
+    writeFileSync(join(earlier, "results.jsonl"), "{\"task\":\"kept\",\"arm\":\"none\",\"seed\":1}\n")
     const cases: ReadonlyArray<[ReadonlyArray<string>, RegExp]> = [
       [["--tasks", "nosuch"], /no task named nosuch \(tasks: /],
       [["--seeds", "1e9"], /--seeds takes a whole number/],
@@ -86,7 +126,7 @@ describe("npm run eval's flags are checked before anything is touched", () => {
       assert.strictEqual(run.status, 1, run.stderr)
       assert.match(run.stderr, said)
       assert.notMatch(run.stderr, /\bE[A-Z]{3,}\b|at .*\.ts:\d+/)
-      assert.strictEqual(readFileSync(join(earlier, "results.jsonl"), "utf8"), "{\"task\":\"kept\"}\n")
+      assert.strictEqual(readFileSync(join(earlier, "results.jsonl"), "utf8"), "{\"task\":\"kept\",\"arm\":\"none\",\"seed\":1}\n")
     }
     const report = evalCli(["--report", temp("pi-eval-empty-")])
     assert.strictEqual(report.status, 1)
@@ -136,6 +176,8 @@ describe("npm run eval --resume", () => {
     const resumed = evalCli(["--resume", out])
     assert.strictEqual(resumed.status, 0, resumed.stderr)
     assert.match(resumed.stderr, /^1 runs \(1 done before\)/m)
+    // What a marker names is shown before it is run: the flags, each arm (and the code an ext: arm loads), each setup.
+    assert.match(resumed.stderr, /^--resume .*run runs what its eval-run\.json names:\n {2}flags: --tasks log-clue --arms compaction --seeds 2 --jobs 2 --out \S+\n {2}arm compaction\n[\s\S]*^1 runs/m)
     const after = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n")
     assert.strictEqual(after[0], lines[0])
     assert.deepStrictEqual(after.map((line) => (JSON.parse(line) as { seed: number }).seed).sort(), [1, 2])

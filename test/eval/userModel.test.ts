@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
+import { checkModel } from "../../eval/harness/preflight.ts"
 import { probeMark } from "../../eval/harness/probe.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { enforceWindow, type StreamSimple } from "../../eval/harness/window.ts"
@@ -114,6 +115,39 @@ describe("npm run eval --model provider/id", () => {
     assert.throws(() => jobsFor(parseArgs(["--tasks-dir", tasksDir]), process.cwd()), /--tasks-dir needs a real model/)
     writeFileSync(join(tasksDir, "never-done", "task.json"), JSON.stringify({ prompt: "x" }))
     assert.throws(() => jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir]), process.cwd()), /never-done\/task\.json needs "verify" \(a shell command\)/)
+  })
+
+  it("grades a follow-up's or mid-task question's expected answer: a reply that does not match it leaves the run unsolved", async () => {
+    const { server } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = userSetUp((server.address() as AddressInfo).port)
+    const tasksDir = mkdtempSync(join(tmpdir(), "pi-context-eval-tasks-"))
+    const task = (name: string, spec: Record<string, unknown>) => {
+      mkdirSync(join(tasksDir, name), { recursive: true })
+      writeFileSync(join(tasksDir, name, "task.json"), JSON.stringify(spec))
+    }
+    // The server always says "All done.".
+    task("answered", { prompt: "Look around.", followUps: [{ text: "Are you done?", answer: "All done" }], verify: "true" })
+    task("wrong-answer", { prompt: "Look around.", midTask: { text: "Which key?", afterWorkCalls: 5, answer: "key-\\d+" }, verify: "true" })
+    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
+    const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
+    server.close()
+    const byTask = new Map(results.map((result) => [result.task, result]))
+    assert.isTrue(byTask.get("answered")!.success, JSON.stringify(byTask.get("answered")!.requests))
+    assert.isFalse(byTask.get("wrong-answer")!.success)
+    assert.deepInclude(byTask.get("wrong-answer")!.requests.find((request) => request.id === "mid-task")!, { sent: true, answered: false })
+  })
+
+  it("checks before any run that the endpoint answers one short request, and says so plainly when it does not", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as AddressInfo).port
+    await checkModel(parseArgs(["--model", "local/m1"]), userSetUp(port), true)
+    assert.strictEqual(bodies.length, 1)
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    const refusal = await checkModel(parseArgs(["--model", "local/m1", "--call-timeout", "5"]), userSetUp(port), true).then(() => undefined, (error: Error) => error.message)
+    assert.match(refusal ?? "", new RegExp(`^model local/m1 did not answer a one-line request at http://127\\.0\\.0\\.1:${port}/v1 \\(.+\\): start its server, check its address in models\\.json, or raise --call-timeout for a slow one\\. No run was started\\.$`))
   })
 
   it("probes every turnover of a real model's run: the new window's first request, resent with the probe, answered by the same model", async () => {
