@@ -11,12 +11,14 @@
  *   anything else a short answer
  *
  * It also heeds pi-context: at the final warning it writes its checkpoint and
- * wipes, and in a fresh window it says what it resumes from.
+ * wipes, and in a fresh window it says what it resumes from. The words it
+ * reacts to stay above Pi's editor as a widget for the whole demo.
  */
 import type { Context } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { registerFaux } from "../test/support/fauxModel.ts"
+import { tryHint } from "./tuiText.ts"
 
 const window = Number(process.env.DEMO_WINDOW ?? 32_000)
 
@@ -67,4 +69,5 @@ export default function demoModel(pi: ExtensionAPI): void {
   const faux = registerFaux(pi, window)
   // One scripted step per request, as many as a demo session could send.
   faux.appendResponses(Array.from({ length: 10_000 }, () => (context: Context) => reply(context)))
+  pi.on("session_start", (_event, ctx) => ctx.ui.setWidget("pi-context-demo", [...tryHint]))
 }
