@@ -54,13 +54,13 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
   return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
 }
 
-/** The committed scripted run: its figures are the README's. */
+/** The committed scripted run: its figures are docs/eval.md's, and the README's summary. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
 
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
   writeFileSync(join(dir, "report.md"), renderReport(results, await priceReference()))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
-  if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
+  if (resolve(dir) === committedScripted) writeReadmeFigures(repoRoot, results)
 }
 
 export const readResults = (dir: string): ReadonlyArray<RunResult> => {
@@ -89,7 +89,7 @@ const main = async () => {
   if (given.report !== undefined) {
     const dir = resolve(invokedFrom, given.report)
     await writeReport(dir, readResults(dir))
-    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the README's eval figures" : ""}\n`)
+    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the eval figures of docs/eval.md and the README" : ""}\n`)
     return
   }
   // Everything is checked before a file is touched: the folder, the tasks, the arms' extensions, the model and its key.

@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { closingLines, tryHint } from "../../demo/tuiText.ts"
 import { repoRoot } from "./fixtures/piCli.ts"
@@ -23,8 +23,8 @@ describe("the quick start's demos", () => {
     for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true })
     return dirs
   }
-  /** What is left in the temp folder, but for Pi's own TypeScript loader cache, which every Pi run shares and reuses. */
-  const leftIn = (dir: string) => readdirSync(dir).filter((name) => name !== "jiti")
+  /** What is left in the temp folder, but for the caches every Pi run shares and reuses: its TypeScript loader's and Node's compile cache (Pi's CLI turns it on). */
+  const leftIn = (dir: string) => readdirSync(dir).filter((name) => name !== "jiti" && name !== "node-compile-cache")
   /** A machine with no global pi and no key: PATH without the checkout's bins, a temp HOME, offline. */
   const env = (dirs: { readonly home: string; readonly tmp: string }): NodeJS.ProcessEnv => ({
     PATH: process.env.PATH!.split(":").filter((dir) => !dir.startsWith(repoRoot)).join(":"),
@@ -85,6 +85,28 @@ describe("the quick start's demos", () => {
     } finally {
       tmux("kill-server")
     }
+  })
+
+  it("the README's quick start runs as written on a machine with no global pi: the demo, then `npx pi install \"$PWD\"` into a temp HOME", () => {
+    const dirs = dirsIn()
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
+    const start = readme.slice(readme.indexOf("## Quick start"))
+    const block = /```sh\n([\s\S]*?)```/.exec(start)![1]!
+    const commands = block.split("\n").map((line) => line.replace(/\s+#.*$/, "").trim()).filter((line) => line !== "")
+    // The clone needs the repository's address, `npm ci` the registry (this checkout is installed), and the TUI a terminal (above).
+    const run = commands.filter((command) => !command.startsWith("git clone") && command !== "npm ci" && command !== "npm run demo -- --tui")
+    expect(run).toEqual(["npm run demo", "npx pi install \"$PWD\""])
+    expect(spawnSync("bash", ["-c", "command -v pi"], { env: env(dirs) }).status).not.toBe(0)
+    for (const command of run) {
+      const result = spawnSync("bash", ["-c", command], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: waitMs })
+      expect(result.status, `${command}: ${result.stderr}`).toBe(0)
+    }
+    // Installed for every project, in the temp HOME's Pi: its settings list this checkout, and Pi lists it.
+    const settings = JSON.parse(readFileSync(join(dirs.home, ".pi", "agent", "settings.json"), "utf8")) as { packages: ReadonlyArray<string> }
+    expect(settings.packages.map((path) => resolve(dirs.home, ".pi", "agent", path))).toContain(repoRoot)
+    const list = spawnSync("bash", ["-c", "npx pi list"], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: waitMs })
+    expect(list.stdout).toContain(repoRoot)
+    expect(leftIn(dirs.tmp)).toEqual([])
   })
 
   it("closing lines say where to run them from when the demo was started elsewhere", () => {
