@@ -15,13 +15,15 @@ import { closingLines } from "./tuiText.ts"
 const repoRoot = resolve(import.meta.dirname, "..")
 const home = mkdtempSync(join(tmpdir(), "pi-context-demo-"))
 const project = join(home, "project")
-mkdirSync(project, { recursive: true })
+// Pi's own temporary files (a long command's full output, say) go into the home too, and leave with it.
+const temp = join(home, "tmp")
+for (const dir of [project, temp]) mkdirSync(dir, { recursive: true })
 const cli = join(repoRoot, "node_modules", "@earendil-works", "pi-coding-agent", "dist", "cli.js")
 
 const child = spawn(process.execPath, [cli, "--no-session", "-e", repoRoot, "-e", join(repoRoot, "demo", "tuiModel.ts")], {
   cwd: project,
   stdio: "inherit",
-  env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, "agent"), PI_CONTEXT_NOTES_ROOT: join(home, "notes"), PI_OFFLINE: "1" }
+  env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: join(home, "agent"), PI_CONTEXT_NOTES_ROOT: join(home, "notes"), PI_OFFLINE: "1", TMPDIR: temp }
 })
 // Pi owns the terminal: a Ctrl+C reaches it as a key. A signal sent to this process goes on to Pi, whose exit cleans up below.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void child.kill(signal))

@@ -46,16 +46,17 @@ describe("the quick start's demos", () => {
     expect(leftIn(dirs.tmp)).toEqual([])
   })
 
-  it("`npm run demo -- --tui` shows its hint in Pi's TUI, and at /quit prints closing lines that run as written and removes its temp home", async () => {
+  it("`npm run demo -- --tui` shows its hint in Pi's TUI, and at /quit prints closing lines that run as written and removes its temp home, Pi's own temp files included", async () => {
     const dirs = dirsIn()
     const socket = join(root, "tmux.sock")
     const session = "demo"
     const tmux = (...args: ReadonlyArray<string>) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8" })
-    const screen = () => tmux("capture-pane", "-p", "-J", "-t", session)
-    const waitFor = async (text: string): Promise<string> => {
+    /** The screen, or with `history` everything the pane showed since it started. */
+    const screen = (history = false) => tmux("capture-pane", "-p", "-J", "-t", session, ...(history ? ["-S", "-"] : []))
+    const waitFor = async (text: string, history = false): Promise<string> => {
       const deadline = Date.now() + waitMs
       for (;;) {
-        const shown = screen()
+        const shown = screen(history)
         if (shown.includes(text)) return shown
         if (Date.now() > deadline) throw new Error(`the screen never showed ${text} within ${waitMs} ms:\n${shown}`)
         await new Promise((resolve) => setTimeout(resolve, 250))
@@ -73,6 +74,17 @@ describe("the quick start's demos", () => {
       const noted = await waitFor("Created plan.md")
       // Still there after a turn.
       expect(noted).toContain(tryHint[0])
+      // Two long outputs fill the window past its lines: the model checkpoints and wipes, answers no reminder as if the user had
+      // said it, and goes on from its notes; Pi's files of the commands' full output go into the demo's home, not the temp folder.
+      tmux("send-keys", "-t", session, "-l", "big")
+      tmux("send-keys", "-t", session, "Enter")
+      await waitFor("Took ")
+      tmux("send-keys", "-t", session, "-l", "big")
+      tmux("send-keys", "-t", session, "Enter")
+      const filled = await waitFor("── context reset: the model called wipe_memory", true)
+      expect(filled).not.toContain("You said: [pi-context]")
+      expect(filled).toMatch(/Full output: \S*pi-context-demo-\w+\/tmp\/pi-bash-/)
+      await waitFor("A fresh window: I resume from my notes")
       tmux("send-keys", "-t", session, "-l", "/quit")
       tmux("send-keys", "-t", session, "Enter")
       const ended = await waitFor("DEMO-EXIT-0")
