@@ -12,6 +12,10 @@ import { repoRoot } from "./fixtures/piCli.ts"
  * they run, and they leave nothing in the temp folder they were given.
  */
 const waitMs = 45_000
+// Each of these runs Pi more than once, on two cores shared with the rest of the suite.
+const testMs = 180_000
+/** One command of the quick start, at most. */
+const runMs = 120_000
 
 describe("the quick start's demos", () => {
   let root: string
@@ -36,7 +40,7 @@ describe("the quick start's demos", () => {
 
   it("`npm run demo` shows a reset on the offline model, then removes its temp folder, the last window's trace included", () => {
     const dirs = dirsIn()
-    const run = spawnSync("npm", ["run", "demo"], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: waitMs })
+    const run = spawnSync("npm", ["run", "demo"], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: runMs })
     expect(run.status, run.stderr).toBe(0)
     expect(run.stdout).toContain("── reset boundary → window 2")
     expect(run.stdout).toContain("pi-context: context reset (the model called wipe_memory)")
@@ -44,7 +48,7 @@ describe("the quick start's demos", () => {
     expect(leftIn(dirs.tmp)).toEqual([])
     execFileSync("sleep", ["2"])
     expect(leftIn(dirs.tmp)).toEqual([])
-  })
+  }, testMs)
 
   it("`npm run demo -- --tui` shows its hint in Pi's TUI, and at /quit prints closing lines that run as written and removes its temp home, Pi's own temp files included", async () => {
     const dirs = dirsIn()
@@ -97,7 +101,7 @@ describe("the quick start's demos", () => {
     } finally {
       tmux("kill-server")
     }
-  })
+  }, testMs)
 
   it("the README's quick start runs as written on a machine with no global pi: the demo, then `npx pi install \"$PWD\"` into a temp HOME", () => {
     const dirs = dirsIn()
@@ -110,16 +114,16 @@ describe("the quick start's demos", () => {
     expect(run).toEqual(["npm run demo", "npx pi install \"$PWD\""])
     expect(spawnSync("bash", ["-c", "command -v pi"], { env: env(dirs) }).status).not.toBe(0)
     for (const command of run) {
-      const result = spawnSync("bash", ["-c", command], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: waitMs })
+      const result = spawnSync("bash", ["-c", command], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: runMs })
       expect(result.status, `${command}: ${result.stderr}`).toBe(0)
     }
     // Installed for every project, in the temp HOME's Pi: its settings list this checkout, and Pi lists it.
     const settings = JSON.parse(readFileSync(join(dirs.home, ".pi", "agent", "settings.json"), "utf8")) as { packages: ReadonlyArray<string> }
     expect(settings.packages.map((path) => resolve(dirs.home, ".pi", "agent", path))).toContain(repoRoot)
-    const list = spawnSync("bash", ["-c", "npx pi list"], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: waitMs })
+    const list = spawnSync("bash", ["-c", "npx pi list"], { cwd: repoRoot, env: env(dirs), encoding: "utf8", timeout: runMs })
     expect(list.stdout).toContain(repoRoot)
     expect(leftIn(dirs.tmp)).toEqual([])
-  })
+  }, testMs)
 
   it("closing lines say where to run them from when the demo was started elsewhere", () => {
     expect(closingLines("/src/pi-context", "/src/pi-context")).toContain("  again:               npm run demo -- --tui\n")
