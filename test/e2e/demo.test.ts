@@ -99,7 +99,12 @@ describe("the quick start's demos", () => {
       expect(ended).toContain("in your own Pi:      npx pi install \"$PWD\"")
       expect(leftIn(dirs.tmp)).toEqual([])
     } finally {
+      // Everything the pane started (npm, the demo, Pi) ends before the temp folders go: npm writes its log as it is hung up.
+      const paneSession = tmux("display-message", "-p", "-t", session, "#{pane_pid}").trim()
       tmux("kill-server")
+      const inSession = () => spawnSync("ps", ["-o", "pid=", "-s", paneSession], { encoding: "utf8" }).stdout.trim() !== ""
+      const deadline = Date.now() + 10_000
+      while (inSession() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }, testMs)
 
