@@ -162,7 +162,7 @@ export const main = async (): Promise<
     console.log(`notes: history commit of a window's ${20} changed notes in a ${Homes.length * NotesPerHome}-note root: median ${figures.commit_window_ms} ms (target < 100); first commit of every note ${figures.first_commit_ms} ms`)
     console.log(`notes: turn_end at a reset boundary: median ${figures.boundary_hook_ms_with_commit} ms with the history's commit forked, ${figures.boundary_hook_ms_without_commit} ms without a history`)
     console.log(`notes: sync of ${20} changed notes (${4 * NotesPerHome} notes synced) with a local remote: push median ${figures.sync_push_ms} ms, pull median ${figures.sync_pull_ms} ms (target < 300 each); with ${4 * SmallNotesPerHome} notes synced: push ${figures.sync_push_ms_400_notes} ms, pull ${figures.sync_pull_ms_400_notes} ms`)
-    console.log(`notes: the first sync rounds of ${figures.first_pull_notes} notes with a local remote: first push ${figures.first_push_ms} ms, another machine's first pull into an empty root ${figures.first_pull_ms} ms (load average ${figures.load_average_1m}; the README states this pull)`)
+    console.log(`notes: the first sync rounds of ${figures.first_pull_notes} notes with a local remote: first push ${figures.first_push_ms} ms, another machine's first pull into an empty root ${figures.first_pull_ms} ms (load average ${figures.load_average_1m}; docs/sync.md states this pull)`)
     console.log(`notes: turn_end at a reset boundary with the history: median ${figures.boundary_hook_ms_sync_on} ms with a sync remote, ${figures.boundary_hook_ms_sync_off} ms without`)
     const out = join(dirname(fileURLToPath(import.meta.url)), "results", "notes.json")
     mkdirSync(dirname(out), { recursive: true })

@@ -86,7 +86,8 @@ for (const [n, index] of firstOfWindow.entries()) {
 console.log()
 console.log(bold("Notices shown to the user"))
 for (const notice of h.notices) console.log(`  [${notice.level}] ${notice.message}`)
-await h.dispose()
+// Quit as Pi does, so the last window's notes commit ends before the temp folders are removed.
+await h.shutdown()
 
 function describe(entry: SessionEntry): string {
   if (entry.type === "message") {

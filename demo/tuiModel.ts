@@ -11,17 +11,22 @@
  *   anything else a short answer
  *
  * It also heeds pi-context: at the final warning it writes its checkpoint and
- * wipes, and in a fresh window it says what it resumes from.
+ * wipes, and in a fresh window it says what it resumes from. The words it
+ * reacts to stay above Pi's editor as a widget for the whole demo.
  */
 import type { Context } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent"
 import { registerFaux } from "../test/support/fauxModel.ts"
+import { tryHint } from "./tuiText.ts"
 
 const window = Number(process.env.DEMO_WINDOW ?? 32_000)
 
 type Part = { readonly type: string; readonly text?: string }
 type Message = { readonly role: string; readonly content?: unknown }
+
+/** pi-context's hidden messages (its reminders, boot and continuation are user messages): never the user's words. */
+const isPiContext = (message: Message) => message.role === "user" && /^(\[pi-context\]|## Context window|Your context window was just reset)/.test(textOf(message))
 
 const textOf = (message: Message | undefined): string =>
   message === undefined ? "" : typeof message.content === "string" ? message.content : Array.isArray(message.content) ? (message.content as ReadonlyArray<Part>).map((part) => part.text ?? "").join("") : ""
@@ -37,17 +42,22 @@ const checkpoint = (about: string) =>
   )
 
 /** The reply to one request, from what it shows. */
-const reply = (context: Context) => {
+export const reply = (context: Context) => {
   const messages = context.messages as ReadonlyArray<Message>
-  const last = messages.at(-1)
   const users = messages.filter((message) => message.role === "user").map(textOf)
-  const said = users.at(-1)?.trim() ?? ""
-  if (last?.role === "toolResult") return fauxAssistantMessage("Done.")
-  if (said.includes("[pi-context] Final context warning") || said.includes("[pi-context] Close-out")) return checkpoint("the demo conversation")
-  if (said.startsWith("Your context window was just reset")) {
+  // What pi-context just told the model, when the conversation ends with it (Pi's own system messages aside).
+  const conversation = messages.filter((message) => message.role !== "system")
+  const lastSent = conversation.at(-1)
+  const told = lastSent?.role === "user" ? textOf(lastSent).trim() : ""
+  if (told.includes("[pi-context] Final context warning") || told.includes("[pi-context] Close-out")) return checkpoint("the demo conversation")
+  if (told.startsWith("Your context window was just reset")) {
     const quoted = users.find((text) => text.startsWith("## Context window"))?.match(/^Latest note: .+$/m)?.[0]
     return fauxAssistantMessage(`A fresh window: I resume from my notes${quoted === undefined ? "" : ` (${quoted.replace(/^Latest note: /, "")})`}.`)
   }
+  // A reminder that rides after a tool's result, or after the user's words, is read, not answered.
+  const last = conversation.filter((message) => !isPiContext(message)).at(-1)
+  if (last?.role === "toolResult") return fauxAssistantMessage("Done.")
+  const said = textOf(last).trim()
   const [word, ...rest] = said.split(/\s+/)
   switch (word?.toLowerCase()) {
     case "note":
@@ -67,4 +77,5 @@ export default function demoModel(pi: ExtensionAPI): void {
   const faux = registerFaux(pi, window)
   // One scripted step per request, as many as a demo session could send.
   faux.appendResponses(Array.from({ length: 10_000 }, () => (context: Context) => reply(context)))
+  pi.on("session_start", (_event, ctx) => ctx.ui.setWidget("pi-context-demo", [...tryHint]))
 }

@@ -59,7 +59,7 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
   return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
 }
 
-/** The committed scripted run: its figures are the README's. */
+/** The committed scripted run: its figures are docs/eval.md's, and the README's summary. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
 
 /** A name from a task folder or a results file as report.md shows it: no control character, no link, tag, code or table cell of its own. */
@@ -69,7 +69,7 @@ export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>
   const shown = results.map((result) => ({ ...result, task: reportName(result.task), arm: reportName(result.arm) }))
   writeFileSync(join(dir, "report.md"), renderReport(shown, await priceReference()))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
-  if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
+  if (resolve(dir) === committedScripted) writeReadmeFigures(repoRoot, results)
 }
 
 export const readResults = (dir: string): ReadonlyArray<RunResult> => {
@@ -98,7 +98,7 @@ const main = async () => {
   if (given.report !== undefined) {
     const dir = resolve(invokedFrom, given.report)
     await writeReport(dir, readResults(dir))
-    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the README's eval figures" : ""}\n`)
+    process.stderr.write(`rebuilt ${join(dir, "report.md")} and chart.svg${dir === committedScripted ? ", and the eval figures of docs/eval.md and the README" : ""}\n`)
     return
   }
   // Everything is checked before a file is touched: the folder, the tasks, the arms' extensions, the model and its key.

@@ -11,7 +11,7 @@
  *   copy back. The target is 300 ms.
  * - first_pull_ms / first_push_ms: the first round of each machine, every synced
  *   note at once (8,000 of bench/notes.ts's 10,000): this machine's first push,
- *   then the other machine's first pull into an empty root. The README states
+ *   then the other machine's first pull into an empty root. docs/sync.md states
  *   the first pull's figure; the load average beside it says how busy the
  *   machine was.
  * - boundary_hook_ms_sync_on / _sync_off: the lifecycle's `turn_end` at a reset

@@ -30,7 +30,7 @@ export const usage = `npm run eval -- [flags]
   --arms a,b            pi-context, compaction, masking, none, fresh (the upper bound: no window pressure), ext:<path or package>
                         (default: pi-context,compaction,masking)
   --tasks a,b | all     task names (default: all)
-  --tasks-dir DIR       your own tasks instead of the built-in ones: one folder each, with a task.json (README)
+  --tasks-dir DIR       your own tasks instead of the built-in ones: one folder each, with a task.json (docs/eval.md)
   --seeds N             seeds per task and arm (default: 3)
   --window N            the context window every arm sees, in tokens (default: 32000)
   --max-usd X           start no job once the runs so far cost X

@@ -235,6 +235,6 @@ export const folderTasks = (dir: string): ReadonlyArray<Task> => {
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "task.json")))
     .map((entry) => folderTask(join(dir, entry.name), printable(entry.name)))
     .sort((a, b) => a.name.localeCompare(b.name))
-  if (found.length === 0) throw new Error(`--tasks-dir ${dir} holds no task: each task is a folder with a task.json (README: "Your own tasks")`)
+  if (found.length === 0) throw new Error(`--tasks-dir ${dir} holds no task: each task is a folder with a task.json (docs/eval.md: "Your own tasks")`)
   return found
 }

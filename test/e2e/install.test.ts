@@ -73,10 +73,10 @@ describe("pi install git:… gets the prebuilt bundle", () => {
     expect(tools.map((event) => [event.toolName, event.isError])).toEqual([["notes_write", false], ["notes_list", false]])
   })
 
-  it("an npm package carries the bundle: npm pack puts dist/ in the tarball beside the Pi entry", () => {
+  it("an npm package carries the bundle: npm pack puts dist/ in the tarball beside the Pi entry, and the README with the docs it links", () => {
     const packed = npm(repoRoot, ["pack", "--dry-run", "--json", "--ignore-scripts"])
     expect(packed.status, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path)
-    expect(files).toEqual(expect.arrayContaining(["dist/pi-context.cjs", "dist/built.json", "src/extension.ts", "package.json"]))
+    expect(files).toEqual(expect.arrayContaining(["dist/pi-context.cjs", "dist/built.json", "src/extension.ts", "package.json", "README.md", "docs/settings.md", "docs/eval.md"]))
   })
 })

@@ -90,6 +90,13 @@ export interface Harness {
   readonly allEntries: () => ReadonlyArray<SessionEntry>
   readonly branch: () => ReadonlyArray<SessionEntry>
   readonly dispose: () => Promise<void>
+  /**
+   * Quits as Pi's TUI does: \`session_shutdown\`, which ends the last window and
+   * waits (bounded) for its notes commit, then \`dispose\`. A plain \`dispose\`
+   * leaves that commit running, to fail on the removed folders and write its
+   * trace line after them.
+   */
+  readonly shutdown: () => Promise<void>
 }
 
 export const piContextTools = [
@@ -205,6 +212,12 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     return typeof step === "function" ? step(context, streamOptions, state, model) : step
   }
 
+  const dispose = async () => {
+    session.dispose()
+    faux.unregister()
+    if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+  }
+
   return {
     session,
     faux,
@@ -227,10 +240,10 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     entries: () => session.sessionManager.getEntries().filter((entry) => entry.type !== "context_edit"),
     allEntries: () => session.sessionManager.getEntries(),
     branch: () => session.sessionManager.getBranch().filter((entry) => entry.type !== "context_edit"),
-    dispose: async () => {
-      session.dispose()
-      faux.unregister()
-      if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+    dispose,
+    shutdown: async () => {
+      await session.extensionRunner?.emit({ type: "session_shutdown", reason: "quit" })
+      await dispose()
     }
   }
 }

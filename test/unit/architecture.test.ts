@@ -13,8 +13,8 @@ const sourceFiles = (dir: string): ReadonlyArray<string> =>
   })
 
 const src = sourceFiles("src")
-// The eval harness (eval/) may import Pi freely; it is held to the same import resolution and file sizes as the tests.
-const tests = [...sourceFiles("test"), ...sourceFiles("eval")]
+// The eval harness (eval/) and the demos (demo/) may import Pi freely; they are held to the same import resolution and file sizes as the tests.
+const tests = [...sourceFiles("test"), ...sourceFiles("eval"), ...sourceFiles("demo")]
 const text = new Map([...src, ...tests].map((file) => [file, readFileSync(join(root, file), "utf8")]))
 
 /** Every module a file names: static imports and re-exports (type-only too), and dynamic imports. */

@@ -78,7 +78,7 @@ const events: ReadonlyArray<ResetEvent> = [
 
 const none: CloseOutAxis = { _tag: "None" }
 
-/** The expected transition, stated rule by rule as in the lifecycle spec (README "What survives a reset"). */
+/** The expected transition, stated rule by rule as in the lifecycle spec (docs/resets.md). */
 const expected = (state: ResetControl, event: ResetEvent): { effect: string; source?: string; continue?: boolean; state: ResetControl } => {
   const closingOut = state.closeOut._tag !== "None" && state.closeOut.windowId === W
   switch (event._tag) {

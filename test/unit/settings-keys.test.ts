@@ -110,7 +110,7 @@ describe("numbers beyond what JSON numbers hold", () => {
   })
 })
 
-describe("the keys the README documents", () => {
+describe("the keys the settings reference documents", () => {
   it("accepts projectNotes, staleNoteDays, tidyModel and the tidy limits with valid values, without a notice", () => {
     assert.deepStrictEqual(
       rendered([global({ projectNotes: "in-project", staleNoteDays: 30, tidyModel: "anthropic/claude-haiku-4", tidyTurnLimit: 20, tidyTimeLimitSeconds: 120 })]),
@@ -128,9 +128,9 @@ describe("the keys the README documents", () => {
     ])
   })
 
-  it("are exactly the keys of the settings check: the README's settings table and settingsKeys list the same keys", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8")
-    const section = readme.slice(readme.indexOf("### Settings"), readme.indexOf("\n### ", readme.indexOf("### Settings") + 1))
+  it("are exactly the keys of the settings check: the table of docs/settings.md and settingsKeys list the same keys", () => {
+    const page = readFileSync(new URL("../../docs/settings.md", import.meta.url), "utf8")
+    const section = page.slice(page.indexOf("## The keys"), page.indexOf("\n## ", page.indexOf("## The keys") + 1))
     const documented = [...section.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((match) => match[1]!)
     assert.isAbove(documented.length, 10)
     assert.deepStrictEqual([...documented].sort(), [...settingsKeys].sort())

@@ -95,7 +95,7 @@ describe("the notes sync view", () => {
         "No remote is set, because each pi-context.sync entry was ignored: the notes stay on this machine.",
         "  settings.json: pi-context.sync[0].remote = \"\" is empty; it is ignored.",
         "  settings.json: pi-context.sync[1].homes[0] = \"nowhere\" is not a home (user, agent, model or project); it is ignored.",
-        "Fix the entries as each line says (README: Notes sync)."
+        "Fix the entries as each line says (docs/sync.md)."
       ].join("\n")
     )
     assert.notInclude(ignored, "No remote is configured")

@@ -98,13 +98,13 @@ export const noRemoteText = (setup: SyncSetup): string =>
     ? [
       "No remote is set, because each pi-context.sync entry was ignored: the notes stay on this machine.",
       ...setup.ignored.map((notice) => `  ${notice}`),
-      "Fix the entries as each line says (README: Notes sync)."
+      "Fix the entries as each line says (docs/sync.md)."
     ]
     : [
       "No remote is configured: the notes stay on this machine.",
       `To sync the user, agent and model homes, add to ${setup.globalSettings}:`,
       "  \"pi-context\": { \"sync\": [{ \"homes\": [\"user\", \"agent\", \"model\"], \"remote\": \"git@github.com:you/notes.git\" }] }",
-      "and the project home from the project's .pi/settings.json (README: Notes sync)."
+      "and the project home from the project's .pi/settings.json (docs/sync.md)."
     ]).join("\n")
 
 const remotesCount = (count: number): string => plural(count, "remote")
