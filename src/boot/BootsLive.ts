@@ -1,5 +1,5 @@
 import { Cause, Effect, Layer, Option, Ref } from "effect"
-import { refusedNamesText, renderBoot } from "./boot.ts"
+import { quotedNamesText, renderBoot } from "./boot.ts"
 import type { NotesSnapshot } from "../notes/snapshot.ts"
 import { rootWindowId } from "../kernel/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow, type RenderedBoot } from "./Boots.ts"
@@ -85,7 +85,7 @@ export const layerWithoutDependencies = Layer.effect(
           if ((yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, key]))).has(key)) return
           yield* session.notify(
             `pi-context: ${plural(refused.length, "file was", "files were")} left out of your notes because ` +
-              `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${refusedNamesText(refused)}. ` +
+              `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${quotedNamesText(refused)}. ` +
               "They are left where they are; rename them (for example with a file manager or `mv`) to use them as notes.",
             "warning"
           )

@@ -85,6 +85,7 @@ export const makeBoundaries = Effect.gen(function*() {
       const continuity: BootContinuity = {
         previousOrdinal,
         checkpointed: activity.sessionCheckpoint,
+        notesWritten: windowFacts.at(-1)?.notesWritten ?? [],
         windowStarts: windowFacts.flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }])),
         ...(lastTwo.length === 2 && lastTwo.every((s) => !s.read) ? { resumedWithoutNotes: lastTwo.map((s) => s.w) } : {})
       }
