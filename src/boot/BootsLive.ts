@@ -1,6 +1,6 @@
 import { Cause, Effect, Layer, Option, Ref } from "effect"
 import { quotedNamesText, renderBoot } from "./boot.ts"
-import type { NotesSnapshot } from "../notes/snapshot.ts"
+import { notesCounted, type NotesSnapshot } from "../notes/snapshot.ts"
 import { rootWindowId } from "../kernel/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow, type RenderedBoot } from "./Boots.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
@@ -61,7 +61,7 @@ export const layerWithoutDependencies = Layer.effect(
           ? {}
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
-      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
+      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + notesCounted(home), 0)
       return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes, refused: boot.refused, notesFingerprint: notesFingerprint(snapshot) }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>

@@ -17,6 +17,7 @@ import { notesLintLines } from "../notes/notesLint.ts"
 import { readSyncStates } from "../notes/sync/syncCommand.ts"
 import { plural } from "../kernel/plural.ts"
 import { inspectBranch } from "../window/tail.ts"
+import { notesCounted } from "../notes/snapshot.ts"
 import { type Home, homeLabel } from "../kernel/homes.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
@@ -46,7 +47,7 @@ export const doctorReport = Effect.gen(function*() {
         ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")} (${writability.at})`)
         : home._tag === "Unavailable"
         ? check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
-        : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
+        : check(true, `notes home ${home.home}: ${plural(notesCounted(home), "note")}${home.map === undefined ? ", no MAP.md" : ", MAP.md among them"} (${home.location})`)
     )
   }
 

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { pendingConflicts } from "../notes/sync/syncView.ts"
 import { shownName, shownText } from "../kernel/names.ts"
-import { formatAge, formatBytes, type HomeSnapshot } from "../notes/snapshot.ts"
+import { formatAge, formatBytes, notesCounted } from "../notes/snapshot.ts"
 import { windowBootText } from "../window/signals.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
 import { describeStoreFailure, type StoreFailure } from "../notes/notesStoreFailure.ts"
@@ -23,13 +23,11 @@ const notesOverview = Effect.gen(function*() {
     Effect.orElseSucceed(() => ({ rows: [], nextCursor: undefined, unavailable: [] }))
   )
   const now = snapshot.takenAt
-  // The list holds each home's MAP.md among its notes, so the counts do too: the header, the homes and the rows agree.
-  const listedCount = (home: Extract<HomeSnapshot, { _tag: "Available" }>) => home.noteCount + (home.map === undefined ? 0 : 1)
-  const total = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? listedCount(home) : 0), 0)
+  const total = snapshot.homes.reduce((sum, home) => sum + notesCounted(home), 0)
   const overview: NotesOverview = {
     root: identity.root,
     homes: snapshot.homes.map((home) =>
-      home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
+      home._tag === "Available" ? { home: home.home, count: notesCounted(home) } : { home: home.home, count: null, reason: home.reason }
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
     more: Math.max(0, total - listed.rows.length),

@@ -32,6 +32,29 @@ describe("resets that explain themselves", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
 
+  it("one note count everywhere: the divider, the notes overview and doctor count a home's MAP.md among its notes", async () => {
+    h = await createHarness()
+    h.script([
+      fauxAssistantMessage(
+        [
+          fauxToolCall("notes_write", { address: "MAP", content: "# MAP\n- checkpoint: where we are" }),
+          fauxToolCall("notes_write", { address: "checkpoint", content: "# Checkpoint\nnext: go on" }),
+          fauxToolCall("wipe_memory", {})
+        ],
+        { stopReason: "toolUse" }
+      ),
+      say("fresh start")
+    ])
+    await h.prompt("checkpoint and wipe")
+    const [marker] = markers(h)
+    expect(render(h, marker!)).toContain("w2 starts from 2 notes")
+    await h.prompt("/pi-context notes")
+    expect(h.notices.at(-1)!.message).toMatch(/^pi-context notes · 2 notes · root /)
+    expect(h.notices.at(-1)!.message).toContain("session 2")
+    await h.prompt("/pi-context doctor")
+    expect(h.notices.at(-1)!.message).toMatch(/ok {3}notes home session: 2 notes, MAP\.md among them/)
+  })
+
   it("a model reset writes a chat entry with its kind, how full the window got, the new w-number, the notes indexed and the checkpoint", async () => {
     h = await createHarness()
     h.script([say("working"), checkpointAndWipe(), say("fresh start")])
