@@ -193,6 +193,19 @@ export const reminderNotice = (figures: ReminderFigures): string => {
   return `pi-context: context almost full; final warning sent to the model with ${end(" tokens")}.`
 }
 
+/** A reminder's notice told after the reset that followed it in the same turn: the window it was sent in, and what it said. */
+export const carriedReminderNotice = (figures: ReminderFigures, sentIn: number): string => {
+  const then = `then w${sentIn} was reset in the same turn.`
+  if (figures.pastHardLine) {
+    return `pi-context: w${sentIn} went past the hard line, which is at ${formatTokens(figures.hardLine)} tokens left: the model got its final warning, ${then}`
+  }
+  const end = `${formatTokens(figures.beforeEnd)} tokens ${figures.automaticReset ? "before the automatic reset" : "left in the window"}`
+  if (figures.kind === "guidance") {
+    return `pi-context: the model was asked to write its notes, with ${formatTokens(figures.beforeWarning)} tokens before the final warning and ${end}; ${then}`
+  }
+  return `pi-context: context almost full; final warning sent to the model with ${end}; ${then}`
+}
+
 export const statusTone = (usage: WindowUsage | undefined, lines: Lines): StatusTone => {
   const left = tokensLeft(usage)
   if (left === null) return "normal"
