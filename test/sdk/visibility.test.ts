@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { conversation, ofCustomType } from "../support/entries.ts"
 import { createHarness, type Harness, makeDirs } from "../support/sdkHarness.ts"
 import { dirsWith, filler, markers, renderMarker, smallWindow } from "../support/resetMarkers.ts"
-import { bareWipe, checkpointAndWipe, say } from "../support/steps.ts"
+import { checkpointAndWipe, say } from "../support/steps.ts"
 
 /**
  * What the user sees of resets and of the budget, in Pi's real loop: the
@@ -31,29 +31,6 @@ const bulkTool = (tokens: number) => (pi: ExtensionAPI) =>
 describe("resets that explain themselves", () => {
   let h: Harness
   afterEach(async () => h?.dispose())
-
-  it("one note count everywhere: the divider, the notes overview and doctor count a home's MAP.md among its notes", async () => {
-    h = await createHarness()
-    h.script([
-      fauxAssistantMessage(
-        [
-          fauxToolCall("notes_write", { address: "MAP", content: "# MAP\n- checkpoint: where we are" }),
-          fauxToolCall("notes_write", { address: "checkpoint", content: "# Checkpoint\nnext: go on" }),
-          fauxToolCall("wipe_memory", {})
-        ],
-        { stopReason: "toolUse" }
-      ),
-      say("fresh start")
-    ])
-    await h.prompt("checkpoint and wipe")
-    const [marker] = markers(h)
-    expect(render(h, marker!)).toContain("w2 starts from 2 notes")
-    await h.prompt("/pi-context notes")
-    expect(h.notices.at(-1)!.message).toMatch(/^pi-context notes · 2 notes · root /)
-    expect(h.notices.at(-1)!.message).toContain("session 2")
-    await h.prompt("/pi-context doctor")
-    expect(h.notices.at(-1)!.message).toMatch(/ok {3}notes home session: 2 notes, MAP\.md among them/)
-  })
 
   it("a model reset writes a chat entry with its kind, how full the window got, the new w-number, the notes indexed and the checkpoint", async () => {
     h = await createHarness()
@@ -172,35 +149,6 @@ describe("budget notices carry the figures the model was given", () => {
     const figures = (text: string) => text.match(/\d[\d,]*/g)
     expect(guidance[0]!.message).toMatch(/^pi-context: the model was asked to write its notes, with [\d,]+ tokens before the final warning and [\d,]+ before the automatic reset\.$/)
     expect(figures(guidance[0]!.message)).toEqual(figures(told))
-  })
-
-  it("a final warning whose turn also resets the window is still told, before the reset's own notice", async () => {
-    h = await createHarness({ dirs: dirsWith({ "pi-context": lines }), contextWindow })
-    h.script([say("ok"), say("fresh window")])
-    // One prompt takes the window past the hard line: its request carries the final warning, and its reply's turn resets.
-    await h.prompt(filler(8_500))
-    expect(ofCustomType(h.entries(), "pi-context/warning")).toHaveLength(1)
-    expect(markers(h)).toHaveLength(1)
-    const messages = h.notices.map((n) => n.message)
-    const warned = messages.findIndex((m) => m.startsWith("pi-context: w1 went past the hard line, which is at 2,000 tokens left: the model got its final warning, then w1 was reset in the same turn."))
-    expect(warned).toBeGreaterThanOrEqual(0)
-    expect(h.notices[warned]!.level).toBe("warning")
-    expect(messages.findIndex((m) => m.includes("context reset"))).toBeGreaterThan(warned)
-    expect(messages.filter((m) => m.includes("final warning"))).toHaveLength(1)
-    expect(render(h, markers(h)[0]!)).toContain("no checkpoint, though warned")
-  })
-
-  it("a final warning the model answers with wipe_memory at once is told after the reset, and the divider knows of it", async () => {
-    h = await createHarness({ dirs: dirsWith({ "pi-context": { ...lines, checkpointCheck: false } }), contextWindow })
-    h.script([bareWipe(), say("fresh window")])
-    // Past the warning line, not the hard line: the warning and the model's reset are committed in one append.
-    await h.prompt(filler(4_000))
-    expect(ofCustomType(h.entries(), "pi-context/warning")).toHaveLength(1)
-    expect((markers(h)[0] as { data: { source: string } }).data.source).toBe("tool")
-    const messages = h.notices.map((n) => n.message)
-    expect(messages).toContainEqual(expect.stringMatching(/^pi-context: context almost full; final warning sent to the model with [\d,]+ tokens before the automatic reset; then w1 was reset in the same turn\.$/))
-    // The divider knows the model was warned, though the warning reached the branch in the reset's own append.
-    expect(render(h, markers(h)[0]!)).toContain("no checkpoint, though warned")
   })
 
   it("with automaticReset off, the warning tells what is left in the window, not 0 tokens", async () => {
