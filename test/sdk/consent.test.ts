@@ -123,6 +123,6 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
     const told = h.notices.map((notice) => notice.message).join("\n")
     expect(told).toContain("pi-context.afterReset")
     expect(told).toContain("is longer than 1,000 characters")
-    expect(told).toContain('pi-context.protectedHomes = ["users"] names "users" that is no home (session, project, user, agent, model); using ["user"].')
+    expect(told).toContain('pi-context.protectedHomes = ["users"] names "users", which is no home (session, project, user, agent, model); using ["user"].')
   })
 })

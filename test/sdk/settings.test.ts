@@ -22,7 +22,7 @@ describe("settings pi-context cannot use, in Pi's agent loop", () => {
       "pi-context: global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
       "pi-context: global settings: pi-context.enabeld = true is not a pi-context setting (did you mean enabled?); it is ignored.",
       "pi-context: global settings: pi-context.warningLine = 1e400 is too large; using 28,672.",
-      "pi-context: global settings: pi-context.agentName = 7 is not a name (a string); using \"pi\"."
+      "pi-context: global settings: pi-context.agentName = 7 is a number, not a name (a text); using \"pi\"."
     ])
     await h.prompt("/pi-context doctor")
     const doctor = h.notices.at(-1)!.message
