@@ -38,6 +38,7 @@ export const inactiveVersions = Layer.succeed(NotesVersions, NotesVersions.of({
   commitNow: () => Effect.succeed(""),
   sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
+  offered: Effect.succeed(false),
 }))
 
 export interface VersionsFigures {

@@ -302,7 +302,8 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
     `before warning: ${remaining.beforeWarning === null ? "unknown" : formatTokens(remaining.beforeWarning)}, ` +
     `before hard line: ${remaining.beforeHard === null ? "unknown" : formatTokens(remaining.beforeHard)}`,
     `automatic reset: ${onOff(policy.automaticReset.value)} (${origin(policy.automaticReset)})`,
-    `enabled by default: ${onOff(policy.enabled.value)} (${origin(policy.enabled)})`,
+    // The setting, not the state (the first line says that): /pi-context on|off on a branch overrides it there.
+    `enabled setting: ${onOff(policy.enabled.value)} (${origin(policy.enabled)}); /pi-context on|off overrides it on a branch`,
     `trace level: ${policy.traceLevel.value} (${origin(policy.traceLevel)})`,
     `boot budget: ${formatTokens(policy.bootBudgetTokens.value)} tokens (${origin(policy.bootBudgetTokens)})`,
     `model overrides: ${policy.modelPatterns.length === 0 ? "none" : policy.modelPatterns.join(", ")}`,

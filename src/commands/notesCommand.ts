@@ -7,6 +7,7 @@ import { NotesHomes } from "../notes/NotesHomes.ts"
 import { describeStoreFailure, type StoreFailure } from "../notes/notesStoreFailure.ts"
 import { Window } from "../window/Window.ts"
 import { notesVersionsCommand } from "../notes/versions/versionsCommand.ts"
+import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import { notesSyncCommand, readSyncStates } from "../notes/sync/syncCommand.ts"
 import { notice, type Reply, report, type Step, subcommand } from "../kernel/Subcommand.ts"
 import type { NotesOverview } from "../kernel/report.ts"
@@ -31,7 +32,8 @@ const notesOverview = Effect.gen(function*() {
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
     more: Math.max(0, total - listed.rows.length),
-    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates, () => []))
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates, () => [])),
+    versions: yield* (yield* NotesVersions).offered
   }
   return overview
 })
@@ -59,7 +61,8 @@ const errorText = (error: StoreFailure): string =>
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {
   const window = yield* (yield* Window).current
-  return { ordinal: window.ordinal, text: windowBootText(window) }
+  // Before the window's first reply no request carried it yet: it is what the next one will.
+  return { ordinal: window.ordinal, text: windowBootText(window), sent: window.tally.turns > 0 }
 })
 
 type Needs =
@@ -80,7 +83,13 @@ const showNote = (address: string): Step<Needs> =>
 const showBoot: Step<Needs> = Effect.map(currentBoot, (boot): Reply<Step<Needs>> =>
   boot.text === undefined
     ? notice(`pi-context: window w${boot.ordinal} has no boot on this branch.`, "warning")
-    : report({ kind: "text", title: `What the model got: the boot of w${boot.ordinal}, as sent`, text: boot.text }))
+    : report({
+      kind: "text",
+      title: boot.sent
+        ? `What the model got: the boot of w${boot.ordinal}, as sent`
+        : `What the model will get: the boot of w${boot.ordinal}, not sent yet (the window's first request carries it)`,
+      text: boot.text
+    }))
 
 /** The edited text, ending in a newline when the note did. */
 const keepFinalNewline = (before: string, edited: string): string => (before.endsWith("\n") && !edited.endsWith("\n") ? `${edited}\n` : edited)

@@ -23,6 +23,20 @@ export const blockedReason = (blocked: Extract<Writability, { _tag: "Blocked" }>
   }
 }
 
+/** How to clear what is in the way of a folder pi-context writes notes in. */
+export const blockedFix = (blocked: Extract<Writability, { _tag: "Blocked" }>): string => {
+  switch (blocked.problem) {
+    case "not-a-folder":
+      return `move that file out of the way (${blocked.at})`
+    case "read-only":
+    case "not-accessible":
+      return `fix the permissions of ${blocked.at}`
+    case "link-outside":
+    case "dangling-link":
+      return `replace the symbolic link ${blocked.at} with a folder`
+  }
+}
+
 export const notesRootFix = "point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions"
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

@@ -90,4 +90,17 @@ describe("what the user is told", () => {
     await h.session.compact().catch(() => undefined)
     expect(h.notices.slice(before).filter((n) => n.message.includes("Pi says"))).toEqual([])
   })
+
+  it("the boot before any request is what the model will get, not what it got; the overview offers note versions only when they are there", async () => {
+    h = await createHarness()
+    await h.prompt("/pi-context notes boot")
+    expect(h.notices.at(-1)!.message).toMatch(/^What the model will get: the boot of w1, not sent yet \(the window's first request carries it\)\n## Context window/)
+    // No window has ended with a note yet, so there is no repository of versions: nothing to offer.
+    await h.prompt("/pi-context notes")
+    expect(h.notices.at(-1)!.message).not.toContain("Versions:")
+    h.script([say("hello")])
+    await h.prompt("hi")
+    await h.prompt("/pi-context notes boot")
+    expect(h.notices.at(-1)!.message).toMatch(/^What the model got: the boot of w1, as sent\n/)
+  })
 })
