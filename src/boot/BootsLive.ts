@@ -11,6 +11,10 @@ import * as NotesHomesLive from "../notes/NotesHomesLive.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import { plural } from "../kernel/plural.ts"
+import { Homes } from "../kernel/homes.ts"
+import { Notices } from "../kernel/Notices.ts"
+import * as NoticesLive from "../kernel/NoticesLive.ts"
+import { RootBlockedNotice, rootBlockedNotice } from "../notes/notesHealth.ts"
 
 /** The notes a snapshot holds, as a boot's index shows them: ages aside, two boots of one fingerprint index the same notes. */
 const notesFingerprint = (snapshot: NotesSnapshot): string =>
@@ -24,6 +28,7 @@ export const layerWithoutDependencies = Layer.effect(
   Boots,
   Effect.gen(function*() {
     const notes = yield* NotesHomes
+    const notices = yield* Notices
     const thresholds = yield* Thresholds
     const trace = yield* Trace
     /** Boots whose incomplete index the user was told of: a boot written again (a repair) is not a new one. */
@@ -73,7 +78,11 @@ export const layerWithoutDependencies = Layer.effect(
         const told = yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, windowId]))
         if (told.has(windowId)) return
         const session = yield* PiSession
-        if (unavailableHomes.length > 0) {
+        // Every home unreadable: the notes root is the likely cause, and it is told first, with its fix, not "index incomplete".
+        const writable = unavailableHomes.length === Homes.length ? yield* notes.writability() : undefined
+        if (writable?.rootWritability._tag === "Blocked") {
+          yield* notices.tellOnce(RootBlockedNotice, rootBlockedNotice(writable.rootWritability, writable.root))
+        } else if (unavailableHomes.length > 0) {
           yield* session.notify(
             `pi-context: notes index incomplete for ${unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
             "warning"
@@ -102,10 +111,10 @@ export const layerWithoutDependencies = Layer.effect(
  * the notes store.
  */
 export const layerTest = layerWithoutDependencies.pipe(
-  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies))
+  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies, NoticesLive.layer))
 )
 
 /** Boots with this session's notes homes, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer))
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, NoticesLive.layer))
 )

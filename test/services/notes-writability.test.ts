@@ -10,6 +10,7 @@ import { doctorReport } from "../../src/commands/doctor.ts"
 import { writability } from "../../src/notes/writable.ts"
 import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/notes/NotesStoreLive.ts"
+import * as NoticesLive from "../../src/kernel/NoticesLive.ts"
 import * as TraceLive from "../../src/trace/TraceLive.ts"
 import * as WindowLive from "../../src/window/WindowLive.ts"
 import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
@@ -32,7 +33,7 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesVersions)({ describe: Effect.succeed({ ok: true, text: "note versions: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, TraceLive.layerTest, WindowLive.layerTest, quietHistory).pipe(
+  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, TraceLive.layerTest, WindowLive.layerTest, quietHistory, NoticesLive.layer).pipe(
     Layer.provideMerge(NotesStoreLive.layerWithoutDependencies),
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
