@@ -240,7 +240,9 @@ export const signalsReport = (
     `totals: ${totals.checkpointed} of ${plural(totals.resets, "window")} checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
     `${plural(totals.filesReread, "file")} re-read, ${plural(totals.commandsRerun, "command")} rerun, ${plural(totals.userRepeated, "request")} you repeated; ` +
     avoided +
-    (earlier > 0 && totals.compactionPoints > 0 ? `; the other ${plural(earlier, "reset")} came before it, where Pi would not have compacted yet` : "") +
+    (earlier > 0 && totals.compactionPoints > 0
+      ? `; ${earlier === 1 ? "the other reset" : `the other ${earlier} resets`} came before that point, where Pi would not have compacted yet`
+      : "") +
     (totals.cacheReadTokens > 0 ? `; ${formatTokens(totals.cacheReadTokens)} prompt tokens read from the provider's cache` : "")
   ].join("\n")
 }

@@ -45,7 +45,8 @@ describe("the reset report's text", () => {
     assert.notInclude(text, "$")
     const mixed = signalsReport({ ...signals, totals: { ...signals.totals, resets: 3 } })
     assert.include(mixed, "in the 1 window that reached the point where Pi would have compacted")
-    assert.include(mixed, "the other 2 resets came before it, where Pi would not have compacted yet")
+    assert.include(mixed, "the other 2 resets came before that point, where Pi would not have compacted yet")
+    assert.include(signalsReport({ ...signals, totals: { ...signals.totals, resets: 2 } }), "; the other reset came before that point, where")
   })
 })
 
