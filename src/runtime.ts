@@ -28,7 +28,7 @@ import {
   type ProjectReply,
   type ReplyFacts
 } from "./reset/Lifecycle.ts"
-import { Guards, type GuardVerdict } from "./reset/Guards.ts"
+import { type CompactionFailure, Guards, type GuardVerdict } from "./reset/Guards.ts"
 import { Notices } from "./kernel/Notices.ts"
 import { NotesVersions, noteKeeperLayer } from "./notes/versions/NotesVersions.ts"
 import { NotesSync } from "./notes/sync/NotesSync.ts"
@@ -228,6 +228,8 @@ export const makeRuntimeHost = <Ctx>(port: HostPort<Ctx>, options: HostOptions =
     settled: (aborted: boolean, ctx: Ctx) => lifecycle(ctx, "agent_settled", (l) => l.settled(aborted), unsureNeeds),
     compactionGuard: (reason: "manual" | "threshold" | "overflow", ctx: Ctx) =>
       run(ctx, "session_before_compact", Guards.use((g) => g.compactionGuard(reason)), "Allow" as GuardVerdict),
+    compactionFailed: (failure: CompactionFailure, ctx: Ctx) =>
+      run(ctx, "session_compact_failed", Guards.use((g) => g.compactionFailed(failure)), undefined),
     treeGuard: (targetId: string, userWantsSummary: boolean, ctx: Ctx) =>
       run(ctx, "session_before_tree", Guards.use((g) => g.treeSummaryGuard(targetId, userWantsSummary)), "Allow" as GuardVerdict),
     /** A tool's outcome; for a lifecycle tool, also the boundary hooks needed after it, from the same run. */

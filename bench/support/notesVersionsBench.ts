@@ -39,6 +39,7 @@ export const inactiveVersions = Layer.succeed(NotesVersions, NotesVersions.of({
   keepNote: () => Effect.fail(new VersionsUnavailable({ message: "the note versions are inactive" })),
   sessionChanges: () => Effect.succeed(Option.none()),
   describe: Effect.succeed({ ok: true, text: "" }),
+  offered: Effect.succeed(false),
 }))
 
 export interface VersionsFigures {

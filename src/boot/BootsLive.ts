@@ -1,6 +1,6 @@
 import { Cause, Effect, Layer, Option, Ref } from "effect"
-import { refusedNamesText, renderBoot } from "./boot.ts"
-import type { NotesSnapshot } from "../notes/snapshot.ts"
+import { quotedNamesText, renderBoot } from "./boot.ts"
+import { notesCounted, type NotesSnapshot } from "../notes/snapshot.ts"
 import { rootWindowId } from "../kernel/windowId.ts"
 import { BootBuildFailed, Boots, type BootWindow, type RenderedBoot } from "./Boots.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
@@ -11,6 +11,10 @@ import * as NotesHomesLive from "../notes/NotesHomesLive.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import { plural } from "../kernel/plural.ts"
+import { Homes } from "../kernel/homes.ts"
+import { Notices } from "../kernel/Notices.ts"
+import * as NoticesLive from "../kernel/NoticesLive.ts"
+import { RootBlockedNotice, rootBlockedNotice } from "../notes/notesHealth.ts"
 
 /** The notes a snapshot holds, as a boot's index shows them: ages aside, two boots of one fingerprint index the same notes. */
 const notesFingerprint = (snapshot: NotesSnapshot): string =>
@@ -24,6 +28,7 @@ export const layerWithoutDependencies = Layer.effect(
   Boots,
   Effect.gen(function*() {
     const notes = yield* NotesHomes
+    const notices = yield* Notices
     const thresholds = yield* Thresholds
     const trace = yield* Trace
     /** Boots whose incomplete index the user was told of: a boot written again (a repair) is not a new one. */
@@ -61,7 +66,7 @@ export const layerWithoutDependencies = Layer.effect(
           ? {}
           : { previousOrdinal: window.continuity.previousOrdinal, checkpointed: window.continuity.checkpointed })
       })
-      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? home.noteCount : 0), 0)
+      const notesIndexed = snapshot.homes.reduce((sum, home) => sum + notesCounted(home), 0)
       return { text: boot.text, notesIndexed, unavailableHomes: boot.unavailableHomes, refused: boot.refused, notesFingerprint: notesFingerprint(snapshot) }
     }, (effect, window) =>
       Effect.catchCause(effect, (cause) =>
@@ -73,7 +78,11 @@ export const layerWithoutDependencies = Layer.effect(
         const told = yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, windowId]))
         if (told.has(windowId)) return
         const session = yield* PiSession
-        if (unavailableHomes.length > 0) {
+        // Every home unreadable: the notes root is the likely cause, and it is told first, with its fix, not "index incomplete".
+        const writable = unavailableHomes.length === Homes.length ? yield* notes.writability() : undefined
+        if (writable?.rootWritability._tag === "Blocked") {
+          yield* notices.tellOnce(RootBlockedNotice, rootBlockedNotice(writable.rootWritability, writable.root))
+        } else if (unavailableHomes.length > 0) {
           yield* session.notify(
             `pi-context: notes index incomplete for ${unavailableHomes.join(", ")}; the boot asks the model to retry with notes_list.`,
             "warning"
@@ -85,7 +94,7 @@ export const layerWithoutDependencies = Layer.effect(
           if ((yield* Ref.getAndUpdate(toldIncomplete, (seen) => new Set([...seen, key]))).has(key)) return
           yield* session.notify(
             `pi-context: ${plural(refused.length, "file was", "files were")} left out of your notes because ` +
-              `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${refusedNamesText(refused)}. ` +
+              `${refused.length === 1 ? "its name holds" : "their names hold"} a control or invisible character: ${quotedNamesText(refused)}. ` +
               "They are left where they are; rename them (for example with a file manager or `mv`) to use them as notes.",
             "warning"
           )
@@ -102,10 +111,10 @@ export const layerWithoutDependencies = Layer.effect(
  * the notes store.
  */
 export const layerTest = layerWithoutDependencies.pipe(
-  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies))
+  Layer.provideMerge(Layer.mergeAll(ThresholdsLive.layerTest, TraceLive.layerTest, NotesHomesLive.layerWithoutDependencies, NoticesLive.layer))
 )
 
 /** Boots with this session's notes homes, the policy and the trace it reads. */
 export const layer = layerWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer))
+  Layer.provide(Layer.mergeAll(NotesHomesLive.layer, ThresholdsLive.layer, TraceLive.layer, NoticesLive.layer))
 )

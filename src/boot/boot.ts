@@ -21,8 +21,10 @@ export interface BootIdentity {
 export interface BootContinuity {
   /** w-number of the window that just ended. */
   readonly previousOrdinal: number
-  /** Whether a notes_write or notes_update succeeded in it (decided by the lifecycle from durable entries). */
+  /** Whether a notes_write or notes_update of this session's home succeeded in it (decided by the lifecycle from durable entries). */
   readonly checkpointed: boolean
+  /** The notes it wrote, in order (addresses; absent in a repair): without a checkpoint, those of the other homes are said by name. */
+  readonly notesWritten?: ReadonlyArray<string>
   /** Each window of the branch, oldest first: w-number and start (epoch ms). Maps a note's mtime to its window. */
   readonly windowStarts: ReadonlyArray<{ readonly ordinal: number; readonly startedAt: number }>
   /**
@@ -54,12 +56,12 @@ export interface Boot {
   readonly refused: ReadonlyArray<string>
 }
 
-/** How many refused names a boot or a notice quotes; the rest are counted. */
-export const RefusedNamesShown = 3
+/** How many names a boot or a notice quotes; the rest are counted. */
+export const NamesQuoted = 3
 
-/** The refused names, quoted as data, a few of them and the count of the rest. */
-export const refusedNamesText = (names: ReadonlyArray<string>): string => {
-  const shown = names.slice(0, RefusedNamesShown).map(shownName)
+/** Names (of notes, of files), quoted as data: a few of them and the count of the rest. */
+export const quotedNamesText = (names: ReadonlyArray<string>): string => {
+  const shown = names.slice(0, NamesQuoted).map(shownName)
   const rest = names.length - shown.length
   return `${shown.join(", ")}${rest > 0 ? ` and ${rest} more` : ""}`
 }
@@ -69,7 +71,7 @@ const refusedLine = (home: HomeSnapshot & { readonly _tag: "Available" }): Reado
   if (refused.length === 0) return []
   const names = refused.map((relative) => formatAddress({ home: home.home, path: relative }))
   return [
-    `Left out: ${plural(refused.length, "file")} whose name holds a control or invisible character (${refusedNamesText(names)}); ` +
+    `Left out: ${plural(refused.length, "file")} whose name holds a control or invisible character (${quotedNamesText(names)}); ` +
     "no note can be named so. The user was told; leave them alone."
   ]
 }
@@ -153,11 +155,15 @@ export const windowAt = (windowStarts: BootContinuity["windowStarts"], at: numbe
   return ordinal
 }
 
-const checkpointLine = ({ previousOrdinal, checkpointed }: BootContinuity): string =>
-  checkpointed
-    ? `The previous window ended with a checkpoint: notes updated in window w${previousOrdinal}.`
-    // A model-driven reset without a note carries no digest, so the line promises only what every reset carries.
-    : `w${previousOrdinal} ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept; the history tools read w${previousOrdinal} in full.`
+const checkpointLine = ({ previousOrdinal, checkpointed, notesWritten = [] }: BootContinuity): string => {
+  if (checkpointed) return `The previous window ended with a checkpoint: notes updated in window w${previousOrdinal}.`
+  // A note of another home is no checkpoint, but saying "no note was written" would have the model write it again.
+  const ended = notesWritten.length === 0
+    ? `w${previousOrdinal} ended without a checkpoint: no note was written in it, so`
+    : `w${previousOrdinal} ended without a checkpoint in this session's notes (it wrote only ${quotedNamesText(notesWritten)}), so of its work`
+  // A model-driven reset without a note carries no digest, so the line promises only what every reset carries.
+  return `${ended} the message after this boot (with its digest, when the reset was automatic) is all that was kept; the history tools read w${previousOrdinal} in full.`
+}
 
 /** When this session's notes last changed, from the newest note's own timestamp. */
 const freshnessLine = (continuity: BootContinuity, snapshot: NotesSnapshot, now: number): string => {

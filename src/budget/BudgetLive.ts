@@ -7,6 +7,7 @@ import {
   reminderFigures,
   type ReminderFigures,
   type ReminderKind,
+  carriedReminderNotice,
   reminderNotice,
   reminderText,
   statusReport,
@@ -19,7 +20,7 @@ import type { PolicySettings } from "../settings/policy.ts"
 import { Budget } from "./Budget.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
-import { Window } from "../window/Window.ts"
+import { Window, type WindowEvent, type WindowOpenReason } from "../window/Window.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
 
@@ -35,6 +36,11 @@ interface HandedOver {
   readonly windowId: string
   readonly kind: ReminderKind
   readonly figures: ReminderFigures
+  /**
+   * The reset of its window was committed in the same append (the reminder first): its notice is told in the new
+   * window, `windowId` since, once that boundary is on the branch, saying which window it was sent in.
+   */
+  readonly sentIn?: number
 }
 
 /** A committed reminder's notice, due now. */
@@ -48,6 +54,8 @@ interface State {
   readonly staged: { readonly windowId: string; readonly drafts: ReadonlyArray<Pending> } | undefined
   readonly handedOver: ReadonlyArray<HandedOver>
 }
+
+const isWindowOpenedByReset = (reason: WindowOpenReason): boolean => reason !== "session-start" && reason !== "tree"
 
 export const layerWithoutDependencies = Layer.effect(
   Budget,
@@ -122,7 +130,12 @@ export const layerWithoutDependencies = Layer.effect(
         for (const handed of current.handedOver) {
           // A reminder of a window that is no longer active is never announced.
           if (handed.windowId !== window.id) continue
-          if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.figures) })
+          if (handed.sentIn !== undefined) {
+            // Pi appends the reminder and the reset's boundary together: the continuation on the branch says both are.
+            if (window.tail.some((entry) => entry._tag === "Continuation")) {
+              due.push({ kind: handed.kind, message: carriedReminderNotice(handed.figures, handed.sentIn) })
+            } else waiting.push(handed)
+          } else if (committed[handed.kind]) due.push({ kind: handed.kind, message: reminderNotice(handed.figures) })
           else waiting.push(handed)
         }
         return [due, { ...current, handedOver: waiting }]
@@ -158,8 +171,24 @@ export const layerWithoutDependencies = Layer.effect(
       return statusReport(yield* thresholds.policy, yield* windows.usage)
     }).pipe(Effect.withSpan("Budget.statusReport"))
 
+    /**
+     * A reset opened `event`'s window: the reminders handed over in the window it ended and not yet seen committed
+     * there were handed in this turn, whose append carries the boundary too, so their notices are told in the new
+     * window rather than lost with the old one. Any other opening (start, /tree) is another branch: they go.
+     */
+    const carryAcrossReset = (event: Extract<WindowEvent, { _tag: "WindowOpened" }>) =>
+      Ref.update(state, (current) => ({
+        staged: undefined,
+        handedOver: current.handedOver.flatMap((handed): ReadonlyArray<HandedOver> =>
+          handed.windowId === event.id
+            ? [handed]
+            : isWindowOpenedByReset(event.reason) && handed.sentIn === undefined
+            ? [{ ...handed, windowId: event.id, sentIn: event.ordinal - 1 }]
+            : [])
+      }))
+
     // Drafts belong to the window they were staged in: a window the rooms now follow starts with none.
-    yield* (yield* Window).subscribe((event) => (event._tag === "WindowOpened" ? discard : Effect.void))
+    yield* (yield* Window).subscribe((event) => (event._tag === "WindowOpened" ? carryAcrossReset(event) : Effect.void))
 
     const hasStaged = Effect.map(Ref.get(state), (current) => (current.staged?.drafts.length ?? 0) > 0)
 

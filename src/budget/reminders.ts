@@ -193,6 +193,19 @@ export const reminderNotice = (figures: ReminderFigures): string => {
   return `pi-context: context almost full; final warning sent to the model with ${end(" tokens")}.`
 }
 
+/** A reminder's notice told after the reset that followed it in the same turn: the window it was sent in, and what it said. */
+export const carriedReminderNotice = (figures: ReminderFigures, sentIn: number): string => {
+  const then = `then w${sentIn} was reset in the same turn.`
+  if (figures.pastHardLine) {
+    return `pi-context: w${sentIn} went past the hard line, which is at ${formatTokens(figures.hardLine)} tokens left: the model got its final warning, ${then}`
+  }
+  const end = `${formatTokens(figures.beforeEnd)} tokens ${figures.automaticReset ? "before the automatic reset" : "left in the window"}`
+  if (figures.kind === "guidance") {
+    return `pi-context: the model was asked to write its notes, with ${formatTokens(figures.beforeWarning)} tokens before the final warning and ${end}; ${then}`
+  }
+  return `pi-context: context almost full; final warning sent to the model with ${end}; ${then}`
+}
+
 export const statusTone = (usage: WindowUsage | undefined, lines: Lines): StatusTone => {
   const left = tokensLeft(usage)
   if (left === null) return "normal"
@@ -289,7 +302,8 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
     `before warning: ${remaining.beforeWarning === null ? "unknown" : formatTokens(remaining.beforeWarning)}, ` +
     `before hard line: ${remaining.beforeHard === null ? "unknown" : formatTokens(remaining.beforeHard)}`,
     `automatic reset: ${onOff(policy.automaticReset.value)} (${origin(policy.automaticReset)})`,
-    `enabled by default: ${onOff(policy.enabled.value)} (${origin(policy.enabled)})`,
+    // The setting, not the state (the first line says that): /pi-context on|off on a branch overrides it there.
+    `enabled setting: ${onOff(policy.enabled.value)} (${origin(policy.enabled)}); /pi-context on|off overrides it on a branch`,
     `trace level: ${policy.traceLevel.value} (${origin(policy.traceLevel)})`,
     `boot budget: ${formatTokens(policy.bootBudgetTokens.value)} tokens (${origin(policy.bootBudgetTokens)})`,
     `model overrides: ${policy.modelPatterns.length === 0 ? "none" : policy.modelPatterns.join(", ")}`,

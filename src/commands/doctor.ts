@@ -4,19 +4,20 @@ import { SyncSettingKey } from "../settings/sync.ts"
 import { syncDoctorLine } from "../notes/sync/syncView.ts"
 import { CommandName } from "../kernel/protocol.ts"
 import { textReport } from "../kernel/report.ts"
-import { renderNotice } from "../settings/policy.ts"
+import { renderNotice, type ValueSource } from "../settings/policy.ts"
 import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
 import { describeTrace, Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
-import { blockedReason, notesRootFix, notesWritability } from "../notes/notesHealth.ts"
+import { blockedFix, blockedReason, notesRootFix, notesWritability } from "../notes/notesHealth.ts"
 import { report, subcommand } from "../kernel/Subcommand.ts"
 import { notesLintLines } from "../notes/notesLint.ts"
 import { readSyncStates } from "../notes/sync/syncCommand.ts"
 import { plural } from "../kernel/plural.ts"
 import { inspectBranch } from "../window/tail.ts"
+import { notesCounted } from "../notes/snapshot.ts"
 import { type Home, homeLabel } from "../kernel/homes.ts"
 
 const check = (ok: boolean, text: string) => `${ok ? "ok  " : "FAIL"} ${text}`
@@ -43,10 +44,10 @@ export const doctorReport = Effect.gen(function*() {
     lines.push(
       // A file in the way also makes the home unreadable; saying so is the more useful of the two.
       writability?._tag === "Blocked"
-        ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")} (${writability.at})`)
+        ? check(false, `notes home ${home.home}: cannot be written, ${blockedReason(writability, path.join(identity.root, home.location), "it")}; ${blockedFix(writability)}`)
         : home._tag === "Unavailable"
         ? check(false, `notes home ${home.home}: unreadable (${home.reason}); fix the permissions of ${home.location} under ${identity.root}`)
-        : check(true, `notes home ${home.home}: ${home.noteCount} notes${home.map === undefined ? ", no MAP.md" : ""} (${home.location})`)
+        : check(true, `notes home ${home.home}: ${plural(notesCounted(home), "note")}${home.map === undefined ? ", no MAP.md" : ", MAP.md among them"} (${home.location})`)
     )
   }
 
@@ -55,9 +56,19 @@ export const doctorReport = Effect.gen(function*() {
 
   const policy = yield* thresholds.policy
   const belowReserve = hardLineBelowReserve(policy)
-  const problems = [...policy.notices.map(renderNotice), ...(belowReserve === undefined ? [] : [belowReserve])]
+  // Each problem with the file that holds it, to fix it there (a value given through Pi or injected has no file).
+  const settingsFile = (source: ValueSource | undefined) =>
+    source === "global" ? path.join(session.agentDir, "settings.json") : source === "project" ? path.join(session.cwd, ".pi", "settings.json") : undefined
+  const fixIn = (source: ValueSource | undefined) => {
+    const file = settingsFile(source)
+    return file === undefined ? "" : `; fix it in ${file}, then run /reload`
+  }
+  const problems = [
+    ...policy.notices.map((notice) => `${renderNotice(notice).replace(/\.$/, "")}${fixIn(notice.source)}`),
+    ...(belowReserve === undefined ? [] : [`${belowReserve}${fixIn(policy.lines.hard.file ?? policy.lines.hard.source)}`])
+  ]
   // One line per problem: run together in one paragraph they were hard to tell apart.
-  lines.push(...(problems.length === 0 ? [check(true, "settings: no problems")] : problems.map((problem) => check(false, `settings: ${problem.replace(/\.$/, "")}`))))
+  lines.push(...(problems.length === 0 ? [check(true, "settings: no problems")] : problems.map((problem) => check(false, `settings: ${problem}`))))
   const homes = (list: ReadonlyArray<Home>) => (list.length === 0 ? "none" : list.map(homeLabel).join(", "))
   lines.push(check(true, `notes protection: protected ${homes(policy.protectedHomes.value)} (changes need your OK), read-only ${homes(policy.readOnlyHomes.value)}`))
 
@@ -90,7 +101,11 @@ export const doctorReport = Effect.gen(function*() {
   lines.push(
     unreadable.length === 0
       ? check(true, "pi-context entries: all readable")
-      : check(false, `${unreadable.length} unreadable pi-context entries are ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}`)
+      : check(
+        false,
+        `${plural(unreadable.length, "unreadable pi-context entry is", "unreadable pi-context entries are")} ignored: ${unreadable.slice(0, 5).map((e) => `${e.id} (${e.reason})`).join(", ")}; ` +
+          "written by another version of pi-context or edited by hand, they are left in the session as they are: nothing to fix unless a reset is missing"
+      )
   )
 
   const traceStatus = yield* trace.status

@@ -1,12 +1,13 @@
 import { Effect, Option } from "effect"
 import { pendingConflicts } from "../notes/sync/syncView.ts"
 import { shownName, shownText } from "../kernel/names.ts"
-import { formatAge, formatBytes, type HomeSnapshot } from "../notes/snapshot.ts"
+import { formatAge, formatBytes, notesCounted } from "../notes/snapshot.ts"
 import { windowBootText } from "../window/signals.ts"
 import { NotesHomes } from "../notes/NotesHomes.ts"
 import { describeStoreFailure, type StoreFailure } from "../notes/notesStoreFailure.ts"
 import { Window } from "../window/Window.ts"
 import { notesVersionsCommand } from "../notes/versions/versionsCommand.ts"
+import { NotesVersions } from "../notes/versions/NotesVersions.ts"
 import { notesSyncCommand, readSyncStates } from "../notes/sync/syncCommand.ts"
 import { notice, type Reply, report, type Step, subcommand } from "../kernel/Subcommand.ts"
 import type { NotesOverview } from "../kernel/report.ts"
@@ -23,17 +24,16 @@ const notesOverview = Effect.gen(function*() {
     Effect.orElseSucceed(() => ({ rows: [], nextCursor: undefined, unavailable: [] }))
   )
   const now = snapshot.takenAt
-  // The list holds each home's MAP.md among its notes, so the counts do too: the header, the homes and the rows agree.
-  const listedCount = (home: Extract<HomeSnapshot, { _tag: "Available" }>) => home.noteCount + (home.map === undefined ? 0 : 1)
-  const total = snapshot.homes.reduce((sum, home) => sum + (home._tag === "Available" ? listedCount(home) : 0), 0)
+  const total = snapshot.homes.reduce((sum, home) => sum + notesCounted(home), 0)
   const overview: NotesOverview = {
     root: identity.root,
     homes: snapshot.homes.map((home) =>
-      home._tag === "Available" ? { home: home.home, count: listedCount(home) } : { home: home.home, count: null, reason: home.reason }
+      home._tag === "Available" ? { home: home.home, count: notesCounted(home) } : { home: home.home, count: null, reason: home.reason }
     ),
     rows: listed.rows.map((row) => ({ address: row.address, title: row.title, size: formatBytes(row.bytes), age: formatAge(row.updatedMs, now) })),
     more: Math.max(0, total - listed.rows.length),
-    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates, () => []))
+    conflicts: pendingConflicts(Option.getOrElse(yield* readSyncStates, () => [])),
+    versions: yield* (yield* NotesVersions).offered
   }
   return overview
 })
@@ -61,7 +61,8 @@ const errorText = (error: StoreFailure): string =>
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {
   const window = yield* (yield* Window).current
-  return { ordinal: window.ordinal, text: windowBootText(window) }
+  // Before the window's first reply no request carried it yet: it is what the next one will.
+  return { ordinal: window.ordinal, text: windowBootText(window), sent: window.tally.turns > 0 }
 })
 
 type Needs =
@@ -82,7 +83,13 @@ const showNote = (address: string): Step<Needs> =>
 const showBoot: Step<Needs> = Effect.map(currentBoot, (boot): Reply<Step<Needs>> =>
   boot.text === undefined
     ? notice(`pi-context: window w${boot.ordinal} has no boot on this branch.`, "warning")
-    : report({ kind: "text", title: `What the model got: the boot of w${boot.ordinal}, as sent`, text: boot.text }))
+    : report({
+      kind: "text",
+      title: boot.sent
+        ? `What the model got: the boot of w${boot.ordinal}, as sent`
+        : `What the model will get: the boot of w${boot.ordinal}, not sent yet (the window's first request carries it)`,
+      text: boot.text
+    }))
 
 /** The edited text, ending in a newline when the note did. */
 const keepFinalNewline = (before: string, edited: string): string => (before.endsWith("\n") && !edited.endsWith("\n") ? `${edited}\n` : edited)

@@ -42,6 +42,8 @@ export interface NotesOverview {
   readonly more: number
   /** Notes sync's conflict copies not resolved yet, each beside its note (absent in reports written before sync). */
   readonly conflicts?: ReadonlyArray<string> | undefined
+  /** Whether the note versions are there to browse, so the overview offers their commands (absent in older reports: offered). */
+  readonly versions?: boolean | undefined
 }
 
 /** How a report is drawn: lines of toned segments, which the TUI colours and print/RPC modes join as plain text. */

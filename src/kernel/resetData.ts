@@ -12,7 +12,7 @@ export const ResetShown = Schema.Struct({
   /** Highest usage a reply in the ending window reported (tokens), null when none did. */
   peakTokens: Schema.NullOr(Schema.Number),
   contextWindow: Schema.NullOr(Schema.Number),
-  /** Notes in the homes the boot indexes (all notes, not only the rows it shows). */
+  /** Notes in the homes the boot indexes (all notes, not only the rows it shows), counted as `notesCounted` does. */
   notesIndexed: Schema.Number,
   /** A notes_write or notes_update succeeded in the ending window. */
   checkpointed: Schema.Boolean,

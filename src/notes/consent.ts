@@ -7,7 +7,7 @@
  * editing, renaming or retiring it needs their OK. A read-only home
  * (`pi-context.readOnlyHomes`) takes nothing from the model at all.
  */
-import { DefaultProtectedHomes, checkHomeList } from "../settings/checks.ts"
+import { DefaultProtectedHomes, checkedValue, checkHomeList } from "../settings/checks.ts"
 import { piContextSetting } from "./identity.ts"
 import type { Home } from "../kernel/homes.ts"
 import { shownText } from "../kernel/names.ts"
@@ -20,14 +20,13 @@ export interface Protection {
 
 /**
  * The protection Pi's merged settings ask for (an untrusted project's are not
- * among them), as the policy checks it: a wrong value keeps the default (and
- * the settings notice says so).
+ * among them), as the policy checks it: a wrong value never protects less than
+ * the default (and the settings notice says so).
  */
 export const protectionOf = (settings: Readonly<Record<string, unknown>>): Protection => {
   const homes = (key: string, fallback: ReadonlyArray<Home>) => {
     const value = piContextSetting(settings, key)
-    const checked = value === undefined ? undefined : checkHomeList(value)
-    return checked !== undefined && "ok" in checked ? checked.ok : fallback
+    return value === undefined ? fallback : checkedValue(checkHomeList(fallback)(value), fallback)
   }
   return { protectedHomes: homes("protectedHomes", DefaultProtectedHomes), readOnlyHomes: homes("readOnlyHomes", []) }
 }

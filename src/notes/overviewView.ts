@@ -40,6 +40,8 @@ export const notesOverviewView = (overview: NotesOverview, width: number): Reado
   }
   if (overview.more > 0) lines.push([seg(`  … and ${overview.more} older; notes_list pages through them all.`, "dim")])
   lines.push([seg("  Open one: /pi-context notes read <address> · edit it: /pi-context notes edit <address> · the boot: /pi-context notes boot", "dim")])
-  lines.push([seg("  Versions: /pi-context notes versions [address|@home] · diff <commit> · restore <address> <commit>", "dim")])
+  if (overview.versions !== false) {
+    lines.push([seg("  Versions: /pi-context notes versions [address|@home] · diff <commit> · restore <address> <commit>", "dim")])
+  }
   return lines.map((line) => fitLine(line, width))
 }

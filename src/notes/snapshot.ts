@@ -58,6 +58,12 @@ export interface NotesSnapshot {
   readonly homes: ReadonlyArray<HomeSnapshot>
 }
 
+/**
+ * A home's note count, the one every view gives (the overview, the divider, doctor, status): every note
+ * `notes_list` lists, its MAP.md among them.
+ */
+export const notesCounted = (home: HomeSnapshot): number => (home._tag === "Available" ? home.noteCount + (home.map === undefined ? 0 : 1) : 0)
+
 /** A MAP longer than this (code points) is cut, with the offset to read on from. */
 export const MapExcerptLimit = 1500
 

@@ -221,6 +221,8 @@ export const registerHooks = (pi: ExtensionAPI, load: () => Promise<PiHost>): Ho
   })
   pi.on("session_before_compact", async (event, ctx) =>
     withHost(ctx, async (host) => ((await host.compactionGuard(event.reason, ctx)) === "Block" ? { cancel: true } : undefined), undefined))
+  pi.on("session_compact_failed", async (event, ctx) =>
+    withHost(ctx, (host) => host.compactionFailed({ reason: event.reason, errorMessage: event.errorMessage, aborted: event.aborted }, ctx), undefined))
   pi.on("session_before_tree", async (event, ctx) =>
     withHost(ctx, async (host) =>
       (await host.treeGuard(event.preparation.targetId, event.preparation.userWantsSummary, ctx)) === "Block"

@@ -1,11 +1,11 @@
 import { Effect, Layer, Ref } from "effect"
-import { Guards, type GuardVerdict } from "./Guards.ts"
+import { type CompactionFailure, Guards, type GuardVerdict } from "./Guards.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
 import * as TraceLive from "../trace/TraceLive.ts"
 import * as WindowLive from "../window/WindowLive.ts"
-import { compactionNotice, treeNotice } from "./resetView.ts"
+import { compactionNotice, compactionRefusedNotice, treeNotice } from "./resetView.ts"
 
 export const layerWithoutDependencies = Layer.effect(
   Guards,
@@ -33,6 +33,17 @@ export const layerWithoutDependencies = Layer.effect(
         return "Block" as GuardVerdict
       })
 
+    const compactionFailed = (failure: CompactionFailure) =>
+      Effect.gen(function*() {
+        // Aborted or cancelled (by the guard above, which told why): nothing more to say. Pi's automatic attempts stay quiet.
+        if (failure.reason !== "manual" || failure.aborted || failure.errorMessage === undefined) return
+        const marked = yield* windows.hasReset
+        const on = yield* enabled
+        yield* trace.info("compaction.failed", { reason: failure.reason, error: failure.errorMessage, told: on || marked })
+        if (!(on || marked)) return
+        yield* (yield* PiSession).notify(compactionRefusedNotice(marked, on, failure.errorMessage), "warning")
+      })
+
     const treeSummaryGuard = (targetId: string, userWantsSummary: boolean) =>
       Effect.gen(function*() {
         yield* Ref.set(treeNoticeDue, false)
@@ -54,7 +65,7 @@ export const layerWithoutDependencies = Layer.effect(
       yield* (yield* PiSession).showReport(treeNotice)
     })
 
-    return Guards.of({ compactionGuard, treeSummaryGuard, showTreeNotice })
+    return Guards.of({ compactionGuard, compactionFailed, treeSummaryGuard, showTreeNotice })
   })
 )
 

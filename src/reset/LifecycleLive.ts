@@ -244,7 +244,7 @@ export const layerWithoutDependencies = Layer.effect(
         : undefined
       const effect = transition.effect
       if (effect._tag !== "commit-boundary") return keep
-      const commit = yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi)
+      const commit = yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi, budgetDrafts)
       switch (commit._tag) {
         case "Interrupted":
           return undefined

@@ -5,6 +5,8 @@ import { windowActivity } from "../window/checkpoint.ts"
 import { windowDigest } from "../boot/digest.ts"
 import { unansweredRequest } from "./pending.ts"
 import type { ResetShown } from "../kernel/resetData.ts"
+import { CustomType } from "../kernel/protocol.ts"
+import type { ReminderDraft } from "../budget/reminders.ts"
 import { sessionSignals } from "../window/signals.ts"
 import { Boots } from "../boot/Boots.ts"
 import { PiSession } from "../kernel/PiSession.ts"
@@ -63,7 +65,7 @@ export const makeBoundaries = Effect.gen(function*() {
    * room mints (`next`), with the ending window as it is now (`ending`).
    * Interrupted if the turn is aborted meanwhile.
    */
-  const buildReset = (from: CurrentWindow, source: ResetSource) =>
+  const buildReset = (from: CurrentWindow, source: ResetSource, alongside: ReadonlyArray<ReminderDraft>) =>
     Effect.gen(function*() {
       const session = yield* PiSession
       const policy = yield* thresholds.policy
@@ -85,6 +87,7 @@ export const makeBoundaries = Effect.gen(function*() {
       const continuity: BootContinuity = {
         previousOrdinal,
         checkpointed: activity.sessionCheckpoint,
+        notesWritten: windowFacts.at(-1)?.notesWritten ?? [],
         windowStarts: windowFacts.flatMap(({ ordinal, startedAt }) => (startedAt === undefined ? [] : [{ ordinal, startedAt }])),
         ...(lastTwo.length === 2 && lastTwo.every((s) => !s.read) ? { resumedWithoutNotes: lastTwo.map((s) => s.w) } : {})
       }
@@ -96,8 +99,9 @@ export const makeBoundaries = Effect.gen(function*() {
         contextWindow: model === undefined || !(model.contextWindow > 0) ? null : model.contextWindow,
         notesIndexed: boot.notesIndexed,
         checkpointed: activity.sessionCheckpoint,
-        guided: activity.guided,
-        warned: activity.warned
+        // A reminder Pi appends with this boundary was told to the model too, though the window's entries lack it yet.
+        guided: activity.guided || alongside.some((draft) => draft.customType === CustomType.guidance),
+        warned: activity.warned || alongside.some((draft) => draft.customType === CustomType.warning)
       }
       const unanswered = unansweredRequest(entries)
       const pending = unanswered?.state === "pending" ? unanswered.text : undefined
@@ -136,11 +140,12 @@ export const makeBoundaries = Effect.gen(function*() {
    * `/wipe-memory` (drafts appended while Pi is idle). The ending window's
    * signals and the commit are traced while the rooms still follow it, then
    * they move to the new window. An abort interrupts the build silently; any
-   * other failure is told and writes nothing.
+   * other failure is told and writes nothing. `alongside`: the reminders Pi
+   * appends in the same append, before the boundary.
    */
-  const commit = (from: CurrentWindow, source: ResetSource, reason: string, write: BoundaryWrite) =>
+  const commit = (from: CurrentWindow, source: ResetSource, reason: string, write: BoundaryWrite, alongside: ReadonlyArray<ReminderDraft> = []) =>
     Effect.gen(function*() {
-      const built = yield* Effect.exit(buildReset(from, source))
+      const built = yield* Effect.exit(buildReset(from, source, alongside))
       if (built._tag === "Failure") {
         if (Cause.hasInterrupts(built.cause)) {
           yield* trace.info("boundary.interrupted", { windowId: from.id })

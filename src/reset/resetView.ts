@@ -27,16 +27,24 @@ export const waitingNotice =
  * The /compact notice, fitted to the branch: erased history exists only on a
  * branch with a reset, and there, while off, only the user ends the window.
  */
-export const compactionNotice = (branchHasReset: boolean, enabled: boolean): string =>
+export const compactionNotice = (branchHasReset: boolean, enabled: boolean, lead = "native compaction is cancelled"): string =>
   branchHasReset
-    ? `pi-context: native compaction is cancelled, because it would summarise erased history back into this window. ` +
+    ? `pi-context: ${lead}, because it would summarise erased history back into this window. ` +
       (enabled
         ? `Run /${CommandName.wipeMemory} to start a fresh window from your notes.`
         : `pi-context is off, so nothing resets this window by itself: run /${CommandName.wipeMemory} to start a fresh window ` +
           `from your notes, or /${CommandName.piContext} on for reminders and automatic resets.`)
-    : `pi-context: native compaction is cancelled: pi-context owns this context window, and resets it from the model's notes ` +
+    : `pi-context: ${lead}: pi-context owns this context window, and resets it from the model's notes ` +
       `instead of summarising it. Run /${CommandName.wipeMemory} to start a fresh window now, ` +
       `or /${CommandName.piContext} off to let Pi compact this branch.`
+
+/**
+ * The /compact notice after Pi refused it before asking pi-context (Pi checks whether there is anything to
+ * compact first, and draws its red "Nothing to compact" before extensions hear of the failure): that reason
+ * misleads, since native compaction would not run here at any size.
+ */
+export const compactionRefusedNotice = (branchHasReset: boolean, enabled: boolean, piMessage: string): string =>
+  compactionNotice(branchHasReset, enabled, `Pi says "${piMessage.replace(/^Compaction failed: /, "")}", but that is not why /compact did nothing: native compaction never runs here`)
 
 /** Why a `/tree` summary was left empty. */
 export const treeNotice: ReportData = {

@@ -54,26 +54,68 @@ export interface Candidate {
 
 export type Check<A> = (value: unknown) => { readonly ok: A } | { readonly fix: A; readonly reason: string } | { readonly reason: string }
 
-export const checkBoolean: Check<boolean> = (value) =>
-  typeof value === "boolean" ? { ok: value } : { reason: "is not true or false" }
+/** What kind of value a setting holds, as a notice names it beside the kind it expected. */
+export const kindOf = (value: unknown): string =>
+  value === null
+    ? "empty (null)"
+    : Array.isArray(value)
+    ? "a list"
+    : typeof value === "string"
+    ? "a text"
+    : typeof value === "number"
+    ? "a number"
+    : typeof value === "boolean"
+    ? "a yes-or-no value"
+    : "an object"
 
-/** A list of note homes (`"user"` or `"@user"`); a name that is no home makes the whole list wrong, not half of it. */
-export const checkHomeList: Check<ReadonlyArray<Home>> = (value) => {
-  if (!Array.isArray(value)) return { reason: "is not a list of homes (session, project, user, agent, model)" }
+/** A value of the wrong kind: what it is, what was expected, and for a quoted value of the right form, how to write it. */
+export const wrongKind = (value: unknown, expected: string, unquoted?: (text: string) => boolean): string => {
+  const hint = typeof value === "string" && unquoted?.(value.trim()) === true ? `; write it without the quotes: ${value.trim()}` : ""
+  return `is ${kindOf(value)}, not ${expected}${hint}`
+}
+
+const isNumberText = (text: string) => text !== "" && Number.isFinite(Number(text))
+
+/** The value a check lets through: as it is, as it fixed it, or `fallback` when it refused it. */
+export const checkedValue = <A>(result: ReturnType<Check<A>>, fallback: A): A =>
+  "ok" in result ? result.ok : "fix" in result ? (result as { readonly fix: A }).fix : fallback
+
+export const checkBoolean: Check<boolean> = (value) =>
+  typeof value === "boolean" ? { ok: value } : { reason: wrongKind(value, "true or false", (text) => text === "true" || text === "false") }
+
+const homeNames = "session, project, user, agent, model"
+
+/**
+ * A list of note homes (`"user"` or `"@user"`) that protects notes: a wrong value never protects less than
+ * `floor`, the setting's default. A text naming homes (`"user"`, `"user, project"`) means those homes, with the
+ * default's, and is told with how to write it; a list naming something that is no home keeps the homes it does
+ * name, with the default's. Anything else is refused (the value below it, or the default, stands).
+ */
+export const checkHomeList = (floor: ReadonlyArray<Home>): Check<ReadonlyArray<Home>> => (value) => {
+  const withFloor = (homes: ReadonlyArray<Home>) => [...floor, ...homes.filter((home) => !floor.includes(home))]
+  if (typeof value === "string") {
+    const named = value.split(/[\s,]+/).filter((word) => word !== "").map(parseHome)
+    if (named.length === 0 || named.some((home) => home === undefined)) return { reason: wrongKind(value, `a list of homes (${homeNames}), such as ["user"]`) }
+    const homes = [...new Set(named as ReadonlyArray<Home>)]
+    return { fix: withFloor(homes), reason: `is a text, not a list of homes; write it as a list: ${JSON.stringify(homes)}` }
+  }
+  if (!Array.isArray(value)) return { reason: wrongKind(value, `a list of homes (${homeNames}), such as ["user"]`) }
   const homes: Array<Home> = []
+  const strays: Array<string> = []
   for (const item of value) {
     const home = typeof item === "string" ? parseHome(item) : undefined
-    if (home === undefined) return { reason: `names ${typeof item === "string" ? JSON.stringify(item) : "a value"} that is no home (session, project, user, agent, model)` }
-    if (!homes.includes(home)) homes.push(home)
+    if (home === undefined) strays.push(typeof item === "string" ? JSON.stringify(item) : kindOf(item))
+    else if (!homes.includes(home)) homes.push(home)
   }
-  return { ok: homes }
+  if (strays.length === 0) return { ok: homes }
+  return { fix: withFloor(homes), reason: `names ${strays.join(", ")}, which ${strays.length === 1 ? "is" : "are"} no home (${homeNames})` }
 }
 
 /** How long the user's own instruction for every new window may be: it is never cut, so it is bounded. */
 export const AfterResetLimit = 1_000
 
 export const checkAfterReset: Check<string> = (value) => {
-  if (typeof value !== "string") return { reason: "is not a text" }
+  if (typeof value !== "string") return { reason: wrongKind(value, "a text") }
   const text = value.trim()
   if (text === "") return { reason: "is empty" }
   if (Array.from(text).length > AfterResetLimit) return { reason: `is longer than ${AfterResetLimit.toLocaleString("en-US")} characters` }
@@ -81,11 +123,13 @@ export const checkAfterReset: Check<string> = (value) => {
 }
 
 export const checkTrace: Check<TraceLevel> = (value) =>
-  value === "off" || value === "info" || value === "debug" ? { ok: value } : { reason: "is not one of off, info, debug" }
+  value === "off" || value === "info" || value === "debug"
+    ? { ok: value }
+    : { reason: typeof value === "string" ? `is not one of "off", "info", "debug"` : wrongKind(value, `one of "off", "info", "debug"`) }
 
 /** Token counts: non-negative safe integers; fractions are rounded down (a fix, noticed). */
 export const checkTokens = (positive: boolean): Check<number> => (value) => {
-  if (typeof value !== "number" || Number.isNaN(value)) return { reason: "is not a number" }
+  if (typeof value !== "number" || Number.isNaN(value)) return { reason: wrongKind(value, "a number of tokens", isNumberText) }
   if (value < 0) return { reason: "is negative" }
   if (value > Number.MAX_SAFE_INTEGER) return { reason: "is too large" }
   if (positive && value < 1) return { reason: "must be at least 1" }
@@ -137,19 +181,34 @@ export const checkNames = (candidates: (name: string) => ReadonlyArray<Candidate
     if (candidate === undefined || reason === undefined) return
     notices.push({ key: candidate.key, value: candidate.value, used, reason, source: candidate.source, ...(outcome === undefined ? {} : { outcome }) })
   }
-  const wholeNumber = (value: unknown) => (positiveWhole(value) === undefined ? "is not a positive whole number" : undefined)
+  const wholeNumber = (value: unknown) =>
+    positiveWhole(value) !== undefined
+      ? undefined
+      : typeof value === "number"
+      ? "is not a positive whole number"
+      : wrongKind(value, "a positive whole number", (text) => positiveWhole(Number(text)) !== undefined)
   judge(
     "notesRoot",
-    (value) => (typeof value !== "string" ? "is not a folder path (a string)" : value.trim() === "" ? "is empty" : undefined),
+    (value) => (typeof value !== "string" ? wrongKind(value, "a folder path (a text)") : value.trim() === "" ? "is empty" : undefined),
     undefined,
     "it is ignored"
   )
-  judge("agentName", (value) => (typeof value !== "string" ? "is not a name (a string)" : slugify(value, "") === "" ? "has no letters or digits" : undefined), defaultAgentName)
-  judge("projectNotes", (value) => (value === "in-project" ? undefined : `is not "in-project"`), undefined, "the project home stays in the notes root")
+  judge("agentName", (value) => (typeof value !== "string" ? wrongKind(value, "a name (a text)") : slugify(value, "") === "" ? "has no letters or digits" : undefined), defaultAgentName)
+  judge(
+    "projectNotes",
+    (value) => (value === "in-project" ? undefined : typeof value === "string" ? `is not "in-project"` : wrongKind(value, `the text "in-project"`)),
+    undefined,
+    "the project home stays in the notes root"
+  )
   judge("staleNoteDays", wholeNumber, DefaultStaleDays)
   judge(
     "tidyModel",
-    (value) => (typeof value === "string" && /^[^/\s]+\/\S+$/.test(value.trim()) ? undefined : "is not provider/model-id"),
+    (value) =>
+      typeof value === "string" && /^[^/\s]+\/\S+$/.test(value.trim())
+        ? undefined
+        : typeof value === "string"
+        ? "is not provider/model-id"
+        : wrongKind(value, "a text provider/model-id"),
     undefined,
     "tidy uses the session's model"
   )

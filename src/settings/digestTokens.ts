@@ -1,3 +1,4 @@
+import { wrongKind } from "./checks.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
 import type { Check } from "./checks.ts"
 
@@ -13,7 +14,9 @@ export const DigestTokenRange = { min: 200, max: 8_000, default: DefaultDigestTo
 
 /** Validates `pi-context.digestTokens` in the shape of the thresholds' checks: a value, a fix with its reason, or a reason. */
 export const checkDigestTokens: Check<number> = (value) => {
-  if (typeof value !== "number" || !Number.isFinite(value)) return { reason: "is not a number of tokens" }
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    return { reason: typeof value === "number" ? "is not a number of tokens" : wrongKind(value, "a number of tokens", (text) => text !== "" && Number.isFinite(Number(text))) }
+  }
   const whole = Math.floor(value)
   if (whole < DigestTokenRange.min) return { fix: DigestTokenRange.min, reason: `is below the minimum of ${formatTokens(DigestTokenRange.min)} tokens` }
   if (whole > DigestTokenRange.max) return { fix: DigestTokenRange.max, reason: `is above the maximum of ${formatTokens(DigestTokenRange.max)} tokens` }

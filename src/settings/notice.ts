@@ -42,17 +42,25 @@ export const keepWrittenNumbers = (_key: string, value: unknown, context?: { rea
 export const isSettingsObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof WrittenNumber)
 
-/** A short rendering of a settings value for a notice (settings are JSON, injected ones may not be). */
-export const showValue = (value: unknown): string => {
-  if (value === undefined) return "undefined"
+/**
+ * A short rendering of a settings value for a notice (settings are JSON, injected ones may not be). A value
+ * in use reads as the views read it: an empty list is "none", nothing at all is "nothing"; a value as
+ * written is shown as written.
+ */
+export const showValue = (value: unknown, inUse = false): string => {
+  if (value === undefined) return "nothing"
   if (value instanceof WrittenNumber) return value.text
   if (typeof value === "number" && !Number.isFinite(value)) return String(value)
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || value === null) {
     return JSON.stringify(value) ?? String(value)
   }
   // A short list is shown as written (the homes a setting names); an empty one, in use, is "none".
-  if (Array.isArray(value)) return value.length === 0 ? "none" : JSON.stringify(value).length <= 80 ? JSON.stringify(value) : "a list"
-  return typeof value === "object" ? "an object" : String(value)
+  if (Array.isArray(value)) return value.length === 0 ? (inUse ? "none" : "[]") : JSON.stringify(value).length <= 80 ? JSON.stringify(value) : "a list"
+  if (typeof value === "object") {
+    const written = JSON.stringify(value)
+    return written !== undefined && written.length <= 80 ? written : "an object"
+  }
+  return String(value)
 }
 
 /** Identity of a notice, so each distinct problem is reported once. */
@@ -74,7 +82,8 @@ export const renderNotice = (notice: ThresholdNotice): string => {
   const unnamed = notice.value === undefined || (typeof notice.value === "number" && !Number.isFinite(notice.value))
   const shown = unnamed ? "" : ` = ${showValue(notice.value)}`
   // What is used instead is worked out, never typed: a token count reads as the views show one.
-  const used = typeof notice.used === "number" && Number.isSafeInteger(notice.used) && notice.used >= 0 ? formatTokens(notice.used) : showValue(notice.used)
-  const instead = notice.outcome ?? `using ${used}`
+  const used = typeof notice.used === "number" && Number.isSafeInteger(notice.used) && notice.used >= 0 ? formatTokens(notice.used) : showValue(notice.used, true)
+  // Nothing used instead (a setting without a default, such as afterReset): the value is left out, not "used".
+  const instead = notice.outcome ?? (notice.used === undefined ? "it is ignored" : `using ${used}`)
   return `${label}${notice.key}${shown} ${notice.reason}; ${instead}.`
 }

@@ -240,8 +240,8 @@ export const resolvePolicy = (
   }
 
   const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
-  const protectedHomes = pick(candidatesFor(gathered, "protectedHomes"), checkHomeList, dflt(DefaultProtectedHomes), notices)
-  const readOnlyHomes = pick(candidatesFor(gathered, "readOnlyHomes"), checkHomeList, dflt<ReadonlyArray<Home>>([]), notices)
+  const protectedHomes = pick(candidatesFor(gathered, "protectedHomes"), checkHomeList(DefaultProtectedHomes), dflt(DefaultProtectedHomes), notices)
+  const readOnlyHomes = pick(candidatesFor(gathered, "readOnlyHomes"), checkHomeList([]), dflt<ReadonlyArray<Home>>([]), notices)
   const afterReset = pick<string | undefined>(candidatesFor(gathered, "afterReset"), checkAfterReset, dflt(undefined), notices)
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)

@@ -21,7 +21,7 @@ export const describeTrace = (status: TraceStatus): string => {
     case "Off":
       return "trace: off (pi-context.traceLevel)"
     case "Failed":
-      return `trace off: ${status.reason}`
+      return `trace off: ${status.reason}; make its folder writable, or set pi-context.traceLevel to "off"`
   }
 }
 

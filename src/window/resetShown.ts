@@ -103,7 +103,7 @@ export const resetChatLines = (input: {
     details: [
       shown.checkpointed
         ? `The model wrote or updated notes in w${shown.ordinal - 1} before it ended.`
-        : `No note was written in w${shown.ordinal - 1} before it ended.`,
+        : `No note of this session was written in w${shown.ordinal - 1} before it ended.`,
       "The model's earlier conversation stays in this session; it can read it back with the history tools.",
       "/pi-context windows lists every window of this branch."
     ]

@@ -10,7 +10,7 @@ import { windowActivity } from "./checkpoint.ts"
 import { userMessageText, type RawEntry } from "../kernel/entries.ts"
 import { messageOfRole } from "../kernel/messageOfRole.ts"
 import { CustomType, ToolName } from "../kernel/protocol.ts"
-import type { WindowFacts } from "../kernel/facts.ts"
+import { isAutomaticSource, type WindowFacts } from "../kernel/facts.ts"
 import { endLabel } from "./resetShown.ts"
 import { plural } from "../kernel/plural.ts"
 import { estimateTokens, formatTokens } from "../kernel/tokenCount.ts"
@@ -26,7 +26,9 @@ export interface WindowSignals {
   /**
    * In a window that began at a reset: the model picked up from its notes, by
    * reading a note or the MAP within its first three tool calls, or because
-   * its boot quoted the latest note whole. Absent for the first window.
+   * its boot quoted the latest note whole, once its model made a call.
+   * Absent for the first window, before the window's first reply, and for a
+   * model that made no call after a boot that quoted the latest note.
    */
   readonly notesReadAfterReset?: boolean
   /** Files this window read that the window before it had read. */
@@ -40,9 +42,11 @@ export interface WindowSignals {
   readonly peakTokens: number | null
   readonly turns: number
   /**
-   * For a window a reset ended: the summary call Pi's compaction would have
-   * made instead, its input at the window's peak plus its summary budget. An
-   * estimate.
+   * For a window that reached the point where Pi would have compacted (an
+   * automatic reset: the hard line, a close-out, an overflow): the summary
+   * call Pi's compaction would have made instead, its input at the window's
+   * peak plus its summary budget. An estimate. A window the model or the user
+   * reset earlier avoided no compaction: Pi would not have compacted yet.
    */
   readonly tokensAvoided?: number
   /** Prompt tokens the provider read from its cache in the window, where its usage says. */
@@ -53,6 +57,8 @@ export interface SessionSignals {
   readonly windows: ReadonlyArray<WindowSignals>
   readonly totals: {
     readonly resets: number
+    /** Resets at the point where Pi would have compacted: the windows `tokensAvoided` counts. */
+    readonly compactionPoints: number
     readonly checkpointed: number
     readonly notesReadAfterReset: number
     readonly filesReread: number
@@ -110,6 +116,16 @@ export const windowBootText = (window: { readonly entries: ReadonlyArray<RawEntr
 const bootQuotedLatest = (boot: string | undefined): boolean =>
   boot !== undefined && /^Latest note: /m.test(boot) && !/^\(Latest note cut at /m.test(boot) && !/^Latest note: .*left out for the budget/m.test(boot)
 
+/**
+ * Whether a window that began at a reset picked up from its notes: by reading one within its first three calls, or
+ * with the latest note quoted whole in its boot, once its model made a call. Before its first reply nothing is said;
+ * a model that only answered, with a boot that quoted the latest note, may have picked up from it or not: unknown.
+ */
+const pickUp = (calls: ReadonlyArray<Call>, boot: string | undefined, replies: number): boolean | undefined => {
+  if (calls.length > 0) return calls.slice(0, 3).some((call) => call.name === ToolName.notesRead) || bootQuotedLatest(boot)
+  return replies === 0 || bootQuotedLatest(boot) ? undefined : false
+}
+
 const cacheReads = (entries: ReadonlyArray<RawEntry>): number =>
   entries.reduce((sum, entry) => {
     const usage = messageOfRole<{ readonly role?: unknown; readonly usage?: { readonly cacheRead?: unknown } }>(entry, "assistant")?.usage
@@ -142,21 +158,22 @@ export const sessionSignals = (
     const texts = userTexts(window.entries)
     const userRepeated = began && texts.some((text) => said.has(text))
     for (const text of texts) said.add(text)
-    const pickedUp = calls.slice(0, 3).some((call) => call.name === ToolName.notesRead) || bootQuotedLatest(boot)
+    const pickedUp = pickUp(calls, boot, fact.turns)
     const reread = previous === undefined ? 0 : [...filesRead(calls)].filter((file) => filesRead(previous).has(file)).length
     const rerun = previous === undefined ? 0 : [...commandsRun(calls)].filter((command) => commandsRun(previous).has(command)).length
-    const reset = fact.end._tag === "Reset"
+    const compactionPoint = fact.end._tag === "Reset" && fact.end.source !== "unknown" && isAutomaticSource(fact.end.source)
     return {
       w: fact.ordinal,
       end: endLabel(fact.end),
       checkpointWritten: windowActivity(window.entries).sessionCheckpoint,
-      ...(began ? { notesReadAfterReset: pickedUp, bootTokens: boot === undefined ? 0 : estimateTokens(boot) } : {}),
+      ...(began && pickedUp !== undefined ? { notesReadAfterReset: pickedUp } : {}),
+      ...(began ? { bootTokens: boot === undefined ? 0 : estimateTokens(boot) } : {}),
       filesReread: reread,
       commandsRerun: rerun,
       userRepeated,
       peakTokens: fact.peakTokens,
       turns: fact.turns,
-      ...(reset && fact.peakTokens !== null ? { tokensAvoided: fact.peakTokens + summaryBudget } : {}),
+      ...(compactionPoint && fact.peakTokens !== null ? { tokensAvoided: fact.peakTokens + summaryBudget } : {}),
       cacheReadTokens: cacheReads(window.entries)
     }
   })
@@ -165,6 +182,7 @@ export const sessionSignals = (
     windows: signals,
     totals: {
       resets: count((s) => s.end !== "open"),
+      compactionPoints: count((s) => s.tokensAvoided !== undefined),
       checkpointed: count((s) => s.end !== "open" && s.checkpointWritten),
       notesReadAfterReset: count((s) => s.notesReadAfterReset === true),
       filesReread: signals.reduce((sum, s) => sum + s.filesReread, 0),
@@ -204,15 +222,27 @@ export const signalsReport = (
       plural(s.turns, "turn")
     ].filter((part) => part !== undefined).join(" · ")
   const { totals } = signals
+  const earlier = totals.resets - totals.compactionPoints
+  const avoided = totals.compactionPoints === 0
+    ? "no compaction avoided: no window reached the point where Pi would have compacted (the hard line, an overflow or a close-out)"
+    : `about ${formatTokens(totals.tokensAvoided)} tokens of compaction summaries avoided in the ${plural(totals.compactionPoints, "window")} that reached ` +
+      "the point where Pi would have compacted (the hard line, an overflow or a close-out; an estimate: each one's peak plus the summary budget" +
+      (model?.inputPrice === undefined
+        ? ")"
+        : `; about $${((totals.tokensAvoided * model.inputPrice) / 1_000_000).toFixed(2)} at ${model.name}'s input price)`)
+  const contextWindow = model?.contextWindow
   return [
     `pi-context report: ${plural(totals.resets, "reset")}`,
+    ...(contextWindow !== undefined && contextWindow > 0 && signals.windows.some((s) => s.peakTokens !== null)
+      ? [`(each bar: how full the window got at its peak, of ${formatTokens(contextWindow)} tokens)`]
+      : []),
     ...signals.windows.map(line),
-    `totals: ${totals.checkpointed} of ${totals.resets} windows checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
-    `${totals.filesReread} files re-read, ${totals.commandsRerun} commands rerun, ${totals.userRepeated} requests you repeated; ` +
-    `about ${formatTokens(totals.tokensAvoided)} tokens of compaction summaries avoided (an estimate: each window's peak plus the summary budget` +
-    (model?.inputPrice === undefined || totals.tokensAvoided === 0
-      ? ")"
-      : `; about $${((totals.tokensAvoided * model.inputPrice) / 1_000_000).toFixed(2)} at ${model.name}'s input price)`) +
+    `totals: ${totals.checkpointed} of ${plural(totals.resets, "window")} checkpointed before their reset; ${totals.notesReadAfterReset} picked up from their notes; ` +
+    `${plural(totals.filesReread, "file")} re-read, ${plural(totals.commandsRerun, "command")} rerun, ${plural(totals.userRepeated, "request")} you repeated; ` +
+    avoided +
+    (earlier > 0 && totals.compactionPoints > 0
+      ? `; ${earlier === 1 ? "the other reset" : `the other ${earlier} resets`} came before that point, where Pi would not have compacted yet`
+      : "") +
     (totals.cacheReadTokens > 0 ? `; ${formatTokens(totals.cacheReadTokens)} prompt tokens read from the provider's cache` : "")
   ].join("\n")
 }

@@ -174,7 +174,7 @@ export const windowFactsSummary = (facts: WindowFacts): string => {
   const peak = facts.peakTokens === null ? "peak unknown" : `peak ${formatTokens(facts.peakTokens)} tokens`
   const notes = facts.notesWritten.length === 0 ? "no notes written" : `notes written: ${facts.notesWritten.join(", ")}`
   const boot = facts.bootTokens === null ? "no boot" : `boot ${formatTokens(facts.bootTokens)} tokens`
-  return `w${facts.ordinal} · ${facts.turns} turns · ${peak} · ${end} · ${notes} · ${boot}${committedSummary(facts)}`
+  return `w${facts.ordinal} · ${plural(facts.turns, "turn")} · ${peak} · ${end} · ${notes} · ${boot}${committedSummary(facts)}`
 }
 
 const committedSummary = (facts: WindowFacts): string => {

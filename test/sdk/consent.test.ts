@@ -127,7 +127,7 @@ describe("the user's say over their notes, in Pi's agent loop", () => {
     const told = h.notices.map((notice) => notice.message).join("\n")
     expect(told).toContain("pi-context.afterReset")
     expect(told).toContain("is longer than 1,000 characters")
-    expect(told).toContain('pi-context.protectedHomes = ["users"] names "users" that is no home (session, project, user, agent, model); using ["user"].')
+    expect(told).toContain('pi-context.protectedHomes = ["users"] names "users", which is no home (session, project, user, agent, model); using ["user"].')
   })
 
   it("a note of 1.2 MB written by hand exists though it cannot be read whole: in print mode its rewrite and retirement are refused, and so are tidy's", async () => {

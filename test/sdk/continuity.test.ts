@@ -33,6 +33,19 @@ describe("continuity: the checkpoint check", () => {
     expect(conversation(h.requests[3]!)[0]).toMatch(/^user: ## Context window/)
   })
 
+  it("a window that wrote only a note of another home: the next boot names it, rather than saying no note was written", async () => {
+    h = await createHarness()
+    h.script([call("notes_write", { address: "@user/preferences.md", content: "# Preferences\nterse answers" }), bareWipe(), say("fresh")])
+    await h.prompt("remember that I like terse answers, then reset")
+    expect(markerIndexes(h.entries())).toHaveLength(1)
+    const boot = conversation(h.requests[2]!)[0]!
+    expect(boot).toContain("w1 ended without a checkpoint in this session's notes (it wrote only @user/preferences.md), so of its work")
+    expect(boot).not.toContain("no note was written")
+    // The divider says no note of this session was written, not that no note was.
+    const marker = ofCustomType(h.entries(), "pi-context/reset-marker")[0] as { data: { shown: { checkpointed: boolean } } }
+    expect(marker.data.shown.checkpointed).toBe(false)
+  })
+
   it("a second wipe_memory in the same window goes through without a note (no deadlock)", async () => {
     h = await createHarness()
     h.script([bareWipe(), bareWipe(), say("fresh")])

@@ -49,7 +49,7 @@ describe("/pi-context status after tracing turned itself off", () => {
     await h.prompt("hi")
     await h.prompt("/pi-context status")
     const status = h.notices.at(-1)!.message
-    expect(status).toMatch(/^trace off: cannot write \S+\.jsonl \(ENOTDIR\)$/m)
+    expect(status).toMatch(/^trace off: cannot write \S+\.jsonl \(ENOTDIR\); make its folder writable, or set pi-context\.traceLevel to "off"$/m)
     expect(status).not.toMatch(/^trace: /m)
     expect(h.notices.filter((notice) => notice.message.includes("trace disabled"))).toHaveLength(1)
     rmSync(dirs.root, { recursive: true, force: true })

@@ -41,6 +41,9 @@ describe("note versions in Pi's agent loop", () => {
     await h.prompt(`/pi-context notes restore @project/decisions ${first}`)
     expect(h.notices.at(-1)!.message).toMatch(/^Restored @project\/decisions\.md to its version in [0-9a-f]+; the restore is commit [0-9a-f]+\.$/)
     expect(git(h.dirs.notesRoot, "log", "-1", "--format=%s").trim()).toBe(`restore @project/decisions.md to ${git(h.dirs.notesRoot, "rev-parse", first).trim().slice(0, 12)} (session ${short})`)
+    // With versions there, the overview offers their commands.
+    await h.prompt("/pi-context notes")
+    expect(h.notices.at(-1)!.message).toContain("Versions: /pi-context notes versions")
     // `/pi-context notes` alone browses the notes (issue 12); an incomplete history command shows its usage.
     await h.prompt("/pi-context notes restore")
     expect(h.notices.at(-1)!.message).toContain("/pi-context notes restore <address> <commit>")

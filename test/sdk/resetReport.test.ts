@@ -31,7 +31,8 @@ describe("/pi-context report, in Pi's agent loop", () => {
     const [first, second] = signals.windows
     expect(first).toMatchObject({ w: 1, end: "wipe_memory", checkpointWritten: true, filesReread: 0, commandsRerun: 0, userRepeated: false })
     expect(first!.notesReadAfterReset).toBeUndefined()
-    expect(first!.tokensAvoided).toBeGreaterThan(first!.peakTokens!)
+    // The model reset well before Pi would have compacted: no compaction summary was avoided.
+    expect(first!.tokensAvoided).toBeUndefined()
     expect(second).toMatchObject({ w: 2, end: "open", notesReadAfterReset: true, filesReread: 1, commandsRerun: 1, userRepeated: true })
     expect(second!.bootTokens).toBeGreaterThan(100)
     expect(signals.totals).toMatchObject({ resets: 1, checkpointed: 1, notesReadAfterReset: 1, filesReread: 1, commandsRerun: 1, userRepeated: 1 })

@@ -22,13 +22,18 @@ describe("settings pi-context cannot use, in Pi's agent loop", () => {
       "pi-context: global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
       "pi-context: global settings: pi-context.enabeld = true is not a pi-context setting (did you mean enabled?); it is ignored.",
       "pi-context: global settings: pi-context.warningLine = 1e400 is too large; using 28,672.",
-      "pi-context: global settings: pi-context.agentName = 7 is not a name (a string); using \"pi\"."
+      "pi-context: global settings: pi-context.agentName = 7 is a number, not a name (a text); using \"pi\"."
     ])
     await h.prompt("/pi-context doctor")
     const doctor = h.notices.at(-1)!.message
     // One line per problem, in the order they were found.
     const settingsLines = doctor.split("\n").filter((line) => line.startsWith("FAIL settings: "))
     expect(settingsLines.map((line) => /pi-context\.(\w+)/.exec(line)![1])).toEqual(["hardline", "enabeld", "warningLine", "agentName"])
+    // Each names the file that holds it and what to do.
+    const file = join(dirs.agentDir, "settings.json")
+    for (const line of settingsLines) expect(line.endsWith(`; fix it in ${file}, then run /reload`)).toBe(true)
+    // Every FAIL line says what to do about it.
+    for (const line of doctor.split("\n").filter((line) => line.startsWith("FAIL"))) expect(line).toMatch(/; .*(fix|move|replace|point|run|make|set|install|raise|nothing to fix)/i)
     expect(h.errors).toEqual([])
   })
 })
@@ -105,6 +110,6 @@ describe("settings given through Pi's SDK, in Pi's agent loop", () => {
     h = await createHarness({ settings: { "pi-context": { enabled: false } } })
     await h.prompt("/pi-context status")
     expect(h.notices.at(-1)!.message).toMatch(/^pi-context \S+: off/)
-    expect(h.notices.at(-1)!.message).toMatch(/^enabled by default: off \(set through Pi: pi-context\.enabled\)/m)
+    expect(h.notices.at(-1)!.message).toMatch(/^enabled setting: off \(set through Pi: pi-context\.enabled\); \/pi-context on\|off overrides it on a branch$/m)
   })
 })

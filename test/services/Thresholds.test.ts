@@ -217,7 +217,7 @@ layer(TestLayer)("Thresholds over real settings files", (it) => {
         "pi-context: global settings: pi-context.hardline = 12000 is not a pi-context setting (did you mean hardLine?); it is ignored.",
         "pi-context: project settings: pi-context.enabeld = false is not a pi-context setting (did you mean enabled?); it is ignored.",
         "pi-context: global settings: pi-context.models[\"claude-*\"].warnLine = 40000 is not a pi-context setting (did you mean warningLine?); it is ignored.",
-        "pi-context: project settings: pi-context.notesRoot = 3 is not a folder path (a string); it is ignored."
+        "pi-context: project settings: pi-context.notesRoot = 3 is a number, not a folder path (a text); it is ignored."
       ])
     }))
 

@@ -101,7 +101,7 @@ describe("Trace", () => {
       yield* trace.info("first", {})
       const status = yield* trace.status
       assert.strictEqual(status._tag, "Failed")
-      assert.strictEqual(describeTrace(status), `trace off: cannot write ${tracePath(dir, "s-4")} (ENOTDIR)`)
+      assert.strictEqual(describeTrace(status), `trace off: cannot write ${tracePath(dir, "s-4")} (ENOTDIR); make its folder writable, or set pi-context.traceLevel to "off"`)
       // The notice names the problem, not the user's paths.
       const [notice] = yield* Notices.use((notices) => notices.takeAll)
       assert.include(notice, "(ENOTDIR)")

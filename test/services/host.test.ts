@@ -78,7 +78,7 @@ describe("the host runtime", () => {
     expect(notices.filter((n) => n.includes("failed"))).toEqual([])
   })
 
-  it("tells once, right after start-up and apart from it, that the notes root cannot be written", async () => {
+  it("tells once, first, that the notes root cannot be written: the root boot that could read no home finds it, and the later check does not repeat it", async () => {
     const root = mkdtempSync(join(tmpdir(), "pi-context-host-"))
     process.env.PI_CODING_AGENT_DIR = join(root, "agent")
     const previousRoot = process.env.PI_CONTEXT_NOTES_ROOT
@@ -109,8 +109,14 @@ describe("the host runtime", () => {
       else process.env.PI_CONTEXT_NOTES_ROOT = previousRoot
     }
     await host.sessionStart("startup", ctx)
-    // Start-up, which the first request waits for, does not check the homes: the hooks run the check after it.
-    expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual([])
+    // Start-up checks the root only when its boot could read no home (a healthy root is checked after start-up, by the
+    // hooks): the real cause is told before anything else, and not "notes index incomplete".
+    const told = [
+      "pi-context cannot write notes: the notes root is a file, not a folder. " +
+      "Point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions; /pi-context doctor shows where it is."
+    ]
+    expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual(told)
+    expect(notices.filter((notice) => notice.includes("index incomplete"))).toEqual([])
     await host.notesWritability(ctx)
     expect(notices.filter((notice) => notice.includes("cannot write notes"))).toEqual([
       "pi-context cannot write notes: the notes root is a file, not a folder. " +

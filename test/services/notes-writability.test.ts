@@ -10,6 +10,7 @@ import { doctorReport } from "../../src/commands/doctor.ts"
 import { writability } from "../../src/notes/writable.ts"
 import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/notes/NotesStoreLive.ts"
+import * as NoticesLive from "../../src/kernel/NoticesLive.ts"
 import * as TraceLive from "../../src/trace/TraceLive.ts"
 import * as WindowLive from "../../src/window/WindowLive.ts"
 import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
@@ -32,7 +33,7 @@ const readOnlyAt = (readOnly: string) =>
 const quietHistory = Layer.mock(NotesVersions)({ describe: Effect.succeed({ ok: true, text: "note versions: not under test" }) })
 
 const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
-  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, TraceLive.layerTest, WindowLive.layerTest, quietHistory).pipe(
+  Layer.mergeAll(NotesHomesLive.layerWithoutDependencies, TraceLive.layerTest, WindowLive.layerTest, quietHistory, NoticesLive.layer).pipe(
     Layer.provideMerge(NotesStoreLive.layerWithoutDependencies),
     Layer.provideMerge(Layer.merge(NodeServices.layer, platform))
   )
@@ -67,9 +68,12 @@ describe("a notes root that cannot be written", () => {
       const failed = failLines(doctor)
       assert.strictEqual(failed[0], `FAIL notes root: it is a file, not a folder (${root}); point pi-context.notesRoot (or PI_CONTEXT_NOTES_ROOT) at a folder you can write, or fix its permissions`)
       for (const home of ["session", "project", "user", "agent", "model"]) {
-        assert.isTrue(failed.some((line) => line.startsWith(`FAIL notes home ${home}: cannot be written, it is below a file, not a folder (${root})`)), home)
+        assert.isTrue(failed.some((line) => line.startsWith(`FAIL notes home ${home}: cannot be written, it is below a file, not a folder; move that file out of the way (${root})`)), home)
       }
       assert.notMatch(doctor, /^ok {3}notes home/m)
+      // Nothing could be read: the lint says so, instead of "ok" of notes it never saw.
+      assert.include(failed, "FAIL notes lint: no note could be read (every home is unreadable), so none was checked; fix the notes root or homes above, then run doctor again")
+      assert.notMatch(doctor, /^ok {3}notes lint/m)
     }).pipe(Effect.provide(services(NodeServices.layer))))
 
   it.effect("a read-only notes root, and a notes root inside a read-only folder, are told apart", () =>
@@ -96,7 +100,11 @@ describe("a notes root that cannot be written", () => {
         "pi-context cannot write notes in the user home (a file, a read-only folder or a symbolic link that leads out of its folder is in the way). /pi-context doctor shows where."
       ])
       const failed = failLines((yield* withNotesRoot(root, doctorReport)).value)
-      assert.deepStrictEqual(failed, [`FAIL notes home user: cannot be written, it is a file, not a folder (${join(root, "user")})`])
+      assert.deepStrictEqual(failed, [
+        `FAIL notes home user: cannot be written, it is a file, not a folder; move that file out of the way (${join(root, "user")})`,
+        // The lint says what it could not read, rather than "ok" of notes it never saw.
+        "FAIL notes lint: the user home could not be read, so its notes were not checked; fix it as the notes home lines above say"
+      ])
     }).pipe(Effect.provide(services(NodeServices.layer))))
 
   it.effect("a home whose folder links out of the notes root is named at start and in doctor, with the link", () =>
@@ -110,7 +118,8 @@ describe("a notes root that cannot be written", () => {
       ])
       const failed = failLines((yield* withNotesRoot(root, doctorReport)).value)
       assert.deepStrictEqual(failed, [
-        `FAIL notes home user: cannot be written, it is reached through a symbolic link that leads outside the notes root (${join(root, "user")})`
+        `FAIL notes home user: cannot be written, it is reached through a symbolic link that leads outside the notes root; replace the symbolic link ${join(root, "user")} with a folder`,
+        "FAIL notes lint: the user home could not be read, so its notes were not checked; fix it as the notes home lines above say"
       ])
     }).pipe(Effect.provide(services(NodeServices.layer))))
 

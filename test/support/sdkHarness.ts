@@ -133,8 +133,9 @@ export const makeDirs = (): HarnessDirs => {
  */
 export const createHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const dirs = options.dirs ?? makeDirs()
-  const { mkdirSync } = await import("node:fs")
-  for (const dir of [dirs.agentDir, dirs.notesRoot, dirs.cwd]) mkdirSync(dir, { recursive: true })
+  const { existsSync, mkdirSync } = await import("node:fs")
+  // A path a test put there (a file as the notes root) is left as it is.
+  for (const dir of [dirs.agentDir, dirs.notesRoot, dirs.cwd]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true })
   // Pi and pi-context read these; the real ~/.pi is never touched.
   process.env.PI_CODING_AGENT_DIR = dirs.agentDir
   process.env.PI_CONTEXT_NOTES_ROOT = dirs.notesRoot

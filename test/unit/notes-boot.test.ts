@@ -189,6 +189,25 @@ describe("boot renderer", () => {
       assert.include(text, "w3 ended without a checkpoint: no note was written in it, so the message after this boot (with its digest, when the reset was automatic) is all that was kept")
     })
 
+    it("says what the previous window wrote when none of it was this session's notes, so the model does not write it again", () => {
+      const written = { ...continuity(false), notesWritten: ["@user/preferences.md"] }
+      const { text } = renderBoot({ identity, snapshot: sessionNotes([25]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: written })
+      assert.include(
+        text,
+        "w3 ended without a checkpoint in this session's notes (it wrote only @user/preferences.md), so of its work the message after this boot " +
+          "(with its digest, when the reset was automatic) is all that was kept; the history tools read w3 in full."
+      )
+      assert.notInclude(text, "no note was written")
+      const many = renderBoot({
+        identity,
+        snapshot: sessionNotes([25]),
+        budgetTokens: Defaults.bootBudgetTokens,
+        now,
+        continuity: { ...written, notesWritten: ["@user/a.md", "@project/b.md", "@agent/c.md", "@model/d.md"] }
+      })
+      assert.include(many.text, "(it wrote only @user/a.md, @project/b.md, @agent/c.md and 1 more)")
+    })
+
     it("tells in which window and how long ago the session's notes were last updated", () => {
       const { text } = renderBoot({ identity, snapshot: sessionNotes([25, 19]), budgetTokens: Defaults.bootBudgetTokens, now, continuity: continuity(false) })
       assert.include(text, "This session's notes were last updated in window w2, 19 h ago (step-1.md).")

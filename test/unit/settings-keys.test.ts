@@ -59,8 +59,8 @@ describe("key suggestions", () => {
 describe("wrong types of the notes keys", () => {
   it("gives notesRoot and agentName one notice each, naming the value", () => {
     assert.deepStrictEqual(rendered([global({ notesRoot: 42, agentName: ["pi"] })]), [
-      "global settings: pi-context.notesRoot = 42 is not a folder path (a string); it is ignored.",
-      "global settings: pi-context.agentName = [\"pi\"] is not a name (a string); using \"pi\"."
+      "global settings: pi-context.notesRoot = 42 is a number, not a folder path (a text); it is ignored.",
+      "global settings: pi-context.agentName = [\"pi\"] is a list, not a name (a text); using \"pi\"."
     ])
     assert.deepStrictEqual(rendered([global({ notesRoot: "  ", agentName: "!!!" })]), [
       "global settings: pi-context.notesRoot = \"  \" is empty; it is ignored.",
@@ -71,7 +71,7 @@ describe("wrong types of the notes keys", () => {
   it("judges only the value Pi's merged settings use: the project's", () => {
     assert.deepStrictEqual(rendered([global({ notesRoot: 7 }), project({ notesRoot: "~/notes" })]), [])
     assert.deepStrictEqual(rendered([global({ notesRoot: "~/notes" }), project({ notesRoot: false })]), [
-      "project settings: pi-context.notesRoot = false is not a folder path (a string); it is ignored."
+      "project settings: pi-context.notesRoot = false is a yes-or-no value, not a folder path (a text); it is ignored."
     ])
   })
 
@@ -124,7 +124,7 @@ describe("the keys the settings reference documents", () => {
       "global settings: pi-context.staleNoteDays = 0 is not a positive whole number; using 90.",
       "global settings: pi-context.tidyModel = \"haiku\" is not provider/model-id; tidy uses the session's model.",
       "global settings: pi-context.tidyTurnLimit = 2.5 is not a positive whole number; using 40.",
-      "global settings: pi-context.tidyTimeLimitSeconds = \"10m\" is not a positive whole number; using 600."
+      "global settings: pi-context.tidyTimeLimitSeconds = \"10m\" is a text, not a positive whole number; using 600."
     ])
   })
 

@@ -43,7 +43,7 @@ describe("pi-context.sync settings", () => {
 
   it("names a wrong key with a suggestion, and a wrong type, each where it was found", () => {
     assert.deepStrictEqual(rendered([global({ homes: ["user"], remote: "/srv/n.git" })]), [
-      "global settings: pi-context.sync = an object is not a list of { homes, remote, branch }; it is ignored."
+      "global settings: pi-context.sync = {\"homes\":[\"user\"],\"remote\":\"/srv/n.git\"} is not a list of { homes, remote, branch }; it is ignored."
     ])
     assert.deepStrictEqual(rendered([global([{ home: ["user"], remote: "/srv/n.git", brnach: "x" }])]), [
       "global settings: pi-context.sync[0].home = [\"user\"] is not a sync setting (did you mean homes?); it is ignored.",

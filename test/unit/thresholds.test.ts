@@ -51,21 +51,21 @@ describe("resolvePolicy", () => {
     ], model)
     assert.strictEqual(policy.lines.warning.value, 40000)
     assert.deepStrictEqual(policy.notices.map((n) => [n.key, n.value, n.used, n.source]), [["pi-context.warningLine", "lots", 40000, "project"]])
-    assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is not a number; using 40,000.")
+    assert.strictEqual(renderNotice(policy.notices[0]!), "project settings: pi-context.warningLine = \"lots\" is a text, not a number of tokens; using 40,000.")
   })
 
   it("a bad line on a small window names the value in use, which scales with the window, not the large-window default", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const policy = resolvePolicy([global({ "pi-context": { warningLine: "lots" } })], small)
     assert.strictEqual(policy.lines.warning.value, 22_630)
-    assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: pi-context.warningLine = \"lots\" is not a number; using 22,630."])
+    assert.deepStrictEqual(policy.notices.map(renderNotice), ["global settings: pi-context.warningLine = \"lots\" is a text, not a number of tokens; using 22,630."])
   })
 
   it("a model override's notice names the settings file it came from", () => {
     const small = { provider: "faux", id: "faux-1", contextWindow: 32_000 }
     const policy = resolvePolicy([project({ "pi-context": { models: { "faux-*": { warningLine: "lots", guidanceLine: 40_000 } } } })], small)
     assert.deepStrictEqual(policy.notices.map(renderNotice), [
-      "project settings: pi-context.models[\"faux-*\"].warningLine = \"lots\" is not a number; using 22,630.",
+      "project settings: pi-context.models[\"faux-*\"].warningLine = \"lots\" is a text, not a number of tokens; using 22,630.",
       "project settings: pi-context.models[\"faux-*\"].guidanceLine = 40000 is at or beyond this model's 32,000-token window; using 25,753."
     ])
     // Its rank is still a model override's: it beats a top-level key.

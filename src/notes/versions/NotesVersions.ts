@@ -67,6 +67,8 @@ export class NotesVersions extends Context.Service<NotesVersions, {
    * `history_windows` only, never a hook.
    */
   readonly sessionChanges: (options: { readonly waitForCommitsMs: number; readonly logBudgetMs?: number }) => Effect.Effect<Option.Option<SessionNoteChanges>, never, PiSession>
+  /** Whether the note versions are there to browse: the notes root's repository is open (not off, not yet made). */
+  readonly offered: Effect.Effect<boolean, never, PiSession>
   /** One line for `/pi-context doctor`. */
   readonly describe: Effect.Effect<{ readonly ok: boolean; readonly text: string }, never, PiSession>
 }>()("pi-context/NotesVersions") {}

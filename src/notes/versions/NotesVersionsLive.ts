@@ -371,7 +371,13 @@ export const layerWith = (git: GitRunner) =>
         })
       }).pipe(Effect.catchCause(() => Effect.succeed(versionsDoctorLine({ _tag: "Unknown" }))))
 
+      const offered = Effect.gen(function*() {
+        const identity = yield* homes.identity
+        return (yield* knownOrOpen(identity.root))._tag === "Ready"
+      }).pipe(Effect.catchCause(() => Effect.succeed(false)))
+
       return NotesVersions.of({
+        offered,
         awaitCommits: (timeoutMs) => Effect.asVoid(Effect.timeoutOption(flush, timeoutMs)),
         history,
         diff,

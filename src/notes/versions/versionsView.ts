@@ -46,9 +46,9 @@ export const versionsDoctorLine = (
     case "NotYet":
       return { ok: true, text: "note versions: starts at the end of the first window that writes a note" }
     case "Unknown":
-      return { ok: false, text: "note versions: could not be checked" }
+      return { ok: false, text: "note versions: could not be checked (git did not answer in the notes root); run doctor again, or check git there with git status" }
     case "Off":
-      return { ok: false, text: `note versions: off (${state.reason}); notes work without commits` }
+      return { ok: false, text: `note versions: off (${state.reason}); notes work without commits; to have them, make git work in the notes root (install git, or repair its repository), then restart Pi` }
     case "Ready": {
       const kind = state.owned ? "pi-context's git repository in the notes root" : "your git repository, used as it is"
       const inProject = state.inProject ? "; the in-project project home is committed with the project" : ""
