@@ -38,6 +38,9 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
         lines: options.lines,
+        compaction: options.compaction,
+        mask: options.mask,
+        standIn: options.standIn,
         // Pi's own retry policy for a real provider; the scripted model never needs one.
         retry: scripted ? { maxRetries: 0, baseDelayMs: 100 } : { maxRetries: 3, baseDelayMs: 2_000 }
       }))

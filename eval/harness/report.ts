@@ -1,5 +1,5 @@
 /** report.md from the runs: per task and arm, then overall. */
-import { MaskAfterTurns } from "../masking/extension.ts"
+import { defaultMask } from "./settings.ts"
 import { priceOf } from "./metrics.ts"
 import { compactionAt } from "./settings.ts"
 import { countedRuns, pairedSuccess, pairedTokenRatio, pairsOf, pairsToTell } from "./paired.ts"
@@ -171,7 +171,7 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
         `${results.length} runs (${tasks.length} tasks × ${arms.length} arms × ${median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))} seeds)`,
       "",
       `Pi's settings for every arm: compaction reserves ${integer(compactionAt(first.window).reserveTokens)} tokens and keeps ${integer(compactionAt(first.window).keepRecentTokens)} ` +
-        `(off for \`none\`, \`masking\` and \`fresh\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${MaskAfterTurns} turns, ` +
+        `(off for \`none\`, \`masking\` and \`fresh\`); pi-context's lines follow from that reserve. The masking arm masks tool results older than its last ${defaultMask.keepTurns} turns, ` +
         "and past the recent budget compaction keeps (the setting of JetBrains' study, capped for a 32k window: ten log pages alone would overflow it). " +
         "Each task's mid-task message is steered in after a fixed number of calls of Pi's own tools, the same point of the work in every arm.",
       ""

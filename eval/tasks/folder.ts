@@ -112,7 +112,7 @@ export const folderTask = (taskDir: string, name: string): Task => {
         return { pass: false, failures: [`${spec.verify} failed: ${outputOf(error).slice(-300)}`] }
       }
     },
-    facts: () => (spec.facts ?? []).map((fact): TaskFact => ({ name: fact.name, pattern: new RegExp(fact.pattern) })),
+    facts: () => (spec.facts ?? []).map((fact): TaskFact => ({ name: fact.name, question: `What is ${fact.name}?`, pattern: new RegExp(fact.pattern), source: "said once", key: fact.name })),
     solve: refusesScripted,
     solver: { learn: () => {}, next: refusesScripted }
   }
