@@ -15,7 +15,7 @@ import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
 import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
-import { sweepTable } from "./harness/sweep.ts"
+import { type SweepSetting, sweepTable } from "./harness/sweep.ts"
 import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
 
 export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve(invokedFrom, options.out)): ReadonlyArray<JobSpec> => {
@@ -51,7 +51,7 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
 /** The model scripted runs' tokens are priced at in the report. */
 export const priceReferenceModel = ["anthropic", "claude-sonnet-4-6"] as const
 
-const priceReference = async (): Promise<PriceReference | undefined> => {
+export const priceReference = async (): Promise<PriceReference | undefined> => {
   const runtime = await ModelRuntime.create({ credentials: new InMemoryCredentialStore(), modelsPath: null, allowModelNetwork: false })
   const model = runtime.getModel(...priceReferenceModel)
   return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
@@ -59,11 +59,26 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
 
 /** The committed scripted run: its figures are the README's. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
+/** The committed sweeps beside it: the arms' settings, and the stand-in's variants. */
+export const committedSweeps = [join(repoRoot, "eval", "results", "sweep"), join(repoRoot, "eval", "results", "sensitivity")]
+
+/** The runs of a sweep folder: one folder per setting, each an eval run's --out. */
+export const readSweep = (dir: string): ReadonlyArray<SweepSetting> =>
+  !existsSync(dir) ? [] : readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
+    .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+
+/** The committed run with its sweeps: the default run first, so that its runs stand for the arms' defaults. */
+export const committedSweep = (results: ReadonlyArray<RunResult>): ReadonlyArray<SweepSetting> => [{ name: "scripted", results }, ...committedSweeps.flatMap(readSweep)]
 
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
-  writeFileSync(join(dir, "report.md"), renderReport(results, await priceReference()))
+  const committed = resolve(dir) === committedScripted
+  const reference = await priceReference()
+  const sweep = committed ? committedSweep(results) : []
+  writeFileSync(join(dir, "report.md"), renderReport(results, reference, sweep))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
-  if (resolve(dir) === committedScripted) writeReadmeFigures(join(repoRoot, "README.md"), results)
+  if (committed) writeReadmeFigures(join(repoRoot, "README.md"), results, sweep, reference)
 }
 
 export const readResults = (dir: string): ReadonlyArray<RunResult> => {
@@ -81,11 +96,12 @@ const main = async () => {
   if (given.sweep !== undefined) {
     const dir = resolve(invokedFrom, given.sweep)
     if (!existsSync(dir)) throw new Error(`--sweep ${dir}: no such folder; name the folder that holds one eval run per setting`)
-    const settings = readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
-      .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
-      .sort((a, b) => a.name.localeCompare(b.name))
-    writeFileSync(join(dir, "sweep.md"), sweepTable(settings))
+    const settings = readSweep(dir)
+    // The committed sweeps are read with the committed run, whose runs are every arm's defaults.
+    const withDefaults = committedSweeps.includes(resolve(dir)) && existsSync(join(committedScripted, "results.jsonl"))
+      ? [{ name: "scripted", results: readResults(committedScripted) }, ...settings]
+      : settings
+    writeFileSync(join(dir, "sweep.md"), sweepTable(withDefaults, await priceReference()))
     process.stderr.write(`wrote ${join(dir, "sweep.md")} from ${settings.length} settings\n`)
     return
   }

@@ -36,7 +36,7 @@ export const usage = `npm run eval -- [flags]
   --model provider/id   a model from your Pi set-up (default: the built-in scripted agent)
   --arms a,b            pi-context, compaction, masking, hybrid (masking, compaction as its fallback), none,
                         fresh (the upper bound: no window pressure), ext:<path or package>
-                        (default: pi-context,compaction,masking)
+                        (default: pi-context,compaction,masking,hybrid)
   --tasks a,b | all     task names (default: all)
   --tasks-dir DIR       your own tasks instead of the built-in ones: one folder each, with a task.json (README)
   --seeds N             seeds per task and arm (default: 3)
@@ -114,7 +114,7 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   }
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
-  const arms = (values.get("arms") ?? "pi-context,compaction,masking").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
+  const arms = (values.get("arms") ?? "pi-context,compaction,masking,hybrid").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
   if (arms.length === 0) throw new Error("--arms names no arm (pi-context, compaction, masking, hybrid, none, fresh, ext:<path or package>)")
   for (const arm of arms) if (!["pi-context", "compaction", "masking", "hybrid", "none", "fresh"].includes(arm) && !/^ext:./.test(arm)) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, hybrid, none, fresh, ext:<path or package>)`)
   const tasks = values.get("tasks") ?? "all"

@@ -6,7 +6,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { countedRuns } from "./paired.ts"
-import { armsOf, decisionRows, median, pairedRows, pairsNeededText, tokensPerSolved } from "./report.ts"
+import { armsOf, decisionRows, median, pairsNeededText, type PriceReference } from "./report.ts"
+import { matchedRows, matchedVerdict, sensitivityRows, settingFigures, type SweepSetting } from "./sweep.ts"
 import type { RunResult } from "./types.ts"
 
 export const readmeStart = "<!-- eval-figures:start (written by npm run eval from eval/results/scripted/results.jsonl; do not edit) -->"
@@ -14,33 +15,37 @@ export const readmeEnd = "<!-- eval-figures:end -->"
 
 const integer = (value: number) => Math.round(value).toLocaleString("en-US")
 
-/** The committed run in a few lines: what it was, the decision table, and the one comparison it supports. */
-export const readmeFigures = (all: ReadonlyArray<RunResult>): string => {
+/**
+ * The committed run in a few lines: what it was, the matched comparison (each arm at its defaults and at its best
+ * setting, money beside tokens), the sentence it supports, what a solved task costs at the defaults, and how each arm
+ * moves with the stand-in.
+ */
+export const readmeFigures = (all: ReadonlyArray<RunResult>, sweep: ReadonlyArray<SweepSetting> = [], reference?: PriceReference): string => {
   const results = countedRuns(all)
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const seeds = median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))
   const first = results.find((run) => run.arm !== "fresh") ?? results[0]
   const commits = [...new Set(results.map((run) => run.commit ?? "unknown"))]
-  const perSolved = (arm: string) => tokensPerSolved(results.filter((run) => run.arm === arm))
-  const ours = perSolved("pi-context")
-  const theirs = perSolved("compaction")
-  const comparison = ours === undefined || theirs === undefined
-    ? ""
-    : `On this run pi-context spends ${(ours / theirs).toFixed(2)} of compaction's tokens per solved task ` +
-      `(${integer(ours)} against ${integer(theirs)}).`
+  const figures = settingFigures(sweep, reference)
+  const matched = matchedRows(figures, reference)
+  const sensitivity = sensitivityRows(figures, reference)
   return [
-    `${results.length} runs: ${tasks.length} tasks × ${arms.length} arms (${arms.join(", ")}) × ${seeds} seeds, window ${integer(first?.window ?? 0)}, ` +
-    `Pi ${first?.versions.pi ?? "?"}, pi-context at ${commits.join(", ")}.`,
+    `${results.length} runs of the scripted agent (the mechanical regression suite, not a language model): ${tasks.length} tasks × ${arms.length} arms (${arms.join(", ")}) × ${seeds} seeds, ` +
+      `window ${integer(first?.window ?? 0)}, Pi ${first?.versions.pi ?? "?"}, pi-context at ${commits.join(", ")}; money at ${reference?.name ?? "the priced model"}'s rates ` +
+      "for cache reads, cache writes and output.",
     "",
-    ...decisionRows(results),
+    ...(matched.length === 0 ? [] : ["Each arm at its defaults and at its best setting (the sweep of eval/results/sweep/):", "", ...matched, "", matchedVerdict(figures, reference), ""]),
+    "At the defaults, what a solved task costs:",
     "",
-    comparison,
+    ...decisionRows(results, reference),
     "",
-    "Paired with compaction on the same task and seed:",
-    "",
-    ...pairedRows(results),
-    "",
+    ...(sensitivity.length === 0 ? [] : [
+      "How each arm moves when the stand-in changes (runs solved, the change from the default stand-in · money per solved task · probe facts right):",
+      "",
+      ...sensitivity,
+      ""
+    ]),
     pairsNeededText()
   ].join("\n").trimEnd()
 }
@@ -60,5 +65,5 @@ export const figuresIn = (readme: string): string => {
   return start < 0 || end < start ? "" : readme.slice(start + readmeStart.length, end).trim()
 }
 
-export const writeReadmeFigures = (readmePath: string, results: ReadonlyArray<RunResult>): void =>
-  writeFileSync(readmePath, withFigures(readFileSync(readmePath, "utf8"), readmeFigures(results)))
+export const writeReadmeFigures = (readmePath: string, results: ReadonlyArray<RunResult>, sweep: ReadonlyArray<SweepSetting> = [], reference?: PriceReference): void =>
+  writeFileSync(readmePath, withFigures(readFileSync(readmePath, "utf8"), readmeFigures(results, sweep, reference)))

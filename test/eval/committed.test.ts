@@ -3,14 +3,14 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { figuresIn, readmeFigures, withFigures } from "../../eval/harness/readme.ts"
 import { repoRoot } from "../../eval/harness/session.ts"
-import { committedScripted, readResults } from "../../eval/run.ts"
+import { committedScripted, committedSweep, priceReference, readResults } from "../../eval/run.ts"
 
 const results = readResults(committedScripted)
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
 
 describe("the committed scripted run", () => {
-  it("is what the README's eval figures say: they are written from its results.jsonl by code", () => {
-    assert.strictEqual(figuresIn(readme), readmeFigures(results))
+  it("is what the README's eval figures say: they are written from its results.jsonl and the committed sweeps by code", async () => {
+    assert.strictEqual(figuresIn(readme), readmeFigures(results, committedSweep(results), await priceReference()))
   })
 
   it("records the commit, Pi's version and the settings of every run, includes the masking arm, and no run stopped at max-calls", () => {
@@ -20,7 +20,9 @@ describe("the committed scripted run", () => {
       assert.isObject(run.settings)
       assert.notStrictEqual(run.failure?.kind, "max-calls", `${run.task} ${run.arm} ${run.seed}`)
     }
-    assert.deepStrictEqual([...new Set(results.map((run) => run.arm))].sort(), ["compaction", "masking", "pi-context"])
+    assert.deepStrictEqual([...new Set(results.map((run) => run.arm))].sort(), ["compaction", "hybrid", "masking", "pi-context"])
+    // Probes in every arm, masking included.
+    for (const arm of ["compaction", "hybrid", "masking", "pi-context"]) assert.isAbove(results.filter((run) => run.arm === arm).flatMap((run) => run.probes).length, 0, arm)
   })
 
   it("puts figures between the README's markers only, refusing a README without them", () => {
