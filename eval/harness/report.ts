@@ -101,10 +101,10 @@ export const decisionRows = (all: ReadonlyArray<RunResult>, reference?: PriceRef
   const arms = armsOf(results)
   const of = (arm: string) => results.filter((run) => run.arm === arm)
   const baseline = { tokens: tokensPerSolved(of("compaction")), money: moneyPerSolved(of("compaction"), reference) }
-  const against = (value: number | undefined, base: number | undefined) => (value === undefined || base === undefined ? "–" : (value / base).toFixed(2))
+  const against = (value: number | undefined, base: number | undefined) => (value === undefined || base === undefined || !(base > 0) ? "–" : (value / base).toFixed(2))
   return [
-    "| arm | money per solved task | against compaction | tokens per solved task | against compaction | cache reads of the prompt | solved | failed: overflow | failed: otherwise | turnovers (median) | model calls (median) |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| arm | money per solved task | against compaction | tokens per solved task | against compaction | cache reads of the prompt | solved | failed: overflow | failed: otherwise | stuck runs | turnovers (median) | model calls (median) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...arms.map((arm) => {
       const runs = of(arm)
       const perSolved = tokensPerSolved(runs)
@@ -113,7 +113,7 @@ export const decisionRows = (all: ReadonlyArray<RunResult>, reference?: PriceRef
       const cacheRead = prompt === 0 ? "–" : percent(runs.reduce((sum, run) => sum + run.tokens.cacheRead, 0) / prompt)
       return `| ${arm} | ${money === undefined ? "none solved" : `$${money.toFixed(2)}`} | ${against(money, baseline.money)} | ` +
         `${perSolved === undefined ? "none solved" : integer(perSolved)} | ${against(perSolved, baseline.tokens)} | ${cacheRead} | ` +
-        `${runs.filter((run) => run.success).length}/${runs.length} | ${failedApart(runs)} | ${median(runs.map((run) => run.turnovers.total))} | ${integer(median(runs.map((run) => run.modelCalls)))} |`
+        `${runs.filter((run) => run.success).length}/${runs.length} | ${failedApart(runs)} | ${runs.filter((run) => run.stuck).length} | ${median(runs.map((run) => run.turnovers.total))} | ${integer(median(runs.map((run) => run.modelCalls)))} |`
     })
   ]
 }
@@ -272,7 +272,8 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
     ...decisionRows(results, reference),
     "",
     "Money and tokens per solved task: every run's (failed runs included) over the runs that succeeded; money at the priced model's rates for uncached input, " +
-      "cache reads, cache writes and output. Cache reads of the prompt: the share of prompt tokens the provider read from its cache. A run that failed by " +
+      "cache reads, cache writes and output. Cache reads of the prompt: the share of prompt tokens the provider read from its cache. A stuck run made the same " +
+      "failing call three times or more. A run that failed by " +
       "overflowing the model's window is counted apart from one that failed otherwise (a forgotten fact, an unanswered request, a step left undone). " +
       `Telling a success rate of 80% from 90% at 95% confidence (80% power) takes about ${runsToTell(0.8, 0.9)} runs per arm ` +
       `(${Math.ceil(runsToTell(0.8, 0.9) / Math.max(1, tasks.length))} seeds of each of ${tasks.length} tasks); these ${results.length} runs cannot, so read their success only as a regression check.`,
