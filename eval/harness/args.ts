@@ -53,7 +53,7 @@ export const usage = `npm run eval -- [flags]
   --max-calls N         stop a run after N model calls (default: 400)
   --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)
   --compaction R,K      Pi's compaction reserve and kept recent tokens, for every arm that compacts (default: from the window)
-  --mask N,K            the masking arms keep the last N turns' results, the boundary moving K turns at a time (default: 10,5)
+  --mask N,K            the masking arms keep the last N turns' results, the boundary moving K turns at a time (default: 5,5)
   --stand-in V          the scripted agent's variant: edit or write, restating or silent, loss=P (comma-separated; default: edit,restating,loss=0)`
 
 /** The smallest `--window`: Pi's system prompt, the tools and a task's first request take about 2,500 tokens, and the lines and compaction's reserve need room above them. */
