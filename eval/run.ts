@@ -15,7 +15,7 @@ import { runPool } from "./harness/pool.ts"
 import { type PriceReference, renderReport } from "./harness/report.ts"
 import { writeReadmeFigures } from "./harness/readme.ts"
 import { repoRoot } from "./harness/session.ts"
-import { sweepTable } from "./harness/sweep.ts"
+import { type SweepSetting, sweepTable } from "./harness/sweep.ts"
 import { isInfrastructureFailure, type JobSpec, type RunResult } from "./harness/types.ts"
 import { printable } from "./tasks/folder.ts"
 
@@ -43,6 +43,9 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
         runTimeoutMs: scripted ? 300_000 : 3 * 3_600_000,
         maxCalls: options.maxCalls,
         lines: options.lines,
+        compaction: options.compaction,
+        mask: options.mask,
+        standIn: options.standIn,
         // Pi's own retry policy for a real provider; the scripted model never needs one.
         retry: scripted ? { maxRetries: 0, baseDelayMs: 100 } : { maxRetries: 3, baseDelayMs: 2_000 }
       }))
@@ -53,7 +56,7 @@ export const jobsFor = (options: EvalOptions, invokedFrom: string, out = resolve
 /** The model scripted runs' tokens are priced at in the report. */
 export const priceReferenceModel = ["anthropic", "claude-sonnet-4-6"] as const
 
-const priceReference = async (): Promise<PriceReference | undefined> => {
+export const priceReference = async (): Promise<PriceReference | undefined> => {
   const runtime = await ModelRuntime.create({ credentials: new InMemoryCredentialStore(), modelsPath: null, allowModelNetwork: false })
   const model = runtime.getModel(...priceReferenceModel)
   return model === undefined ? undefined : { name: `${model.provider}/${model.id}`, cost: model.cost }
@@ -61,15 +64,30 @@ const priceReference = async (): Promise<PriceReference | undefined> => {
 
 /** The committed scripted run: its figures are docs/eval.md's, and the README's summary. */
 export const committedScripted = join(repoRoot, "eval", "results", "scripted")
+/** The committed sweeps beside it: the arms' settings, and the stand-in's variants. */
+export const committedSweeps = [join(repoRoot, "eval", "results", "sweep"), join(repoRoot, "eval", "results", "sensitivity")]
+
+/** The runs of a sweep folder: one folder per setting, each an eval run's --out. */
+export const readSweep = (dir: string): ReadonlyArray<SweepSetting> =>
+  !existsSync(dir) ? [] : readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
+    .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+
+/** The committed run with its sweeps: the default run first, so that its runs stand for the arms' defaults. */
+export const committedSweep = (results: ReadonlyArray<RunResult>): ReadonlyArray<SweepSetting> => [{ name: "scripted", results }, ...committedSweeps.flatMap(readSweep)]
 
 /** A name from a task folder or a results file as report.md shows it: no control character, no link, tag, code or table cell of its own. */
 const reportName = (name: string) => printable(name).replace(/[`[\]<>|]/g, "\\$&")
 
 export const writeReport = async (dir: string, results: ReadonlyArray<RunResult>): Promise<void> => {
+  const committed = resolve(dir) === committedScripted
+  const reference = await priceReference()
+  const sweep = committed ? committedSweep(results) : []
   const shown = results.map((result) => ({ ...result, task: reportName(result.task), arm: reportName(result.arm) }))
-  writeFileSync(join(dir, "report.md"), renderReport(shown, await priceReference()))
+  writeFileSync(join(dir, "report.md"), renderReport(shown, reference, sweep))
   writeFileSync(join(dir, "chart.svg"), await renderChart(results))
-  if (resolve(dir) === committedScripted) writeReadmeFigures(repoRoot, results)
+  if (committed) writeReadmeFigures(repoRoot, results, sweep, reference)
 }
 
 export const readResults = (dir: string): ReadonlyArray<RunResult> => {
@@ -87,11 +105,12 @@ const main = async () => {
   if (given.sweep !== undefined) {
     const dir = resolve(invokedFrom, given.sweep)
     if (!existsSync(dir)) throw new Error(`--sweep ${dir}: no such folder; name the folder that holds one eval run per setting`)
-    const settings = readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, "results.jsonl")))
-      .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
-      .sort((a, b) => a.name.localeCompare(b.name))
-    writeFileSync(join(dir, "sweep.md"), sweepTable(settings))
+    const settings = readSweep(dir)
+    // The committed sweeps are read with the committed run, whose runs are every arm's defaults.
+    const withDefaults = committedSweeps.includes(resolve(dir)) && existsSync(join(committedScripted, "results.jsonl"))
+      ? [{ name: "scripted", results: readResults(committedScripted) }, ...settings]
+      : settings
+    writeFileSync(join(dir, "sweep.md"), sweepTable(withDefaults, await priceReference()))
     process.stderr.write(`wrote ${join(dir, "sweep.md")} from ${settings.length} settings\n`)
     return
   }

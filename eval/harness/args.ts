@@ -1,4 +1,6 @@
 /** `npm run eval` flags. */
+import type { CompactionSetting, MaskSetting } from "./settings.ts"
+import { parseStandIn, type StandIn } from "../scripted/standIn.ts"
 
 export interface EvalOptions {
   readonly model: string
@@ -23,12 +25,19 @@ export interface EvalOptions {
   readonly maxCalls: number
   /** pi-context's guidance, warning and hard lines (tokens left) for the pi-context arm; undefined: its defaults. */
   readonly lines: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
+  /** Pi's compaction reserve and kept tokens for every arm that compacts; undefined: the window's. */
+  readonly compaction: CompactionSetting | undefined
+  /** The masking arms' kept turns and boundary step; undefined: their defaults. */
+  readonly mask: MaskSetting | undefined
+  /** The scripted agent's variant; undefined: its default. */
+  readonly standIn: StandIn | undefined
 }
 
 export const usage = `npm run eval -- [flags]
   --model provider/id   a model from your Pi set-up (default: the built-in scripted agent)
-  --arms a,b            pi-context, compaction, masking, none, fresh (the upper bound: no window pressure), ext:<path or package>
-                        (default: pi-context,compaction,masking)
+  --arms a,b            pi-context, compaction, masking, hybrid (masking, compaction as its fallback), none,
+                        fresh (the upper bound: no window pressure), ext:<path or package>
+                        (default: pi-context,compaction,masking,hybrid)
   --tasks a,b | all     task names (default: all)
   --tasks-dir DIR       your own tasks instead of the built-in ones: one folder each, with a task.json (docs/eval.md)
   --seeds N             seeds per task and arm (default: 3)
@@ -44,7 +53,10 @@ export const usage = `npm run eval -- [flags]
   --call-timeout S      abandon a model call silent for S seconds (default: 300; raise it for a slow local server)
   --summary-timeout S   end a run whose compaction summary takes over S seconds (default: 1800)
   --max-calls N         stop a run after N model calls (default: 400)
-  --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)`
+  --lines G,W,H         pi-context's guidance, warning and hard lines in tokens left (default: its own, from the window)
+  --compaction R,K      Pi's compaction reserve and kept recent tokens, for every arm that compacts (default: from the window)
+  --mask N,K            the masking arms keep the last N turns' results, the boundary moving K turns at a time (default: 5,5)
+  --stand-in V          the scripted agent's variant: edit or write, restating or silent, loss=P (comma-separated; default: edit,restating,loss=0)`
 
 /** `--help`: the usage is the answer, on stdout, and the eval exits 0. */
 export class HelpAsked extends Error {
@@ -80,7 +92,21 @@ const parseLines = (value: string | undefined): EvalOptions["lines"] => {
   return { guidanceLine, warningLine, hardLine }
 }
 
-const Known = ["model", "arms", "tasks", "tasks-dir", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "summary-timeout", "max-calls", "lines", "sweep", "resume"]
+const Known = ["model", "arms", "tasks", "tasks-dir", "seeds", "window", "max-usd", "jobs", "out", "report", "call-timeout", "summary-timeout", "max-calls", "lines", "sweep", "resume", "compaction", "mask", "stand-in"]
+
+/** Two whole numbers, comma-separated: `--compaction R,K` and `--mask N,K`. */
+const parsePair = (flag: string, value: string | undefined, names: string): readonly [number, number] | undefined => {
+  if (value === undefined) return undefined
+  const figures = value.split(",").map((part) => wholeNumber(flag, part.trim(), 1, 10_000_000))
+  if (figures.length !== 2) throw new Error(`${flag} takes two numbers (${names}), got ${value}`)
+  return figures as unknown as readonly [number, number]
+}
+
+const compactionSetting = (pair: readonly [number, number] | undefined): CompactionSetting | undefined =>
+  pair === undefined ? undefined : { reserveTokens: pair[0], keepRecentTokens: pair[1] }
+
+const maskSetting = (pair: readonly [number, number] | undefined): MaskSetting | undefined =>
+  pair === undefined ? undefined : { keepTurns: pair[0], step: pair[1] }
 
 export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   const values = new Map<string, string>()
@@ -97,9 +123,9 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
   }
   const model = values.get("model") ?? "scripted"
   if (model !== "scripted" && !model.includes("/")) throw new Error(`--model takes provider/id, got ${model}`)
-  const arms = (values.get("arms") ?? "pi-context,compaction,masking").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
-  if (arms.length === 0) throw new Error("--arms names no arm (pi-context, compaction, masking, none, fresh, ext:<path or package>)")
-  for (const arm of arms) if (!["pi-context", "compaction", "masking", "none", "fresh"].includes(arm) && !/^ext:./.test(arm)) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, none, fresh, ext:<path or package>)`)
+  const arms = (values.get("arms") ?? "pi-context,compaction,masking,hybrid").split(",").map((arm) => arm.trim()).filter((arm) => arm !== "")
+  if (arms.length === 0) throw new Error("--arms names no arm (pi-context, compaction, masking, hybrid, none, fresh, ext:<path or package>)")
+  for (const arm of arms) if (!["pi-context", "compaction", "masking", "hybrid", "none", "fresh"].includes(arm) && !/^ext:./.test(arm)) throw new Error(`unknown arm ${arm} (pi-context, compaction, masking, hybrid, none, fresh, ext:<path or package>)`)
   const tasks = values.get("tasks") ?? "all"
   return {
     model,
@@ -118,6 +144,9 @@ export const parseArgs = (argv: ReadonlyArray<string>): EvalOptions => {
     callTimeoutMs: wholeNumber("--call-timeout", values.get("call-timeout") ?? "300", 1, 86_400) * 1000,
     summaryTimeoutMs: wholeNumber("--summary-timeout", values.get("summary-timeout") ?? "1800", 1, 86_400) * 1000,
     maxCalls: wholeNumber("--max-calls", values.get("max-calls") ?? "400", 1, 100_000),
-    lines: parseLines(values.get("lines"))
+    lines: parseLines(values.get("lines")),
+    compaction: compactionSetting(parsePair("--compaction", values.get("compaction"), "reserve, kept recent tokens")),
+    mask: maskSetting(parsePair("--mask", values.get("mask"), "kept turns, boundary step")),
+    standIn: values.has("stand-in") ? parseStandIn(values.get("stand-in")!) : undefined
   }
 }

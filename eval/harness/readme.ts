@@ -8,7 +8,8 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { countedRuns } from "./paired.ts"
-import { armsOf, decisionRows, median, pairedRows, pairsNeededText, tokensPerSolved } from "./report.ts"
+import { armsOf, decisionRows, median, pairsNeededText, type PriceReference } from "./report.ts"
+import { bestSetting, defaultSetting, matchedRows, matchedVerdict, pairedAgainst, sensitivityRows, settingFigures, type SweepSetting } from "./sweep.ts"
 import type { RunResult } from "./types.ts"
 
 export const readmeStart = "<!-- eval-figures:start (written by npm run eval from eval/results/scripted/results.jsonl; do not edit) -->"
@@ -32,55 +33,64 @@ export const summaryPage = "README.md"
 
 const integer = (value: number) => Math.round(value).toLocaleString("en-US")
 
-/** The committed run in a few lines: what it was, the decision table, and the one comparison it supports. */
-export const readmeFigures = (all: ReadonlyArray<RunResult>): string => {
+/**
+ * The committed run in a few lines: what it was, the matched comparison (each arm at its defaults and at its best
+ * setting, money beside tokens), the sentence it supports, what a solved task costs at the defaults, and how each arm
+ * moves with the stand-in.
+ */
+export const readmeFigures = (all: ReadonlyArray<RunResult>, sweep: ReadonlyArray<SweepSetting> = [], reference?: PriceReference): string => {
   const results = countedRuns(all)
   const arms = armsOf(results)
   const tasks = [...new Set(results.map((result) => result.task))]
   const seeds = median(tasks.map((task) => results.filter((run) => run.task === task && run.arm === arms[0]).length))
   const first = results.find((run) => run.arm !== "fresh") ?? results[0]
   const commits = [...new Set(results.map((run) => run.commit ?? "unknown"))]
-  const perSolved = (arm: string) => tokensPerSolved(results.filter((run) => run.arm === arm))
-  const ours = perSolved("pi-context")
-  const theirs = perSolved("compaction")
-  const comparison = ours === undefined || theirs === undefined
-    ? ""
-    : `On this run pi-context spends ${(ours / theirs).toFixed(2)} of compaction's tokens per solved task ` +
-      `(${integer(ours)} against ${integer(theirs)}).`
+  const figures = settingFigures(sweep, reference)
+  const matched = matchedRows(figures, reference)
+  const sensitivity = sensitivityRows(figures, reference)
   return [
-    `${results.length} runs: ${tasks.length} tasks × ${arms.length} arms (${arms.join(", ")}) × ${seeds} seeds, window ${integer(first?.window ?? 0)}, ` +
-    `Pi ${first?.versions.pi ?? "?"}, pi-context at ${commits.join(", ")}.`,
+    `${results.length} runs of the scripted agent (the mechanical regression suite, not a language model): ${tasks.length} tasks × ${arms.length} arms (${arms.join(", ")}) × ${seeds} seeds, ` +
+      `window ${integer(first?.window ?? 0)}, Pi ${first?.versions.pi ?? "?"}, pi-context at ${commits.join(", ")}; money at ${reference?.name ?? "the priced model"}'s rates ` +
+      "for cache reads, cache writes and output.",
     "",
-    ...decisionRows(results),
+    ...(matched.length === 0 ? [] : ["Each arm at its defaults and at its best setting (the sweep of eval/results/sweep/):", "", ...matched, "", matchedVerdict(figures, reference), ""]),
+    "At the defaults, what a solved task costs:",
     "",
-    comparison,
+    ...decisionRows(results, reference),
     "",
-    "Paired with compaction on the same task and seed:",
-    "",
-    ...pairedRows(results),
-    "",
+    ...(sensitivity.length === 0 ? [] : [
+      "How each arm moves when the stand-in changes (runs solved, the change from the default stand-in · money per solved task · probe facts right):",
+      "",
+      ...sensitivity,
+      ""
+    ]),
     pairsNeededText()
   ].join("\n").trimEnd()
 }
 
-/** The committed run in one paragraph, for the README: its size, and what each arm solved at what cost against compaction. */
-export const readmeSummary = (all: ReadonlyArray<RunResult>): string => {
+/**
+ * The committed run in one paragraph, for the README: its size, and the matched comparison in money (each arm at its
+ * best setting, then at the defaults), so the guide claims no saving the matched comparison does not show.
+ */
+export const readmeSummary = (all: ReadonlyArray<RunResult>, sweep: ReadonlyArray<SweepSetting> = [], reference?: PriceReference): string => {
   const results = countedRuns(all)
-  const arms = armsOf(results)
   const tasks = new Set(results.map((result) => result.task)).size
   const first = results.find((run) => run.arm !== "fresh") ?? results[0]
+  const figures = settingFigures(sweep, reference)
   const solved = (arm: string) => {
     const runs = results.filter((run) => run.arm === arm)
-    return `${runs.filter((run) => run.success).length} of ${runs.length}`
+    return `${arm} ${runs.filter((run) => run.success).length} of ${runs.length}`
   }
-  const ours = tokensPerSolved(results.filter((run) => run.arm === "pi-context"))
-  const theirs = tokensPerSolved(results.filter((run) => run.arm === "compaction"))
-  const cost = ours === undefined || theirs === undefined
-    ? ""
-    : ` and spent ${(ours / theirs).toFixed(2)} of compaction's tokens per solved task (${integer(ours)} against ${integer(theirs)})`
-  const others = arms.filter((arm) => arm !== "pi-context").map((arm) => `${arm} ${solved(arm)}`)
-  return `${results.length} runs of ${tasks} tasks on a ${integer(first?.window ?? 0)}-token window: pi-context solved ${solved("pi-context")}${cost}` +
-    `${others.length === 0 ? "" : `; ${others.join(", ")}`}.`
+  const ratio = (ours: ReturnType<typeof bestSetting>, theirs: ReturnType<typeof bestSetting>) =>
+    ours === undefined || theirs === undefined ? undefined : pairedAgainst(ours, theirs, reference).money?.ratio
+  const atDefaults = ratio(defaultSetting(figures, "pi-context"), defaultSetting(figures, "compaction"))
+  const verdict = matchedVerdict(figures, reference)
+  return `${results.length} scripted runs of ${tasks} tasks on a ${integer(first?.window ?? 0)}-token window (a mechanical regression suite, not a model's success): ` +
+    `${armsOf(results).map(solved).join(", ")} solved.` +
+    (verdict === "" ? "" : ` ${verdict}`) +
+    (atDefaults === undefined ? "" : ` At the defaults it costs ${atDefaults.toFixed(2)} of compaction's money` +
+      // The defaults' gap is a settings effect only where matching the settings closes it.
+      (verdict.includes("costs what") && atDefaults < 1 ? ", a gap that matching the settings closes: Pi's default compaction turns over later." : "."))
 }
 
 /** `text` with `content` put between its markers; the markers must be there, once. */
@@ -101,7 +111,7 @@ export const figuresIn = (text: string, markers: Markers = figuresMarkers): stri
 const rewrite = (path: string, content: string, markers: Markers) => writeFileSync(path, withFigures(readFileSync(path, "utf8"), content, markers))
 
 /** Writes the committed run's figures into docs/eval.md and its summary into the README, under `repoRoot`. */
-export const writeReadmeFigures = (repoRoot: string, results: ReadonlyArray<RunResult>): void => {
-  rewrite(join(repoRoot, figuresPage), readmeFigures(results), figuresMarkers)
-  rewrite(join(repoRoot, summaryPage), readmeSummary(results), summaryMarkers)
+export const writeReadmeFigures = (repoRoot: string, results: ReadonlyArray<RunResult>, sweep: ReadonlyArray<SweepSetting> = [], reference?: PriceReference): void => {
+  rewrite(join(repoRoot, figuresPage), readmeFigures(results, sweep, reference), figuresMarkers)
+  rewrite(join(repoRoot, summaryPage), readmeSummary(results, sweep, reference), summaryMarkers)
 }

@@ -12,14 +12,15 @@ import type { AssistantMessage } from "@earendil-works/pi-ai"
 import { VERSION as piVersion } from "@earendil-works/pi-coding-agent"
 import type { Task, UserMessageSpec } from "../tasks/taskTypes.ts"
 import { measure, StuckAfter } from "./metrics.ts"
-import { probeTurnovers } from "./probe.ts"
-import { compactionAt } from "./settings.ts"
+import { ProbeEvery, type ProbePoint, probeRun, projectPath, solutionChanges } from "./probe.ts"
+import { compactionOf } from "./settings.ts"
 import type { RawEntry } from "../../src/kernel/entries.ts"
 import { sessionSignals } from "../../src/window/signals.ts"
 import { factsOfSpans } from "../../src/window/windowFacts.ts"
 import { branchWindows } from "../../src/window/walk.ts"
 import { armSettings, openSession, repoRoot, type RunDirs } from "./session.ts"
 import type { JobSpec, Progress, RunFailure, RunResult } from "./types.ts"
+import { defaultStandIn } from "../scripted/standIn.ts"
 
 const piContextVersion = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version
 
@@ -95,6 +96,10 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   const figures = () => measure(session.sessionManager.getEntries(), model, messages.map((spec) => ({ spec, sentAs: sent.find((done) => done.spec.id === spec.id)?.sentAs ?? "not sent" })))
   let turns = 0
   let workCalls = 0
+  // The probes' points, and the files the run has changed (a write or edit that succeeded), as the harness saw them.
+  const probePoints: Array<ProbePoint> = []
+  const fileCalls = new Map<string, string>()
+  const changed: Array<string> = []
   let lastActivity = Date.now()
   // A compaction summary is one call with a limit of its own: a slow model summarising is not a silent one.
   let compactingSince: number | undefined
@@ -110,7 +115,15 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
       compactingSince = undefined
       lastActivity = Date.now()
     }
-    if (event.type === "tool_execution_end" && WorkTools.has(event.toolName)) workCalls++
+    if (event.type === "tool_execution_start" && (event.toolName === "write" || event.toolName === "edit") && typeof event.args?.path === "string") fileCalls.set(event.toolCallId, projectPath(event.args.path, dirs.cwd))
+    if (event.type === "tool_execution_end") {
+      const path = fileCalls.get(event.toolCallId)
+      if (path !== undefined && !event.isError && !changed.includes(path)) changed.push(path)
+    }
+    if (event.type === "tool_execution_end" && WorkTools.has(event.toolName)) {
+      workCalls++
+      if (workCalls % ProbeEvery === 0) probePoints.push({ point: workCalls, request: opened.probing.requests.length, changed: [...changed] })
+    }
     if (event.type === "turn_end") {
       turns++
       const due = messages.find((message) =>
@@ -162,9 +175,10 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
   const measured = figures()
   // How each reset went, in the words of /pi-context report: the same module reads the same entries.
   const spans = branchWindows(session.sessionManager.getBranch() as unknown as ReadonlyArray<RawEntry>, session.sessionManager.getSessionId())
-  const resets = sessionSignals(spans, factsOfSpans(spans), compactionAt(spec.window).reserveTokens).windows
+  const resets = sessionSignals(spans, factsOfSpans(spans), compactionOf(spec).reserveTokens).windows
   // A probe that fails (the provider refused it, a timeout) leaves the run's probes out rather than failing the run.
-  const probes = await probeTurnovers(opened.probing.requests, task.facts(spec.seed), opened.probing.answer).catch(() => [])
+  const plan = spec.tasksDir === undefined ? solutionChanges(task, spec.seed) : undefined
+  const probes = await probeRun(opened.probing.requests, probePoints, task.facts(spec.seed), plan, opened.probing.answer).catch(() => [])
   const verdict = task.verify(dirs.cwd, spec.seed, deadline)
   const sessionFile = session.sessionManager.getSessionFile()
   // The window Pi itself worked with: the model's own, overridden by --window.
@@ -183,6 +197,7 @@ export const runJob = async (spec: JobSpec, task: Task, onProgress: (progress: P
     versions: { piContext: piContextVersion, pi: piVersion, model: `${model.provider}/${model.id}` },
     commit: commitUnderTest,
     settings: armSettings(spec),
+    ...(spec.model === "scripted" ? { standIn: spec.standIn ?? defaultStandIn } : {}),
     success: verdict.pass && answeredAll && failure === undefined,
     verifierPassed: verdict.pass,
     verifierFailures: verdict.failures,

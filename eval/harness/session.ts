@@ -13,7 +13,7 @@ import { getCurrentSystemPrompt } from "@earendil-works/pi-ai"
 import { scriptedAgent, summarizerPrompt } from "../scripted/agent.ts"
 import { type InjectedFailure, scriptedApi, scriptedModelId, scriptedProvider, scriptedStream } from "../scripted/provider.ts"
 import type { Task } from "../tasks/taskTypes.ts"
-import { compactionAt } from "./settings.ts"
+import { compactionOf, defaultMask } from "./settings.ts"
 import type { JobSpec } from "./types.ts"
 import { enforceWindow, type StreamSimple } from "./window.ts"
 
@@ -34,13 +34,17 @@ export interface RunDirs {
 export const FreshWindow = 1_000_000
 export const runWindow = (spec: JobSpec, modelWindow: number): number => (spec.arm === "fresh" ? Math.max(modelWindow, spec.window) : spec.window)
 
-/** Pi's settings for an arm: the same compaction numbers for every arm, compaction off for `none`, `masking` and `fresh`. */
+/**
+ * Pi's settings for an arm: the same compaction numbers for every arm, compaction off for `none`, `masking` and `fresh`
+ * (`hybrid` masks and keeps compaction as its fallback).
+ */
 export const armSettings = (spec: JobSpec): Record<string, unknown> => ({
-  compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking" && spec.arm !== "fresh", ...compactionAt(spec.window) },
+  compaction: { enabled: spec.arm !== "none" && spec.arm !== "masking" && spec.arm !== "fresh", ...compactionOf(spec) },
   retry: { enabled: spec.retry.maxRetries > 0, maxRetries: spec.retry.maxRetries, baseDelayMs: spec.retry.baseDelayMs },
   // Warming the prompt cache between calls would add calls no arm asked for.
   cacheWarming: "off",
-  ...(spec.arm === "pi-context" && spec.lines !== undefined ? { "pi-context": { ...spec.lines } } : {})
+  ...(spec.arm === "pi-context" && spec.lines !== undefined ? { "pi-context": { ...spec.lines } } : {}),
+  ...(spec.arm === "masking" || spec.arm === "hybrid" ? { masking: { ...(spec.mask ?? defaultMask) } } : {})
 })
 
 /** What `pi -e <source>` would load: a path (file or package directory), or an installed package name. */
@@ -57,7 +61,7 @@ export const extensionPath = (source: string, cwd: string): string => {
 
 const extensionsFor = (spec: JobSpec): ReadonlyArray<string> => {
   if (spec.arm === "pi-context") return [repoRoot]
-  if (spec.arm === "masking") return [join(repoRoot, "eval", "masking", "extension.ts")]
+  if (spec.arm === "masking" || spec.arm === "hybrid") return [join(repoRoot, "eval", "masking", "extension.ts")]
   if (spec.arm.startsWith("ext:")) return [extensionPath(spec.arm.slice(4), spec.invokedFrom)]
   return []
 }
@@ -69,7 +73,7 @@ const scriptedRuntime = async (
   failure: ((call: number) => InjectedFailure | undefined) | undefined,
   requests: Array<TranscriptContext>
 ) => {
-  const agent = scriptedAgent(task.solver)
+  const agent = scriptedAgent(task.solver, spec.standIn)
   const credentials = new InMemoryCredentialStore()
   await credentials.modify(scriptedProvider, async () => ({ type: "api_key", key: "scripted" }))
   const runtime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
@@ -178,7 +182,7 @@ export const openSession = async (
   const probing = {
     requests,
     answer: scripted
-      ? (context: TranscriptContext) => textOfReply(scriptedAgent(task.solver)(context))
+      ? (context: TranscriptContext) => textOfReply(scriptedAgent(task.solver, spec.standIn)(context))
       : async (context: TranscriptContext) => textOfReply(await send(model, context).result())
   }
   return { session, model, loadErrors, probing }

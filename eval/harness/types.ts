@@ -2,12 +2,14 @@
 import type { InjectedFailure } from "../scripted/provider.ts"
 import type { WindowSignals } from "../../src/window/signals.ts"
 import type { Probe } from "./probe.ts"
+import type { CompactionSetting, MaskSetting } from "./settings.ts"
+import type { StandIn } from "../scripted/standIn.ts"
 
 export interface JobSpec {
   readonly task: string
   /** The folder of the user's own tasks the task comes from (absolute); undefined: a built-in task. */
   readonly tasksDir?: string | undefined
-  /** `pi-context`, `compaction`, `masking`, `none`, or `ext:<path or package>`. */
+  /** `pi-context`, `compaction`, `masking`, `hybrid` (masking, compaction as its fallback), `none`, `fresh`, or `ext:<path or package>`. */
   readonly arm: string
   readonly seed: number
   /** `scripted`, or `provider/id` from the user's Pi set-up. */
@@ -30,6 +32,12 @@ export interface JobSpec {
   readonly lines?: { readonly guidanceLine: number; readonly warningLine: number; readonly hardLine: number } | undefined
   /** Tests only: how long the scripted model sits silent before it answers a compaction summary request. */
   readonly summaryDelayMs?: number
+  /** Pi's compaction numbers for every arm that compacts; undefined: the window's (settings.ts). */
+  readonly compaction?: CompactionSetting | undefined
+  /** The masking arms' setting; undefined: their defaults. */
+  readonly mask?: MaskSetting | undefined
+  /** The scripted agent's variant; undefined: its default. */
+  readonly standIn?: StandIn | undefined
   /** Tests only: provider failures the scripted model injects, by call number. */
   readonly failures?: Readonly<Record<string, InjectedFailure>>
 }
@@ -92,6 +100,8 @@ export interface RunResult {
   readonly commit: string | undefined
   /** Pi's settings the arm ran with (the settings file the eval wrote). */
   readonly settings: Record<string, unknown>
+  /** The scripted agent's variant the run used (scripted runs only). */
+  readonly standIn?: StandIn | undefined
   readonly success: boolean
   readonly verifierPassed: boolean
   readonly verifierFailures: ReadonlyArray<string>

@@ -10,8 +10,9 @@
 import type { AssistantMessage, Message, TextContent, ToolCall, TranscriptContext } from "@earendil-works/pi-ai"
 import { getCurrentSystemPrompt, getCurrentTools } from "@earendil-works/pi-ai"
 import type { Action, Knowledge, ScriptedSolver, SeenResult, ToolCallSpec } from "../tasks/taskTypes.ts"
-import { probeMark } from "../harness/probe.ts"
+import { probeMark, probeQuestions } from "../harness/probe.ts"
 import type { Reply } from "./provider.ts"
+import { applyEdits, defaultStandIn, editsBetween, lossyFacts, type StandIn } from "./standIn.ts"
 
 type Item =
   | { readonly kind: "user"; readonly text: string }
@@ -95,12 +96,15 @@ const knowledgeOf = (items: ReadonlyArray<Item>, solver: ScriptedSolver, tools: 
   return { facts, done, results, tools }
 }
 
-/** The checkpoint note: the scripted agent's whole state in its own notation. */
-export const checkpointNote = (knowledge: Knowledge): string =>
+/**
+ * The checkpoint note: the scripted agent's whole state in its own notation;
+ * with a lossy stand-in, less one fact now and then (drawn from what it writes).
+ */
+export const checkpointNote = (knowledge: Knowledge, loss = 0, salt = "checkpoint"): string =>
   [
     "# Checkpoint",
     "The task in progress, in the scripted agent's notation: each fact it knows, then the steps done.",
-    ...[...knowledge.facts].map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`),
+    ...[...lossyFacts(knowledge.facts, loss, `${salt} ${[...knowledge.done].join(" ")}`)].map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`),
     `- done ${[...knowledge.done].join(" ")}`,
     ""
   ].join("\n")
@@ -127,8 +131,8 @@ const render = (action: Action, seed: string, extra: ReadonlyArray<ToolCallSpec>
   return { content, stopReason: "toolUse" }
 }
 
-const checkpointCalls = (knowledge: Knowledge): ReadonlyArray<ToolCallSpec> => [
-  { name: "notes_write", args: { address: "checkpoint", content: checkpointNote(knowledge) } },
+const checkpointCalls = (knowledge: Knowledge, standIn: StandIn): ReadonlyArray<ToolCallSpec> => [
+  { name: "notes_write", args: { address: "checkpoint", content: checkpointNote(knowledge, standIn.loss) } },
   { name: "notes_write", args: { address: "MAP", content: mapNote } }
 ]
 
@@ -182,14 +186,14 @@ const serializedItems = (prompt: string): ReadonlyArray<Item> => {
   return items
 }
 
-const summarise = (prompt: string, solver: ScriptedSolver): Reply => {
+const summarise = (prompt: string, solver: ScriptedSolver, standIn: StandIn): Reply => {
   const knowledge = knowledgeOf(serializedItems(prompt), solver)
   // The previous summary (and anything outside the conversation) carries the state notation too.
   const facts = new Map<string, string>()
   readState(prompt, facts, knowledge.done)
   for (const [key, value] of facts) if (!knowledge.facts.has(key)) knowledge.facts.set(key, value)
   for (const step of announced(prompt)) knowledge.done.add(step)
-  const state = checkpointNote(knowledge).split("\n").slice(2).join("\n")
+  const state = checkpointNote(knowledge, standIn.loss, "summary").split("\n").slice(2).join("\n")
   const text = `## Goal\nThe task the user gave, as the facts below record it.\n\n## Progress\n${state}`
   return { content: [{ type: "text", text }], stopReason: "stop" }
 }
@@ -200,7 +204,8 @@ const summarise = (prompt: string, solver: ScriptedSolver): Reply => {
  * keeps it): every arm's memory, a summary, notes or a masked context, then
  * holds the same text.
  */
-const learnedText = (items: ReadonlyArray<Item>, solver: ScriptedSolver, knowledge: Knowledge): string => {
+const learnedText = (items: ReadonlyArray<Item>, solver: ScriptedSolver, knowledge: Knowledge, standIn: StandIn): string => {
+  if (!standIn.restates) return ""
   const lastReply = items.findLastIndex((item) => item.kind === "assistant")
   const results = items.slice(lastReply + 1).filter((item) => item.kind === "result")
   // Reading its own notes back is recalling what it knew, not learning: it goes on working instead of reciting them.
@@ -222,36 +227,103 @@ const repeatedFailure = (results: ReadonlyArray<SeenResult>): SeenResult | undef
 }
 
 /**
- * The answer to a continuity probe: what the request shows it knows (its
- * facts, the steps done) and what it would do next, named without any file
- * body it would write, so that the answer holds only what it remembers.
+ * The answer to a continuity probe: each fact asked from what the request
+ * shows it knows (by the scripted agent's name for it), the files its steps and
+ * the results it sees changed, and the file it would change next (or read, on
+ * its way to changing it).
  */
-const probeAnswer = (knowledge: Knowledge, solver: ScriptedSolver): Reply => {
-  const next = solver.next(knowledge)
-  const nextText = next.kind === "reply"
-    ? next.text
-    : next.calls.map((call) => `${call.name} ${JSON.stringify(Object.fromEntries(Object.entries(call.args).filter(([name]) => name !== "content")))}`).join("; ")
-  const text = [
-    "What I know now:",
-    ...[...knowledge.facts].map(([key, value]) => `- fact ${key} = ${JSON.stringify(value)}`),
-    `Done: ${knowledge.done.size === 0 ? "nothing yet" : [...knowledge.done].join(" ")}`,
-    `Next: ${nextText}`
-  ].join("\n")
-  return { content: [{ type: "text", text }], stopReason: "stop" }
+const probeAnswer = (question: string, items: ReadonlyArray<Item>, knowledge: Knowledge, solver: ScriptedSolver, standIn: StandIn): Reply => {
+  const changed = new Set([
+    ...[...knowledge.done].filter((step) => step.startsWith("write:")).map((step) => step.slice("write:".length)),
+    ...knowledge.results.filter((result) => (result.tool === "write" || result.tool === "edit") && !result.isError).map((result) => String(result.args.path))
+  ])
+  const next = asStandIn(solver.next(knowledge), items, standIn)
+  const nextCalls = next.kind === "call" ? next.calls : []
+  const nextPath = (nextCalls.find((made) => made.name === "write" || made.name === "edit") ?? nextCalls.find((made) => made.name === "read"))?.args.path
+  const line = ({ label, key }: { readonly label: string; readonly key: string | undefined }): string => {
+    if (label === "DONE") return `DONE. ${changed.size === 0 ? "none" : [...changed].join(", ")}`
+    if (label === "NEXT") return `NEXT. ${typeof nextPath === "string" ? nextPath : next.kind === "reply" ? "none" : "I do not know"}`
+    const value = key === undefined ? undefined : knowledge.facts.get(key)
+    return `${label}. ${value ?? "I do not know"}`
+  }
+  return { content: [{ type: "text", text: probeQuestions(question).map(line).join("\n") }], stopReason: "stop" }
+}
+
+/**
+ * What the request shows of the files: the content of each it has read whole,
+ * written or edited since (undefined once it can no longer tell), and the paths
+ * it knows exist (a file call on them succeeded), and the text that may name
+ * others (tool results, boots, summaries).
+ */
+const filesShown = (items: ReadonlyArray<Item>): { readonly contents: ReadonlyMap<string, string | undefined>; readonly existing: ReadonlySet<string>; readonly missing: ReadonlySet<string>; readonly mentions: string } => {
+  const contents = new Map<string, string | undefined>()
+  const existing = new Set<string>()
+  const missing = new Set<string>()
+  const mentioned: Array<string> = []
+  for (const item of items) {
+    if (item.kind === "user") {
+      if (item.text.includes(marks.boot) || item.text.startsWith(marks.compacted)) mentioned.push(item.text)
+      continue
+    }
+    if (item.kind !== "result") continue
+    const { tool, args, text, isError } = item.result
+    mentioned.push(text)
+    const path = typeof args.path === "string" ? args.path : undefined
+    if (path === undefined) continue
+    if (isError) {
+      // A file it failed to read is one it may create.
+      if (tool === "read") missing.add(path)
+      continue
+    }
+    if (tool === "read" || tool === "write" || tool === "edit") (existing.add(path), missing.delete(path))
+    if (tool === "read") contents.set(path, args.offset === undefined && args.limit === undefined && !/\n\[\d+ more lines in file\./.test(text) ? text : contents.get(path))
+    if (tool === "write") contents.set(path, typeof args.content === "string" ? args.content : undefined)
+    if (tool === "edit") {
+      const known = contents.get(path)
+      const edits = args.edits as ReadonlyArray<{ oldText: string; newText: string }> | undefined
+      contents.set(path, known === undefined || !Array.isArray(edits) ? undefined : applyEdits(known, edits))
+    }
+  }
+  return { contents, existing, missing, mentions: mentioned.join("\n") }
+}
+
+/**
+ * The action as the stand-in makes it: with `edit`, a whole-file write of a file
+ * that exists becomes the edits that make the same change (Pi's prompt asks for
+ * `edit`), or a read of it first when the request no longer shows its content;
+ * only a new file is written.
+ */
+const asStandIn = (action: Action, items: ReadonlyArray<Item>, standIn: StandIn): Action => {
+  if (standIn.changes === "write" || action.kind !== "call") return action
+  const files = filesShown(items)
+  const calls: Array<ToolCallSpec> = []
+  for (const made of action.calls) {
+    const path = made.args.path
+    if (made.name !== "write" || typeof path !== "string" || typeof made.args.content !== "string") {
+      calls.push(made)
+      continue
+    }
+    const known = files.contents.get(path)
+    const exists = files.existing.has(path) || !files.missing.has(path) && new RegExp(`(^|[\\s(/"'\`])${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s),:"'\`])`, "m").test(files.mentions)
+    if (known === undefined && exists) return { kind: "call", steps: [], calls: [{ name: "read", args: { path } }], say: `Reading ${path} before I change it.` }
+    const edits = known === undefined ? undefined : editsBetween(known, made.args.content)
+    calls.push(edits === undefined ? made : { name: "edit", args: { path, edits } })
+  }
+  return { ...action, calls }
 }
 
 /** The scripted agent for one task: the provider's reply function. */
-export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptContext): Reply => {
+export const scriptedAgent = (solver: ScriptedSolver, standIn: StandIn = defaultStandIn) => (context: TranscriptContext): Reply => {
   const system = getCurrentSystemPrompt(context.messages)
   const messages = context.messages.filter((message) => message.role !== "system")
-  if (system.startsWith(summarizerPrompt)) return summarise(messages.map((message) => (message.role === "user" ? textOf(message.content) : "")).join("\n"), solver)
+  if (system.startsWith(summarizerPrompt)) return summarise(messages.map((message) => (message.role === "user" ? textOf(message.content) : "")).join("\n"), solver, standIn)
   const items = itemsOf(messages)
   const seed = hash(JSON.stringify(messages.at(-1) ?? "")) + String(items.length)
   const last = items.at(-1)
-  if (last?.kind === "user" && last.text.startsWith(probeMark)) return probeAnswer(knowledgeOf(items.slice(0, -1), solver), solver)
+  if (last?.kind === "user" && last.text.startsWith(probeMark)) return probeAnswer(last.text, items.slice(0, -1), knowledgeOf(items.slice(0, -1), solver), solver, standIn)
   const knowledge = knowledgeOf(items, solver, getCurrentTools(context.messages).map((tool) => tool.name))
   const window = windowFacts(items)
-  const learned = learnedText(items, solver, knowledge)
+  const learned = learnedText(items, solver, knowledge, standIn)
   const stuck = repeatedFailure(knowledge.results)
   if (stuck !== undefined) {
     const text = `I am blocked: ${stuck.tool} ${JSON.stringify(stuck.args)} failed ${BlockedAfter} times in a row: ${stuck.text.slice(0, 200)}`
@@ -260,14 +332,14 @@ export const scriptedAgent = (solver: ScriptedSolver) => (context: TranscriptCon
   const reminderUnheeded = (line: number) => line >= 0 && line > window.lastNoteWrite
   // After the final warning (once this window has done some work) or the close-out: checkpoint, then a fresh window.
   if (window.refused || reminderUnheeded(window.closeOut) || (reminderUnheeded(window.warning) && window.steps >= 2)) {
-    return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed, [], learned)
+    return render({ kind: "call", steps: [], calls: [...checkpointCalls(knowledge, standIn), { name: "wipe_memory", args: {} }], say: "Saving my checkpoint before the window resets." }, seed, [], learned)
   }
   // A checkpoint the boot quotes whole (it ends with its "- done" line) needs no reading: only a missing or cut one does.
   if (window.afterReset && !window.notesRead && !window.checkpointQuoted) {
     return render({ kind: "call", steps: [], calls: [{ name: "notes_read", args: { address: "checkpoint" } }], say: "Reading my checkpoint." }, seed, [], learned)
   }
-  const action = solver.next(knowledge)
+  const action = asStandIn(solver.next(knowledge), items, standIn)
   // Guided early: keep the checkpoint current and go on working.
-  if (action.kind === "call" && reminderUnheeded(window.guidance) && window.lastNoteWrite < 0 && window.steps >= 1) return render(action, seed, checkpointCalls(knowledge), learned)
+  if (action.kind === "call" && reminderUnheeded(window.guidance) && window.lastNoteWrite < 0 && window.steps >= 1) return render(action, seed, checkpointCalls(knowledge, standIn), learned)
   return render(action, seed, [], learned)
 }

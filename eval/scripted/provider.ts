@@ -80,7 +80,7 @@ const failureMessage = (failure: InjectedFailure, tokens: number, window: number
 /**
  * The provider's stream function. Usage: the prefix shared with the previous
  * request of the same session counts as cache reads (a provider prefix cache),
- * the rest as input; the reply's text as output.
+ * the rest as cache writes; the reply's text as output.
  */
 export const scriptedStream = (options: ScriptedProviderOptions) => {
   const previous = new Map<string, string>()
@@ -101,11 +101,13 @@ export const scriptedStream = (options: ScriptedProviderOptions) => {
       model: model.id,
       timestamp: Date.now()
     }
+    // As a provider with a cache breakpoint at the end of every prompt bills it (Anthropic, the way Pi marks its
+    // requests): the prefix the previous request shares is read from the cache, the rest is written to it.
     const usageFor = (output: number): Usage => ({
-      input: promptTokens - cachedTokens,
+      input: 0,
       output,
       cacheRead: cachedTokens,
-      cacheWrite: 0,
+      cacheWrite: promptTokens - cachedTokens,
       totalTokens: promptTokens + output,
       cost: zeroCost
     })

@@ -222,7 +222,7 @@ export const folderTask = (taskDir: string, name: string): Task => {
       const outcome = shell(spec.verify, dir, taskDir, seed, commandLimit(deadline))
       return outcome.ok ? { pass: true, failures: [] } : { pass: false, failures: [`${spec.verify} failed: ${headAndTail(outcome.output.trim(), OutputShown)}`] }
     },
-    facts: () => facts.map((fact): TaskFact => ({ name: fact.name, pattern: fact.pattern })),
+    facts: () => facts.map((fact): TaskFact => ({ name: fact.name, question: `What is ${fact.name}?`, pattern: fact.pattern, source: "said once", key: fact.name })),
     solve: refusesScripted,
     solver: { learn: () => {}, next: refusesScripted }
   }

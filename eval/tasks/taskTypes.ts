@@ -60,9 +60,25 @@ export interface ScriptedSolver {
   readonly next: (knowledge: Knowledge) => Action
 }
 
+/**
+ * A fact the task needs remembered, as the continuity probe asks and grades it:
+ * one question, answered on its own line, so that text about something else (a
+ * file list, another fact) can neither earn it nor hide in it.
+ */
 export interface TaskFact {
   readonly name: string
+  /** What the probe asks (one line). */
+  readonly question: string
+  /** The right answer; graded only within the answer's line for this question. */
   readonly pattern: RegExp
+  /** Values that are there to be mistaken for it (distractors, values the user has since changed): stating one is a wrong answer, even beside the right one. */
+  readonly wrong?: ReadonlyArray<RegExp>
+  /** What shows the run has been given it, when the right value alone also appears before (a file list, a config's keys); absent: `pattern`. */
+  readonly revealedBy?: RegExp
+  /** Where it lives: only in a tool's output, or said once by the user. */
+  readonly source: "tool output" | "said once"
+  /** The scripted agent's name for it (its `- fact key = value` notation), so the stand-in can answer the question. */
+  readonly key: string
 }
 
 const numberWords = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]

@@ -8,23 +8,23 @@ import { runPool } from "../../eval/harness/pool.ts"
 import { figuresIn, figuresPage, readmeFigures, readmeSummary, summaryMarkers, summaryPage, withFigures } from "../../eval/harness/readme.ts"
 import { repoRoot } from "../../eval/harness/session.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
-import { committedScripted, jobsFor, readResults } from "../../eval/run.ts"
+import { committedScripted, committedSweep, jobsFor, priceReference, readResults } from "../../eval/run.ts"
 
 const results = readResults(committedScripted)
 const evalPage = readFileSync(join(repoRoot, figuresPage), "utf8")
 const readme = readFileSync(join(repoRoot, summaryPage), "utf8")
 
 describe("the committed scripted run", () => {
-  it("is what docs/eval.md's figures say: they are written from its results.jsonl by code", () => {
+  it("is what docs/eval.md's figures say: they are written from its results.jsonl and the committed sweeps by code", async () => {
     assert.strictEqual(figuresPage, join("docs", "eval.md"))
-    assert.strictEqual(figuresIn(evalPage), readmeFigures(results))
+    assert.strictEqual(figuresIn(evalPage), readmeFigures(results, committedSweep(results), await priceReference()))
   })
 
-  it("is what the README's summary says, written by the same code from the same results", () => {
+  it("is what the README's summary says, written by the same code from the same results", async () => {
     assert.strictEqual(summaryPage, "README.md")
     const summary = figuresIn(readme, summaryMarkers)
-    assert.strictEqual(summary, readmeSummary(results))
-    assert.match(summary, /^\d+ runs of \d+ tasks on a [\d,]+-token window: pi-context solved \d+ of \d+ and spent \d+\.\d\d of compaction's tokens per solved task/)
+    assert.strictEqual(summary, readmeSummary(results, committedSweep(results), await priceReference()))
+    assert.match(summary, /^\d+ scripted runs of \d+ tasks on a [\d,]+-token window \(a mechanical regression suite, not a model's success\): pi-context \d+ of \d+, .* solved\. At each arm's best setting, pi-context costs/)
   })
 
   it("records the commit, Pi's version and the settings of every run, includes the masking arm, and no run stopped at max-calls", () => {
@@ -34,7 +34,9 @@ describe("the committed scripted run", () => {
       assert.isObject(run.settings)
       assert.notStrictEqual(run.failure?.kind, "max-calls", `${run.task} ${run.arm} ${run.seed}`)
     }
-    assert.deepStrictEqual([...new Set(results.map((run) => run.arm))].sort(), ["compaction", "masking", "pi-context"])
+    assert.deepStrictEqual([...new Set(results.map((run) => run.arm))].sort(), ["compaction", "hybrid", "masking", "pi-context"])
+    // Probes in every arm, masking included.
+    for (const arm of ["compaction", "hybrid", "masking", "pi-context"]) assert.isAbove(results.filter((run) => run.arm === arm).flatMap((run) => run.probes).length, 0, arm)
   })
 
   it("puts figures between a page's markers only, refusing a page without them", () => {

@@ -56,11 +56,12 @@ describe("npm run eval on the scripted agent", () => {
       const entries = sessionEntries(result)
       const compactions = entries.filter((entry) => entry.type === "compaction" && entry.details?.source !== "pi-context").length
       const resets = entries.filter((entry) => entry.type === "custom" && entry.customType === "pi-context/reset-marker").length
+      // The stand-in edits the files it changes, so its windows fill more slowly than whole-file writes did: at least one turnover each.
       if (result.arm === "compaction") {
-        assert.isAtLeast(compactions, 3)
+        assert.isAtLeast(compactions, 1)
         assert.strictEqual(resets, 0)
       } else {
-        assert.isAtLeast(resets, 3)
+        assert.isAtLeast(resets, 1)
         assert.strictEqual(compactions, 0)
         // The same signals /pi-context report gives: a window a reset, each checkpointed, each next one picked up from the notes.
         assert.strictEqual(result.resets.length, resets + 1)
@@ -69,7 +70,7 @@ describe("npm run eval on the scripted agent", () => {
       }
       assert.strictEqual(result.turnovers.total, compactions + resets)
       assert.deepStrictEqual(result.tokens, usageInSession(entries))
-      assert.isAbove(result.tokens.input + result.tokens.cacheRead, 0)
+      assert.isAbove(result.tokens.cacheWrite + result.tokens.cacheRead, 0)
     }
     // The mid-task question arrives at the same point of the work in both arms: after the same calls of Pi's own tools.
     const workBefore = (result: RunResult) => {

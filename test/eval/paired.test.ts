@@ -70,7 +70,7 @@ describe("paired figures: an arm against compaction on the same task and seed", 
     assert.match(report, /## Runs whose window turned over\n\n.*\n.*\n\| pi-context \| 4\/5 \(80%, [^|]+\| – \| 0 \|/)
     assert.notInclude(report.split("## Paired")[0]!, "5/6")
     const readme = readmeFigures([...results, ended])
-    assert.include(readme, "Paired with compaction on the same task and seed:")
+    assert.include(readme, "At the defaults, what a solved task costs:")
     assert.include(readme, "takes about 155 pairs")
   })
 })

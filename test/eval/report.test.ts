@@ -60,26 +60,26 @@ describe("the eval report", () => {
 
   it("says a scripted run's success rate is no figure of a real model, and gives each arm its row, overall and per task, with why a run failed", () => {
     const report = renderReport([run("pi-context", 1, true), run("pi-context", 2, true), run("compaction", 1, true), run("compaction", 2, false)])
-    assert.include(report, "its success rate says nothing about how a real model does")
+    assert.include(report, "Its success and its probe answers measure the stand-in's habits as much as the arm")
     assert.include(report, "| pi-context | 2/2 (100%, 34%–100%) |")
     assert.include(report, "| compaction | 1/2 (50%, 9%–91%) |")
     assert.include(report, "- compaction, seed 2: getUserRecord is still in src/a.js")
-    // The decision table, the paired one, the turnovers', the overall table and the one task's.
-    assert.strictEqual(report.split("| pi-context |").length - 1, 5)
+    // The decision table, the probes', the paired one, the turnovers', the overall table and the one task's.
+    assert.strictEqual(report.split("| pi-context |").length - 1, 6)
   })
 
-  it("leads with tokens per solved task against compaction, stuck runs, and how many runs could tell 80% from 90%", () => {
-    const tokens = (total: number) => ({ tokens: { input: total, output: 0, cacheRead: 0, cacheWrite: 0 } })
+  it("leads with money and tokens per solved task against compaction, stuck runs, and how many runs could tell 80% from 90%", () => {
+    const tokens = (total: number) => ({ tokens: { input: 0, output: 0, cacheRead: total / 2, cacheWrite: total / 2 } })
     const report = renderReport([
       run("compaction", 1, true, tokens(1_000)),
       run("compaction", 2, false, tokens(1_000)),
       run("pi-context", 1, true, tokens(600)),
       run("pi-context", 2, true, { ...tokens(600), stuck: true })
-    ])
-    const decision = report.slice(report.indexOf("## What to decide on"), report.indexOf("## Overall"))
-    // compaction: 2,000 tokens over 1 solved task; pi-context: 1,200 over 2.
-    assert.include(decision, "| compaction | 2,000 | 1.00 | 1/2 (50%, 9%–91%) | – | 0 |")
-    assert.include(decision, "| pi-context | 600 | 0.30 | 2/2 (100%, 34%–100%) | – | 1 |")
+    ], { name: "m", cost: { input: 3, output: 15, cacheRead: 300, cacheWrite: 3_750 } })
+    const decision = report.slice(report.indexOf("## What a solved task costs"), report.indexOf("## Memory probes"))
+    // compaction: 2,000 tokens over 1 solved task (1,000 read, 1,000 written: $0.30 + $3.75); pi-context: 1,200 over 2.
+    assert.include(decision, "| compaction | $4.05 | 1.00 | 2,000 | 1.00 | 50% | 1/2 | 0 | 1 | 0 |")
+    assert.include(decision, "| pi-context | $1.22 | 0.30 | 600 | 0.30 | 50% | 2/2 | 0 | 0 | 1 |")
     assert.strictEqual(runsToTell(0.8, 0.9), 199)
     assert.include(decision, "about 199 runs per arm")
   })
@@ -87,7 +87,7 @@ describe("the eval report", () => {
   it("prices a scripted run's tokens at a named model's prices", () => {
     const report = renderReport([run("pi-context", 1, true)], { name: "anthropic/claude-sonnet-4-6", cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } })
     // 1,000 input, 10,000 cache reads, 100 output: 0.003 + 0.003 + 0.0015 dollars.
-    assert.include(report, "| pi-context | 1,000 | 10,000 | 100 | $0.0075 |")
+    assert.include(report, "| pi-context | 1,000 | 10,000 | 0 | 100 | $0.0075 |")
   })
 })
 
@@ -107,10 +107,10 @@ describe("--report DIR", () => {
 })
 
 describe("npm run eval flags", () => {
-  it("defaults to the scripted agent, pi-context against compaction and masking, every task, 3 seeds, a 32,000-token window", () => {
+  it("defaults to the scripted agent, pi-context against compaction, masking and the hybrid, every task, 3 seeds, a 32,000-token window", () => {
     const options = parseArgs([])
     assert.strictEqual(options.model, "scripted")
-    assert.deepStrictEqual(options.arms, ["pi-context", "compaction", "masking"])
+    assert.deepStrictEqual(options.arms, ["pi-context", "compaction", "masking", "hybrid"])
     assert.strictEqual(options.tasks, "all")
     assert.strictEqual(options.seeds, 3)
     assert.strictEqual(options.window, 32_000)

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Message, normalizeContext, type ToolCall, type TranscriptContext } from "@earendil-works/pi-ai"
 import { scriptedAgent } from "../../eval/scripted/agent.ts"
 import { estimateTokens, requestText } from "../../eval/scripted/provider.ts"
+import { defaultStandIn } from "../../eval/scripted/standIn.ts"
 import { renameSymbol } from "../../eval/tasks/rename-symbol/task.ts"
 
 const opening = renameSymbol.messages(1)[0]!.text
@@ -30,16 +31,19 @@ describe("the scripted agent", () => {
     assert.deepStrictEqual(callsOf(agent(request)).map((call) => call.name), ["bash"])
   })
 
-  it("works from what the request shows: with the file list and a file's text in view, it writes the renamed file", () => {
-    const reply = agent(context(
+  it("works from what the request shows: with the file list and a file's text in view, it edits the file it read (as Pi's prompt asks), or writes it whole as the write variant", () => {
+    const request = context(
       "You are Pi.",
       user(opening),
       assistantCalls({ name: "bash", args: { command: "grep -rl loadCustomer . --include=*.js --include=*.mjs --include=*.md | sort" } }),
       result("bash", "./src/a.js\n./src/b.js\n"),
       assistantCalls({ name: "read", args: { path: "src/a.js" } }),
       result("read", "import { loadCustomer } from './users.js'\nloadCustomer(1)\n")
-    ))
-    const [write] = callsOf(reply)
+    )
+    const [edit] = callsOf(agent(request))
+    assert.strictEqual(edit?.name, "edit")
+    assert.deepStrictEqual(edit?.arguments, { path: "src/a.js", edits: [{ oldText: "import { loadCustomer } from './users.js'\nloadCustomer(1)\n", newText: "import { readClient } from './users.js'\nreadClient(1)\n" }] })
+    const [write] = callsOf(scriptedAgent(renameSymbol.solver, { ...defaultStandIn, changes: "write" })(request))
     assert.strictEqual(write?.name, "write")
     assert.deepStrictEqual(write?.arguments, { path: "src/a.js", content: "import { readClient } from './users.js'\nreadClient(1)\n" })
   })

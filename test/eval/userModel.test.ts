@@ -150,10 +150,12 @@ describe("npm run eval --model provider/id", () => {
     assert.match(refusal ?? "", new RegExp(`^model local/m1 did not answer a one-line request at http://127\\.0\\.0\\.1:${port}/v1 \\(.+\\): start its server, check its address in models\\.json, or raise --call-timeout for a slow one\\. No run was started\\.$`))
   })
 
-  it("probes every turnover of a real model's run: the new window's first request, resent with the probe, answered by the same model", async () => {
+  it("probes a real model's run at its points of progress: the next request, resent with the probe, answered by the same model and graded line by line", async () => {
     const probeBodies: Array<string> = []
     let calls = 0
-    // The model checkpoints and wipes on its first call, then is done; a probe it answers by repeating what the request holds.
+    // The model lists the folder 15 times (the first probe's point), checkpoints and wipes, then is done; a probe it answers
+    // with the names its request's opening holds.
+    const call = (index: number, id: string, name: string, args: unknown) => ({ index, id, type: "function", function: { name, arguments: JSON.stringify(args) } })
     const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       let body = ""
       request.on("data", (chunk: Buffer) => void (body += chunk.toString()))
@@ -166,11 +168,14 @@ describe("npm run eval --model provider/id", () => {
         const say = (content: string) => chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }] })
         if (body.includes(probeMark)) {
           probeBodies.push(body)
-          const users = (JSON.parse(body) as { messages: ReadonlyArray<{ role: string; content: unknown }> }).messages.filter((m) => m.role === "user")
-          say(`From the request: ${JSON.stringify(users.map((m) => m.content))}`)
+          const names = /Rename the function `(\w+)` to `(\w+)`/.exec(body)
+          say(`F1. ${names?.[1] ?? "I do not know"}\nF2. ${names?.[2] ?? "I do not know"}\nDONE. none\nNEXT. src/users.js`)
           done("stop")
-        } else if (calls++ === 0) {
-          const call = (index: number, id: string, name: string, args: unknown) => ({ index, id, type: "function", function: { name, arguments: JSON.stringify(args) } })
+        } else if (calls < 15) {
+          calls++
+          chunk({ id: "c", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", tool_calls: [call(0, `l${calls}`, "ls", { path: "." })] }, finish_reason: null }] })
+          done("tool_calls")
+        } else if (calls++ === 15) {
           chunk({
             id: "c",
             object: "chat.completion.chunk",
@@ -193,16 +198,14 @@ describe("npm run eval --model provider/id", () => {
     server.close()
     assert.isUndefined(result!.failure, JSON.stringify(result!.failure))
     assert.strictEqual(result!.turnovers.resets, 1)
-    // One probe: the first request of the new window (its boot) with the probe after it, sent to the same endpoint.
+    // One probe, at the 15th call of Pi's own tools: the request that followed, with the probe after it, sent to the same endpoint.
     assert.lengthOf(probeBodies, 1)
-    assert.include(probeBodies[0]!, "## Context window")
+    assert.include(probeBodies[0]!, "F2 [rename.to]. What is its new name?")
     assert.lengthOf(result!.probes, 1)
-    assert.deepInclude(result!.probes[0]!, { turnover: 1, kind: "reset" })
-    // The answer repeated the request, whose continuation quotes the unanswered opening: both names it needs.
-    assert.strictEqual(result!.probes[0]!.recall, 1)
-    // How the reset went, with the provider's cache reads of each window (400 a call: one call in w1, the continuation's
+    assert.deepInclude(result!.probes[0]!, { point: 15, turnovers: 0, facts: 2, recall: 1, wrong: 0, done: 1, next: true })
+    // How the reset went, with the provider's cache reads of each window (400 a call: 16 calls in w1, the continuation's
     // and the follow-up's in w2; the probe, outside the run, is not counted).
-    assert.deepStrictEqual(result!.resets.map((window) => [window.w, window.checkpointWritten, window.cacheReadTokens]), [[1, true, 400], [2, false, 800]])
+    assert.deepStrictEqual(result!.resets.map((window) => [window.w, window.checkpointWritten, window.cacheReadTokens]), [[1, true, 16 * 400], [2, false, 800]])
   })
 })
 

@@ -102,7 +102,15 @@ export const buildKey: Task = {
     writeTree(dir, { "package.json": JSON.stringify({ name: "widgets", private: true, type: "module" }, null, 2) + "\n" })
     runNode(dir, ["scripts/build.mjs"], { BUILD_KEY: setup(seed).key })
   },
-  facts: (seed) => [{ name: "the build key", pattern: literally(setup(seed).key) }],
+  facts: (seed) => [{
+    name: "the build key",
+    question: "Which BUILD_KEY must the build use?",
+    pattern: literally(setup(seed).key),
+    // Any other key is a wrong one.
+    wrong: [new RegExp(`K-(?!${setup(seed).key.slice(2)}\\b)[0-9a-f]{6}\\b`)],
+    source: "tool output",
+    key: "build.key"
+  }],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Convert every module in src/ from CommonJS")) facts.set("esm.goal", "convert src/ to ES modules, then build")

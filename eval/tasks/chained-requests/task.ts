@@ -100,11 +100,14 @@ export const chainedRequests: Task = {
     })
   },
   facts: (seed) => {
-    const { tickets, tenantHeader } = setup(seed)
+    const { tickets, tenantHeader, rateLimit } = setup(seed)
+    const besides = (ticket: string) => tickets.filter((other) => other !== ticket).map((other) => literally(other))
     return [
-      { name: "the first ticket", pattern: literally(tickets[0]) },
-      { name: "the second ticket", pattern: literally(tickets[1]) },
-      { name: "the new tenant header", pattern: literally(tenantHeader) }
+      { name: "the first ticket", question: "Which ticket was the rate limit change (change 1) for?", pattern: literally(tickets[0]), wrong: besides(tickets[0]), source: "said once", key: "chain.ticket1" },
+      { name: "the second ticket", question: "Which ticket was the tenant header change (change 2) for?", pattern: literally(tickets[1]), wrong: besides(tickets[1]), source: "said once", key: "chain.ticket2" },
+      // The config's own values are the ones the user's changes replace.
+      { name: "the new tenant header", question: "What is the tenant header now?", pattern: literally(tenantHeader), wrong: [literally(base.tenantHeader)], source: "said once", key: "chain.value2" },
+      { name: "the new rate limit", question: "What is the rate limit now?", pattern: new RegExp(`(?<!\\d)${rateLimit}(?!\\d)`), revealedBy: /set rateLimit in config\/service\.json to \d+/, wrong: [new RegExp(`(?<!\\d)${base.rateLimit}(?!\\d)`)], source: "said once", key: "chain.value1" }
     ]
   },
   solver: {
@@ -156,7 +159,7 @@ const chainNext = (knowledge: Knowledge): Action => {
   }
   if (current === 3 && !facts.has("chain.value3")) return { kind: "call", steps: [], calls: [call("bash", { command: "node scripts/codename.mjs" })] }
   // The config as it is now: a read older than this session's last write of it is stale.
-  const lastWrite = knowledge.results.findLastIndex((result) => result.tool === "write" && result.args.path === "config/service.json")
+  const lastWrite = knowledge.results.findLastIndex((result) => (result.tool === "write" || result.tool === "edit") && result.args.path === "config/service.json")
   const lastRead = knowledge.results.findLastIndex((result) => result.tool === "read" && result.args.path === "config/service.json" && !result.isError)
   const config = lastRead > lastWrite ? knowledge.results[lastRead]!.text : undefined
   if (config === undefined) return { kind: "call", steps: [], calls: [call("read", { path: "config/service.json" })] }

@@ -1,6 +1,6 @@
 /** Constraints stated once at the start that must still hold at the end: how to validate, and a frozen directory. */
 import { call, capital, fillerFunction, latestRead, listFact, listFiles, moduleNames, read, rng, runNode, verdict, writeTree } from "../common.ts"
-import { countAnswer, literally } from "../taskTypes.ts"
+import { countAnswer } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const helpers = ["requireField", "ensureField", "mustHave"] as const
@@ -111,7 +111,11 @@ export const frozenRules: Task = {
     const { helper } = setup(seed)
     writeTree(dir, Object.fromEntries(Object.entries(files(seed)).map(([path, content]) => [path, path.startsWith("src/handlers/") ? validated(content, helper) : content])))
   },
-  facts: (seed) => [{ name: "the validation helper", pattern: literally(setup(seed).helper) }, { name: "the frozen folder", pattern: /src\/legacy\// }],
+  facts: (seed) => [
+    { name: "the validation helper", question: "Which helper must every handler validate with?", pattern: new RegExp(`\\b${setup(seed).helper}\\b`), wrong: helpers.filter((helper) => helper !== setup(seed).helper).map((helper) => new RegExp(`\\b${helper}\\b`)), source: "said once", key: "rules.helper" },
+    // A list of src/'s other folders, or src/ itself, is no answer.
+    { name: "the frozen folder", question: "Which folder must not be modified?", pattern: /src\/legacy\b/, wrong: [/src\/(?!legacy\b)\w+\//], source: "said once", key: "rules.frozen" }
+  ],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Add input validation to every request handler")) facts.set("rules.goal", "validate every handle* function")

@@ -3,14 +3,18 @@ import { call, fillerFunction, moduleNames, rng, runNode, verdict, writeTree } f
 import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
+const amountErrors = ["amount must be whole cents", "cents must be an integer", "not an amount in cents"]
+const fundsErrors = ["insufficient funds", "balance too low", "not enough money"]
+const currencies = ["EUR", "CHF", "SEK", "NZD"]
+
 const setup = (seed: number) => {
   const random = rng(seed * 31 + 7)
   return {
     random,
     modules: moduleNames(random, 20),
-    errAmount: random.pick(["amount must be whole cents", "cents must be an integer", "not an amount in cents"]),
-    errFunds: random.pick(["insufficient funds", "balance too low", "not enough money"]),
-    currency: random.pick(["EUR", "CHF", "SEK", "NZD"])
+    errAmount: random.pick(amountErrors),
+    errFunds: random.pick(fundsErrors),
+    currency: random.pick(currencies)
   }
 }
 
@@ -128,10 +132,11 @@ export const ledgerStages: Task = {
   },
   facts: (seed) => {
     const { errAmount, errFunds, currency } = setup(seed)
+    const besides = (all: ReadonlyArray<string>, right: string) => all.filter((value) => value !== right).map((value) => literally(value))
     return [
-      { name: "the amount error", pattern: literally(errAmount) },
-      { name: "the funds error", pattern: literally(errFunds) },
-      { name: "the currency", pattern: literally(currency) }
+      { name: "the amount error", question: "What message does LedgerError carry for an amount that is not whole cents?", pattern: literally(errAmount), wrong: besides(amountErrors, errAmount), source: "said once", key: "spec.errAmount" },
+      { name: "the funds error", question: "What message does LedgerError carry when the funds are short?", pattern: literally(errFunds), wrong: besides(fundsErrors, errFunds), source: "said once", key: "spec.errFunds" },
+      { name: "the currency", question: "Which currency does the report header show?", pattern: literally(currency), wrong: besides(currencies, currency), source: "said once", key: "spec.currency" }
     ]
   },
   solver: {

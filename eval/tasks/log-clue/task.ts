@@ -76,7 +76,11 @@ export const logClue: Task = {
   solve: (dir, seed) => writeTree(dir, { "config/app.ini": config(seed, true) }),
   facts: (seed) => {
     const { key, bad } = setup(seed)
-    return [{ name: "the wrong setting", pattern: literally(key) }, { name: "its bad value", pattern: literally(bad) }]
+    // The config's other settings are there to be mistaken for it.
+    return [
+      { name: "the wrong setting", question: "Which setting in config/app.ini does the log show is wrong?", pattern: new RegExp(`\\b${key}\\b`), revealedBy: new RegExp(`"${key}" = "`), wrong: keys.filter((name) => name !== key).map((name) => new RegExp(`\\b${name}\\b`)), source: "tool output", key: "log.clueKey" },
+      { name: "its bad value", question: "What bad value does that setting have now?", pattern: literally(bad), source: "tool output", key: "log.clueValue" }
+    ]
   },
   solver: {
     learn: (text, facts) => {

@@ -1,6 +1,5 @@
 /** A user request that arrives mid-task and must be answered: a question steered in while the agent documents a codebase. */
 import { call, fillerFunction, latestRead, listFact, moduleNames, read, rng, verdict, writeTree } from "../common.ts"
-import { literally } from "../taskTypes.ts"
 import type { Action, Knowledge, Task } from "../taskTypes.ts"
 
 const setup = (seed: number) => {
@@ -78,7 +77,17 @@ export const midQuestion: Task = {
     return verdict(failures.slice(0, 20))
   },
   solve: (dir, seed) => writeTree(dir, Object.fromEntries(Object.entries(files(seed)).map(([path, content]) => [path, path.startsWith("src/") ? documented(content) : content]))),
-  facts: (seed) => [{ name: "the file that defines computeChecksum", pattern: literally(`src/${setup(seed).holder}.js`) }],
+  facts: (seed) => [{
+    name: "the file that defines computeChecksum",
+    question: "Which file in src/ defines computeChecksum?",
+    pattern: new RegExp(`(?<![\\w/])(?:src/)?${setup(seed).holder}\\.js\\b`),
+    // Every other module is a wrong answer: a list of src/ names them all.
+    wrong: [new RegExp(`(?<![\\w/])(?:src/)?(?!${setup(seed).holder}\\.js\\b)\\w+\\.js\\b`)],
+    // Every file list names it: it is given once a read shows the definition.
+    revealedBy: /export function computeChecksum\(/,
+    source: "tool output",
+    key: "question.file"
+  }],
   solver: {
     learn: (text, facts, made) => {
       if (text.includes("Add a JSDoc comment block directly above every exported function")) facts.set("docs.goal", "jsdoc above every exported function in src/")

@@ -91,7 +91,11 @@ export const renameSymbol: Task = {
   },
   facts: (seed) => {
     const { from, to } = setup(seed)
-    return [{ name: "the old name", pattern: literally(from) }, { name: "the new name", pattern: literally(to) }]
+    const others = pairs.flat().filter((name) => name !== from && name !== to).map((name) => literally(name))
+    return [
+      { name: "the old name", question: "Which function are you renaming (its old name)?", pattern: literally(from), wrong: others, source: "said once", key: "rename.from" },
+      { name: "the new name", question: "What is its new name?", pattern: literally(to), wrong: others, source: "said once", key: "rename.to" }
+    ]
   },
   solver: {
     learn: (text, facts, made) => {
