@@ -2,6 +2,7 @@
 import { MaskAfterTurns } from "../masking/extension.ts"
 import { priceOf } from "./metrics.ts"
 import { compactionAt } from "./settings.ts"
+import { familySection } from "./families.ts"
 import { countedRuns, pairedSuccess, pairedTokenRatio, pairsOf, pairsToTell } from "./paired.ts"
 import { isInfrastructureFailure, type RunResult } from "./types.ts"
 
@@ -223,6 +224,7 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
         `over compaction's on the pairs both solved. ${pairsNeededText()}`,
       ""
     ]),
+    ...familySection(results, totalTokens),
     "## Runs whose window turned over",
     "",
     ...turnedOverRows(results),
