@@ -197,6 +197,7 @@ const startText = (family: DeskFamily, plan: DeskPlan) => {
     `${signoff} When every step is done, close the chain with \`node ${deskScript(family)} close <last code> <sign-off> <receipt 1> <receipt 2> ...\` (receipts in step order) and tell me the receipts.${session}`
 }
 
+const questionText = "Quick question while you work: which receipt did step 1 give? Answer me, then carry on."
 const stopText = "We stop here for today. The next session starts fresh, without this conversation: keep what you will need to finish the chain."
 const resumeText = (family: DeskFamily) => `Let us finish the ${family.desk} desk chain we started in the last session: open the remaining steps, make their changes, close the chain and tell me the receipts.`
 
@@ -204,8 +205,10 @@ const messages = (family: DeskFamily, seed: number): ReadonlyArray<UserMessageSp
   const plan = deskPlan(family, seed)
   const receipts = new RegExp(plan.steps.map((step) => step.receipt).join("[\\s\\S]*"))
   const start: UserMessageSpec = { id: "start", when: "start", text: startText(family, plan), ...(family.handover === undefined ? { answer: receipts, mustAnswer: true } : {}) }
-  if (family.handover === undefined) return [start]
-  return [start, { id: "stop", when: "idle", text: stopText }, { id: "resume", when: "start", session: 2, text: resumeText(family), answer: receipts, mustAnswer: true }]
+  // Steered in once step 4 is open (its open is the seventh call of Pi's tools): step 1's receipt is three long logs back by then.
+  const question: UserMessageSpec = { id: "receipt", when: "progress", afterWorkCalls: 7, text: questionText, answer: literally(plan.steps[0]!.receipt), mustAnswer: true }
+  if (family.handover === undefined) return [start, question]
+  return [start, question, { id: "stop", when: "idle", text: stopText }, { id: "resume", when: "start", session: 2, text: resumeText(family), answer: receipts, mustAnswer: true }]
 }
 
 /** What the desk's log shows: the failures of a run that skipped, reordered or guessed. */
@@ -262,6 +265,7 @@ const learn = (family: DeskFamily) => (text: string, known: Map<string, string>,
     const signoff = /(?:sign-off for closing is|My personal sign-off is) (\w+)/.exec(text)
     if (signoff !== null) known.set("desk.signoff", signoff[1]!)
     if (text.includes(stopText)) known.set("desk.stop", "asked")
+    if (text.includes(questionText)) known.set("desk.asked", "yes")
     if (text.includes(`Let us finish the ${family.desk} desk chain`)) {
       known.set("desk.goal", `finish the ${family.desk} desk chain, then close it`)
       known.delete("desk.stop")
@@ -300,7 +304,17 @@ const handoverCalls = (family: DeskFamily, knowledge: Knowledge) => {
   ]
 }
 
+/** The work's next action, with the answer to the user's question first while it is unanswered. */
 const next = (family: DeskFamily) => (knowledge: Knowledge): Action => {
+  const work = nextWork(family)(knowledge)
+  if (!knowledge.facts.has("desk.asked") || knowledge.done.has("desk:answer")) return work
+  const answer = `To your question: step 1 gave the receipt ${knowledge.facts.get("desk.receipt1") ?? "(I no longer have it)"}.`
+  return work.kind === "reply"
+    ? { kind: "reply", steps: ["desk:answer", ...work.steps], text: `${answer}\n${work.text}` }
+    : { ...work, steps: ["desk:answer", ...work.steps], say: answer }
+}
+
+const nextWork = (family: DeskFamily) => (knowledge: Knowledge): Action => {
   const known = knowledge.facts
   if (!known.has("desk.goal")) return { kind: "reply", steps: [], text: "I do not know the task: please tell me again." }
   // A new session after a handover: what the notes kept, read back before anything else.
