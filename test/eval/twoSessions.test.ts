@@ -45,7 +45,7 @@ describe("a task of two sessions", () => {
       assert.notInclude(second_.map(textOf).join("\n"), stop!.slice(0, 60))
       assert.include(users(second!), resume!.slice(0, 60))
       // The request outcomes cover both sessions' messages.
-      assert.deepStrictEqual(result.requests.map((request) => [request.id, request.sent]), [["start", true], ["stop", true], ["resume", true]])
+      assert.deepStrictEqual(result.requests.map((request) => [request.id, request.sent]), [["start", true], ["receipt", true], ["stop", true], ["resume", true]])
     }
     const piContext = results.find((result) => result.arm === "pi-context")!
     const compaction = results.find((result) => result.arm === "compaction")!
