@@ -2,7 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { AddressInfo } from "node:net"
+import { parseArgs } from "../../eval/harness/args.ts"
+import { runPool } from "../../eval/harness/pool.ts"
+import { jobsFor } from "../../eval/run.ts"
 import { folderTasks } from "../../eval/tasks/folder.ts"
+import { chatServer } from "../support/chatServer.ts"
+import { localModelsDir } from "../support/localModels.ts"
 
 const tasksWith = (spec: unknown) => {
   const dir = mkdtempSync(join(tmpdir(), "pi-eval-sessions-"))
@@ -34,4 +40,24 @@ describe("a folder task of two sessions", () => {
     }
     assert.throws(() => folderTasks(tasksWith({ ...plain, nextSession: { prompt: "Go on.", followUps: [{ text: "Which?", answer: "(a" }] } })), /nextSession\.followUps\[0\]/)
   })
+
+  it("runs end to end on a model: the second session's first request holds its own prompt and nothing of the first session's chat", async () => {
+    const { server, bodies } = chatServer()
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const userAgentDir = localModelsDir((server.address() as AddressInfo).port, { id: "m1", contextWindow: 200_000 })
+    const tasksDir = tasksWith({ prompt: "Session one: the batch is batch-41.", verify: "true", followUps: ["Stop for today."], nextSession: { prompt: "Session two: carry on." } })
+    const out = mkdtempSync(join(tmpdir(), "pi-eval-sessions-out-"))
+    const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
+    const [result] = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
+    server.close()
+    assert.isTrue(result!.success, JSON.stringify([result!.failure, result!.verifierFailures]))
+    // Three requests: the first session's prompt and follow-up, then the second session's prompt alone.
+    assert.strictEqual(bodies.length, 3)
+    const [, second, third] = bodies.map((body) => JSON.stringify(body.messages))
+    assert.include(second, "batch-41")
+    assert.include(third, "Session two: carry on.")
+    assert.notInclude(third, "batch-41")
+    assert.notInclude(third, "Stop for today.")
+    assert.deepStrictEqual(result!.requests.map((request) => [request.id, request.sent]), [["prompt", true], ["follow-up-1", true], ["next-prompt", true]])
+  }, 60_000)
 })
