@@ -74,8 +74,20 @@ export const readSweep = (dir: string): ReadonlyArray<SweepSetting> =>
     .map((entry) => ({ name: entry.name, results: readResults(join(dir, entry.name)) }))
     .sort((a, b) => a.name.localeCompare(b.name))
 
+/**
+ * The default run's runs of the tasks the sweep ran: the arms' defaults are compared with their best settings on the
+ * same tasks (a sweep may cover only some of the default run's tasks).
+ */
+const onSweptTasks = (results: ReadonlyArray<RunResult>, settings: ReadonlyArray<SweepSetting>): ReadonlyArray<RunResult> => {
+  const tasks = new Set(settings.flatMap((setting) => setting.results.map((run) => run.task)))
+  return tasks.size === 0 ? results : results.filter((run) => tasks.has(run.task))
+}
+
 /** The committed run with its sweeps: the default run first, so that its runs stand for the arms' defaults. */
-export const committedSweep = (results: ReadonlyArray<RunResult>): ReadonlyArray<SweepSetting> => [{ name: "scripted", results }, ...committedSweeps.flatMap(readSweep)]
+export const committedSweep = (results: ReadonlyArray<RunResult>): ReadonlyArray<SweepSetting> => {
+  const settings = committedSweeps.flatMap(readSweep)
+  return [{ name: "scripted", results: onSweptTasks(results, settings) }, ...settings]
+}
 
 /** A name from a task folder or a results file as report.md shows it: no control character, no link, tag, code or table cell of its own. */
 const reportName = (name: string) => printable(name).replace(/[`[\]<>|]/g, "\\$&")
@@ -108,7 +120,7 @@ const main = async () => {
     const settings = readSweep(dir)
     // The committed sweeps are read with the committed run, whose runs are every arm's defaults.
     const withDefaults = committedSweeps.includes(resolve(dir)) && existsSync(join(committedScripted, "results.jsonl"))
-      ? [{ name: "scripted", results: readResults(committedScripted) }, ...settings]
+      ? [{ name: "scripted", results: onSweptTasks(readResults(committedScripted), settings) }, ...settings]
       : settings
     writeFileSync(join(dir, "sweep.md"), sweepTable(withDefaults, await priceReference()))
     process.stderr.write(`wrote ${join(dir, "sweep.md")} from ${settings.length} settings\n`)

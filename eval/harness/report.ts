@@ -4,6 +4,7 @@ import { bestSetting, matchedRows, matchedVerdict, sensitivityRows, settingFigur
 import { priceOf } from "./metrics.ts"
 import { compactionAt } from "./settings.ts"
 import { ProbeEvery } from "./probe.ts"
+import { familySection } from "./families.ts"
 import { countedRuns, pairedSuccess, pairedTokenRatio, pairsOf, pairsToTell } from "./paired.ts"
 import { isInfrastructureFailure, type RunResult } from "./types.ts"
 
@@ -324,6 +325,7 @@ export const renderReport = (all: ReadonlyArray<RunResult>, reference?: PriceRef
         `over compaction's on the pairs both solved. ${pairsNeededText()}`,
       ""
     ]),
+    ...familySection(results, totalTokens),
     "## Runs whose window turned over",
     "",
     ...turnedOverRows(results),

@@ -9,8 +9,13 @@
  *     "midTask": { "text": "steered in after that many calls of Pi's own tools (optional)", "afterWorkCalls": 20, "answer": "(optional)" },
  *     "setup": "a shell command run in the fresh repository first (optional; $EVAL_SEED is the seed)",
  *     "verify": "a shell command run in the repository at the end: exit 0 means solved",
- *     "facts": [{ "name": "what the probes ask for", "pattern": "a regular expression its answer must match" }]
+ *     "facts": [{ "name": "what the probes ask for", "pattern": "a regular expression its answer must match" }],
+ *     "nextSession": { "prompt": "a second session's opening request (optional)", "followUps": ["as above"] }
  *   }
+ *
+ * With `nextSession`, a run is two sessions: the second a fresh Pi session in the
+ * same repository, agent dir and notes root, sent its own prompt and follow-ups,
+ * so it knows only what the first kept outside its chat.
  *
  * Both commands run with `bash -c`, the task's folder in $EVAL_TASK_DIR, in a
  * process group of their own killed whole at their limit. Every pattern runs
@@ -41,6 +46,7 @@ interface TaskFile {
   readonly setup?: string
   readonly verify: string
   readonly facts?: ReadonlyArray<{ readonly name: string; readonly pattern: string }>
+  readonly nextSession?: { readonly prompt: string; readonly followUps?: ReadonlyArray<string | Message> }
 }
 
 /** The limit of one `setup` or `verify` command. */
@@ -95,17 +101,19 @@ const linearPattern = (file: string, field: string, source: string): RegExp => {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 const isText = (value: unknown): value is string => typeof value === "string" && value.trim() !== ""
 const isMessage = (value: unknown): boolean => isObject(value) && isText(value.text) && (value.answer === undefined || typeof value.answer === "string")
+const isFollowUps = (value: unknown): boolean => value === undefined || (Array.isArray(value) && value.every((item) => typeof item === "string" || isMessage(item)))
 
 /** The checks of task.json, field by field: what each must be. */
 const fieldChecks: ReadonlyArray<readonly [string, (task: Record<string, unknown>) => boolean]> = [
   ["\"prompt\" (text)", (task) => isText(task.prompt)],
   ["\"verify\" (a shell command)", (task) => isText(task.verify)],
-  ["\"followUps\" (a list of texts, or of { text, answer })", (task) => task.followUps === undefined || (Array.isArray(task.followUps) && task.followUps.every((item) => typeof item === "string" || isMessage(item)))],
+  ["\"followUps\" (a list of texts, or of { text, answer })", (task) => isFollowUps(task.followUps)],
   [
     "\"midTask\" ({ text, afterWorkCalls: a whole number of calls, answer (optional) })",
     (task) => task.midTask === undefined || (isMessage(task.midTask) && Number.isSafeInteger((task.midTask as { afterWorkCalls?: unknown }).afterWorkCalls) && ((task.midTask as { afterWorkCalls: number }).afterWorkCalls > 0))
   ],
   ["\"setup\" (a shell command)", (task) => task.setup === undefined || typeof task.setup === "string"],
+  ["\"nextSession\" ({ prompt, followUps (optional) })", (task) => task.nextSession === undefined || (isObject(task.nextSession) && isText(task.nextSession.prompt) && isFollowUps(task.nextSession.followUps))],
   ["\"facts\" (a list of { name, pattern })", (task) => task.facts === undefined || (Array.isArray(task.facts) && task.facts.every((fact) => isObject(fact) && typeof fact.name === "string" && typeof fact.pattern === "string"))]
 ]
 
@@ -146,6 +154,9 @@ const readTaskFile = (taskDir: string): CheckedTask => {
   spec.followUps?.forEach((item, index) => {
     if (typeof item !== "string" && item.answer !== undefined) answers.set(`follow-up-${index + 1}`, linearPattern(file, `the answer of followUps[${index}]`, item.answer))
   })
+  spec.nextSession?.followUps?.forEach((item, index) => {
+    if (typeof item !== "string" && item.answer !== undefined) answers.set(`next-follow-up-${index + 1}`, linearPattern(file, `the answer of nextSession.followUps[${index}]`, item.answer))
+  })
   if (spec.midTask?.answer !== undefined) answers.set("mid-task", linearPattern(file, "the answer of midTask", spec.midTask.answer))
   const facts = (spec.facts ?? []).map((fact) => ({ name: fact.name, pattern: linearPattern(file, `the pattern of fact "${fact.name}"`, fact.pattern) }))
   return { spec, facts, answers }
@@ -179,6 +190,14 @@ const refusesScripted = () => {
   throw new Error("folder tasks need a real model (--model provider/id): the scripted agent knows only the built-in tasks")
 }
 
+/** A session's follow-ups as messages sent when idle, each graded by its answer when it names one. */
+const followUps = (items: ReadonlyArray<string | Message> | undefined, prefix: string, session: number, answers: ReadonlyMap<string, RegExp>): ReadonlyArray<UserMessageSpec> =>
+  (items ?? []).map((item, index): UserMessageSpec => {
+    const id = `${prefix}-${index + 1}`
+    const answer = answers.get(id)
+    return { id, when: "idle", text: typeof item === "string" ? item : item.text, ...(session === 1 ? {} : { session }), ...(answer === undefined ? {} : { answer, mustAnswer: true }) }
+  })
+
 export const folderTask = (taskDir: string, name: string): Task => {
   const { spec, facts, answers } = readTaskFile(taskDir)
   const repo = join(taskDir, "repo")
@@ -201,13 +220,10 @@ export const folderTask = (taskDir: string, name: string): Task => {
       const outcome = shell(spec.setup, dir, taskDir, seed, commandLimit(deadline))
       if (!outcome.ok) throw new Error(`the setup of task ${name} failed: ${headAndTail(outcome.output.trim(), OutputShown)}`)
     },
+    ...(spec.nextSession === undefined ? {} : { sessions: 2 }),
     messages: () => [
       { id: "prompt", when: "start", text: spec.prompt },
-      ...(spec.followUps ?? []).map((item, index): UserMessageSpec => {
-        const id = `follow-up-${index + 1}`
-        const answer = answers.get(id)
-        return { id, when: "idle", text: typeof item === "string" ? item : item.text, ...(answer === undefined ? {} : { answer, mustAnswer: true }) }
-      }),
+      ...followUps(spec.followUps, "follow-up", 1, answers),
       ...(spec.midTask === undefined
         ? []
         : [{
@@ -216,7 +232,10 @@ export const folderTask = (taskDir: string, name: string): Task => {
           afterWorkCalls: spec.midTask.afterWorkCalls,
           text: spec.midTask.text,
           ...(answers.has("mid-task") ? { answer: answers.get("mid-task")!, mustAnswer: true } : {})
-        } satisfies UserMessageSpec])
+        } satisfies UserMessageSpec]),
+      ...(spec.nextSession === undefined
+        ? []
+        : [{ id: "next-prompt", when: "start", session: 2, text: spec.nextSession.prompt } satisfies UserMessageSpec, ...followUps(spec.nextSession.followUps, "next-follow-up", 2, answers)])
     ],
     verify: (dir, seed, deadline) => {
       const outcome = shell(spec.verify, dir, taskDir, seed, commandLimit(deadline))

@@ -17,6 +17,8 @@ export interface UserMessageSpec {
   readonly answer?: RegExp
   /** The run succeeds only if this request is answered. */
   readonly mustAnswer?: boolean
+  /** Which of the task's sessions sends it (1 unless the task has `sessions`): each session starts with its own `start` messages. */
+  readonly session?: number
 }
 
 export interface Verdict {
@@ -112,4 +114,9 @@ export interface Task {
   /** Applies a reference solution to a freshly generated repository. */
   readonly solve: (dir: string, seed: number) => void
   readonly solver: ScriptedSolver
+  /**
+   * How many sessions a run is (default 1): each a fresh Pi session in the same project, agent dir and notes
+   * root, sent the messages whose `session` names it, so only what the first kept outside its chat reaches the next.
+   */
+  readonly sessions?: number
 }

@@ -64,7 +64,7 @@ describe("the eval report", () => {
     assert.include(report, "| pi-context | 2/2 (100%, 34%–100%) |")
     assert.include(report, "| compaction | 1/2 (50%, 9%–91%) |")
     assert.include(report, "- compaction, seed 2: getUserRecord is still in src/a.js")
-    // The decision table, the probes', the paired one, the turnovers', the overall table and the one task's.
+    // The decision table, the probes', the paired one, the one by family, the turnovers', the overall table and the one task's.
     assert.strictEqual(report.split("| pi-context |").length - 1, 6)
   })
 

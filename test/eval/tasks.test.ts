@@ -44,7 +44,10 @@ describe("eval tasks", () => {
 
     it(`${task.name}: one opening request, one steered in at a fixed point of the work (the same in every arm), and no text naming an arm's tools`, () => {
       const messages = task.messages(1)
-      assert.strictEqual(messages.filter((message) => message.when === "start").length, 1)
+      // One opening request for each of the task's sessions.
+      for (let session = 1; session <= (task.sessions ?? 1); session++) {
+        assert.strictEqual(messages.filter((message) => message.when === "start" && (message.session ?? 1) === session).length, 1, `session ${session}`)
+      }
       assert.strictEqual(messages[0]?.when, "start")
       assert.isAtLeast(messages.filter((message) => message.when === "progress" && (message.afterWorkCalls ?? 0) > 0).length, 1)
       for (const message of messages) assert.notMatch(message.text, /pi-context|wipe_memory|notes_|history_|compact|context window|checkpoint/i)

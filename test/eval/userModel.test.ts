@@ -10,25 +10,8 @@ import { checkModel } from "../../eval/harness/preflight.ts"
 import { probeMark } from "../../eval/harness/probe.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { enforceWindow, type StreamSimple } from "../../eval/harness/window.ts"
+import { chatServer } from "../support/chatServer.ts"
 import { localModelsDir } from "../support/localModels.ts"
-
-/** An OpenAI-compatible endpoint on localhost that streams one short reply and reports its usage (`promptTokens` for every request). */
-const chatServer = (promptTokens = 1_000) => {
-  const bodies: Array<{ messages: ReadonlyArray<unknown> }> = []
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let body = ""
-    request.on("data", (chunk: Buffer) => void (body += chunk.toString()))
-    request.on("end", () => {
-      bodies.push(JSON.parse(body) as { messages: ReadonlyArray<unknown> })
-      response.writeHead(200, { "content-type": "text/event-stream" })
-      const chunk = (data: unknown) => response.write(`data: ${JSON.stringify(data)}\n\n`)
-      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: { role: "assistant", content: "All done." }, finish_reason: null }] })
-      chunk({ id: "c1", object: "chat.completion.chunk", model: "m1", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: promptTokens, completion_tokens: 10, total_tokens: promptTokens + 10 } })
-      response.end("data: [DONE]\n\n")
-    })
-  })
-  return { server, bodies }
-}
 
 const userSetUp = (port: number) => localModelsDir(port, { id: "m1", contextWindow: 200_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } })
 
