@@ -7,27 +7,11 @@
  * editing, renaming or retiring it needs their OK. A read-only home
  * (`pi-context.readOnlyHomes`) takes nothing from the model at all.
  */
-import { DefaultProtectedHomes, checkHomeList } from "../settings/checks.ts"
-import { piContextSetting } from "./identity.ts"
 import type { Home } from "../kernel/homes.ts"
 
 export interface Protection {
   readonly protectedHomes: ReadonlyArray<Home>
   readonly readOnlyHomes: ReadonlyArray<Home>
-}
-
-/**
- * The protection Pi's merged settings ask for (an untrusted project's are not
- * among them), as the policy checks it: a wrong value keeps the default (and
- * the settings notice says so).
- */
-export const protectionOf = (settings: Readonly<Record<string, unknown>>): Protection => {
-  const homes = (key: string, fallback: ReadonlyArray<Home>) => {
-    const value = piContextSetting(settings, key)
-    const checked = value === undefined ? undefined : checkHomeList(value)
-    return checked !== undefined && "ok" in checked ? checked.ok : fallback
-  }
-  return { protectedHomes: homes("protectedHomes", DefaultProtectedHomes), readOnlyHomes: homes("readOnlyHomes", []) }
 }
 
 /** A change the model asks for: where, to a note that exists or not, and how. */

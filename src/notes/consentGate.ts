@@ -1,10 +1,11 @@
 import { Effect, Result, Schema } from "effect"
 import { parseAddress } from "./address.ts"
-import { changeDiff, decideChange, type NoteChange, protectionOf } from "./consent.ts"
+import { changeDiff, decideChange, type NoteChange } from "./consent.ts"
 import { shownName } from "../kernel/names.ts"
 import { NotesHomes } from "./NotesHomes.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { formatAddress, homeLabel } from "../kernel/homes.ts"
+import { Thresholds } from "../settings/Thresholds.ts"
 
 /** A change to a note the user's settings do not let the model make, or the user did not allow: the note keeps its text. */
 export class ChangeRefused extends Schema.TaggedError<ChangeRefused>()("ChangeRefused", { message: Schema.String }) {}
@@ -48,7 +49,9 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
     ? parseAddress(change.renameTo!, "write")
     : undefined
   const session = yield* PiSession
-  const protection = protectionOf(yield* session.settings)
+  // The policy's protection: a trusted project's settings add protected homes, never take one away.
+  const policy = yield* (yield* Thresholds).policy
+  const protection = { protectedHomes: policy.protectedHomes.value, readOnlyHomes: policy.readOnlyHomes.value }
   const existing = yield* (yield* NotesHomes).read(address).pipe(Effect.option)
   const request: NoteChange = {
     home: parsed.success.home,
