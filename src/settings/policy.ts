@@ -246,7 +246,12 @@ export const resolvePolicy = (
   const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
   const protectedHomes = resolveHomeList("protectedHomes", files.sources, files.projectTrusted, DefaultProtectedHomes, notices)
   const readOnlyHomes = resolveHomeList("readOnlyHomes", files.sources, files.projectTrusted, [], notices)
+  const afterResetFrom = notices.length
   const afterReset = pick<string | undefined>(candidatesFor(gathered, "afterReset"), checkAfterReset, dflt(undefined), notices)
+  // A refused instruction with none to fall back on adds nothing to the boot: said as such, not as "using undefined".
+  for (let i = afterResetFrom; i < notices.length; i++) {
+    if (notices[i]!.used === undefined) notices[i] = { ...notices[i]!, outcome: "no instruction of yours is added to the boot" }
+  }
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
   // A rejected line's notice names the value the line ends at, which orderLines settles (a default scales to the window).
