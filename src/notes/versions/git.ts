@@ -7,6 +7,12 @@ import { GitFailed, type GitRunner } from "./NotesVersions.ts"
 
 /** A git run longer than this is ended, with every process it started: a commit of a window's notes takes tens of milliseconds. */
 export const GitTimeoutMs = 20_000
+/**
+ * What each note a run writes or reads adds to its limit: writing a note's file or blob takes well under
+ * a millisecond on a quiet disk, and nearly 3 ms on a disk other work keeps busy (20,000 notes were
+ * checked out in 55 s at a load of 18 on two cores); 20,000 notes may take 100 s more than a window's few.
+ */
+export const GitTimeoutPerFileMs = 5
 const MaxOutputBytes = 64 * 1024 * 1024
 
 /** Variables that would point git at another repository, index or object store than the notes root's. */
@@ -145,10 +151,11 @@ export const failureDetail = (stderr: string, fallback: string): string =>
 /**
  * The system `git`, one child process (group) per call, with the user's
  * hooks and file system monitor off; ended with everything it started at
- * `timeoutMs`, or when the calling fiber is interrupted.
+ * `baseTimeoutMs` (and a little more per note it is told it handles), or when the calling fiber is interrupted.
  */
-export const gitWithin = (timeoutMs: number): GitRunner => (cwd, args, stdin) =>
+export const gitWithin = (baseTimeoutMs: number): GitRunner => (cwd, args, stdin, options) =>
   Effect.callback<{ readonly stdout: string }, GitFailed>((resumeOnce) => {
+    const timeoutMs = baseTimeoutMs + GitTimeoutPerFileMs * Math.max(0, options?.files ?? 0)
     const command = args[0] ?? ""
     // A child that fails to start reports `error` and may still report `close`: the first one answers.
     let answered = false
