@@ -18,7 +18,8 @@ import {
   type SearchRequest
 } from "./NotesStore.ts"
 import { CurrentScanDeadline } from "../kernel/CurrentScanDeadline.ts"
-import { type DiskOps, isNotFound, makeFolders, walkNotes, writeAtomically } from "./disk.ts"
+import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./disk.ts"
+import { makeFolders } from "./folders.ts"
 import { makeHomeCache } from "./homeCache.ts"
 import { makeLocator, misplacedError, type Located } from "./locate.ts"
 import { makeNoteLocks } from "./lockFile.ts"
