@@ -15,6 +15,8 @@
  * - sync_push_ms, sync_pull_ms and the hook with sync on and off: see
  *   bench/support/notesSyncBench.ts; sync_push_ms_400_notes and
  *   sync_pull_ms_400_notes are the same rounds over 100 notes per synced home.
+ * - restore_20k_ms: `/pi-context notes restore @user` over 20,000 changed
+ *   notes; see bench/support/notesRestoreBench.ts.
  *
  *   npm exec -- node bench/notes.ts
  */
@@ -32,6 +34,7 @@ import { layerWithoutDependencies as notesLayer } from "../src/notes/NotesStoreL
 import { NotesStore } from "../src/notes/NotesStore.ts"
 import { benchNotesVersions, type VersionsFigures } from "./support/notesVersionsBench.ts"
 import { benchNotesSync, type SyncFigures } from "./support/notesSyncBench.ts"
+import { benchNotesRestore, type RestoreFigures, RestoreNotes } from "./support/notesRestoreBench.ts"
 import { median } from "./support/stats.ts"
 import { Homes } from "../src/kernel/homes.ts"
 
@@ -76,7 +79,7 @@ const FirstRuns = 5
 const makeRuntime = () => ManagedRuntime.make(notesLayer.pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))))
 
 export const main = async (): Promise<
-  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & VersionsFigures & SyncFigures & { readonly sync_push_ms_400_notes: number; readonly sync_pull_ms_400_notes: number }
+  { readonly first_snapshot_ms: number; readonly snapshot_render_ms: number; readonly search_10k_ms: number } & VersionsFigures & SyncFigures & RestoreFigures & { readonly sync_push_ms_400_notes: number; readonly sync_pull_ms_400_notes: number }
 > => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-notes-bench-")))
   // The project key a session with this root as its cwd derives, so the history bench commits these very homes.
@@ -147,6 +150,7 @@ export const main = async (): Promise<
     const small = { ...identity, root: smallRoot, projectKey: projectKeyOf(smallRoot) }
     seed(small, SmallNotesPerHome)
     const smallSync = await benchNotesSync(small, seededNote, SmallNotesPerHome).finally(() => rmSync(smallRoot, { recursive: true, force: true }))
+    const restore = await benchNotesRestore()
     const figures = {
       first_snapshot_ms: Number(median(firstTimes).toFixed(2)),
       snapshot_render_ms: Number(median(snapshotTimes).toFixed(2)),
@@ -154,7 +158,8 @@ export const main = async (): Promise<
       ...history,
       ...sync,
       sync_push_ms_400_notes: smallSync.sync_push_ms,
-      sync_pull_ms_400_notes: smallSync.sync_pull_ms
+      sync_pull_ms_400_notes: smallSync.sync_pull_ms,
+      ...restore
     }
     console.log(`notes: first snapshot + boot render of a fresh store over ${Homes.length} x ${NotesPerHome} notes: median ${figures.first_snapshot_ms} ms (target < 50)`)
     console.log(`notes: snapshot + boot render over ${Homes.length} x ${NotesPerHome} notes: median ${figures.snapshot_render_ms} ms (target < 50, one note edited in place before each), boot ${bootBytes} chars`)
@@ -164,6 +169,7 @@ export const main = async (): Promise<
     console.log(`notes: sync of ${20} changed notes (${4 * NotesPerHome} notes synced) with a local remote: push median ${figures.sync_push_ms} ms, pull median ${figures.sync_pull_ms} ms (target < 300 each); with ${4 * SmallNotesPerHome} notes synced: push ${figures.sync_push_ms_400_notes} ms, pull ${figures.sync_pull_ms_400_notes} ms`)
     console.log(`notes: the first sync rounds of ${figures.first_pull_notes} notes with a local remote: first push ${figures.first_push_ms} ms, another machine's first pull into an empty root ${figures.first_pull_ms} ms (load average ${figures.load_average_1m}; docs/sync.md states this pull)`)
     console.log(`notes: turn_end at a reset boundary with the history: median ${figures.boundary_hook_ms_sync_on} ms with a sync remote, ${figures.boundary_hook_ms_sync_off} ms without`)
+    console.log(`notes: restore of @user over ${RestoreNotes} changed notes (uncommitted hand edits, saved first): ${figures.restore_20k_ms} ms (goal < 10,000; load average ${figures.restore_load_average_1m})`)
     const out = join(dirname(fileURLToPath(import.meta.url)), "results", "notes.json")
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`)

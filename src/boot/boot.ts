@@ -1,4 +1,4 @@
-import { shownName } from "../kernel/names.ts"
+import { quotedLines, shownName } from "../kernel/names.ts"
 import { formatAge, formatBytes, type HomeMap, type HomeSnapshot, MapExcerptLimit, type NoteRow, noteRowLine, type NotesSnapshot } from "../notes/snapshot.ts"
 import { estimateTokens } from "../kernel/tokenCount.ts"
 import { textWindow } from "../kernel/textWindow.ts"
@@ -199,7 +199,7 @@ const quotedNote = (label: string, note: HomeMap, limit: number, pointerOnly: bo
   const { address, body, bytes } = note
   if (pointerOnly) return [`${label}: ${shownName(address)} (${formatBytes(bytes)}), left out for the budget; read it with notes_read { "address": ${JSON.stringify(address)} }.`]
   const excerpt = textWindow(body.trimEnd(), 0, limit)
-  const quoted = excerpt.text.split("\n").map((line) => (line === "" ? ">" : `> ${line.replace(/\r$/, "")}`))
+  const quoted = quotedLines(excerpt.text)
   const cut = excerpt.nextOffset === undefined
     ? []
     : [`(${label} cut at ${excerpt.nextOffset} of ${excerpt.total} characters; read on with notes_read { "address": ${JSON.stringify(address)}, "offset": ${excerpt.nextOffset} })`]
@@ -241,7 +241,7 @@ const resumedWithoutNotesLine = (continuity: BootContinuity | undefined): Readon
 
 /** The user's instruction, quoted as theirs: it is their words for every window, not the template's. */
 const userInstructionBlock = (text: string): string =>
-  ["## From the user, for every new window (pi-context.afterReset)", ...text.split("\n").map((line) => (line === "" ? ">" : `> ${line}`))].join("\n")
+  ["## From the user, for every new window (pi-context.afterReset)", ...quotedLines(text)].join("\n")
 
 /** A home with nothing to show: no MAP, no notes, nothing left out. */
 const isEmpty = (home: HomeSnapshot): boolean =>

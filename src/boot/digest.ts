@@ -1,4 +1,5 @@
 import { isRecord } from "../kernel/record.ts"
+import { lineBreak, quotedLines } from "../kernel/names.ts"
 import { plural } from "../kernel/plural.ts"
 import { type RawEntry, userMessageText } from "../kernel/entries.ts"
 import { draftsOfEntry } from "../history/events.ts"
@@ -158,12 +159,18 @@ interface Section {
   readonly lines: ReadonlyArray<string>
 }
 
-/** Every line break Markdown honours (CommonMark's three, and the Unicode separators some renderers take). */
-const lineBreak = /\r\n|\r|\n|\u2028|\u2029/
+const quote = (text: string): string => quotedLines(text).join("\n")
 
-const quote = (text: string): string => text.split(lineBreak).map((line) => (line === "" ? ">" : `> ${line}`)).join("\n")
-
-const breakEscapes: Readonly<Record<string, string>> = { "\r\n": "\\r\\n", "\r": "\\r", "\n": "\\n", "\u2028": "\\u2028", "\u2029": "\\u2029" }
+const breakEscapes: Readonly<Record<string, string>> = {
+  "\r\n": "\\r\\n",
+  "\r": "\\r",
+  "\n": "\\n",
+  "\v": "\\v",
+  "\f": "\\f",
+  "\u0085": "\\u0085",
+  "\u2028": "\\u2028",
+  "\u2029": "\\u2029"
+}
 
 /**
  * A path or command as a code span on its list line: a line break in it is

@@ -1,6 +1,6 @@
 import type { BranchEntry } from "../kernel/entries.ts"
 import { CustomType, ToolName } from "../kernel/protocol.ts"
-import { type LineDerivation, type Lines, renderNotice, type ResolvedPolicy, type Sourced, type ValueSource } from "../settings/policy.ts"
+import { type LineDerivation, type Lines, renderNotice, type HomeList, type ResolvedPolicy, type Sourced, type ValueSource } from "../settings/policy.ts"
 import { estimateNote, percentShown, tokensLeft } from "../window/usage.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
 import { type WindowUsage } from "../kernel/facts.ts"
@@ -278,6 +278,12 @@ export const hardLineBelowReserve = (policy: ResolvedPolicy): string | undefined
 
 const homesText = (homes: ReadonlyArray<Home>): string => (homes.length === 0 ? "none" : homes.map(homeLabel).join(", "))
 
+/** A home list and where it came from: the one source that set it, or which source put each home on it. */
+const homeListText = (list: HomeList): string => {
+  const origins = list.origins.length === 1 ? origin(list.origins[0]!) : list.origins.map((part) => `${homesText(part.value)}: ${origin(part)}`).join("; ")
+  return `${homesText(list.value)} (${origins})`
+}
+
 /** The `/pi-context status` block: every line for the current model and where its value came from. */
 export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefined): ReadonlyArray<string> => {
   const { lines } = policy
@@ -307,8 +313,8 @@ export const statusReport = (policy: ResolvedPolicy, usage: WindowUsage | undefi
     `trace level: ${policy.traceLevel.value} (${origin(policy.traceLevel)})`,
     `boot budget: ${formatTokens(policy.bootBudgetTokens.value)} tokens (${origin(policy.bootBudgetTokens)})`,
     `model overrides: ${policy.modelPatterns.length === 0 ? "none" : policy.modelPatterns.join(", ")}`,
-    `protected homes (the model adds notes, changes one only with your OK): ${homesText(policy.protectedHomes.value)} (${origin(policy.protectedHomes)})`,
-    `read-only homes (the model may not write): ${homesText(policy.readOnlyHomes.value)} (${origin(policy.readOnlyHomes)})`,
+    `protected homes (the model adds notes, changes one only with your OK): ${homeListText(policy.protectedHomes)}`,
+    `read-only homes (the model may not write): ${homeListText(policy.readOnlyHomes)}`,
     `after a reset: ${policy.afterReset.value === undefined ? "no instruction of yours" : JSON.stringify(policy.afterReset.value)} (${origin(policy.afterReset)})`,
     ...policy.notices.map((notice) => `notice: ${renderNotice(notice)}`)
   ]

@@ -52,11 +52,11 @@ const saveNote = (address: string, body: string) =>
     Effect.catch((error) => Effect.succeed(`pi-context: could not save ${shownName(address)}: ${errorText(error)}.`.replace(/\.\.$/, ".")))
   )
 
-/** A store failure as a user reads it: the sentence the model gets, without the model's error code and tool hints. */
+/** A store failure as a user reads it: the sentence the model gets, without its tool hints. */
 const errorText = (error: StoreFailure): string =>
   error._tag === "NoteNotFound"
     ? `there is no note at ${shownName(error.address)}; /pi-context notes lists them`
-    : describeStoreFailure(error).text.replace(/^[a-z_]+: /, "")
+    : describeStoreFailure(error).text
 
 /** "What the model got": the current window's boot, as it was written into the session and sent. */
 const currentBoot = Effect.gen(function*() {

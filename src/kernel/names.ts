@@ -53,3 +53,20 @@ export const shownName = (name: string): string => {
 
 /** Text from outside (a remote's message, a file name inside a sentence) with its unshowable characters written as escapes. */
 export const shownText = (text: string): string => text.replace(unshowableAll, escapeCharacter)
+
+/**
+ * Every character some reader takes as a line break: LF, CR (alone or in CRLF), VT, FF, NEL and the
+ * Unicode line and paragraph separators. A model's tokenizer or a renderer may honour any of them.
+ */
+export const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
+
+/** Controls that are no line break and no tab: the terminal's escape, a backspace, C1 codes. */
+const controlAll = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g
+
+/**
+ * Text from outside quoted as data, line by line (`> `, an empty line `>`): split at every kind of line
+ * break, so no reader that honours one of them sees a line of it unquoted (text that imitates a heading
+ * stays inside a quote), and any other control character written as an escape (`\u{1B}`).
+ */
+export const quotedLines = (text: string): ReadonlyArray<string> =>
+  text.split(lineBreak).map((line) => (line === "" ? ">" : `> ${line.replace(controlAll, escapeCharacter)}`))

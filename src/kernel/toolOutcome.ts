@@ -27,7 +27,11 @@ export type ToolOutcome =
 
 export const ok = (text: string, details?: unknown): ToolOutcome => ({ _tag: "Ok", text, details })
 
-export const failed = (code: ToolErrorCode, text: string): ToolOutcome => ({ _tag: "Failed", code, text: `${code}: ${text}` })
+/**
+ * A failed call: its code goes to the result's details (for hosts and tests to branch on), never into its
+ * text, which the model and the user read: a sentence of what happened and what to do, with no internal tag.
+ */
+export const failed = (code: ToolErrorCode, text: string): ToolOutcome => ({ _tag: "Failed", code, text })
 
 const encoder = new TextEncoder()
 

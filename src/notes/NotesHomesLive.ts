@@ -13,6 +13,7 @@ import {
 import { NotesHomes } from "./NotesHomes.ts"
 import { NotesStore } from "./NotesStore.ts"
 import { PiSession } from "../kernel/PiSession.ts"
+import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import * as NotesStoreLive from "./NotesStoreLive.ts"
 
 /**
@@ -113,5 +114,8 @@ export const layerWithoutDependencies = Layer.effect(
 /** This session's homes on the live notes store. */
 export const layer = layerWithoutDependencies.pipe(Layer.provide(NotesStoreLive.layer))
 
-/** For tests on real temp folders: this session's homes on the store, with the store and Node's file system and paths kept in the context. */
-export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerTest))
+/**
+ * For tests on real temp folders: this session's homes on the store, with the store and Node's file system and
+ * paths kept in the context, and the settings policy the notes tools' consent gate reads (the session's settings).
+ */
+export const layerTest = layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerTest), Layer.merge(ThresholdsLive.layer))

@@ -20,6 +20,7 @@ import {
 } from "./NotesStore.ts"
 import { CurrentScanDeadline } from "../kernel/CurrentScanDeadline.ts"
 import { type DiskOps, isNotFound, walkNotes, writeAtomically } from "./disk.ts"
+import { makeFolders } from "./folders.ts"
 import { makeHomeCache } from "./homeCache.ts"
 import { makeLocator, misplacedError, type Located } from "./locate.ts"
 import { makeNoteLocks } from "./lockFile.ts"
@@ -94,7 +95,7 @@ export const layerWithoutDependencies = Layer.effect(
     const prepareDirectory = Effect.fnUntraced(function*(located: Located) {
       yield* ensureContained(located)
       const dir = path.dirname(located.file)
-      yield* fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(ioErrorAt(located, "create the folder of")))
+      yield* makeFolders(ops, dir).pipe(Effect.mapError(ioErrorAt(located, "create the folder of")))
       // Re-check: a directory created through a symlinked parent would show up now.
       yield* ensureContained(located)
     })
@@ -261,7 +262,7 @@ export const layerWithoutDependencies = Layer.effect(
       const parentNotes = yield* walkNotes(ops, from).pipe(Effect.mapError(sessionAt(from, "the parent session's notes")))
       yield* Effect.forEach(parentNotes, (note) => {
         const destination = path.join(to, ...note.relative.split("/"))
-        return fs.makeDirectory(path.dirname(destination), { recursive: true }).pipe(
+        return makeFolders(ops, path.dirname(destination)).pipe(
           Effect.andThen(fs.readFile(note.absolute)),
           Effect.flatMap((data) => writeAtomically(ops, destination, data)),
           Effect.mapError(sessionAt(to, note.relative))

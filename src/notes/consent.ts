@@ -7,8 +7,6 @@
  * editing, renaming or retiring it needs their OK. A read-only home
  * (`pi-context.readOnlyHomes`) takes nothing from the model at all.
  */
-import { DefaultProtectedHomes, checkedValue, checkHomeList } from "../settings/checks.ts"
-import { piContextSetting } from "./identity.ts"
 import type { Home } from "../kernel/homes.ts"
 import { shownText } from "../kernel/names.ts"
 import type { ShownLine } from "../kernel/PiSession.ts"
@@ -16,19 +14,6 @@ import type { ShownLine } from "../kernel/PiSession.ts"
 export interface Protection {
   readonly protectedHomes: ReadonlyArray<Home>
   readonly readOnlyHomes: ReadonlyArray<Home>
-}
-
-/**
- * The protection Pi's merged settings ask for (an untrusted project's are not
- * among them), as the policy checks it: a wrong value never protects less than
- * the default (and the settings notice says so).
- */
-export const protectionOf = (settings: Readonly<Record<string, unknown>>): Protection => {
-  const homes = (key: string, fallback: ReadonlyArray<Home>) => {
-    const value = piContextSetting(settings, key)
-    return value === undefined ? fallback : checkedValue(checkHomeList(fallback)(value), fallback)
-  }
-  return { protectedHomes: homes("protectedHomes", DefaultProtectedHomes), readOnlyHomes: homes("readOnlyHomes", []) }
 }
 
 /** A change the model asks for: where, to a note that exists or not, and how. */

@@ -1,6 +1,6 @@
 import { Effect, Option, Result, Schema } from "effect"
 import { parseAddress } from "./address.ts"
-import { changeDiff, decideChange, mutedLine, type NoteChange, protectionOf } from "./consent.ts"
+import { changeDiff, decideChange, mutedLine, type NoteChange } from "./consent.ts"
 import { applyEdits, describeEditRefusal } from "./edits.ts"
 import { shownName } from "../kernel/names.ts"
 import { NotesHomes } from "./NotesHomes.ts"
@@ -10,6 +10,7 @@ import { NoteKeeper } from "./NoteKeeper.ts"
 import { PiSession, type ShownLine } from "../kernel/PiSession.ts"
 import { formatAddress, type Home, homeLabel } from "../kernel/homes.ts"
 import { formatBytes } from "./snapshot.ts"
+import { Thresholds } from "../settings/Thresholds.ts"
 
 /** A change to a note the user's settings do not let the model make, or the user did not allow: the note keeps its text. */
 export class ChangeRefused extends Schema.TaggedError<ChangeRefused>()("ChangeRefused", { message: Schema.String }) {}
@@ -116,7 +117,9 @@ export const gateChange = Effect.fnUntraced(function*(address: string, change: A
     ? parseAddress(change.renameTo!, "write")
     : undefined
   const session = yield* PiSession
-  const protection = protectionOf(yield* session.settings)
+  // The policy's protection: a trusted project's settings add protected homes, never take one away.
+  const policy = yield* (yield* Thresholds).policy
+  const protection = { protectedHomes: policy.protectedHomes.value, readOnlyHomes: policy.readOnlyHomes.value }
   const home = parsed.success.home
   const shown = shownName(formatAddress(parsed.success))
   const request = (exists: boolean): NoteChange => ({

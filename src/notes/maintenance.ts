@@ -7,6 +7,7 @@ import { describeTakenOver, describeTidyLockRefused, TidyLockGraceMs, TidyLockNa
 import { TidyLockUnavailable } from "./NotesStore.ts"
 import { placeUnder } from "./contain.ts"
 import { type DiskOps, describePlatformError, readTexts, statPaths, walkNotes } from "./disk.ts"
+import { makeFolders } from "./folders.ts"
 import { type LockUnavailable, withLock } from "./lockFile.ts"
 import { Homes } from "../kernel/homes.ts"
 
@@ -39,7 +40,7 @@ export const saveTidyReport = (ops: DiskOps, root: string, name: string, text: s
     const before = yield* inside
     if (before._tag !== "Inside") return describeMisplaced(before, "the notes root")
     const dir = ops.path.join(root, TidyReportsFolder)
-    yield* ops.fs.makeDirectory(dir, { recursive: true })
+    yield* makeFolders(ops, dir)
     const after = yield* inside
     if (after._tag !== "Inside") return describeMisplaced(after, "the notes root")
     yield* ops.fs.writeFileString(ops.path.join(dir, name), text, { flag: "wx" })
@@ -59,7 +60,7 @@ export const withTidyLock = <A, E, R>(ops: DiskOps, root: string, limitMs: numbe
         ? describeTidyLockRefused(error.blocked, file)
         : `pi-context: tidy could not take its lock in the notes root: ${error.message}`
     })
-  return ops.fs.makeDirectory(root, { recursive: true }).pipe(
+  return makeFolders(ops, root).pipe(
     Effect.mapError(refused),
     Effect.andThen(withLock(ops, file, limitMs + TidyLockGraceMs, refused, (tookOver) =>
       use(tookOver === undefined ? undefined : describeTakenOver(tookOver.owner, tookOver.ageMs))))

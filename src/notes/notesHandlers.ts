@@ -9,6 +9,7 @@ import { continuationCall, echo, failed, fitParts, ok, type ToolOutcome, truncat
 import { NotesHomes } from "./NotesHomes.ts"
 import type { NotesHomeUnavailable, SearchHit } from "./NotesStore.ts"
 import { PiSession } from "../kernel/PiSession.ts"
+import type { Thresholds } from "../settings/Thresholds.ts"
 import { ChangeRefused, gateChange } from "./consentGate.ts"
 import { decodeParams, InvalidParams, pageLimit } from "../kernel/params.ts"
 import { plural } from "../kernel/plural.ts"
@@ -250,5 +251,5 @@ export const notesToolHandlers = {
   [ToolName.notesRead]: notesRead,
   [ToolName.notesList]: notesList,
   [ToolName.notesSearch]: notesSearch
-} as const satisfies Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession>>
+} as const satisfies Record<string, (params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession | Thresholds>>
 

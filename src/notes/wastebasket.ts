@@ -6,6 +6,7 @@ import type { NoteRow } from "./snapshot.ts"
 import { placeUnder } from "./contain.ts"
 import type { NotesIoError } from "./NotesStore.ts"
 import { type DiskOps, isNotFound, type NoteFile, statPaths, walkNotes, writeAtomically } from "./disk.ts"
+import { makeFolders } from "./folders.ts"
 import { notesIoError } from "./errors.ts"
 import { misplacedError } from "./locate.ts"
 import { formatAddress, type Home, Homes } from "../kernel/homes.ts"
@@ -28,7 +29,7 @@ export const placeRetired = (ops: DiskOps, identity: NotesIdentity, home: Home, 
 
 /** Creates the folder of `binned`; `check` runs again after, since a folder made through a link shows only then. */
 export const prepareWastebasket = <E, R>(ops: DiskOps, binned: string, check: Effect.Effect<void, E, R>) =>
-  Effect.andThen(check, Effect.andThen(ops.fs.makeDirectory(ops.path.dirname(binned), { recursive: true }), check))
+  Effect.andThen(check, Effect.andThen(makeFolders(ops, ops.path.dirname(binned)), check))
 
 /** A free name beside `binned` for the copy retired there before, named by when it was retired. */
 const earlierCopyName = Effect.fnUntraced(function*(ops: DiskOps, binned: string, retiredMs: number) {

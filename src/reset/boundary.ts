@@ -2,6 +2,7 @@ import { CustomType } from "../kernel/protocol.ts"
 import type { ResetShown } from "../kernel/resetData.ts"
 import type { ResetSource } from "../kernel/facts.ts"
 import { requestExcerpt } from "../boot/digest.ts"
+import { quotedLines } from "../kernel/names.ts"
 
 /** The boundary drafts pi-context writes; structurally Pi's `SessionBoundaryDraft`. */
 export type BoundaryDraft =
@@ -47,7 +48,7 @@ export interface ContinuationInput {
 }
 
 /** A cancelled request, quoted line by line so that it reads as something said, not something asked now. */
-const quoted = (text: string) => requestExcerpt(text).split("\n").map((line) => `> ${line}`).join("\n")
+const quoted = (text: string) => quotedLines(requestExcerpt(text)).join("\n")
 
 /**
  * The continuation. The pending request survives every reset: an automatic

@@ -11,7 +11,7 @@ import {
   resolvePolicy,
   type ResolvedPolicy,
   type SettingsSource,
-  type SyncSources,
+  type FileSources,
   type ThresholdNotice
 } from "./policy.ts"
 import { attributeSettings } from "./sources.ts"
@@ -21,7 +21,7 @@ import * as Platform from "../kernel/platform.ts"
 
 interface Loaded {
   readonly sources: ReadonlyArray<SettingsSource>
-  readonly sync: SyncSources
+  readonly files: FileSources
   /** Problems with the files themselves (unreadable, malformed). */
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
@@ -114,8 +114,8 @@ export const layerFromFiles = Layer.effect(
       const sources = attributeSettings(yield* session.settings, files)
       const loaded: Loaded = {
         sources,
-        // Each file adds its own sync entries: in Pi's merge a project's list would hide the global one.
-        sync: {
+        // Each file adds its own sync entries and protected homes: in Pi's merge a project's list would hide the global one.
+        files: {
           sources: [global.source, projectFile.source, ...sources.filter((source) => source.source === "pi")].filter((source) => source !== undefined),
           projectTrusted
         },
@@ -126,7 +126,7 @@ export const layerFromFiles = Layer.effect(
     })
 
     const resolve = Effect.fnUntraced(function*(loaded: Loaded) {
-      const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel, loaded.sync), loaded.notices)
+      const policy = withNotices(resolvePolicy(loaded.sources, yield* currentModel, loaded.files), loaded.notices)
       yield* report(policy.notices)
       return policy
     })

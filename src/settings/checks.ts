@@ -114,11 +114,19 @@ export const checkHomeList = (floor: ReadonlyArray<Home>): Check<ReadonlyArray<H
 /** How long the user's own instruction for every new window may be: it is never cut, so it is bounded. */
 export const AfterResetLimit = 1_000
 
+/** A control character that is neither a line break (the boot quotes each line) nor a tab: it could redraw or hide text. */
+const controlInText = /[\u0000-\u0008\u000e-\u001f\u007f-\u0084\u0086-\u009f]/
+
+/** The user's instruction for every new window: text and line breaks of any kind (each line is quoted), no other control character. */
 export const checkAfterReset: Check<string> = (value) => {
   if (typeof value !== "string") return { reason: wrongKind(value, "a text") }
   const text = value.trim()
   if (text === "") return { reason: "is empty" }
   if (Array.from(text).length > AfterResetLimit) return { reason: `is longer than ${AfterResetLimit.toLocaleString("en-US")} characters` }
+  const control = controlInText.exec(text)?.[0]
+  if (control !== undefined) {
+    return { reason: `holds the control character U+${control.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} (only text, tabs and line breaks may be written)` }
+  }
   return { ok: text }
 }
 

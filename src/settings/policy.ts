@@ -3,15 +3,16 @@ import { compileGlob, hasGlobSyntax } from "../kernel/glob.ts"
 import { type LineDerivations, type Lines, orderLines, Runway } from "./lines.ts"
 import { parseSyncSettings, type SyncRemoteSetting, type SyncSource } from "./sync.ts"
 import { SettingsKey } from "../kernel/protocol.ts"
-import { type Candidate, checkAfterReset, checkBoolean, checkHomeList, checkNames, checkTokens, checkTrace, dedupe, pick, type Sourced, type TraceLevel, DefaultProtectedHomes } from "./checks.ts"
+import { type HomeList, resolveHomeList } from "./protection.ts"
+import { type Candidate, checkAfterReset, checkBoolean, checkNames, checkTokens, checkTrace, dedupe, pick, type Sourced, type TraceLevel, DefaultProtectedHomes } from "./checks.ts"
 import { badModelKeys, isModelKey, unknownTopKeys } from "./keys.ts"
 import { isSettingsObject, type ThresholdNotice, type ValueSource } from "./notice.ts"
 import { formatTokens } from "../kernel/tokenCount.ts"
 import type { ModelInfo } from "../kernel/PiSession.ts"
-import type { Home } from "../kernel/homes.ts"
 
 export type { LineDerivation, LineDerivations, Lines } from "./lines.ts"
 export type { Sourced, TraceLevel } from "./checks.ts"
+export type { HomeList } from "./protection.ts"
 export {
   isSettingsObject,
   keepWrittenNumbers,
@@ -35,10 +36,10 @@ export interface ResolvedPolicy {
   readonly traceLevel: Sourced<TraceLevel>
   readonly bootBudgetTokens: Sourced<number>
   readonly checkpointCheck: Sourced<boolean> // a window's first wipe_memory without a note is refused
-  /** Homes whose existing notes the model changes only with the user's OK. */
-  readonly protectedHomes: Sourced<ReadonlyArray<Home>>
-  /** Homes the model may not write at all. */
-  readonly readOnlyHomes: Sourced<ReadonlyArray<Home>>
+  /** Homes whose existing notes the model changes only with the user's OK; a project only adds to them. */
+  readonly protectedHomes: HomeList
+  /** Homes the model may not write at all; a project only adds to them. */
+  readonly readOnlyHomes: HomeList
   /** The user's own instruction for every new window, carried by every boot; undefined: none. */
   readonly afterReset: Sourced<string | undefined>
   readonly digestTokens: Sourced<number> // the budget of an automatic reset's digest
@@ -200,21 +201,24 @@ const candidatesFor = (gathered: Gathered, name: string): ReadonlyArray<Candidat
   ...(gathered.models.get(name) ?? [])
 ]
 
-/** Where `pi-context.sync` is read from: each file's own list (Pi's merge would let a project's list hide the global one). */
-export interface SyncSources {
+/**
+ * Where `pi-context.sync`, `protectedHomes` and `readOnlyHomes` are read from: each file's own value (Pi's
+ * merge would let a project's list hide the global one), and whether the project's file may add to them.
+ */
+export interface FileSources {
   readonly sources: ReadonlyArray<SyncSource>
   readonly projectTrusted: boolean
 }
 
 /**
  * Resolves the policy for `model` from `sources` (lowest precedence first:
- * global, then project, then injected), merged per key; the sync remotes from
- * `sync` (by default the same sources, the project trusted).
+ * global, then project, then injected), merged per key; the sync remotes and
+ * the homes' protection from `files` (by default the same sources, the project trusted).
  */
 export const resolvePolicy = (
   sources: ReadonlyArray<SettingsSource>,
   model: ModelRef | undefined,
-  sync: SyncSources = { sources, projectTrusted: true }
+  files: FileSources = { sources, projectTrusted: true }
 ): ResolvedPolicy => {
   const notices: Array<ThresholdNotice> = []
   const gathered = gather(sources, model, notices)
@@ -240,9 +244,14 @@ export const resolvePolicy = (
   }
 
   const checkpointCheck = pick(candidatesFor(gathered, "checkpointCheck"), checkBoolean, dflt(true), notices)
-  const protectedHomes = pick(candidatesFor(gathered, "protectedHomes"), checkHomeList(DefaultProtectedHomes), dflt(DefaultProtectedHomes), notices)
-  const readOnlyHomes = pick(candidatesFor(gathered, "readOnlyHomes"), checkHomeList([]), dflt<ReadonlyArray<Home>>([]), notices)
+  const protectedHomes = resolveHomeList("protectedHomes", files.sources, files.projectTrusted, DefaultProtectedHomes, notices)
+  const readOnlyHomes = resolveHomeList("readOnlyHomes", files.sources, files.projectTrusted, [], notices)
+  const afterResetFrom = notices.length
   const afterReset = pick<string | undefined>(candidatesFor(gathered, "afterReset"), checkAfterReset, dflt(undefined), notices)
+  // A refused instruction with none to fall back on adds nothing to the boot: said as such, not as "using undefined".
+  for (let i = afterResetFrom; i < notices.length; i++) {
+    if (notices[i]!.used === undefined) notices[i] = { ...notices[i]!, outcome: "no instruction of yours is added to the boot" }
+  }
   const digestTokens = pick(candidatesFor(gathered, "digestTokens"), checkDigestTokens, dflt(DigestTokenRange.default), notices)
   const reserve = resolveReserve(sources, model, notices)
   // A rejected line's notice names the value the line ends at, which orderLines settles (a default scales to the window).
@@ -260,7 +269,7 @@ export const resolvePolicy = (
     for (const { at, notice } of picked.notices) if (notice.used === picked.line.value) notices[at] = { ...notice, used: final.value }
   }
   checkNames((name) => gathered.top.get(name) ?? [], notices)
-  const synced = parseSyncSettings(sync.sources, sync.projectTrusted)
+  const synced = parseSyncSettings(files.sources, files.projectTrusted)
   notices.push(...synced.notices)
 
   return {

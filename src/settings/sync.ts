@@ -42,6 +42,15 @@ export interface SyncSettings {
   readonly notices: ReadonlyArray<ThresholdNotice>
 }
 
+/**
+ * What one settings file wrote at `pi-context.<name>`, read apart from Pi's merge: the keys where a
+ * project's file may add to the global settings but never replace them (`sync`, and the homes' protection).
+ */
+export const writtenIn = (settings: unknown, name: string): unknown => {
+  const section = isSettingsObject(settings) ? settings[SettingsKey] : undefined
+  return isSettingsObject(section) ? section[name] : undefined
+}
+
 /** One settings source, as `thresholds.ts` passes them. */
 export interface SyncSource {
   readonly source: SyncRemoteSetting["source"]
@@ -145,8 +154,7 @@ export const parseSyncSettings = (sources: ReadonlyArray<SyncSource>, projectTru
   const placed = new Map<SyncableHome, SyncRemoteSetting>()
   const key = SyncSettingKey
   for (const { source, settings } of sources) {
-    const section = isSettingsObject(settings) ? settings[SettingsKey] : undefined
-    const list = isSettingsObject(section) ? section.sync : undefined
+    const list = writtenIn(settings, "sync")
     if (list === undefined) continue
     const refuse: Refuse = (at, value, reason, outcome = "it is ignored") =>
       void notices.push({ key: at, value: shown(value), used: undefined, reason, outcome, source })

@@ -71,7 +71,7 @@ describe("notes tools in Pi's agent loop", () => {
     for (const result of [write!, read!]) {
       expect(result.isError).toBe(true)
       expect(result.details).toEqual({ code: "invalid_address" })
-      expect(result.text).toMatch(/^invalid_address: "\.\.\/x"/)
+      expect(result.text).toMatch(/^"\.\.\/x": /)
     }
     expect(existsSync(join(h.dirs.notesRoot, "sessions", "x.md"))).toBe(false)
     expect(existsSync(join(h.dirs.notesRoot, "x.md"))).toBe(false)

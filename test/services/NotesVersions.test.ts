@@ -116,9 +116,9 @@ describe("NotesVersions", () => {
       const root = yield* tempRoot("pi-hist-restore-slow-")
       const reached = yield* Deferred.make<void>()
       const gate = yield* Deferred.make<void>()
-      // git's restore of a large home, held until the test lets it go.
+      // The restore writing a large home's notes, held until the test lets it go.
       const slowGit: GitRunner = (cwd, args, stdin) =>
-        args[0] === "restore"
+        args[0] === "checkout-index"
           ? Effect.andThen(Deferred.succeed(reached, undefined), Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)))
           : systemGit(cwd, args, stdin)
       return yield* Effect.gen(function*() {

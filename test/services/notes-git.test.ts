@@ -56,6 +56,33 @@ describe("the history's git runs", () => {
       assert.isFalse(running(child), `the hook's child ${child} outlived git`)
     }).pipe(Effect.provide(nodeLayer)))
 
+  it.live("a git ended while it holds the index lock leaves no lock when it made it, and keeps one that was there before it ran", () =>
+    Effect.gen(function*() {
+      const repo = yield* tempRoot("pi-git-lock-")
+      gitIn(repo, "init", "-q")
+      const lock = join(repo, ".git", "index.lock")
+      // What a commit cut mid-way does: it holds the index lock when it is ended.
+      gitIn(repo, "config", "alias.holdlock", `!touch "${lock}"; echo $$ > "${join(repo, "git.pid")}"; sleep 300`)
+      const timedOut = yield* Effect.flip(gitWithin(500)(repo, ["holdlock"]))
+      assert.include(timedOut.message, "timed out after 0.5 s and was stopped")
+      assert.isFalse(existsSync(lock), "the lock the ended git made is still there")
+      assert.isFalse(running(Number(readFileSync(join(repo, "git.pid"), "utf8").trim())))
+
+      // Interrupted (a session's end): the same.
+      const fiber = yield* Effect.forkChild(gitWithin(60_000)(repo, ["holdlock"]))
+      while (!existsSync(lock)) yield* Effect.sleep("20 millis")
+      yield* Fiber.interrupt(fiber)
+      const interrupted = Number(readFileSync(join(repo, "git.pid"), "utf8").trim())
+      for (let i = 0; i < 100 && (existsSync(lock) || running(interrupted)); i++) yield* Effect.sleep("20 millis")
+      assert.isFalse(existsSync(lock), "the lock the interrupted git made is still there")
+      assert.isFalse(running(interrupted))
+
+      // A lock that was there before the run is another git's: left as it is.
+      writeFileSync(lock, "")
+      yield* Effect.flip(gitWithin(500)(repo, ["holdlock"]))
+      assert.isTrue(existsSync(lock))
+    }).pipe(Effect.provide(nodeLayer)))
+
   it.live("a run whose working folder is gone says so, never that git is not installed", () =>
     Effect.gen(function*() {
       const gone = join(yield* tempRoot("pi-git-gone-"), "mirror-deleted-mid-round")

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { Effect, FileSystem, Layer, PlatformError } from "effect"
 import { ToolResultByteLimit } from "../../src/kernel/protocol.ts"
 import { CutMark, type ToolOutcome, utf8Length } from "../../src/kernel/toolOutcome.ts"
+import * as ThresholdsLive from "../../src/settings/ThresholdsLive.ts"
 import * as NotesHomesLive from "../../src/notes/NotesHomesLive.ts"
 import * as NotesStoreLive from "../../src/notes/NotesStoreLive.ts"
 import { NoteByteLimit, NotesStore } from "../../src/notes/NotesStore.ts"
@@ -160,7 +161,7 @@ const failingLayer = (code: string, on: "write" | "read") =>
   ).pipe(Layer.provide(NodeFileSystem.layer))
 
 const storeOver = (code: string, on: "write" | "read") =>
-  NotesHomesLive.layerWithoutDependencies.pipe(Layer.provideMerge(NotesStoreLive.layerWithoutDependencies), Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
+  NotesHomesLive.layerWithoutDependencies.pipe(Layer.merge(ThresholdsLive.layer), Layer.provideMerge(NotesStoreLive.layerWithoutDependencies), Layer.provideMerge(Layer.mergeAll(failingLayer(code, on), NodePath.layer)))
 
 describe("errors a model can act on", () => {
   const injected: ReadonlyArray<readonly [string, "write" | "read", "io_permanent" | "io_error", string]> = [

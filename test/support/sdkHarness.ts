@@ -27,6 +27,11 @@ export const repoRoot = resolve(import.meta.dirname, "..", "..")
 export interface HarnessOptions {
   /** Pi settings (in memory). Compaction is off unless a test turns it on. */
   readonly settings?: Record<string, unknown>
+  /**
+   * Read Pi's settings from the files, as Pi's CLI does (`<agentDir>/settings.json`, and
+   * `<cwd>/.pi/settings.json` when the project is trusted), with `settings` applied over them.
+   */
+  readonly settingsFiles?: { readonly projectTrusted: boolean }
   /** Model context window in tokens. */
   readonly contextWindow?: number
   /** Extra tools to activate besides pi-context's. */
@@ -150,11 +155,11 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
   const credentials = new InMemoryCredentialStore()
   await credentials.modify("faux", async () => ({ type: "api_key", key: "faux-key" }))
   const modelRuntime = await ModelRuntime.create({ credentials, modelsPath: join(dirs.agentDir, "models.json"), allowModelNetwork: false })
-  const settingsManager = SettingsManager.inMemory({
-    compaction: { enabled: false },
-    retry: { enabled: false },
-    ...options.settings
-  })
+  const overrides = { compaction: { enabled: false }, retry: { enabled: false }, ...options.settings }
+  const settingsManager = options.settingsFiles === undefined
+    ? SettingsManager.inMemory(overrides)
+    : SettingsManager.create(dirs.cwd, dirs.agentDir, { projectTrusted: options.settingsFiles.projectTrusted })
+  if (options.settingsFiles !== undefined) settingsManager.applyOverrides(overrides)
   const resourceLoader = new DefaultResourceLoader({
     cwd: dirs.cwd,
     agentDir: dirs.agentDir,

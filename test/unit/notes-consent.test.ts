@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { changeDiff, decideChange, DiffLineChars, DiffLineLimit, plainLines, protectionOf } from "../../src/notes/consent.ts"
+import { changeDiff, decideChange, DiffLineChars, DiffLineLimit, plainLines } from "../../src/notes/consent.ts"
 
 describe("the user's say over their notes", () => {
   const protection = { protectedHomes: ["user"] as const, readOnlyHomes: ["project"] as const }
@@ -12,12 +12,6 @@ describe("the user's say over their notes", () => {
     assert.deepStrictEqual(decideChange(protection, { home: "project", exists: false, kind: "write" }), { _tag: "Refuse", home: "project" })
     assert.deepStrictEqual(decideChange(protection, { home: "session", exists: true, kind: "rename", toHome: "project" }), { _tag: "Refuse", home: "project" })
     assert.deepStrictEqual(decideChange(protection, { home: "session", exists: true, kind: "write" }), { _tag: "Allow" })
-  })
-
-  it("reads the protection from Pi's merged settings, keeping the default for a value that is no list of homes", () => {
-    assert.deepStrictEqual(protectionOf({}), { protectedHomes: ["user"], readOnlyHomes: [] })
-    assert.deepStrictEqual(protectionOf({ "pi-context": { protectedHomes: ["@user", "agent"], readOnlyHomes: ["@model"] } }), { protectedHomes: ["user", "agent"], readOnlyHomes: ["model"] })
-    assert.deepStrictEqual(protectionOf({ "pi-context": { protectedHomes: "user", readOnlyHomes: ["nowhere"] } }), { protectedHomes: ["user"], readOnlyHomes: [] })
   })
 
   it("shows a change as the lines that differ, with a little context", () => {

@@ -1,5 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { protectionOf } from "../../src/notes/consent.ts"
 import { modelKeys, settingsKeys } from "../../src/settings/keys.ts"
 import { renderNotice, resolvePolicy, type SettingsSource } from "../../src/settings/policy.ts"
 
@@ -31,7 +30,7 @@ describe("every settings notice, with every kind of bad value", () => {
 
   it("names a wrong kind of value with the kind it expected, and how to write a quoted one", () => {
     const told = (section: unknown) => resolvePolicy([global(section)], model).notices.map(renderNotice)
-    assert.deepStrictEqual(told({ afterReset: 3 }), ["global settings: pi-context.afterReset = 3 is a number, not a text; it is ignored."])
+    assert.deepStrictEqual(told({ afterReset: 3 }), ["global settings: pi-context.afterReset = 3 is a number, not a text; no instruction of yours is added to the boot."])
     assert.deepStrictEqual(told({ enabled: "true" }), [
       "global settings: pi-context.enabled = \"true\" is a text, not true or false; write it without the quotes: true; using true."
     ])
@@ -56,8 +55,9 @@ describe("a protection list of the wrong kind never protects less than the defau
       "global settings: pi-context.readOnlyHomes = \"user\" is a text, not a list of homes; write it as a list: [\"user\"]; using [\"user\"]."
     ])
     assert.deepStrictEqual(policyOf({ protectedHomes: "@project, agent" }).protectedHomes.value, ["user", "project", "agent"])
-    // The notes' own reading of the settings (consent) agrees with the policy.
-    assert.deepStrictEqual(protectionOf({ "pi-context": { readOnlyHomes: "user", protectedHomes: "project" } }), {
+    // The consent gate reads the policy itself, so this is the protection the notes tools hold.
+    const read = policyOf({ readOnlyHomes: "user", protectedHomes: "project" })
+    assert.deepStrictEqual({ protectedHomes: read.protectedHomes.value, readOnlyHomes: read.readOnlyHomes.value }, {
       protectedHomes: ["user", "project"],
       readOnlyHomes: ["user"]
     })

@@ -3,6 +3,7 @@ import type { TidyLimits, TidyTool } from "./tidy.ts"
 import type { ToolOutcome } from "../../kernel/toolOutcome.ts"
 import type { NotesHomes } from "../NotesHomes.ts"
 import type { PiSession } from "../../kernel/PiSession.ts"
+import type { Thresholds } from "../../settings/Thresholds.ts"
 
 /** What a tidy pass's model run is given, whoever runs it. */
 export interface TidyPassRequest {
@@ -21,7 +22,7 @@ export type TidyPassResult =
 
 /** A tidy pass's model run, given the instructions and a way back into the notes tools. */
 export type TidyPass = (
-  request: TidyPassRequest & { readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession> }
+  request: TidyPassRequest & { readonly tool: (name: TidyTool, params: unknown) => Effect.Effect<ToolOutcome, never, NotesHomes | PiSession | Thresholds> }
 ) => Effect.Effect<TidyPassResult>
 
 /** The model run behind `/pi-context tidy`: a separate Pi session with only the notes tools, one per command event. */

@@ -22,8 +22,16 @@ export interface GitResult {
   readonly stdout: string
 }
 
+/**
+ * How many notes a run writes or reads (an `add`, a `commit` or a `restore` of a whole home): its time
+ * limit grows with them, so a home of 20,000 notes on a busy machine is not cut where a window's few are.
+ */
+export interface GitRunOptions {
+  readonly files?: number
+}
+
 /** Runs `git args` in `cwd`, with `stdin` when given; the seam tests replace. */
-export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string) => Effect.Effect<GitResult, GitFailed>
+export type GitRunner = (cwd: string, args: ReadonlyArray<string>, stdin?: string, options?: GitRunOptions) => Effect.Effect<GitResult, GitFailed>
 
 /** What a history command could not do, as the sentence the user reads. */
 export class VersionsUnavailable extends Schema.TaggedError<VersionsUnavailable>()("VersionsUnavailable", {

@@ -1,7 +1,7 @@
 import { Clock, Effect, FileSystem, Option, Path } from "effect"
 import { commitMessage, type CommitReason, commitTrailers, countChanges, parseIgnored, parseStatus, pathspecFolder } from "./versions.ts"
 import { OperationMarkers, repoState, type RepoState } from "./repoState.ts"
-import type { GitFailed, GitRunner } from "./NotesVersions.ts"
+import { GitFailed, type GitRunner } from "./NotesVersions.ts"
 
 /**
  * Opening the notes root as a repository, and committing a set of notes in
@@ -215,12 +215,13 @@ export const commitScope = Effect.fnUntraced(function*(
   const message = commitMessage(reason, sessionId, countChanges(changes))
   const commit = [...repo.identityArgs, "-c", "commit.gpgSign=false", "commit", "--no-verify", "-q", "-m", message, "-m", commitTrailers(reason, sessionId)]
   yield* Effect.gen(function*() {
+    const files = { files: ours.size }
     yield* ours.size <= ManyPaths
-      ? git(repo.toplevel, ["update-index", "--add", "--remove", "-z", "--stdin"], [...ours].join("\0"))
-      : git(repo.toplevel, ["add", "-A", "--", ...changedSpecs])
+      ? git(repo.toplevel, ["update-index", "--add", "--remove", "-z", "--stdin"], [...ours].join("\0"), files)
+      : git(repo.toplevel, ["add", "-A", "--", ...changedSpecs], undefined, files)
     yield* staged.every((path) => ours.has(path))
-      ? git(repo.toplevel, [...commit, "--untracked-files=no"])
-      : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs])
+      ? git(repo.toplevel, [...commit, "--untracked-files=no"], undefined, files)
+      : git(repo.toplevel, [...commit, "--only", "--", ...changedSpecs], undefined, files)
   }).pipe(Effect.onError(() => Effect.ignore(putIndexBack)))
   return outcome({ _tag: "Committed", message, files: changes.length, ignored })
 })
@@ -246,20 +247,43 @@ export const ignoredNotes = (git: GitRunner, repo: Ready, pathspecs: ReadonlyArr
     return listed.stdout.split("\0").filter((p) => p.endsWith(".md"))
   })
 
+/** Git's name of no object: in `--index-info`, the mode 0 and this id take a path out of the index. */
+const NoObject = "0".repeat(40)
+
 /**
  * Brings the notes under `pathspecs` back to their state in `hash`, in the
  * index and the work tree: notes changed since return, notes added since go.
- * A folder neither side holds is left out (git refuses a pathspec that
- * matches nothing).
+ * Only the notes that differ are touched, each named to git once: which ones
+ * comes from one comparison of the commit with the index (the notes were just
+ * committed as they are), their entries from one listing of the commit, and
+ * one `update-index` and one `checkout-index` write them, so a home of 20,000
+ * changed notes costs a few git runs rather than a pathspec matched per note.
  */
 export const restoreScope = Effect.fnUntraced(function*(git: GitRunner, repo: Ready, pathspecs: ReadonlyArray<string>, hash: string) {
-  const known = [
-    ...(yield* git(repo.toplevel, ["ls-files", "-z"])).stdout.split("\0"),
-    ...(yield* git(repo.toplevel, ["ls-tree", "-r", "-z", "--name-only", hash])).stdout.split("\0")
-  ]
-  const held = pathspecs.filter((spec) => {
-    const folder = pathspecFolder(spec)
-    return folder !== undefined && known.some((path) => path.startsWith(`${folder}/`))
-  })
-  if (held.length > 0) yield* git(repo.toplevel, ["restore", `--source=${hash}`, "--staged", "--worktree", "--", ...held])
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const folders = pathspecs.flatMap((spec) => pathspecFolder(spec) ?? []).map((folder) => `:(literal)${folder}/`)
+  if (folders.length === 0) return
+  const compared = yield* git(repo.toplevel, ["diff-index", "--cached", "-z", "--no-renames", "--name-status", hash, "--", ...folders])
+  // `--name-status -z`: a status, then its path, each ended by NUL; from the commit's side, A is a note added since.
+  const fields = compared.stdout.split("\0")
+  const back = new Set<string>()
+  const added: Array<string> = []
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const status = fields[i]!
+    const note = fields[i + 1]!
+    if (!note.endsWith(".md")) continue
+    if (status === "A") added.push(note)
+    else back.add(note)
+  }
+  if (back.size === 0 && added.length === 0) return
+  const files = back.size + added.length
+  const listed = back.size === 0 ? "" : (yield* git(repo.toplevel, ["ls-tree", "-r", "-z", hash, "--", ...folders], undefined, { files })).stdout
+  const entries = listed.split("\0").filter((line) => back.has(line.slice(line.indexOf("\t") + 1)))
+  const info = [...entries, ...added.map((note) => `0 ${NoObject}\t${note}`)].map((line) => `${line}\0`).join("")
+  yield* git(repo.toplevel, ["update-index", "-z", "--index-info"], info, { files })
+  if (back.size > 0) yield* git(repo.toplevel, ["checkout-index", "-f", "-u", "-z", "--stdin"], [...back].join("\0"), { files })
+  yield* Effect.forEach(added, (note) => fs.remove(path.join(repo.toplevel, ...note.split("/")), { force: true }), { concurrency: 8, discard: true }).pipe(
+    Effect.mapError((error) => new GitFailed({ command: "restore", reason: "failed", detail: `could not remove a note added since: ${error.message}` }))
+  )
 })
