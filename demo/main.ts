@@ -87,7 +87,7 @@ console.log()
 console.log(bold("Notices shown to the user"))
 for (const notice of h.notices) console.log(`  [${notice.level}] ${notice.message}`)
 // Quit as Pi does, so the last window's notes commit ends before the temp folders are removed.
-await h.shutdown()
+await h.dispose()
 
 function describe(entry: SessionEntry): string {
   if (entry.type === "message") {

@@ -31,6 +31,6 @@ export default defineConfig({
     // The on-disk module cache keeps the import ids a module resolved to, and is
     // shared with `npm test`: it would hand one Pi's resolution to another run.
     fsModuleCache: false,
-    setupFiles: ["scripts/compat-setup.ts"]
+    setupFiles: [...(base.test?.setupFiles ?? []), "scripts/compat-setup.ts"]
   }
 })

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { resumeFrom } from "../../eval/harness/outDir.ts"
@@ -9,6 +8,7 @@ import { figuresIn, figuresPage, readmeFigures, readmeSummary, summaryMarkers, s
 import { repoRoot } from "../../eval/harness/session.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { committedScripted, committedSweep, jobsFor, priceReference, readResults } from "../../eval/run.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const results = readResults(committedScripted)
 const evalPage = readFileSync(join(repoRoot, figuresPage), "utf8")
@@ -63,7 +63,7 @@ const figuresOf = (run: RunResult) => ({
 
 describe("the committed scripted run cannot drift", () => {
   it("gives the same figures again, run for run, when one seed of every task and arm is run again with its own flags", async () => {
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-rerun-"))
+    const out = tempDir("pi-context-eval-rerun-")
     // The committed run's own flags, from its marker: whatever arms, tasks and settings it holds are what is rerun.
     const options = parseArgs([...resumeFrom(committedScripted).argv, "--out", out])
     const seed = Math.min(...results.map((run) => run.seed))

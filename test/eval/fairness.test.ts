@@ -1,7 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { type Message, normalizeContext, type ToolCall, type TranscriptContext } from "@earendil-works/pi-ai"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { priceOf } from "../../eval/harness/metrics.ts"
@@ -17,6 +14,7 @@ import { applyEdits, defaultStandIn, editsBetween, lossyFacts, parseStandIn, sta
 import { jobsFor } from "../../eval/run.ts"
 import { logClue } from "../../eval/tasks/log-clue/task.ts"
 import type { ScriptedSolver } from "../../eval/tasks/taskTypes.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const user = (text: string): Message => ({ role: "user", content: text, timestamp: 0 })
 const context = (...messages: ReadonlyArray<Message>): TranscriptContext => normalizeContext({ systemPrompt: "You are Pi.", messages: [...messages] })
@@ -91,14 +89,14 @@ describe("the masking arms", () => {
   })
 
   it("hybrid keeps Pi's compaction on as the fallback, masking alone has it off; both write their mask setting", () => {
-    const [masking, hybrid] = jobsFor(parseArgs(["--arms", "masking,hybrid", "--tasks", "mid-question", "--seeds", "1", "--mask", "10,5", "--out", mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))]), process.cwd())
+    const [masking, hybrid] = jobsFor(parseArgs(["--arms", "masking,hybrid", "--tasks", "mid-question", "--seeds", "1", "--mask", "10,5", "--out", tempDir("pi-context-eval-out-")]), process.cwd())
     assert.deepInclude(armSettings(masking!), { masking: { keepTurns: 10, step: 5 } })
     assert.isFalse((armSettings(masking!).compaction as { enabled: boolean }).enabled)
     assert.isTrue((armSettings(hybrid!).compaction as { enabled: boolean }).enabled)
   })
 
   it("hybrid finishes the run where masking alone overflows the window: the compaction fallback turns it over", { timeout: 150_000 }, async () => {
-    const specs = jobsFor(parseArgs(["--arms", "masking,hybrid", "--tasks", "mid-question", "--seeds", "1", "--mask", "10,5", "--out", mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))]), process.cwd())
+    const specs = jobsFor(parseArgs(["--arms", "masking,hybrid", "--tasks", "mid-question", "--seeds", "1", "--mask", "10,5", "--out", tempDir("pi-context-eval-out-")]), process.cwd())
     const results = await runPool(specs, { jobs: 2, maxUsd: undefined })
     const [masking, hybrid] = ["masking", "hybrid"].map((arm) => results.find((run) => run.arm === arm)!)
     assert.strictEqual(masking!.failure?.kind, "context-overflow")

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { deskPlan, deskScript } from "../../eval/tasks/desk.ts"
 import { runNode } from "../../eval/tasks/common.ts"
@@ -8,6 +7,7 @@ import { deskFamilies } from "../../eval/tasks/index.ts"
 import type { Task } from "../../eval/tasks/taskTypes.ts"
 import { vaultSlots } from "../../eval/tasks/vault-slots/task.ts"
 import type { DeskFamily } from "../../eval/tasks/desk.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 /**
  * Each desk family's verifier judges the desk's own log and the repository: the reference run passes, and a
@@ -23,7 +23,7 @@ const familyOf = (task: Task) => {
 }
 
 const fresh = (task: Task, seed: number) => {
-  const dir = mkdtempSync(join(tmpdir(), `pi-context-desk-${task.name}-`))
+  const dir = tempDir(`pi-context-desk-${task.name}-`)
   task.generate(dir, seed)
   return dir
 }

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runCommand } from "../../eval/harness/command.ts"
@@ -9,12 +8,12 @@ import { runPool, runWorker } from "../../eval/harness/pool.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { jobsFor, writeReport } from "../../eval/run.ts"
 import { folderTask, folderTasks, MaxTaskFileBytes } from "../../eval/tasks/folder.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
-const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 
 /** A folder of tasks with one task, `name`, holding `spec` as its task.json. */
 const tasksWith = (name: string, spec: unknown) => {
-  const dir = temp("pi-eval-tasks-")
+  const dir = tempDir("pi-eval-tasks-")
   mkdirSync(join(dir, name, "repo"), { recursive: true })
   writeFileSync(join(dir, name, "task.json"), JSON.stringify(spec))
   return { dir, task: join(dir, name) }
@@ -46,7 +45,7 @@ describe("a folder task's repo/ is copied without touching the user's files", ()
     mkdirSync(join(task, "repo", "sub"))
     symlinkSync("config.txt", join(task, "repo", "current"))
     symlinkSync("../config.txt", join(task, "repo", "sub", "up"))
-    const run = temp("pi-eval-run-")
+    const run = tempDir("pi-eval-run-")
     folderTask(task, "linked").generate(run, 1)
     assert.strictEqual(readlinkSync(join(run, "current")), "config.txt")
     assert.strictEqual(readlinkSync(join(run, "sub", "up")), "../config.txt")
@@ -58,13 +57,13 @@ describe("a folder task's repo/ is copied without touching the user's files", ()
 
   it("refuses, before any run and naming it, a link that leads out of repo/ (relative or absolute)", () => {
     const { dir, task } = tasksWith("leaky", plain)
-    const secret = join(temp("pi-eval-secret-"), "secret.txt")
+    const secret = join(tempDir("pi-eval-secret-"), "secret.txt")
     writeFileSync(secret, "the user's\n")
     mkdirSync(join(task, "repo", "lib"))
     symlinkSync("../../task.json", join(task, "repo", "lib", "escape"))
     symlinkSync(secret, join(task, "repo", "absolute"))
     assert.throws(
-      () => jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", dir, "--out", temp("pi-eval-out-")]), process.cwd()),
+      () => jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", dir, "--out", tempDir("pi-eval-out-")]), process.cwd()),
       /leaky\/repo holds entries a run's copy could not keep inside itself: .*absolute -> \/.*secret\.txt; lib\/escape -> \.\.\/\.\.\/task\.json\. Make each link relative and inside repo\/\. No run was started\./
     )
     assert.strictEqual(readFileSync(secret, "utf8"), "the user's\n")
@@ -127,12 +126,12 @@ describe("a folder's task.json", () => {
     // The worker cannot find a task by this name (it is not in its list): a harness failure, whose progress line is what is read.
     const lines: Array<string> = []
     const progress = { isTTY: false, write: (text: string) => (lines.push(text), true) } as unknown as NodeJS.WriteStream
-    const [spec] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "none", "--out", temp("pi-eval-out-")]), process.cwd())
+    const [spec] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "none", "--out", tempDir("pi-eval-out-")]), process.cwd())
     const [result] = await runPool([{ ...spec!, task: name }], { jobs: 1, maxUsd: undefined, progress })
     const said = lines.join("")
     assert.include(said, "evil\\u{1B}[2J\\u{A}name|[x](y) · none · seed 1: failure")
     assert.notMatch(said, /[\u0000-\u0009\u000b-\u001f]/)
-    const out = temp("pi-eval-report-")
+    const out = tempDir("pi-eval-report-")
     await writeReport(out, [result as RunResult])
     const report = readFileSync(join(out, "report.md"), "utf8")
     assert.notMatch(report, /[\u0000-\u0009\u000b-\u001f]/)
@@ -143,7 +142,7 @@ describe("a folder's task.json", () => {
 describe("a folder task's setup and verify commands", () => {
   it("run in a process group of their own, killed whole at their limit: a setup that ignores SIGTERM does not hang the eval, nor does a background child it leaves", () => {
     const { task } = tasksWith("stubborn", { ...plain, setup: "trap '' TERM; (trap '' TERM; sleep 60) >/dev/null 2>&1 & echo $! > child.pid; sleep 60" })
-    const run = temp("pi-eval-run-")
+    const run = tempDir("pi-eval-run-")
     assert.throws(() => folderTask(task, "stubborn").generate(run, 1, Date.now() + 1_500), /the setup of task stubborn failed: \(killed at its limit of \d+ s\)/)
     const child = Number(readFileSync(join(run, "child.pid"), "utf8"))
     assert.isTrue(ends(child), "the setup's background child was killed with it")
@@ -156,7 +155,7 @@ describe("a folder task's setup and verify commands", () => {
 
   it("keep the head and the tail of a failing verify's output", () => {
     const { task } = tasksWith("loud", { ...plain, verify: "echo FIRST-LINE; for i in $(seq 1 2000); do echo filler line $i; done; echo LAST-LINE; exit 1" })
-    const run = temp("pi-eval-run-")
+    const run = tempDir("pi-eval-run-")
     const verdict = folderTask(task, "loud").verify(run, 1)
     assert.isFalse(verdict.pass)
     assert.match(verdict.failures[0]!, /failed: FIRST-LINE\n[\s\S]*characters left out[\s\S]*LAST-LINE$/)
@@ -167,7 +166,7 @@ describe("a folder task's setup and verify commands", () => {
 
 describe("the pool", () => {
   it("holds every run to its deadline whatever its worker does: a worker still going past it is ended, and the run is a timeout", async () => {
-    const [spec] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "compaction", "--out", temp("pi-eval-out-")]), process.cwd())
+    const [spec] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "compaction", "--out", tempDir("pi-eval-out-")]), process.cwd())
     // No grace past a deadline shorter than the run: the pool, not the worker's own watchdog, ends it.
     const result = await runWorker({ ...spec!, runTimeoutMs: 1_500 }, () => {}, -1_000)
     assert.deepStrictEqual(result.failure, { kind: "timeout", message: "the run passed its 1500 ms limit: the pool ended its worker" })

@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { AddressInfo } from "node:net"
 import { parseArgs } from "../../eval/harness/args.ts"
@@ -9,9 +8,10 @@ import { jobsFor } from "../../eval/run.ts"
 import { folderTasks } from "../../eval/tasks/folder.ts"
 import { chatServer } from "../support/chatServer.ts"
 import { localModelsDir } from "../support/localModels.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const tasksWith = (spec: unknown) => {
-  const dir = mkdtempSync(join(tmpdir(), "pi-eval-sessions-"))
+  const dir = tempDir("pi-eval-sessions-")
   mkdirSync(join(dir, "two"))
   writeFileSync(join(dir, "two", "task.json"), JSON.stringify(spec))
   return dir
@@ -46,7 +46,7 @@ describe("a folder task of two sessions", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = localModelsDir((server.address() as AddressInfo).port, { id: "m1", contextWindow: 200_000 })
     const tasksDir = tasksWith({ prompt: "Session one: the batch is batch-41.", verify: "true", followUps: ["Stop for today."], nextSession: { prompt: "Session two: carry on." } })
-    const out = mkdtempSync(join(tmpdir(), "pi-eval-sessions-out-"))
+    const out = tempDir("pi-eval-sessions-out-")
     const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     const [result] = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
     server.close()

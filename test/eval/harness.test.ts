@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
@@ -8,6 +7,7 @@ import type { JobSpec, RunResult } from "../../eval/harness/types.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { taskNamed } from "../../eval/tasks/index.ts"
 import type { InjectedFailure } from "../../eval/scripted/provider.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 interface Entry {
   readonly type: string
@@ -40,7 +40,7 @@ const usageInSession = (entries: ReadonlyArray<Entry>) => {
 const slow = 150_000
 
 const specs = (argv: ReadonlyArray<string>): ReadonlyArray<JobSpec> => {
-  const out = mkdtempSync(join(tmpdir(), "pi-context-eval-test-"))
+  const out = tempDir("pi-context-eval-test-")
   return jobsFor(parseArgs([...argv, "--out", out]), process.cwd())
 }
 
@@ -90,7 +90,7 @@ describe("npm run eval on the scripted agent", () => {
 
 describe("the ext: arm", () => {
   it("loads any Pi extension by path, as pi -e does, next to Pi's compaction", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-ext-"))
+    const dir = tempDir("pi-context-eval-ext-")
     writeFileSync(join(dir, "marker.ts"), 'export default function (pi) {\n  pi.on("session_start", () => pi.appendEntry("eval-test/loaded", { ok: true }))\n}\n')
     const [spec] = specs(["--tasks", "log-clue", "--seeds", "1", "--arms", `ext:${join(dir, "marker.ts")}`])
     const [result] = await runPool([spec!], { jobs: 1, maxUsd: undefined })

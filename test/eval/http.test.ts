@@ -1,7 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
@@ -9,6 +6,7 @@ import { jobsFor } from "../../eval/run.ts"
 import { startScriptedServer } from "../../eval/scripted/httpServer.ts"
 import { taskNamed } from "../../eval/tasks/index.ts"
 import { localModelsDir } from "../support/localModels.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 /**
  * The eval's whole path on a model over HTTP, offline: an OpenAI-compatible
@@ -23,7 +21,7 @@ const task = "log-clue"
 const userSetUp = (port: number) => localModelsDir(port, { id: "scripted", contextWindow: 1_000_000, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } })
 
 const run = async (model: string, userAgentDir?: string): Promise<ReadonlyArray<RunResult>> => {
-  const out = mkdtempSync(join(tmpdir(), "pi-context-eval-http-out-"))
+  const out = tempDir("pi-context-eval-http-out-")
   const specs = jobsFor(parseArgs(["--model", model, "--tasks", task, "--seeds", "1", "--arms", arms.join(","), "--out", out]), process.cwd())
   return runPool(specs.map((spec) => ({ ...spec, ...(userAgentDir === undefined ? {} : { userAgentDir }), retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 2, maxUsd: undefined })
 }

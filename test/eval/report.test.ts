@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { median, renderReport, runsToTell, wilson } from "../../eval/harness/report.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { readResults, writeReport } from "../../eval/run.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const run = (arm: string, seed: number, success: boolean, overrides: Partial<RunResult> = {}): RunResult => ({
   task: "rename-symbol",
@@ -93,7 +93,7 @@ describe("the eval report", () => {
 
 describe("--report DIR", () => {
   it("rebuilds report.md and a Vega-Lite SVG chart from results.jsonl: one line per arm, turnovers marked", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-report-"))
+    const dir = tempDir("pi-context-eval-report-")
     const calls = (turnover: "reset" | "compaction") =>
       Array.from({ length: 12 }, (_, index) => ({ call: index + 1, sent: 4_000 + (index % 6) * 2_000, turnoverBefore: index === 6 ? turnover : undefined }))
     const results = [run("pi-context", 1, true, { calls: calls("reset") }), run("compaction", 1, true, { calls: calls("compaction") })]

@@ -1,19 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { checkWritable, MarkerFile, planOut, runWrites, startOut } from "../../eval/harness/outDir.ts"
 import { checkModel } from "../../eval/harness/preflight.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { localModelsDir } from "../support/localModels.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const repoRoot = resolve(import.meta.dirname, "..", "..")
-const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix))
 
 /** `npm run eval -- argv` as a user runs it (in its own process), with a temp agent dir. */
-const evalCli = (argv: ReadonlyArray<string>, agentDir = temp("pi-eval-agent-")) =>
+const evalCli = (argv: ReadonlyArray<string>, agentDir = tempDir("pi-eval-agent-")) =>
   spawnSync(process.execPath, ["--experimental-strip-types", "--no-warnings", join(repoRoot, "eval", "run.ts"), ...argv], {
     cwd: repoRoot,
     encoding: "utf8",
@@ -23,7 +22,7 @@ const evalCli = (argv: ReadonlyArray<string>, agentDir = temp("pi-eval-agent-"))
 
 /** A folder as a user's Pi agent folder looks: their sessions, which the eval must never delete. */
 const userAgentFolder = () => {
-  const dir = temp("pi-eval-user-")
+  const dir = tempDir("pi-eval-user-")
   mkdirSync(join(dir, "sessions", "--home--"), { recursive: true })
   writeFileSync(join(dir, "sessions", "--home--", "2026-12-01.jsonl"), "{\"type\":\"session\"}\n")
   writeFileSync(join(dir, "settings.json"), "{}\n")
@@ -46,13 +45,13 @@ describe("npm run eval's flags are checked before anything is touched", () => {
     assert.throws(() => planOut(parseArgs(["--out", user]), repoRoot, repoRoot), /holds files the eval did not write \(it has no eval-run\.json\).*Nothing was changed/)
     assert.throws(() => startOut(user, ["--out", user]), /holds files the eval did not write/)
     assert.isTrue(existsSync(join(user, "sessions", "--home--", "2026-12-01.jsonl")))
-    const file = join(temp("pi-eval-file-"), "results")
+    const file = join(tempDir("pi-eval-file-"), "results")
     writeFileSync(file, "x")
     assert.throws(() => planOut(parseArgs(["--out", file]), repoRoot, repoRoot), /is a file; name a folder/)
   })
 
   it("writes over its own earlier run only: the results and run folders its marker records go, anything else stays", () => {
-    const dir = temp("pi-eval-own-")
+    const dir = tempDir("pi-eval-own-")
     startOut(dir, ["--seeds", "1"], [join(dir, "sessions", "run-1")])
     const marker = JSON.parse(readFileSync(join(dir, MarkerFile), "utf8"))
     assert.deepStrictEqual(marker.argv, ["--seeds", "1"])
@@ -112,7 +111,7 @@ describe("npm run eval's flags are checked before anything is touched", () => {
   })
 
   it("as a user runs it: a bad task, seed count, extension or model exits non-zero before any run, and leaves an earlier run as it was", () => {
-    const earlier = temp("pi-eval-earlier-")
+    const earlier = tempDir("pi-eval-earlier-")
     startOut(earlier, [])
     writeFileSync(join(earlier, "results.jsonl"), "{\"task\":\"kept\",\"arm\":\"none\",\"seed\":1}\n")
     const cases: ReadonlyArray<[ReadonlyArray<string>, RegExp]> = [
@@ -128,7 +127,7 @@ describe("npm run eval's flags are checked before anything is touched", () => {
       assert.notMatch(run.stderr, /\bE[A-Z]{3,}\b|at .*\.ts:\d+/)
       assert.strictEqual(readFileSync(join(earlier, "results.jsonl"), "utf8"), "{\"task\":\"kept\",\"arm\":\"none\",\"seed\":1}\n")
     }
-    const report = evalCli(["--report", temp("pi-eval-empty-")])
+    const report = evalCli(["--report", tempDir("pi-eval-empty-")])
     assert.strictEqual(report.status, 1)
     assert.match(report.stderr, /has no results\.jsonl: name the folder of an earlier eval run/)
   }, 120_000)
@@ -163,7 +162,7 @@ describe("a partial run with the default --out", () => {
 
 describe("npm run eval --resume", () => {
   it("continues a stopped run with its own flags: only the runs it has no result for, each run's final repository and notes kept beside its session", () => {
-    const out = join(temp("pi-eval-resume-"), "run")
+    const out = join(tempDir("pi-eval-resume-"), "run")
     const first = evalCli(["--tasks", "log-clue", "--arms", "compaction", "--seeds", "2", "--jobs", "2", "--out", out])
     assert.strictEqual(first.status, 0, first.stderr)
     const lines = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n")
@@ -182,6 +181,6 @@ describe("npm run eval --resume", () => {
     assert.strictEqual(after[0], lines[0])
     assert.deepStrictEqual(after.map((line) => (JSON.parse(line) as { seed: number }).seed).sort(), [1, 2])
     assert.match(readFileSync(join(out, "report.md"), "utf8"), /2 runs \(1 tasks × 1 arms × 2 seeds\)/)
-    assert.match(evalCli(["--resume", temp("pi-eval-notarun-")]).stderr, /is no eval run's folder \(it has no eval-run\.json\)/)
+    assert.match(evalCli(["--resume", tempDir("pi-eval-notarun-")]).stderr, /is no eval run's folder \(it has no eval-run\.json\)/)
   }, 150_000)
 })

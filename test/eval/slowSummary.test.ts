@@ -1,15 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
 import { isInfrastructureFailure } from "../../eval/harness/types.ts"
 import { jobsFor } from "../../eval/run.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 describe("a slow model's compaction summary", () => {
   it("is not model silence: a summary slower than --call-timeout lets the compaction arm finish, and one past --summary-timeout ends the run as the arm's own failure", async () => {
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-slow-"))
+    const out = tempDir("pi-context-eval-slow-")
     const [template] = jobsFor(parseArgs(["--tasks", "log-clue", "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     // Every call answers at once except the summaries, which sit silent for twice the call limit.
     const slow = { ...template!, callTimeoutMs: 400, summaryDelayMs: 1_000 }

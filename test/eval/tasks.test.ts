@@ -1,13 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { rmSync } from "node:fs"
 import { buildKey } from "../../eval/tasks/build-key/task.ts"
 import { listFiles, read, runNode } from "../../eval/tasks/common.ts"
 import { frozenRules } from "../../eval/tasks/frozen-rules/task.ts"
 import { tasks } from "../../eval/tasks/index.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
-const fresh = () => mkdtempSync(join(tmpdir(), "pi-context-eval-task-"))
+const fresh = () => tempDir("pi-context-eval-task-")
 
 describe("eval tasks", () => {
   it("cover the kinds the eval needs, with seven or more tasks", () => {

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
 import type { RunResult } from "../../eval/harness/types.ts"
 import { jobsFor } from "../../eval/run.ts"
 import { taskNamed } from "../../eval/tasks/index.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 interface Entry {
   readonly type: string
@@ -27,7 +27,7 @@ const slow = 150_000
 
 describe("a task of two sessions", () => {
   it("runs a fresh Pi session the second time in the same project and notes root: it sees the notes the first wrote, never the first's chat", async () => {
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-sessions-"))
+    const out = tempDir("pi-context-eval-sessions-")
     const jobs = jobsFor(parseArgs(["--tasks", "handover-project", "--seeds", "1", "--arms", "pi-context,compaction", "--out", out]), process.cwd())
     const results = await runPool(jobs, { jobs: 2, maxUsd: undefined })
     const messages = taskNamed("handover-project").messages(1)

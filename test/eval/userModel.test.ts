@@ -1,8 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "../../eval/harness/args.ts"
 import { runPool } from "../../eval/harness/pool.ts"
@@ -12,6 +11,7 @@ import { jobsFor } from "../../eval/run.ts"
 import { enforceWindow, type StreamSimple } from "../../eval/harness/window.ts"
 import { chatServer } from "../support/chatServer.ts"
 import { localModelsDir } from "../support/localModels.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 const userSetUp = (port: number) => localModelsDir(port, { id: "m1", contextWindow: 200_000, cost: { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 0 } })
 
@@ -20,7 +20,7 @@ describe("npm run eval --model provider/id", () => {
     const { server, bodies } = chatServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = userSetUp((server.address() as AddressInfo).port)
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "3", "--arms", "compaction", "--out", out]), process.cwd())
     const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir })), { jobs: 1, maxUsd: 0.000_001 })
     server.close()
@@ -35,7 +35,7 @@ describe("npm run eval --model provider/id", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const port = (server.address() as AddressInfo).port
     const userAgentDir = userSetUp(port)
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
     server.close()
@@ -59,7 +59,7 @@ describe("npm run eval --model provider/id", () => {
     const { server, bodies } = chatServer(9_000)
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = userSetUp((server.address() as AddressInfo).port)
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "none", "--window", "8000", "--out", out]), process.cwd())
     const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
     server.close()
@@ -75,7 +75,7 @@ describe("npm run eval --model provider/id", () => {
     const { server, bodies } = chatServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = userSetUp((server.address() as AddressInfo).port)
-    const tasksDir = mkdtempSync(join(tmpdir(), "pi-context-eval-tasks-"))
+    const tasksDir = tempDir("pi-context-eval-tasks-")
     const task = (name: string, spec: Record<string, unknown>) => {
       mkdirSync(join(tasksDir, name, "repo"), { recursive: true })
       writeFileSync(join(tasksDir, name, "repo", "README.md"), `# ${name}\n`)
@@ -83,7 +83,7 @@ describe("npm run eval --model provider/id", () => {
     }
     task("kept-seed", { prompt: "Look around.", followUps: ["Anything else?"], midTask: { text: "How far are you?", afterWorkCalls: 5 }, setup: "echo \"seed $EVAL_SEED\" > seed.txt", verify: "grep -q 'seed 1' seed.txt && test -f README.md" })
     task("never-done", { prompt: "Write done.txt.", verify: "test -f done.txt || { echo 'done.txt is missing'; exit 1; }" })
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     assert.deepStrictEqual(specs.map((spec) => spec.task), ["kept-seed", "never-done"])
     const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
@@ -104,7 +104,7 @@ describe("npm run eval --model provider/id", () => {
     const { server } = chatServer()
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = userSetUp((server.address() as AddressInfo).port)
-    const tasksDir = mkdtempSync(join(tmpdir(), "pi-context-eval-tasks-"))
+    const tasksDir = tempDir("pi-context-eval-tasks-")
     const task = (name: string, spec: Record<string, unknown>) => {
       mkdirSync(join(tasksDir, name), { recursive: true })
       writeFileSync(join(tasksDir, name, "task.json"), JSON.stringify(spec))
@@ -112,7 +112,7 @@ describe("npm run eval --model provider/id", () => {
     // The server always says "All done.".
     task("answered", { prompt: "Look around.", followUps: [{ text: "Are you done?", answer: "All done" }], verify: "true" })
     task("wrong-answer", { prompt: "Look around.", midTask: { text: "Which key?", afterWorkCalls: 5, answer: "key-\\d+" }, verify: "true" })
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const specs = jobsFor(parseArgs(["--model", "local/m1", "--tasks-dir", tasksDir, "--seeds", "1", "--arms", "compaction", "--out", out]), process.cwd())
     const results = await runPool(specs.map((spec) => ({ ...spec, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } })), { jobs: 1, maxUsd: undefined })
     server.close()
@@ -175,7 +175,7 @@ describe("npm run eval --model provider/id", () => {
     })
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     const userAgentDir = userSetUp((server.address() as AddressInfo).port)
-    const out = mkdtempSync(join(tmpdir(), "pi-context-eval-out-"))
+    const out = tempDir("pi-context-eval-out-")
     const [spec] = jobsFor(parseArgs(["--model", "local/m1", "--tasks", "rename-symbol", "--seeds", "1", "--arms", "pi-context", "--out", out]), process.cwd())
     const [result] = await runPool([{ ...spec!, userAgentDir, retry: { maxRetries: 0, baseDelayMs: 10 } }], { jobs: 1, maxUsd: undefined })
     server.close()

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { tasks } from "../../eval/tasks/index.ts"
 import type { Task } from "../../eval/tasks/taskTypes.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 /**
  * Each verifier judges the work, not its wording: a solution written another
@@ -14,7 +14,7 @@ const task = (name: string): Task => tasks.find((candidate) => candidate.name ==
 
 /** The task's repository at `seed`, solved by the reference solution, then changed by `change`. */
 const solvedThen = (name: string, seed: number, change: (dir: string) => void) => {
-  const dir = mkdtempSync(join(tmpdir(), `pi-context-verify-${name}-`))
+  const dir = tempDir(`pi-context-verify-${name}-`)
   task(name).generate(dir, seed)
   task(name).solve(dir, seed)
   change(dir)
@@ -41,7 +41,7 @@ describe("the eval's verifiers judge the work", () => {
   it("log-clue: the setting fixed as 9000 (9s read as milliseconds) passes; another setting changed too fails", () => {
     // Seed 3's bad setting is timeout_ms.
     const bad = (dir: string) => readFileSync(join(dir, "config/app.ini"), "utf8").split("\n").find((line) => /=\s*\S*[^\d\s]/.test(line))
-    const untouched = mkdtempSync(join(tmpdir(), "pi-context-verify-log-"))
+    const untouched = tempDir("pi-context-verify-log-")
     task("log-clue").generate(untouched, 3)
     const [key, value] = bad(untouched)!.split("=").map((part) => part.trim()) as [string, string]
     assert.strictEqual(key, "timeout_ms")

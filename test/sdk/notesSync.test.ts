@@ -4,7 +4,8 @@ import type { JsonObject } from "@earendil-works/pi-ai"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ofCustomType } from "../support/entries.ts"
-import { bareRemote, git, isolateGit, tempDir } from "../support/notesSyncFixtures.ts"
+import { bareRemote, git, isolateGit } from "../support/notesSyncFixtures.ts"
+import { tempDir } from "../support/tempDirs.ts"
 import { createHarness, type Harness } from "../support/sdkHarness.ts"
 
 const call = (name: string, args: JsonObject) => fauxAssistantMessage([fauxToolCall(name, args)], { stopReason: "toolUse" })

@@ -3,7 +3,8 @@ import { renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { syncStatusText } from "../../src/notes/sync/syncView.ts"
-import { bareRemote, filesIn, git, isolateGit, machine, readNote, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
+import { bareRemote, filesIn, git, isolateGit, machine, readNote, writeNote } from "../support/notesSyncFixtures.ts"
+import { tempDir } from "../support/tempDirs.ts"
 import type { SyncableHome } from "../../src/settings/sync.ts"
 
 let restoreGit: () => void = () => {}

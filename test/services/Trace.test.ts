@@ -1,6 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { Notices } from "../../src/kernel/Notices.ts"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -11,8 +10,9 @@ import * as WindowLive from "../../src/window/WindowLive.ts"
 import { describeTrace, Trace } from "../../src/trace/Trace.ts"
 import { Window } from "../../src/window/Window.ts"
 import { makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
-const agentDir = () => mkdtempSync(join(tmpdir(), "pi-context-trace-"))
+const agentDir = () => tempDir("pi-context-trace-")
 
 const readLines = (dir: string, sessionId: string) =>
   readFileSync(tracePath(dir, sessionId), "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent"
@@ -6,13 +6,14 @@ import { Option } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { makePiHost } from "../../src/pi/host.ts"
 import { partialOf } from "../support/partial.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 describe("the host runtime", () => {
   let dispose: (() => Promise<void>) | undefined
   afterEach(async () => dispose?.())
 
   it("answers a failing hook with its neutral result and tells the user once", async () => {
-    process.env.PI_CODING_AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-context-host-"))
+    process.env.PI_CODING_AGENT_DIR = tempDir("pi-context-host-")
     const notices: Array<string> = []
     const pi = partialOf<ExtensionAPI>({ getSettings: () => ({}) })
     const broken = () => {
@@ -49,7 +50,7 @@ describe("the host runtime", () => {
   })
 
   it("a reply whose shape Pi's overflow test cannot read (no usage) counts as no overflow, and the hook still answers", async () => {
-    process.env.PI_CODING_AGENT_DIR = mkdtempSync(join(tmpdir(), "pi-context-host-"))
+    process.env.PI_CODING_AGENT_DIR = tempDir("pi-context-host-")
     const notices: Array<string> = []
     const entries: Array<SessionEntry> = []
     const pi = partialOf<ExtensionAPI>({ getSettings: () => ({}), appendEntry: () => {}, sendMessage: () => {} })
@@ -79,7 +80,7 @@ describe("the host runtime", () => {
   })
 
   it("tells once, first, that the notes root cannot be written: the root boot that could read no home finds it, and the later check does not repeat it", async () => {
-    const root = mkdtempSync(join(tmpdir(), "pi-context-host-"))
+    const root = tempDir("pi-context-host-")
     process.env.PI_CODING_AGENT_DIR = join(root, "agent")
     const previousRoot = process.env.PI_CONTEXT_NOTES_ROOT
     process.env.PI_CONTEXT_NOTES_ROOT = join(root, "notes")

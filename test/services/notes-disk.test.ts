@@ -1,20 +1,12 @@
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterEach, assert, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, PlatformError } from "effect"
 import { readNoteHead, readTexts, statPaths } from "../../src/notes/disk.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
-const made: Array<string> = []
-const scratch = () => {
-  const dir = mkdtempSync(join(tmpdir(), "pi-notes-disk-"))
-  made.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const scratch = () => tempDir("pi-notes-disk-")
 
 describe("reading the notes a walk found", () => {
   it("reads every note at once, without a trip through the file system's thread pool per note", () => {

@@ -5,7 +5,8 @@ import { join } from "node:path"
 import * as fc from "fast-check"
 import { Effect } from "effect"
 import { hasUnshowableCharacter } from "../../src/kernel/names.ts"
-import { bareRemote, git, isolateGit, machine, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
+import { bareRemote, git, isolateGit, machine, writeNote } from "../support/notesSyncFixtures.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 let restoreGit: () => void = () => {}
 beforeAll(() => {

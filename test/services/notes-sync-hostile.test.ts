@@ -3,7 +3,8 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { bareRemote, filesIn, git, isolateGit, machine, readNote, tempDir, writeNote } from "../support/notesSyncFixtures.ts"
+import { bareRemote, filesIn, git, isolateGit, machine, readNote, writeNote } from "../support/notesSyncFixtures.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 let restoreGit: () => void = () => {}
 beforeAll(() => {

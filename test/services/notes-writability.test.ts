@@ -1,6 +1,5 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs"
 import { existsSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -15,6 +14,7 @@ import * as TraceLive from "../../src/trace/TraceLive.ts"
 import * as WindowLive from "../../src/window/WindowLive.ts"
 import { NotesVersions } from "../../src/notes/versions/NotesVersions.ts"
 import { makeFakeSession } from "../support/FakePiSession.ts"
+import { tempDir } from "../support/tempDirs.ts"
 
 /** The real file system, except that writing is refused at (and below) `readOnly`, as on a read-only mount. */
 const readOnlyAt = (readOnly: string) =>
@@ -42,7 +42,7 @@ const services = (platform: Layer.Layer<FileSystem.FileSystem>) =>
 
 const withNotesRoot = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>) => {
   const previous = process.env.PI_CONTEXT_NOTES_ROOT
-  const fake = makeFakeSession({ cwd: mkdtempSync(join(tmpdir(), "pi-context-cwd-")), agentDir: mkdtempSync(join(tmpdir(), "pi-context-agent-")) })
+  const fake = makeFakeSession({ cwd: tempDir("pi-context-cwd-"), agentDir: tempDir("pi-context-agent-") })
   return Effect.acquireUseRelease(
     Effect.sync(() => void (process.env.PI_CONTEXT_NOTES_ROOT = root)),
     () => Effect.map(Effect.provide(effect, fake.layer), (value) => ({ value, notices: fake.notices.map((notice) => notice.message) })),
@@ -50,7 +50,7 @@ const withNotesRoot = <A, E, R>(root: string, effect: Effect.Effect<A, E, R>) =>
   )
 }
 
-const scratch = () => mkdtempSync(join(tmpdir(), "pi-context-writable-"))
+const scratch = () => tempDir("pi-context-writable-")
 const failLines = (report: string) => report.split("\n").filter((line) => line.startsWith("FAIL"))
 
 describe("a notes root that cannot be written", () => {

@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { tempDir } from "./tempDirs.ts"
 
 /**
  * A user's Pi agent folder whose models.json registers one local OpenAI-compatible server on 127.0.0.1:`port`
@@ -11,7 +11,7 @@ export const localModelsDir = (
   model: { readonly id: string; readonly contextWindow: number; readonly cost?: { input: number; output: number; cacheRead: number; cacheWrite: number } },
   apiKey: string | null = "local-key"
 ): string => {
-  const dir = mkdtempSync(join(tmpdir(), "pi-context-eval-user-"))
+  const dir = tempDir("pi-context-eval-user-")
   writeFileSync(join(dir, "models.json"), JSON.stringify({
     providers: {
       local: {

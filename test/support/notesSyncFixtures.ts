@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect, Layer } from "effect"
 import type { PolicySettings } from "../../src/settings/policy.ts"
@@ -18,6 +17,7 @@ import { Trace } from "../../src/trace/Trace.ts"
 import { Window } from "../../src/window/Window.ts"
 import { makeFakeSession } from "./FakePiSession.ts"
 import { liveNotesLayer } from "./notesStoreFixtures.ts"
+import { tempDir } from "./tempDirs.ts"
 import type { SyncableHome } from "../../src/settings/sync.ts"
 
 /**
@@ -27,7 +27,7 @@ import type { SyncableHome } from "../../src/settings/sync.ts"
  */
 
 export const isolateGit = (): (() => void) => {
-  const home = mkdtempSync(join(tmpdir(), "pi-sync-home-"))
+  const home = tempDir("pi-sync-home-")
   const saved = { GIT_CONFIG_GLOBAL: process.env.GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM: process.env.GIT_CONFIG_NOSYSTEM }
   writeFileSync(join(home, ".gitconfig"), "")
   process.env.GIT_CONFIG_GLOBAL = join(home, ".gitconfig")
@@ -126,4 +126,3 @@ export const machine = (root: string, remotes: ReadonlyArray<Remote>, options: {
     }
   })
 
-export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix))

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { InMemoryCredentialStore } from "@earendil-works/pi-ai"
 import type { Context as ProviderContext } from "@earendil-works/pi-ai"
@@ -20,6 +18,7 @@ import {
   SettingsManager
 } from "@earendil-works/pi-coding-agent"
 import { registerFauxModel } from "./fauxModel.ts"
+import { removeTempDir, tempDir } from "./tempDirs.ts"
 import { captureUi, type Choose, type Notice, type UiCapture } from "./uiCapture.ts"
 
 export const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -94,14 +93,8 @@ export interface Harness {
   readonly entries: () => ReadonlyArray<SessionEntry>
   readonly allEntries: () => ReadonlyArray<SessionEntry>
   readonly branch: () => ReadonlyArray<SessionEntry>
+  /** Quits as Pi does (`session_shutdown` first), then removes the folders the harness made. */
   readonly dispose: () => Promise<void>
-  /**
-   * Quits as Pi's TUI does: \`session_shutdown\`, which ends the last window and
-   * waits (bounded) for its notes commit, then \`dispose\`. A plain \`dispose\`
-   * leaves that commit running, to fail on the removed folders and write its
-   * trace line after them.
-   */
-  readonly shutdown: () => Promise<void>
 }
 
 export const piContextTools = [
@@ -127,8 +120,9 @@ export const piContextTools = [
  */
 const calibration = ` ${"(calibration) ".repeat(460)}`
 
+/** A harness's folders; the test file's end removes them (test/support/tempDirs.ts), a harness that made them its dispose. */
 export const makeDirs = (): HarnessDirs => {
-  const root = mkdtempSync(join(tmpdir(), "pi-context-sdk-"))
+  const root = tempDir("pi-context-sdk-")
   return { root, agentDir: join(root, "agent"), notesRoot: join(root, "notes"), cwd: join(root, "project") }
 }
 
@@ -218,11 +212,24 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     return typeof step === "function" ? step(context, streamOptions, state, model) : step
   }
 
-  const dispose = async () => {
-    session.dispose()
-    faux.unregister()
-    if (options.dirs === undefined) rmSync(dirs.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
-  }
+  /**
+   * Ends the session as Pi's own quit does (AgentSessionRuntime.dispose): the
+   * run settles, `session_shutdown` ends the last window and waits (bounded)
+   * for its notes commit and push and closes pi-context's runtime, and only
+   * then is the session disposed and its folders removed. Removing them
+   * earlier let that work, and its trace lines, recreate them afterwards.
+   * Once only: a test may dispose twice (afterEach after an explicit end).
+   */
+  let ended: Promise<void> | undefined
+  const dispose = () =>
+    (ended ??= (async () => {
+      await session.abort()
+      await session.extensionRunner?.emit({ type: "session_shutdown", reason: "quit" })
+      session.dispose()
+      faux.unregister()
+      await modelRuntime.settleCredentialWrites()
+      if (options.dirs === undefined) removeTempDir(dirs.root)
+    })())
 
   return {
     session,
@@ -246,10 +253,6 @@ export const createHarness = async (options: HarnessOptions = {}): Promise<Harne
     entries: () => session.sessionManager.getEntries().filter((entry) => entry.type !== "context_edit"),
     allEntries: () => session.sessionManager.getEntries(),
     branch: () => session.sessionManager.getBranch().filter((entry) => entry.type !== "context_edit"),
-    dispose,
-    shutdown: async () => {
-      await session.extensionRunner?.emit({ type: "session_shutdown", reason: "quit" })
-      await dispose()
-    }
+    dispose
   }
 }
