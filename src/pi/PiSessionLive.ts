@@ -11,7 +11,7 @@ import { appendHidingEdits } from "./contextEdits.ts"
  * Context edits per write: a batch takes a few milliseconds (bench/resetEdits.ts), so that
  * a reset of any window gives the event loop a turn well within every 50 ms, even on a loaded machine.
  */
-export const editsPerBatch = 1_000
+export const editsPerBatch = 500
 
 /**
  * A turn of Node's event loop (timers, I/O, signals). Effect's own yield does
