@@ -13,12 +13,22 @@
  * last marker, classifying the tail), the projection and the budget
  * observation (which reads Pi's `getContextUsage()`).
  *
- * Same session shape on both sides: the same turns, and at each of the 19
- * boundaries the same retain-none compaction entry (Pi's own context starts
- * after it, as after a native compaction). Only the "with" session has
- * pi-context's marker, hidden boot and continuation after it (and a root boot).
- * The two sessions are measured alternately, after one real warm-up request
- * each through the agent loop (faux model).
+ * The same turns on both sides, in the shape each writes at its 19
+ * boundaries (bench/support/syntheticSession.ts): Pi alone its retain-none
+ * compaction (its context starts after it); pi-context what a reset writes,
+ * its marker, a context edit per entry Pi's context held, its hidden boot and
+ * continuation (and a root boot), nothing compacted, so Pi's chat keeps
+ * every window: Pi's own context building (`buildContextEntries`,
+ * `buildSessionProjection`) then goes through every entry of the session,
+ * several times per model call. The two sessions are measured alternately,
+ * after one real warm-up request each through the agent loop (faux model).
+ *
+ * Then whole prompts (a faux reply each) on three sessions alternately: Pi
+ * alone, pi-context as resets write it, and pi-context on the shape a reset
+ * would leave if Pi let one entry leave the ended window out of its context
+ * without its TUI redrawing the chat from it (a compaction before each
+ * marker, as resets wrote before they kept the chat): what Pi's API would
+ * need to give for a prompt as fast as Pi alone's.
  *
  * The whole measurement runs in six separate processes and the figures are
  * the medians across them. Within one process, the session opened first
@@ -40,7 +50,7 @@ import { classifyEntry, isMarkerEntry, type RawEntry } from "../src/kernel/entri
 import { projectRequest } from "../src/window/projection.ts"
 import { CustomType } from "../src/kernel/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
-import { syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
+import { type Boundaries, syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
 import { median } from "./support/stats.ts"
 
 const ROUNDS = 100
@@ -56,7 +66,15 @@ interface Figures {
   readonly ratio: number
   readonly hook_ms: number
   readonly same_session_ratio: number
+  readonly prompt_ms_with: number
+  readonly prompt_ms_without: number
+  readonly prompt_ms_compaction_shape: number
+  readonly prompt_ratio: number
+  readonly prompt_ratio_compaction_shape: number
 }
+
+const PROMPT_ROUNDS = 20
+const PROMPT_WARMUP = 3
 
 
 if (process.env[childFlag] === undefined) {
@@ -82,12 +100,21 @@ if (process.env[childFlag] === undefined) {
     // A balanced crossover: the opened-first slowdown multiplies one order's ratios and divides the
     // other's, so the geometric mean of all of them cancels it, where a median would pick one side.
     ratio: r3(Math.exp(runs.reduce((sum, run) => sum + Math.log(run.ratio), 0) / runs.length)),
-    same_session_ratio: r3(median(runs.map((run) => run.same_session_ratio)))
+    same_session_ratio: r3(median(runs.map((run) => run.same_session_ratio))),
+    prompt_ms_with: r3(median(runs.map((run) => run.prompt_ms_with))),
+    prompt_ms_without: r3(median(runs.map((run) => run.prompt_ms_without))),
+    prompt_ms_compaction_shape: r3(median(runs.map((run) => run.prompt_ms_compaction_shape))),
+    prompt_ratio: r3(Math.exp(runs.reduce((sum, run) => sum + Math.log(run.prompt_ratio), 0) / runs.length)),
+    prompt_ratio_compaction_shape: r3(Math.exp(runs.reduce((sum, run) => sum + Math.log(run.prompt_ratio_compaction_shape), 0) / runs.length))
   }
   console.log(`${PROCESSES} processes: median with ${figures.request_ms_with} ms, without ${figures.request_ms_without} ms; ratio ${figures.ratio} (geometric mean) ` +
     `(per process: ${runs.map((run) => r3(run.ratio)).join(", ")}); pi-context's own handler ${r3(median(runs.map((run) => run.hook_ms)))} ms; ` +
     `same marked session with the handler on vs off: ratio ${figures.same_session_ratio}`)
   console.log(`target: ratio < 1.10 -> ${figures.ratio < 1.1 ? "met" : "MISSED"}`)
+  console.log(`whole prompt: with ${figures.prompt_ms_with} ms, without ${figures.prompt_ms_without} ms, ratio ${figures.prompt_ratio} (geometric mean); ` +
+    `on the compaction shape ${figures.prompt_ms_compaction_shape} ms, ratio ${figures.prompt_ratio_compaction_shape}`)
+  console.log(`target: whole prompt at most 1.2x Pi alone's -> ${figures.prompt_ratio <= 1.2 ? "met" : "MISSED"} ` +
+    `(the compaction shape: ${figures.prompt_ratio_compaction_shape <= 1.2 ? "met" : "MISSED"})`)
   const out = join(dirname(fileURLToPath(import.meta.url)), "results", "projection.json")
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(figures, null, 2)}\n`)
@@ -126,13 +153,13 @@ const timeOwnHook = (h: Harness, samples: Array<number>): number => {
   return wrapped
 }
 
-const open = async (withMarkers: boolean): Promise<Side> => {
+const open = async (withMarkers: boolean, boundaries: Boundaries = "edits"): Promise<Side> => {
   const h = await createHarness({
     loadPackage: withMarkers,
     // A 2,500-entry window of tool work is ~250k tokens: a 1M-token model keeps it under the budget lines,
     // so the warm-up request is an ordinary one (no automatic reset).
     contextWindow: 1_000_000,
-    sessionManager: (cwd) => SessionManager.inMemory(cwd, undefined, syntheticSession(cwd, withMarkers))
+    sessionManager: (cwd) => SessionManager.inMemory(cwd, undefined, syntheticSession(cwd, withMarkers, undefined, boundaries))
   })
   // One real request through Pi's loop: pi-context's runtime is loaded, Pi has usage, the hook has run once.
   h.script([fauxAssistantMessage("warm")])
@@ -196,7 +223,7 @@ const secondSide = await open(withoutFirst)
 const withSide = withoutFirst ? secondSide : firstSide
 const withoutSide = withoutFirst ? firstSide : secondSide
 for (const side of [withSide, withoutSide]) convertSamples.set(side.h, [])
-const entryCount = withSide.h.entries().length
+const entryCount = withSide.h.allEntries().length
 const sizes = { with: 0, without: 0, agentWith: withSide.h.session.agent.state.messages.length, agentWithout: withoutSide.h.session.agent.state.messages.length }
 
 // Sanity: the "with" request really is projected from the last window's boot.
@@ -279,8 +306,29 @@ for (let round = 0; round < WARMUP_ROUNDS + ROUNDS * 2; round++) {
 }
 ownHandlers.handlers.set("context_with_system", installed)
 
+// Whole prompts, a faux reply each, on the two sessions and on the compaction shape, in turn.
+const compactionSide = await open(true, "compaction")
+const promptSamples = new Map<Side, Array<number>>([[withSide, []], [withoutSide, []], [compactionSide, []]])
+for (let round = 0; round < PROMPT_WARMUP + PROMPT_ROUNDS; round++) {
+  const sides = [withSide, withoutSide, compactionSide]
+  for (let i = 0; i < sides.length; i++) {
+    const side = sides[(round + i) % sides.length]!
+    side.h.script([fauxAssistantMessage(`reply ${round}`)])
+    const start = performance.now()
+    await side.h.prompt(`next step ${round}`)
+    if (round >= PROMPT_WARMUP) promptSamples.get(side)!.push(performance.now() - start)
+  }
+}
+for (const side of [withSide, withoutSide, compactionSide]) {
+  if (side.h.errors.length > 0) throw new Error(side.h.errors.join("\n"))
+}
+
 await withSide.h.dispose()
 await withoutSide.h.dispose()
+await compactionSide.h.dispose()
+const promptWith = median(promptSamples.get(withSide)!)
+const promptWithout = median(promptSamples.get(withoutSide)!)
+const promptCompaction = median(promptSamples.get(compactionSide)!)
 
 const requestWith = median(withSide.samples)
 const requestWithout = median(withoutSide.samples)
@@ -299,12 +347,19 @@ console.log(`  hook parts alone (window of ${tail.length} entries): whole-window
 console.log(`  same marked session, pi-context's handler on vs off: ${round3(median(handlerOn))} vs ${round3(median(handlerOff))} ms, ` +
   `ratio ${round3(median(handlerOn) / median(handlerOff))} (the rest of the with/without gap is Pi's build on the marked session)`)
 console.log(`  target: ratio < 1.10 -> ${ratio < 1.1 ? "met" : "MISSED"}; overhead < 1 ms -> ${requestWith - requestWithout < 1 ? "met" : "MISSED"}`)
+console.log(`  whole prompt (median of ${PROMPT_ROUNDS}): with pi-context ${round3(promptWith)} ms, Pi alone ${round3(promptWithout)} ms, ` +
+  `ratio ${round3(promptWith / promptWithout)}; pi-context on the compaction shape ${round3(promptCompaction)} ms, ratio ${round3(promptCompaction / promptWithout)}`)
 
 const figures: Figures = {
   request_ms_with: round3(requestWith),
   request_ms_without: round3(requestWithout),
   ratio: round3(ratio),
   hook_ms: round3(median(withSide.hookSamples)),
-  same_session_ratio: round3(median(handlerOn) / median(handlerOff))
+  same_session_ratio: round3(median(handlerOn) / median(handlerOff)),
+  prompt_ms_with: round3(promptWith),
+  prompt_ms_without: round3(promptWithout),
+  prompt_ms_compaction_shape: round3(promptCompaction),
+  prompt_ratio: round3(promptWith / promptWithout),
+  prompt_ratio_compaction_shape: round3(promptCompaction / promptWithout)
 }
 console.log(`${resultPrefix}${JSON.stringify(figures)}`)

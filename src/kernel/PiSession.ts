@@ -73,11 +73,20 @@ export class PiSession extends Context.Service<PiSession, {
   readonly hasQueuedMessages: Effect.Effect<boolean>
   readonly appendCustomEntry: (customType: string, data: unknown) => Effect.Effect<void>
   /**
-   * Leaves entries out of Pi's own context with context edits, while Pi is
-   * idle (a boundary during a run carries its edits as drafts). Pi then counts
-   * its context without them; a Pi without context edits keeps them.
+   * Leaves entries of the active branch out of Pi's own context with context
+   * edits, appended now (while idle, or inside a boundary hook), a bounded
+   * batch per write, yielding to the event loop between batches: Pi then
+   * counts its context without them; a Pi without context edits keeps them.
    */
   readonly hideFromPiContext: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  /**
+   * Whether a boundary hook may write its boundary itself (`appendHiddenMessage`
+   * and `hideFromPiContext` reach Pi's session manager), rather than return
+   * drafts that Pi applies twice, each context edit checked against the whole branch. Absent: it may not.
+   */
+  readonly writesInHook?: boolean
+  /** Appends a hidden custom message now, even inside a boundary hook during a run: no turn, no event. */
+  readonly appendHiddenMessage: (message: CustomMessageDraft) => Effect.Effect<void>
   /** Appends a custom message now (idle) or queues it for the next turn when `triggerTurn`. */
   readonly sendMessage: (message: CustomMessageDraft, options?: { readonly triggerTurn?: boolean }) => Effect.Effect<void>
   readonly notify: (message: string, level?: NoticeLevel) => Effect.Effect<void>

@@ -6,6 +6,25 @@ import { classifyEntry, type RawEntry } from "../kernel/entries.ts"
 import { PiSession } from "../kernel/PiSession.ts"
 import { interruptWhenAborted } from "../kernel/abort.ts"
 import { askInDialog } from "./consentDialog.ts"
+import { appendHidingEdits } from "./contextEdits.ts"
+
+/**
+ * Context edits per write: a batch takes a few milliseconds (bench/resetEdits.ts), so that
+ * a reset of any window gives the event loop a turn well within every 50 ms, even on a loaded machine.
+ */
+export const editsPerBatch = 500
+
+/**
+ * A turn of Node's event loop (timers, I/O, signals). Effect's own yield does
+ * not give one where a hook runs synchronously until it suspends (runtime.ts).
+ */
+const eventLoopTurn: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const turn = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(turn))
+})
+
+const batches = <A>(items: ReadonlyArray<A>): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(items.length / editsPerBatch) }, (_, i) => items.slice(i * editsPerBatch, (i + 1) * editsPerBatch))
 
 const asRaw = (entries: ReadonlyArray<unknown>) => entries as ReadonlyArray<RawEntry>
 
@@ -84,8 +103,21 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
   // On Pi's SessionManager (an O(1) count), not on the read-only type extensions get: used when it is there.
   const counted = sessionManager as { readonly getEntryCount?: () => number }
   const countEntries = typeof counted.getEntryCount === "function" ? () => counted.getEntryCount!() : undefined
-  // Pi's SessionManager appends context edits; the read-only type extensions get leaves it out. Used when it is there.
-  const editable = sessionManager as { readonly appendContextEdit?: (targetId: string, replacement: null) => string }
+  // Pi's SessionManager appends context edits and hidden messages; the read-only type extensions get leaves them out. Used when there.
+  const writable = sessionManager as {
+    readonly appendContextEdit?: (targetId: string, replacement: null) => string
+    readonly appendCustomMessageEntry?: (customType: string, content: string, display: boolean, details: unknown) => string
+  }
+  const appendContextEdit = writable.appendContextEdit
+  const appendCustomMessageEntry = writable.appendCustomMessageEntry
+  /** One batch of edits: in one write when Pi's session manager allows it, else Pi's own append, edit by edit. */
+  const hideBatch = (ids: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      // Stamped as Pi stamps the entries around them, by its own wall clock. A failed write is told and not retried.
+      const atOnce = yield* guarded("context edit", true, () => appendHidingEdits(sessionManager, ids, new Date().toISOString()))
+      if (atOnce) return
+      yield* Effect.forEach(ids, (id) => guarded("context edit", undefined, () => void appendContextEdit!.call(sessionManager, id, null)), { discard: true })
+    })
   const entries = Effect.sync(() => {
     if (countEntries === undefined) return asRaw(sessionManager.getEntries())
     const sessionId = sessionManager.getSessionId()
@@ -133,8 +165,17 @@ export const make = (pi: ExtensionAPI, ctx: ExtensionContext, surface: ReportSur
     hasQueuedMessages: guarded("message queue", false, () => ctx.hasPendingMessages()),
     appendCustomEntry: (customType, data) => Effect.sync(() => pi.appendEntry(customType, data)),
     hideFromPiContext: (ids) =>
-      typeof editable.appendContextEdit !== "function" ? Effect.void : Effect.forEach(ids, (id) =>
-        guarded("context edit", undefined, () => void editable.appendContextEdit!(id, null)), { discard: true }),
+      typeof appendContextEdit !== "function" ? Effect.void : Effect.forEach(
+        batches(ids),
+        // Between batches Pi's TUI redraws, Escape is read and a SIGTERM ends the process.
+        (batch, index) => index === 0 ? hideBatch(batch) : Effect.andThen(eventLoopTurn, hideBatch(batch)),
+        { discard: true }
+      ),
+    writesInHook: typeof appendContextEdit === "function" && typeof appendCustomMessageEntry === "function",
+    appendHiddenMessage: (message) =>
+      typeof appendCustomMessageEntry !== "function"
+        ? Effect.void
+        : Effect.sync(() => void appendCustomMessageEntry.call(sessionManager, message.customType, message.content, false, message.details)),
     sendMessage: (message, options) =>
       Effect.sync(() =>
         pi.sendMessage(

@@ -7,7 +7,8 @@ import { closeOutText, type ReminderDraft } from "../budget/reminders.ts"
 import { resumeNotice } from "../window/resetShown.ts"
 import { offNotice, onNotice, offPastCompactionNotice } from "../window/onOff.ts"
 import { boundaryNeeds as decideBoundaryNeeds } from "./resetControl.ts"
-import { makeBoundaries } from "./boundaries.ts"
+import { type BoundaryWrite, makeBoundaries } from "./boundaries.ts"
+import type { BoundaryDraft } from "./boundary.ts"
 import { makeResetControl } from "./control.ts"
 import { makeCommandWipe } from "./commandWipe.ts"
 import { makeStartup } from "./startup.ts"
@@ -38,8 +39,18 @@ import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
 import { missingBootNotice } from "./resetView.ts"
 
-/** A boundary built at one of Pi's hooks goes back to Pi, which commits it when the hook returns. */
-const returnedToPi = { _tag: "ReturnedToPi" } as const
+/**
+ * How a boundary built at one of Pi's hooks reaches the branch: written by
+ * the hook, after the drafts that go `before` it, when Pi's session manager
+ * takes writes and no other extension put drafts on this boundary (they stay
+ * Pi's to commit, before pi-context's); otherwise returned to Pi, which
+ * commits it when the hook returns.
+ */
+const hookWrite = (incoming: ReadonlyArray<unknown>, before: ReadonlyArray<BoundaryDraft>) =>
+  Effect.gen(function*() {
+    const session = yield* PiSession
+    return (session.writesInHook === true && incoming.length === 0 ? { _tag: "WrittenInHook", before } : { _tag: "ReturnedToPi" }) satisfies BoundaryWrite
+  })
 
 /** Facts when nothing suggests a boundary: off, or a request stopped for its missing boot. */
 const noFacts = { replyOverflowed: false, automatic: false, tokensLeft: null, warningLine: 0 } as const
@@ -244,15 +255,17 @@ export const layerWithoutDependencies = Layer.effect(
         : undefined
       const effect = transition.effect
       if (effect._tag !== "commit-boundary") return keep
-      const commit = yield* boundaries.commit(window, effect.source, effect.reason, returnedToPi, budgetDrafts)
+      const write = yield* hookWrite(input.incoming, budgetDrafts)
+      const commit = yield* boundaries.commit(window, effect.source, effect.reason, write, budgetDrafts)
       switch (commit._tag) {
         case "Interrupted":
+        case "Busy":
           return undefined
         case "Failed":
           return keep
         case "Committed":
           return {
-            entries: [...input.incoming, ...budgetDrafts, ...commit.drafts],
+            entries: write._tag === "WrittenInHook" ? [] : [...input.incoming, ...budgetDrafts, ...commit.drafts],
             ...(effect.continue ? { continue: true } : {})
           }
       }
@@ -264,10 +277,11 @@ export const layerWithoutDependencies = Layer.effect(
       yield* budget.discard
       const effect = transition.effect
       if (effect._tag !== "recover-overflow" && effect._tag !== "commit-boundary") return undefined
-      const commit = yield* boundaries.commit(window, effect._tag === "recover-overflow" ? "overflow" : effect.source, effect.reason, returnedToPi)
+      const write = yield* hookWrite(input.incoming, [])
+      const commit = yield* boundaries.commit(window, effect._tag === "recover-overflow" ? "overflow" : effect.source, effect.reason, write)
       if (commit._tag !== "Committed") return undefined
       const resume = effect._tag === "recover-overflow" || effect.continue
-      return { entries: [...input.incoming, ...commit.drafts], ...(resume ? { continue: true } : {}) }
+      return { entries: write._tag === "WrittenInHook" ? [] : [...input.incoming, ...commit.drafts], ...(resume ? { continue: true } : {}) }
     })
 
     const settled = (aborted: boolean) =>

@@ -1,6 +1,7 @@
 import { Cause, Effect, Option, Ref } from "effect"
 import type { BootContinuity } from "../boot/boot.ts"
-import { continuationFor, resetDrafts } from "./boundary.ts"
+import { type BoundaryDraft, continuationFor, resetDrafts } from "./boundary.ts"
+import { writeDrafts } from "./writeDrafts.ts"
 import { windowActivity } from "../window/checkpoint.ts"
 import { windowDigest } from "../boot/digest.ts"
 import { unansweredRequest } from "./pending.ts"
@@ -32,13 +33,18 @@ export type BoundaryCommit =
   | { readonly _tag: "Busy" }
 
 /**
- * How a boundary reaches the branch: returned for Pi to commit at the hook
- * that asked for it (`turn_end`, `agent_before_settle`), or appended now
- * while Pi is idle; `append` writes the drafts and answers false, writing
- * nothing, when a run started meanwhile.
+ * How a boundary reaches the branch: at the hook that asked for it
+ * (`turn_end`, `agent_before_settle`), written by the hook itself after the
+ * drafts that go `before` it (Pi then commits none: the hook answers no
+ * drafts), or returned for Pi to commit (where the session manager takes no
+ * writes, or other extensions put drafts on the boundary: Pi applies drafts
+ * twice, a preview then the commit, each context edit checked against the
+ * whole branch); or appended now while Pi is idle, where `append` writes the
+ * drafts and answers false, writing nothing, when a run started meanwhile.
  */
 export type BoundaryWrite =
   | { readonly _tag: "ReturnedToPi" }
+  | { readonly _tag: "WrittenInHook"; readonly before: ReadonlyArray<BoundaryDraft> }
   | {
     readonly _tag: "AppendedNow"
     readonly append: (drafts: ReturnType<typeof resetDrafts>) => Effect.Effect<boolean, never, PiSession>
@@ -156,6 +162,10 @@ export const makeBoundaries = Effect.gen(function*() {
       }
       const { next, ending, drafts, boot, ended } = built.value
       if (write._tag === "AppendedNow" && !(yield* write.append(drafts))) return { _tag: "Busy" } as BoundaryCommit
+      if (write._tag === "WrittenInHook") {
+        const session = yield* PiSession
+        yield* writeDrafts([...write.before, ...drafts], (draft) => session.appendHiddenMessage(draft))
+      }
       if (ended !== undefined) {
         yield* trace.info("reset.signals", {
           window: `w${ended.w}`,
@@ -171,8 +181,8 @@ export const makeBoundaries = Effect.gen(function*() {
       yield* trace.info("boundary.commit", { from: from.id, to: next.id, toWindow: `w${next.ordinal}`, source, reason })
       // Told now that the boot is written or about to be: a boot dropped for a run that started meanwhile is never announced.
       yield* boots.tellIncomplete(next.id, boot)
-      // Returned to Pi, the boundary is committed after this hook: its notice waits until it is on the branch.
-      if (write._tag === "ReturnedToPi") yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
+      // At a hook, the notice waits until the boundary is on the branch (returned to Pi, it is committed after the hook).
+      if (write._tag !== "AppendedNow") yield* Ref.set(pendingResetNotice, Option.some({ windowId: next.id, ordinal: next.ordinal, source }))
       // The rooms follow the new window from here (the notes of `ending` are committed for its id).
       yield* window.reset({ from: ending, to: next, source })
       if (write._tag === "AppendedNow") yield* announceReset(next.ordinal, source)

@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect"
 import { PiSession } from "../kernel/PiSession.ts"
 import { Trace } from "../trace/Trace.ts"
 import type { BoundaryDraft } from "./boundary.ts"
+import { writeDrafts } from "./writeDrafts.ts"
 import type { Boundaries } from "./boundaries.ts"
 import { type CurrentWindow, Window } from "../window/Window.ts"
 import type { ResetControl } from "./control.ts"
@@ -55,14 +56,11 @@ export const makeCommandWipe = (boundaries: Boundaries, { step, resetTransient, 
     }
     const append = (drafts: ReadonlyArray<BoundaryDraft>) =>
       Effect.gen(function*() {
-        // Nothing may suspend from this check to the last append: a run cannot start in between.
+        // From this check to the last append only the context edits' batches yield (to the event loop, not to a
+        // prompt: Pi's TUI holds the next input until this command returns).
         if (!(yield* session.isIdle)) return false
         yield* step({ _tag: "CommandWipe", windowId: window.id, idle: true })
-        for (const draft of drafts) {
-          if (draft.type === "custom") yield* session.appendCustomEntry(draft.customType, draft.data)
-          if (draft.type === "context_edit") yield* session.hideFromPiContext([draft.targetId])
-          if (draft.type === "custom_message") yield* session.sendMessage(draft)
-        }
+        yield* writeDrafts(drafts, (draft) => session.sendMessage(draft))
         yield* resetTransient
         return true
       })

@@ -6,7 +6,23 @@ import { Trace } from "../trace/Trace.ts"
 import { Window } from "../window/Window.ts"
 import type { Boundaries } from "./boundaries.ts"
 import { inspectBranch } from "../window/tail.ts"
+import { stillInPiContext } from "../window/piContext.ts"
+import type { RawEntry } from "../kernel/entries.ts"
 import { unreadableNotice, unrepairableNotice } from "./resetView.ts"
+
+/**
+ * What Pi's own context still holds of the window before the last marker,
+ * the last window's own entries left out: what a reset cut off among its
+ * context edits did not hide. Each window's reset hid everything before it,
+ * so the window before the marker is all there is to look at.
+ */
+const leftInPiContext = (spans: ReadonlyArray<{ readonly entries: ReadonlyArray<RawEntry> }>): ReadonlyArray<string> => {
+  const previous = spans.at(-2)
+  const last = spans.at(-1)
+  if (previous === undefined || last === undefined) return []
+  const own = new Set(last.entries.map((entry) => entry.id))
+  return stillInPiContext([...previous.entries, ...last.entries]).filter((id) => !own.has(id))
+}
 
 /** Start-up and tree navigation: repair a marker tail, give a root window its boot, report unreadable entries. */
 export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
@@ -29,6 +45,9 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
         return
       }
       case "Repair": {
+        // A reset cut off among its context edits left part of the ended window in Pi's context: hidden now, before the boot.
+        const hidden = leftInPiContext(yield* windowSpans)
+        if (hidden.length > 0) yield* session.hideFromPiContext(hidden)
         const rendered = inspection.missing.includes("boot")
           ? yield* boots.render({ windowId: inspection.windowId, previousWindowId: undefined })
           : undefined
@@ -37,7 +56,7 @@ export const makeStartup = (boundaries: Boundaries) => Effect.gen(function*() {
           yield* boots.tellIncomplete(inspection.windowId, rendered)
         }
         yield* session.sendMessage(continuationMessage())
-        yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(",") })
+        yield* trace.info("repair.appended", { windowId: inspection.windowId, missing: inspection.missing.join(","), hidden: hidden.length })
       }
     }
   })

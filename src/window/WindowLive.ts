@@ -180,7 +180,8 @@ export const layerWithoutDependencies = Layer.effect(
         return (yield* Ref.get(spanCache))?.onOff ?? (yield* thresholds.policy).enabled.value
       }),
       unreadable: Effect.map(spans, (all) => all.flatMap((span) => span.tail.flatMap((entry) => (entry._tag === "Foreign" && entry.ours ? [entry] : [])))),
-      heldByPi: Effect.map(branchEntries, stillInPiContext),
+      // Everything before the window's marker was hidden by the reset that wrote it (start-up completes one cut off): the window is enough.
+      heldByPi: Effect.map(current, (window) => stillInPiContext(window.entries)),
       usage,
       measureRequest,
       rememberReply,

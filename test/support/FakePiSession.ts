@@ -21,6 +21,8 @@ export interface FakeSessionOptions {
   readonly signal?: AbortSignal
   /** What the user answers to `askUser` (default: nobody can answer). */
   readonly answer?: "yes" | "no" | "unavailable"
+  /** The session takes a boundary written inside a boundary hook (as Pi's SessionManager does); default: drafts go back to Pi. */
+  readonly writesInHook?: boolean
   /**
    * Ids counted in this session (`<idPrefix>0000000n`) and entry times a second
    * apart, as the history tests read them. Without it, ids are unique across
@@ -213,6 +215,8 @@ export const makeFakeSession = (options: FakeSessionOptions = {}): FakeSession =
         append({ type: "custom", customType, data })
       }),
     hideFromPiContext: (ids) => Effect.sync(() => ids.forEach((targetId) => append({ type: "context_edit", targetId, replacement: null }))),
+    ...(options.writesInHook === true ? { writesInHook: true } : {}),
+    appendHiddenMessage: (message) => Effect.sync(() => void append({ type: "custom_message", ...message, display: false })),
     sendMessage: (message, sendOptions) =>
       Effect.sync(() => {
         fake.sent.push({ ...message, triggerTurn: sendOptions?.triggerTurn === true })
