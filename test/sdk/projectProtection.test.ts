@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { createHarness, type Harness, type HarnessDirs, makeDirs } from "../support/sdkHarness.ts"
 import { call, say } from "../support/steps.ts"
+import { ConsentNo } from "../../src/pi/consentDialog.ts"
 
 /** Pi's settings files as a user and a repository write them: the global one, and the project's `.pi/settings.json`. */
 const dirsWith = (global: Record<string, unknown> | undefined, project: Record<string, unknown>): HarnessDirs => {
@@ -39,7 +40,7 @@ describe("a trusted project's settings only add protection, in Pi's agent loop",
     expect(preferences(h)).toBe("# Preferences\ntabs, not spaces\n")
     const told = h.notices.map((notice) => notice.message)
     expect(told).toContain(
-      "pi-context: project settings: pi-context.protectedHomes = none leaves out @user, which a project cannot take out: only the global settings lower protection, so a repository cannot open your notes to its model; using [\"user\"]."
+      "pi-context: project settings: pi-context.protectedHomes = [] leaves out @user, which a project cannot take out: only the global settings lower protection, so a repository cannot open your notes to its model; using [\"user\"]."
     )
     await h.prompt("/pi-context status")
     const status = h.notices.at(-1)!.message
@@ -49,10 +50,11 @@ describe("a trusted project's settings only add protection, in Pi's agent loop",
   })
 
   it("in Pi's TUI the same rewrite asks the user", async () => {
-    h = await createHarness({ dirs: dirsWith({ "pi-context": { protectedHomes: ["user"] } }, { "pi-context": { protectedHomes: [] } }), settingsFiles: { projectTrusted: true }, mode: "tui", confirm: () => false })
+    h = await createHarness({ dirs: dirsWith({ "pi-context": { protectedHomes: ["user"] } }, { "pi-context": { protectedHomes: [] } }), settingsFiles: { projectTrusted: true }, mode: "tui", choose: () => ConsentNo })
     h.script([call("notes_write", { address: "@user/preferences", content: "# Preferences\nspaces\n" }), say("done")])
     await h.prompt("change my preferences")
-    expect(h.confirms).toHaveLength(1)
+    expect(h.dialogs).toHaveLength(1)
+    expect(h.dialogs[0]!.answer).toBe(ConsentNo)
     expect(results(h)[0]!.code).toBe("protected")
     expect(preferences(h)).toBe("# Preferences\ntabs, not spaces\n")
   })
