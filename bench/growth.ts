@@ -11,11 +11,12 @@
  *            or grew while `/pi-context off`): a window-bound cost grows here.
  *
  * Figures are the process's CPU time (wall time on a loaded machine reads
- * preemption as growth). Every figure goes through the real services (the runtime's layers), with
- * Pi's real SessionManager (in memory, preloaded) behind the real PiSession
- * port over a stand-in for the rest of Pi's context (no model calls). The
- * growth exponent k (t ∝ n^k) is fitted over the three sizes: about 0 is
- * constant, about 1 linear (up to about 1.4, see `order`), 2 quadratic.
+ * preemption as growth). Every figure goes through the real services (the
+ * runtime's layers), with Pi's real SessionManager (in memory, preloaded)
+ * behind the real PiSession port over a stand-in for the rest of Pi's
+ * context (no model calls). The growth exponent k (t ∝ n^k) is fitted over
+ * the three sizes: about 0 is constant, about 1 linear (up to about 1.4, see
+ * `order`), 2 quadratic.
  * Then `sessionSignals` on 150 windows of 1,000 entries (issue 43's case).
  *
  * Writes bench/results/growth.json. Never asserts on time.
