@@ -39,6 +39,8 @@ import * as NotesHomesLive from "../src/notes/NotesHomesLive.ts"
 import * as NotesStoreLive from "../src/notes/NotesStoreLive.ts"
 import * as WindowLive from "../src/window/WindowLive.ts"
 import { historyToolHandlers } from "../src/history/historyHandlers.ts"
+import { buildIndex } from "../src/history/sessionIndex.ts"
+import type { RawEntry } from "../src/kernel/entries.ts"
 import { notesToolHandlers } from "../src/notes/notesHandlers.ts"
 import { withTimeLimit } from "../src/kernel/timeLimit.ts"
 import { makeFakeSession } from "../test/support/FakePiSession.ts"
@@ -96,17 +98,19 @@ const session = makeFakeSession({
 })
 let clock = Date.parse("2025-01-01T00:00:00.000Z")
 let calls = 0
-const append = (type: string, fields: Record<string, unknown>): void => {
+const append = (type: string, fields: Record<string, unknown>): RawEntry => {
   clock += 1500
-  session.append({ type, timestamp: new Date(clock).toISOString(), ...fields })
+  return session.append({ type, timestamp: new Date(clock).toISOString(), ...fields })
 }
 const message = (body: Record<string, unknown>) => append("message", { message: { timestamp: clock, ...body } })
-const toolTurn = (prompt: string, output: string) => {
+/** A user request, a bash call and its result, the reply: the result's entry is returned. */
+const toolTurn = (prompt: string, output: string): RawEntry => {
   const id = `call_${++calls}`
   message({ role: "user", content: prompt })
   message({ role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: "cat file" } }], stopReason: "toolUse" })
-  message({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false })
+  const result = message({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: output }], isError: false })
   message({ role: "assistant", content: [{ type: "text", text: "done" }], stopReason: "stop" })
+  return result
 }
 let seed = 7
 /** Random a/b text: what makes RE2's DFA for `(a|b)*a.{30}x`-like patterns blow up. */
@@ -121,9 +125,10 @@ const randomAb = (length: number): string => {
 /** Flat strings, as Pi's are once a session is loaded from JSONL (`repeat` builds a rope). */
 const flat = (text: string) => JSON.parse(JSON.stringify(text)) as string
 const needle40k = "(x)[y]*?".repeat(5_000)
+let hugeResult: RawEntry | undefined
 for (let turn = 0; turn < 5_000; turn++) {
   toolTurn(`request ${turn}`, flat(`src/module${turn % 50}.ts:${turn}: export const value = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"\n`.repeat(20)))
-  if (turn === 100) toolTurn("a single huge line", flat(aLine.repeat(2)))
+  if (turn === 100) hugeResult = toolTurn("a single huge line", flat(aLine.repeat(2)))
   if (turn === 200) toolTurn("many short lines", flat("aaaa bbbb cccc dddd\n".repeat(200_000)))
   if (turn === 300) toolTurn("the long needle", flat(`before ${needle40k} after`))
   if (turn % 50 === 25) toolTurn("long matching lines", flat(`${"a".repeat(2_000)}z\n`.repeat(3)))
@@ -141,9 +146,11 @@ const call = (tool: string, params: unknown): Promise<ToolOutcome> =>
 
 // Untimed warm-up: the history index is built on the first call (bench/history.ts measures that), the notes cache too.
 await call(ToolName.historyWindows, {})
-const warm = await call(ToolName.historySearch, { query: "a single huge line", roles: ["user"] })
-const hugeSeq = (warm._tag === "Ok" ? (warm.details as { hits: ReadonlyArray<{ seq: number }> }).hits[0]!.seq : 0) + 1
+await call(ToolName.historySearch, { query: "a single huge line", roles: ["user"] })
 await call(ToolName.notesList, {})
+// The huge line's event, the call its result completed, from the index the tools read: a search under the scan budget may stop before it.
+const hugeSeq = buildIndex(sessionId, session.entries).completedBy.indexOf(hugeResult) + 1
+if (hugeSeq === 0) throw new Error("the huge line's tool call is not in the history index")
 
 // ---------------------------------------------------------------------------
 // The corpus.

@@ -85,6 +85,8 @@ const serviceCost = (entries: ReadonlyArray<EntryFields>) =>
       settings: Effect.succeed({ compaction: { reserveTokens: 16384 } }),
       notify: () => Effect.void,
       interruptOnAbort: (effect) => effect,
+      entries: Effect.succeed(raw),
+      leafId: Effect.succeed(raw[raw.length - 1]?.id ?? null),
       rawBranch: Effect.succeed(raw),
       branchTail: (isStart) =>
         Effect.sync(() => {

@@ -1,5 +1,6 @@
 import { Clock, Effect, Layer, Option, Random, Ref } from "effect"
 import type { ResetSource, WindowFacts, WindowUsage } from "../kernel/facts.ts"
+import type { RawEntry } from "../kernel/entries.ts"
 import { newWindowId } from "../kernel/windowId.ts"
 import { factsOfSpan } from "./windowFacts.ts"
 import { branchOfEntries, branchWindows, extendedSpans, opensWindow, type WindowSpan } from "./walk.ts"
@@ -11,6 +12,17 @@ import { PiSession } from "../kernel/PiSession.ts"
 import { Thresholds } from "../settings/Thresholds.ts"
 import * as ThresholdsLive from "../settings/ThresholdsLive.ts"
 import { type CurrentWindow, type NextWindow, Window, type WindowEndReason, type WindowEvent } from "./Window.ts"
+
+/** What a window carries into Pi's context of the system prompt: the entries that carry one, and whether it holds a compaction (Pi's view then starts there). */
+interface SpanPrompts {
+  readonly systems: ReadonlyArray<RawEntry>
+  readonly compacted: boolean
+}
+
+const spanPrompts = (span: WindowSpan): SpanPrompts => ({
+  systems: span.entries.filter(carriesSystemPrompt),
+  compacted: span.entries.some((entry) => entry.type === "compaction")
+})
 
 const randomHex8 = Effect.map(Random.nextIntBetween(0, 0x1_0000_0000), (n) => n.toString(16).padStart(8, "0"))
 
@@ -49,6 +61,15 @@ export const layerWithoutDependencies = Layer.effect(
     >(undefined)
     // Keyed by the span object: an ended window keeps its object, so its facts are worked out once.
     const factsBySpan = new WeakMap<WindowSpan, WindowFacts>()
+    // The same for what an ended window carries into Pi's context of the system prompt.
+    const promptsBySpan = new WeakMap<WindowSpan, SpanPrompts>()
+    const promptsOf = (span: WindowSpan): SpanPrompts => {
+      const known = promptsBySpan.get(span)
+      if (known !== undefined) return known
+      const prompts = spanPrompts(span)
+      if (span.endedBy !== undefined) promptsBySpan.set(span, prompts)
+      return prompts
+    }
 
     const spans = Effect.gen(function*() {
       const session = yield* PiSession
@@ -70,6 +91,13 @@ export const layerWithoutDependencies = Layer.effect(
     /** The window the next request belongs to: the branch's last. */
     const current: Effect.Effect<CurrentWindow, never, PiSession> = Effect.map(spans, (all) => all[all.length - 1]!)
 
+    /** The entries before `window` that carry a system prompt into Pi's view of the branch. */
+    const viewedSystems = (window: CurrentWindow) =>
+      Effect.map(branchEntries, (branch) => {
+        const own = new Set(window.entries.map((entry) => entry.id))
+        return piView(branch).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+      })
+
     /**
      * The window's usage before a request measured it: Pi's own figure where
      * it holds (it costs Pi a walk of the whole session), else the next
@@ -83,8 +111,12 @@ export const layerWithoutDependencies = Layer.effect(
         const contextWindow = yield* modelWindow
         if (contextWindow === undefined) return undefined
         // Of what comes before the window, the next request keeps Pi's system prompt: every system message replayed.
-        const own = new Set(window.entries.map((entry) => entry.id))
-        const systems = piView(yield* branchEntries).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+        const all = yield* spans
+        const earlier = all.slice(0, -1)
+        // With no compaction on the branch Pi's view is all of it: each ended window's prompts, read once. Else Pi's view, from the whole branch.
+        const systems = all[all.length - 1] === window && !all.some((span) => promptsOf(span).compacted)
+          ? earlier.flatMap((span) => promptsOf(span).systems)
+          : yield* viewedSystems(window)
         const tokens = nextRequestTokens([...systems, ...window.entries], window)
         const usage: WindowUsage = { tokens: tokens ?? null, contextWindow, estimated: true }
         if (tokens !== undefined) yield* Ref.set(measured, { windowId: window.id, usage })

@@ -138,43 +138,148 @@ const userTexts = (entries: ReadonlyArray<RawEntry>): ReadonlyArray<string> =>
     return text === undefined || text === "" ? [] : [text]
   })
 
+/** What one window's own entries give its signals, read in one pass of them. */
+interface WindowReading {
+  /** Whose boot `boot` is: the window's id and whether it is the root. */
+  readonly id: string
+  readonly isRoot: boolean
+  readonly boot: string | undefined
+  readonly firstCalls: ReadonlyArray<Call>
+  readonly files: ReadonlySet<string>
+  readonly commands: ReadonlySet<string>
+  readonly texts: ReadonlyArray<string>
+  readonly checkpointWritten: boolean
+  readonly cacheReadTokens: number
+}
+
+/**
+ * Readings by the window's entries. The Window room keeps an ended window's
+ * entries as the same array, never changed, so every report and reset reads
+ * each ended window once; the open one, a new array each time it grows, is
+ * read again.
+ */
+const readings = new WeakMap<ReadonlyArray<RawEntry>, WindowReading>()
+
+const readWindow = (entries: ReadonlyArray<RawEntry>, fact: WindowFacts): WindowReading => {
+  const known = readings.get(entries)
+  if (known !== undefined && known.id === fact.id && known.isRoot === fact.isRoot) return known
+  const calls = callsOf(entries)
+  const reading: WindowReading = {
+    id: fact.id,
+    isRoot: fact.isRoot,
+    boot: windowBootText({ entries, id: fact.id, isRoot: fact.isRoot }),
+    firstCalls: calls.slice(0, 3),
+    files: filesRead(calls),
+    commands: commandsRun(calls),
+    texts: userTexts(entries),
+    checkpointWritten: windowActivity(entries).sessionCheckpoint,
+    cacheReadTokens: cacheReads(entries)
+  }
+  readings.set(entries, reading)
+  return reading
+}
+
+/**
+ * What an ended window's signals take from the windows before it, worked out
+ * once: the windows before it are fixed by its own entries. They are checked
+ * all the same, one link a window (the window before, as it was then read
+ * after its own), so a reading reused elsewhere is worked out again.
+ */
+interface EndedReading {
+  /** How many windows came before it. */
+  readonly position: number
+  readonly previous: EndedReading | undefined
+  readonly repeated: boolean
+  /**
+   * The user's requests up to and including this window, while it is the
+   * last ended window read: the next one to end takes the set over and adds
+   * its own, so a reset adds one window's requests rather than gathering the
+   * session's.
+   */
+  said: Set<string> | undefined
+}
+
+const endedReadings = new WeakMap<WindowReading, EndedReading>()
+
+const countShared = (mine: ReadonlySet<string>, theirs: ReadonlySet<string>): number => {
+  let shared = 0
+  for (const item of mine) if (theirs.has(item)) shared++
+  return shared
+}
+
 /**
  * The signals of every window of the branch, oldest first (`windows` and
  * `facts` as the Window room gives them, one for one). `summaryBudget`: the
- * tokens Pi's compaction keeps for its summary (its reserve).
+ * tokens Pi's compaction keeps for its summary (its reserve). Each window's
+ * entries are read once, then compared with the window before it: linear in
+ * the branch. An ended window is read once per process, and what it takes
+ * from the windows before it (a request repeated) is worked out once, so a
+ * reset or a report after the first costs the open window and a step per
+ * ended one.
  */
 export const sessionSignals = (
   windows: ReadonlyArray<{ readonly entries: ReadonlyArray<RawEntry> }>,
   facts: ReadonlyArray<WindowFacts>,
   summaryBudget: number
 ): SessionSignals => {
-  const said = new Set<string>()
+  const read: Array<WindowReading> = []
+  /** Per window read: what it took from the windows before it, when that holds for the windows read before it here. */
+  const links: Array<EndedReading | undefined> = []
+  /** The requests of the windows read so far, once a window needs them; `holder`: the ended window that keeps them for the next call. */
+  let said: Set<string> | undefined
+  let holder: EndedReading | undefined
+  let previous: WindowReading | undefined
   const signals = windows.map((window, index): WindowSignals => {
     const fact = facts[index]!
-    const calls = callsOf(window.entries)
-    const previous = index === 0 ? undefined : callsOf(windows[index - 1]!.entries)
+    const reading = readWindow(window.entries, fact)
     const began = index > 0
-    const boot = windowBootText({ entries: window.entries, id: fact.id, isRoot: fact.isRoot })
-    const texts = userTexts(window.entries)
-    const userRepeated = began && texts.some((text) => said.has(text))
-    for (const text of texts) said.add(text)
-    const pickedUp = pickUp(calls, boot, fact.turns)
-    const reread = previous === undefined ? 0 : [...filesRead(calls)].filter((file) => filesRead(previous).has(file)).length
-    const rerun = previous === undefined ? 0 : [...commandsRun(calls)].filter((command) => commandsRun(previous).has(command)).length
+    const last = index === windows.length - 1
+    const known = endedReadings.get(reading)
+    const link = links[index - 1]
+    const settled = known !== undefined && known.position === index && (index === 0 || (link !== undefined && known.previous === link))
+    if (!settled && began && said === undefined) {
+      // The set the window before keeps, when it was kept for these windows; else gathered once.
+      const kept = link
+      if (kept?.said !== undefined) {
+        said = kept.said
+        holder = kept
+      } else said = new Set(read.flatMap((r) => r.texts))
+    }
+    const userRepeated = settled ? known.repeated : began && reading.texts.some((text) => said!.has(text))
+    const ended: EndedReading | undefined = fact.end._tag !== "Reset"
+      ? undefined
+      : settled
+      ? known
+      : { position: index, previous: link, repeated: userRepeated, said: undefined }
+    if (ended !== undefined && !settled) endedReadings.set(reading, ended)
+    // No window after the last needs its requests; past the others, the set grows and moves to this window.
+    if (!last && (said !== undefined || (!began && !settled))) {
+      if (holder !== undefined) holder.said = undefined
+      said ??= new Set()
+      for (const text of reading.texts) said.add(text)
+      holder = ended
+      if (ended !== undefined) ended.said = said
+    }
+    read.push(reading)
+    links.push(ended)
+    const pickedUp = pickUp(reading.firstCalls, reading.boot, fact.turns)
+    const reread = previous === undefined ? 0 : countShared(reading.files, previous.files)
+    const rerun = previous === undefined ? 0 : countShared(reading.commands, previous.commands)
+    previous = reading
     const compactionPoint = fact.end._tag === "Reset" && fact.end.source !== "unknown" && isAutomaticSource(fact.end.source)
     return {
       w: fact.ordinal,
       end: endLabel(fact.end),
-      checkpointWritten: windowActivity(window.entries).sessionCheckpoint,
+      checkpointWritten: reading.checkpointWritten,
       ...(began && pickedUp !== undefined ? { notesReadAfterReset: pickedUp } : {}),
-      ...(began ? { bootTokens: boot === undefined ? 0 : estimateTokens(boot) } : {}),
+      ...(began ? { bootTokens: reading.boot === undefined ? 0 : estimateTokens(reading.boot) } : {}),
       filesReread: reread,
       commandsRerun: rerun,
       userRepeated,
       peakTokens: fact.peakTokens,
       turns: fact.turns,
       ...(compactionPoint && fact.peakTokens !== null ? { tokensAvoided: fact.peakTokens + summaryBudget } : {}),
-      cacheReadTokens: cacheReads(window.entries)
+      cacheReadTokens: reading.cacheReadTokens
     }
   })
   const count = (test: (signals: WindowSignals) => boolean) => signals.filter(test).length

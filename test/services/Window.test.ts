@@ -4,7 +4,9 @@ import { continuationText, resetDrafts } from "../../src/reset/boundary.ts"
 import { rootWindowId } from "../../src/kernel/windowId.ts"
 import * as WindowLive from "../../src/window/WindowLive.ts"
 import type { PiSession } from "../../src/kernel/PiSession.ts"
-import { Window } from "../../src/window/Window.ts"
+import { type CurrentWindow, Window } from "../../src/window/Window.ts"
+import { piView } from "../../src/window/piContext.ts"
+import { carriesSystemPrompt, nextRequestTokens } from "../../src/window/contextMessages.ts"
 import { type FakeSession, makeFakeSession, messageEntry } from "../support/FakePiSession.ts"
 
 const sessionId = "0123abcd-0000-7000-8000-0000000000aa"
@@ -50,6 +52,39 @@ describe("Window", () => {
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: sent, contextWindow: 100_000, estimated: true })
       fake.append({ ...messageEntry("assistant", "fresh"), id: "r1", timestamp: new Date(7_000).toISOString() })
       assert.deepStrictEqual(yield* withWindow(fake, (window) => window.usage), { tokens: 60_000, contextWindow: 100_000 })
+    }))
+
+  it.effect("the estimate before a reset window's first reply is the one Pi's view of the whole branch gives, with its system prompts in any window and after a compaction", () =>
+    Effect.gen(function*() {
+      /** The estimate from Pi's view of the whole branch, as it was worked out before the ended windows' prompts were kept. */
+      const fromWholeBranch = (fake: FakeSession, window: CurrentWindow) => {
+        const own = new Set(window.entries.map((entry) => entry.id))
+        const systems = piView(fake.branch()).filter((entry) => carriesSystemPrompt(entry) && !own.has(entry.id))
+        return nextRequestTokens([...systems, ...window.entries], window)
+      }
+      const system = (text: string) => messageEntry("system", text)
+      for (const compacted of [false, true]) {
+        const fake = makeFakeSession({ sessionId, model, entries: [system("s".repeat(400)), messageEntry("user", "hi"), messageEntry("assistant", "hello")] })
+        yield* Effect.gen(function*() {
+          const window = yield* Window
+          const estimates: Array<readonly [number | null, number | undefined]> = []
+          for (const [index, windowId] of ["pcx:second", "pcx:third", "pcx:fourth"].entries()) {
+            appendBoundary(fake, windowId)
+            if (compacted && index === 1) fake.compaction("summary")
+            fake.append({ ...system(`${"t".repeat(80 * (index + 1))}`), timestamp: new Date(6_500).toISOString() })
+            const current = yield* window.current
+            yield* window.forget
+            estimates.push([(yield* window.usage)!.tokens, fromWholeBranch(fake, current)])
+            // Asked again, with the ended windows' prompts read before: the same.
+            yield* window.forget
+            estimates.push([(yield* window.usage)!.tokens, fromWholeBranch(fake, current)])
+          }
+          for (const [tokens, expected] of estimates) assert.strictEqual(tokens, expected)
+          assert.isTrue(estimates.every(([tokens]) => typeof tokens === "number" && tokens > 0))
+          // The system prompts of every earlier window count: each window's estimate grows by its predecessor's prompt.
+          if (!compacted) assert.isTrue(estimates[4]![0]! > estimates[2]![0]! && estimates[2]![0]! > estimates[0]![0]!)
+        }).pipe(Effect.provide(fake.layer), Effect.provide(WindowLive.layer))
+      }
     }))
 
   it.effect("a measured request or reply is the window's usage until the window changes", () =>
