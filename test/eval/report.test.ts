@@ -65,7 +65,7 @@ describe("the eval report", () => {
     assert.include(report, "| compaction | 1/2 (50%, 9%–91%) |")
     assert.include(report, "- compaction, seed 2: getUserRecord is still in src/a.js")
     // The decision table, the probes', the paired one, the one by family, the turnovers', the overall table and the one task's.
-    assert.strictEqual(report.split("| pi-context |").length - 1, 6)
+    assert.strictEqual(report.split("| pi-context |").length - 1, 7)
   })
 
   it("leads with money and tokens per solved task against compaction, stuck runs, and how many runs could tell 80% from 90%", () => {
