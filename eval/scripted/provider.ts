@@ -4,6 +4,9 @@
  * text (four characters a token, the estimate Pi and pi-context use), so the
  * windows fill and turn over as they would with a real model.
  */
+import { realpathSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { createAssistantMessageEventStream } from "@earendil-works/pi-ai/compat"
 import type { AssistantMessage, Message, Model, Api, SimpleStreamOptions, TranscriptContext, Usage } from "@earendil-works/pi-ai"
 
@@ -32,7 +35,19 @@ export interface ScriptedProviderOptions {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4)
 
 /** The request as text, the way a provider receives it: system prompt, tools and messages in order. */
-export const requestText = (context: TranscriptContext): string => context.messages.map(messageText).join("\n\n")
+/**
+ * The folder this checkout was cloned into, as Pi's system prompt names it (the paths of Pi's own docs under
+ * node_modules): the counted text calls it `<checkout>`, so no figure depends on where a checkout lives (a clone
+ * in another folder reproduces the committed run token for token).
+ */
+const checkoutRoots = (() => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+  return [...new Set([realpathSync(root), root])].sort((a, b) => b.length - a.length)
+})()
+
+const checkoutNeutral = (text: string): string => checkoutRoots.reduce((neutral, root) => neutral.replaceAll(root, "<checkout>"), text)
+
+export const requestText = (context: TranscriptContext): string => checkoutNeutral(context.messages.map(messageText).join("\n\n"))
 
 const messageText = (message: Message): string => {
   switch (message.role) {
