@@ -116,9 +116,9 @@ describe("NotesVersions", () => {
       const root = yield* tempRoot("pi-hist-restore-slow-")
       const reached = yield* Deferred.make<void>()
       const gate = yield* Deferred.make<void>()
-      // The restore writing a large home's notes, held until the test lets it go.
+      // The restore reading a large home's notes back from git to write them, held until the test lets it go.
       const slowGit: GitRunner = (cwd, args, stdin) =>
-        args[0] === "checkout-index"
+        args[0] === "cat-file"
           ? Effect.andThen(Deferred.succeed(reached, undefined), Effect.andThen(Deferred.await(gate), systemGit(cwd, args, stdin)))
           : systemGit(cwd, args, stdin)
       return yield* Effect.gen(function*() {

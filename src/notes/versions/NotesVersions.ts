@@ -20,6 +20,8 @@ export class GitFailed extends Schema.TaggedError<GitFailed>()("GitFailed", {
 
 export interface GitResult {
   readonly stdout: string
+  /** The output as git wrote it, when the runner keeps it: blobs are sized in bytes, and a note may not be UTF-8. */
+  readonly stdoutBytes?: Uint8Array
 }
 
 /**

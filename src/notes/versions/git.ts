@@ -3,7 +3,7 @@ import { existsSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { devNull } from "node:os"
 import { Effect } from "effect"
-import { GitFailed, type GitRunner } from "./NotesVersions.ts"
+import { GitFailed, type GitResult, type GitRunner } from "./NotesVersions.ts"
 
 /** A git run longer than this is ended, with every process it started: a commit of a window's notes takes tens of milliseconds. */
 export const GitTimeoutMs = 20_000
@@ -154,12 +154,12 @@ export const failureDetail = (stderr: string, fallback: string): string =>
  * `baseTimeoutMs` (and a little more per note it is told it handles), or when the calling fiber is interrupted.
  */
 export const gitWithin = (baseTimeoutMs: number): GitRunner => (cwd, args, stdin, options) =>
-  Effect.callback<{ readonly stdout: string }, GitFailed>((resumeOnce) => {
+  Effect.callback<GitResult, GitFailed>((resumeOnce) => {
     const timeoutMs = baseTimeoutMs + GitTimeoutPerFileMs * Math.max(0, options?.files ?? 0)
     const command = args[0] ?? ""
     // A child that fails to start reports `error` and may still report `close`: the first one answers.
     let answered = false
-    const resume = (answer: Effect.Effect<{ readonly stdout: string }, GitFailed>) => {
+    const resume = (answer: Effect.Effect<GitResult, GitFailed>) => {
       if (answered) return
       answered = true
       resumeOnce(answer)
@@ -206,7 +206,10 @@ export const gitWithin = (baseTimeoutMs: number): GitRunner => (cwd, args, stdin
         removeLeftLock(lock)
         return resume(Effect.fail(new GitFailed({ command, reason: "failed", detail: stopped })))
       }
-      if (code === 0) return resume(Effect.succeed({ stdout: Buffer.concat(stdout).toString("utf8") }))
+      if (code === 0) {
+        const output = Buffer.concat(stdout)
+        return resume(Effect.succeed({ stdout: output.toString("utf8"), stdoutBytes: output }))
+      }
       resume(Effect.fail(new GitFailed({ command, reason: "failed", detail: failureDetail(errorText, `exited with ${signal ?? `code ${code}`}`) })))
     })
     child.stdin.end(stdin ?? "")
