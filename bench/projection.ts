@@ -46,11 +46,11 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { fauxAssistantMessage } from "@earendil-works/pi-ai/compat"
 import { SessionManager } from "@earendil-works/pi-coding-agent"
-import { classifyEntry, isMarkerEntry, type RawEntry } from "../src/kernel/entries.ts"
+import { classifyEntry, type RawEntry } from "../src/kernel/entries.ts"
 import { projectRequest } from "../src/window/projection.ts"
 import { CustomType } from "../src/kernel/protocol.ts"
 import { createHarness, type Harness, repoRoot } from "../test/support/sdkHarness.ts"
-import { type Boundaries, syntheticSession, WINDOWS } from "./support/syntheticSession.ts"
+import { type Boundaries, syntheticSession, WINDOWS, windowFromLeaf } from "./support/syntheticSession.ts"
 import { median } from "./support/stats.ts"
 
 const ROUNDS = 100
@@ -254,16 +254,7 @@ for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
 // Where the hook's time goes: its pure parts, timed alone on the same session (Pi's real SessionManager).
 const manager = withSide.h.session.sessionManager
 const agentMessages = withSide.h.session.agent.state.messages
-const walk = () => {
-  const tail: Array<RawEntry> = []
-  let entry = manager.getLeafEntry() as RawEntry | undefined
-  while (entry !== undefined) {
-    tail.push(entry)
-    if (isMarkerEntry(entry) || entry.parentId === null) break
-    entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
-  }
-  return tail.reverse()
-}
+const walk = () => windowFromLeaf(manager)
 const part = (run: () => unknown): number => {
   const samples: Array<number> = []
   for (let i = 0; i < WARMUP_ROUNDS + ROUNDS; i++) {

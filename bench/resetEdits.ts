@@ -33,11 +33,11 @@ import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { fauxAssistantMessage, fauxToolCall } from "@earendil-works/pi-ai/compat"
 import { type ExtensionAPI, type ExtensionContext, SessionManager } from "@earendil-works/pi-coding-agent"
-import { isMarkerEntry, type RawEntry } from "../src/kernel/entries.ts"
+import type { RawEntry } from "../src/kernel/entries.ts"
 import { make as makePiSession } from "../src/pi/PiSessionLive.ts"
 import { stillInPiContext } from "../src/window/piContext.ts"
 import { createHarness } from "../test/support/sdkHarness.ts"
-import { sessionWriter } from "./support/syntheticSession.ts"
+import { sessionWriter, windowFromLeaf } from "./support/syntheticSession.ts"
 
 const BRANCHES = [4_000, 40_000, 100_000] as const
 const WINDOW_MESSAGES = 600
@@ -90,18 +90,6 @@ const withLoopProbe = async <A>(run: () => Promise<A>): Promise<{ readonly value
   maxGapMs = Math.max(maxGapMs, now - last)
   clearInterval(timer)
   return { value, maxGapMs }
-}
-
-/** The window's entries, its marker first: the walk back from the leaf that `PiSession.branchTail` makes. */
-const windowFromLeaf = (manager: SessionManager): ReadonlyArray<RawEntry> => {
-  const tail: Array<RawEntry> = []
-  let entry = manager.getLeafEntry() as RawEntry | undefined
-  while (entry !== undefined) {
-    tail.push(entry)
-    if (isMarkerEntry(entry) || entry.parentId === null) break
-    entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
-  }
-  return tail.reverse()
 }
 
 const lines = (file: string) => readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").length

@@ -17,7 +17,8 @@
  * A module, not a benchmark: it does nothing when run.
  */
 import { randomUUID } from "node:crypto"
-import type { SessionEntry } from "@earendil-works/pi-coding-agent"
+import type { SessionEntry, SessionManager } from "@earendil-works/pi-coding-agent"
+import { isMarkerEntry, type RawEntry } from "../../src/kernel/entries.ts"
 import { CustomType } from "../../src/kernel/protocol.ts"
 import { newWindowId, rootWindowId } from "../../src/kernel/windowId.ts"
 
@@ -160,4 +161,16 @@ export const syntheticSession = (cwd: string, withMarkers: boolean, size: number
     writer.turn(turnNumber)
   }
   return writer.done()
+}
+
+/** The window's entries, its marker first: the walk back from the leaf that `PiSession.branchTail` makes, for the benches that time it. */
+export const windowFromLeaf = (manager: Pick<SessionManager, "getLeafEntry" | "getEntry">): ReadonlyArray<RawEntry> => {
+  const tail: Array<RawEntry> = []
+  let entry = manager.getLeafEntry() as RawEntry | undefined
+  while (entry !== undefined) {
+    tail.push(entry)
+    if (isMarkerEntry(entry) || entry.parentId === null) break
+    entry = manager.getEntry(entry.parentId as string) as RawEntry | undefined
+  }
+  return tail.reverse()
 }
